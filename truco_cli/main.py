@@ -1,0 +1,57 @@
+"""The `truco` command: a thin dispatcher over one module per subcommand.
+
+Each subcommand module exposes ``add_arguments(parser)`` and ``run(args) -> int``. A module is
+imported only when its command runs, so a slow import in one command never slows another.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# command name -> (module path, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "scenario": ("truco_cli.scenario", "run golden scenario files (shared/SCENARIOS.md)"),
+    "bench": ("truco_cli.bench", "play random-vs-random games and report hands per second"),
+    "demo": ("truco_cli.demo", "play one demo game between two built-in agents and print it"),
+    "pair": ("truco_cli.pair", "pair the next Swiss round of a tournament file (JSON)"),
+    "standings": ("truco_cli.standings", "print Swiss standings with every tiebreak (JSON)"),
+}
+
+
+def _top_parser() -> argparse.ArgumentParser:
+    lines = "\n".join(f"  {name:<12} {help_}" for name, (_, help_) in COMMANDS.items())
+    return argparse.ArgumentParser(
+        prog="truco",
+        description="Truco Arena: engine, bots, tournaments and platform tools.",
+        epilog=f"commands:\n{lines}\n\nRun `truco COMMAND --help` for a command's options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if not args_list or args_list[0] not in COMMANDS:
+        parser = _top_parser()
+        parser.add_argument("command", choices=sorted(COMMANDS), metavar="COMMAND")
+        parser.parse_args(args_list[:1])  # prints help or a clear error and exits
+        return 2
+    name = args_list[0]
+    module_path, help_ = COMMANDS[name]
+    module = importlib.import_module(module_path)
+    parser = argparse.ArgumentParser(prog=f"truco {name}", description=help_)
+    module.add_arguments(parser)
+    args = parser.parse_args(args_list[1:])
+    try:
+        return int(module.run(args))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
