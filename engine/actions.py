@@ -55,7 +55,7 @@ class Action(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fie
 
 
 def validate_action(action: Action) -> Action:
-    """Check an action's form (not its legality); return it with its card canonical."""
+    """Check an action's form (not its legality); return it unchanged or raise."""
     if not isinstance(action, Action):
         raise InvalidAction(f"an action must be an Action, not {type(action).__name__}")
     word = action.action
@@ -66,11 +66,9 @@ def validate_action(action: Action) -> Action:
         if card is None:
             raise InvalidAction("'play' needs a card, e.g. {'action': 'play', 'card': '7O'}")
         try:
-            canonical = parse_card(card)
+            parse_card(card)
         except CardError as exc:
             raise InvalidAction(str(exc)) from None
-        if canonical != card:
-            action = msgspec.structs.replace(action, card=canonical)
     elif card is not None:
         raise InvalidAction(f"{word!r} takes no card")
     if action.say is not None:

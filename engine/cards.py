@@ -39,9 +39,11 @@ def parse_card(text: object) -> Card:
     """Validate card notation and return the canonical card, or raise :class:`CardError`."""
     if not isinstance(text, str):
         raise CardError(f"a card must be a string like '7O', not {type(text).__name__}")
+    if text in STRENGTH:
+        return text
     card = text.strip().upper()
     if card in STRENGTH:
-        return card
+        raise CardError(f"bad card {text!r}: write it exactly as {card!r} (rank, then E B O C)")
     suit = card[-1:] if card else ""
     if suit not in SUITS:
         raise CardError(f"bad card {text!r}: the suit must be one of E, B, O, C (e.g. '7O')")

@@ -39,7 +39,8 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tru
 
     @property
     def buenas(self) -> int:
-        return self.points_to_win // 2
+        """The first score "in the buenas": half of ``points_to_win``, rounded up (15 or 8)."""
+        return (self.points_to_win + 1) // 2
 
 
 RULE_OPTIONS: dict[str, str] = {

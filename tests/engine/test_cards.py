@@ -43,8 +43,12 @@ def test_bad_notation_is_a_clear_error(text: str) -> None:
         parse_card(text)
 
 
-def test_parse_is_canonical_and_rejects_non_strings() -> None:
-    assert parse_card("12c") == "12C"
+def test_parse_is_exact_and_rejects_non_strings() -> None:
+    assert parse_card("12C") == "12C"
+    with pytest.raises(CardError, match="write it exactly as '12C'"):
+        parse_card("12c")
+    with pytest.raises(CardError, match="write it exactly as '4E'"):
+        parse_card(" 4E ")
     with pytest.raises(CardError, match="string"):
         parse_card(7)
 
