@@ -1,0 +1,1 @@
+"""Platform services: pure tournament logic, ratings and the code that drives them."""

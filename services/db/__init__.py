@@ -1,0 +1,1 @@
+"""Storage: the PostgreSQL schema (versioned migrations), the connection pool, repositories."""

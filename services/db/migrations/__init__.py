@@ -1,0 +1,1 @@
+"""Versioned SQL migrations (NNNN_name.sql), applied in order by services.db.migrate."""

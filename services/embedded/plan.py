@@ -1,0 +1,91 @@
+"""Embedded or external: pick the servers for a run and start the embedded ones."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import msgspec
+
+from services.embedded.postgres import EmbeddedPostgres
+from services.embedded.redis import EmbeddedRedis
+
+
+class ServerPlan(msgspec.Struct, frozen=True):
+    """Which servers a run uses. ``None`` means: start the embedded one."""
+
+    database_url: str | None
+    redis_url: str | None
+
+    @property
+    def embedded_postgres(self) -> bool:
+        return self.database_url is None
+
+    @property
+    def embedded_redis(self) -> bool:
+        return self.redis_url is None
+
+
+class RunningServers(msgspec.Struct, frozen=True):
+    """The URLs to use, and which of them are embedded servers."""
+
+    database_url: str
+    redis_url: str
+    embedded: tuple[str, ...]
+
+
+def _env(environ: Mapping[str, str], name: str) -> str | None:
+    value = environ.get(name, "").strip()
+    return value or None
+
+
+def plan_servers(environ: Mapping[str, str] | None = None) -> ServerPlan:
+    """External servers where ``DATABASE_URL``/``REDIS_URL`` are set; embedded otherwise.
+
+    Each is decided on its own, so a developer may point at a real PostgreSQL and still use the
+    embedded Redis. Blank values count as unset.
+    """
+    env = os.environ if environ is None else environ
+    return ServerPlan(
+        database_url=_env(env, "DATABASE_URL"),
+        redis_url=_env(env, "REDIS_URL"),
+    )
+
+
+def default_data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """``TRUCO_DATA_DIR`` if set, else ``.data`` in the checkout (or the working folder)."""
+    env = os.environ if environ is None else environ
+    configured = _env(env, "TRUCO_DATA_DIR")
+    if configured:
+        return Path(configured).expanduser().resolve()
+    checkout = Path(__file__).resolve().parents[2]
+    if (checkout / "pyproject.toml").is_file():
+        return checkout / ".data"
+    return Path.cwd() / ".data"
+
+
+@contextlib.contextmanager
+def local_servers(
+    data_dir: Path | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+) -> Iterator[RunningServers]:
+    """Start what the plan says is embedded; yield the URLs; stop what we started.
+
+    Embedded data lives in ``<data_dir>/postgres`` and ``<data_dir>/redis`` and is kept.
+    """
+    plan = plan_servers(environ)
+    root = data_dir if data_dir is not None else default_data_dir(environ)
+    embedded: list[str] = []
+    with contextlib.ExitStack() as stack:
+        database_url = plan.database_url
+        if database_url is None:
+            database_url = stack.enter_context(EmbeddedPostgres(root / "postgres")).url
+            embedded.append("postgres")
+        redis_url = plan.redis_url
+        if redis_url is None:
+            redis_url = stack.enter_context(EmbeddedRedis(root / "redis")).url
+            embedded.append("redis")
+        yield RunningServers(database_url, redis_url, tuple(embedded))

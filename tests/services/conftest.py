@@ -1,0 +1,212 @@
+"""Real PostgreSQL and Redis for the service tests, on loopback only.
+
+PostgreSQL: DATABASE_URL's server if set, else 127.0.0.1:5432 if it answers, else the embedded
+server (``.data/postgres``). Each run CREATES its own uniquely named database, migrates it,
+and DROPS it at the end. ``fresh_database`` gives a test an empty database of its own.
+
+Redis: REDIS_URL if set, else 127.0.0.1:6379 if it answers, else the embedded one. Each run
+gets its own key prefix; its keys are deleted at the end.
+
+``TRUCO_TEST_SERVERS=embedded`` skips the first two choices (what a fresh machine does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import secrets
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import pytest
+import redis
+
+from services.db.migrate import migrate_url
+from services.embedded import EmbeddedPostgres, EmbeddedRedis, default_data_dir
+from services.embedded._process import pid_alive
+from services.embedded.redis import ping
+
+LOOPBACK_HOSTS = {"127.0.0.1", "::1", "localhost"}
+LOCAL_POSTGRES = "postgresql://postgres@127.0.0.1:5432/postgres"
+LOCAL_REDIS = "redis://127.0.0.1:6379/0"
+TEST_DB_PREFIX = "truco_test_"
+
+
+def _force_embedded() -> bool:
+    return os.environ.get("TRUCO_TEST_SERVERS", "").strip().lower() == "embedded"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def require_loopback(name: str, url: str) -> None:
+    """Tests talk to this machine only: refuse a URL that points elsewhere."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    socket_dir = "host=/" in parts.query
+    if host in LOOPBACK_HOSTS or socket_dir or (not host and parts.scheme == "unix"):
+        return
+    if not host and parts.scheme.startswith("postgres"):
+        return  # no host at all: libpq's default Unix socket
+    raise pytest.UsageError(f"{name} must point at 127.0.0.1, ::1 or a local socket, not {host!r}")
+
+
+def with_database(url: str, database: str) -> str:
+    """``url`` with its database (path) replaced."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{database}"))
+
+
+async def _answers(url: str) -> bool:
+    try:
+        conn = await asyncpg.connect(url, timeout=3)
+    except (TimeoutError, OSError, asyncpg.PostgresError):
+        return False
+    await conn.close()
+    return True
+
+
+@dataclass(frozen=True)
+class PostgresServer:
+    """A server the tests may create databases on, through ``admin_url``."""
+
+    admin_url: str
+    origin: str  # "DATABASE_URL", "127.0.0.1:5432" or "embedded"
+
+    def url_for(self, database: str) -> str:
+        return with_database(self.admin_url, database)
+
+
+def new_database_name() -> str:
+    return f"{TEST_DB_PREFIX}{os.getpid()}_{secrets.token_hex(4)}"
+
+
+async def create_database(server: PostgresServer, name: str) -> str:
+    conn = await asyncpg.connect(server.admin_url)
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    return server.url_for(name)
+
+
+async def drop_database(server: PostgresServer, name: str) -> None:
+    conn = await asyncpg.connect(server.admin_url)
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
+async def _drop_abandoned(server: PostgresServer) -> None:
+    """Drop test databases left by runs that died (their process is gone)."""
+    conn = await asyncpg.connect(server.admin_url)
+    try:
+        names = await conn.fetch(
+            "SELECT datname FROM pg_database WHERE datname LIKE $1", TEST_DB_PREFIX + "%"
+        )
+        for (name,) in names:
+            found = re.match(rf"{TEST_DB_PREFIX}(\d+)_", name)
+            if found and not pid_alive(int(found[1])):
+                await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    configured = "" if _force_embedded() else os.environ.get("DATABASE_URL", "").strip()
+    embedded: EmbeddedPostgres | None = None
+    if configured:
+        require_loopback("DATABASE_URL", configured)
+        server = PostgresServer(configured, "DATABASE_URL")
+    elif not _force_embedded() and asyncio.run(_answers(LOCAL_POSTGRES)):
+        server = PostgresServer(LOCAL_POSTGRES, "127.0.0.1:5432")
+    else:
+        embedded = EmbeddedPostgres(default_data_dir() / "postgres")
+        embedded.start()
+        server = PostgresServer(embedded.server_url("postgres"), "embedded")
+    try:
+        asyncio.run(_drop_abandoned(server))
+        yield server
+    finally:
+        if embedded is not None:
+            embedded.stop()  # only stops it if this run started it
+
+
+@pytest.fixture(scope="session")
+def database_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """A migrated database for this test run; dropped at the end."""
+    name = new_database_name()
+    url = asyncio.run(create_database(postgres_server, name))
+    try:
+        asyncio.run(migrate_url(url))
+        yield url
+    finally:
+        asyncio.run(drop_database(postgres_server, name))
+
+
+@pytest.fixture
+async def fresh_database(postgres_server: PostgresServer) -> AsyncIterator[str]:
+    """An empty database for one test (no migrations applied); dropped afterwards."""
+    name = new_database_name()
+    url = await create_database(postgres_server, name)
+    try:
+        yield url
+    finally:
+        await drop_database(postgres_server, name)
+
+
+@pytest.fixture
+async def db(database_url: str) -> AsyncIterator[asyncpg.Connection]:
+    """A connection to the run's database inside a transaction that is rolled back."""
+    conn = await asyncpg.connect(database_url)
+    tx = conn.transaction()
+    await tx.start()
+    try:
+        yield conn
+    finally:
+        await tx.rollback()
+        await conn.close()
+
+
+@dataclass(frozen=True)
+class RedisTarget:
+    """A Redis server and the key prefix this run owns there."""
+
+    url: str
+    prefix: str
+    origin: str
+
+    def key(self, name: str) -> str:
+        return f"{self.prefix}{name}"
+
+
+@pytest.fixture(scope="session")
+def redis_target() -> Iterator[RedisTarget]:
+    configured = "" if _force_embedded() else os.environ.get("REDIS_URL", "").strip()
+    embedded: EmbeddedRedis | None = None
+    if configured:
+        require_loopback("REDIS_URL", configured)
+        url, origin = configured, "REDIS_URL"
+    elif not _force_embedded() and ping(6379):
+        url, origin = LOCAL_REDIS, "127.0.0.1:6379"
+    else:
+        embedded = EmbeddedRedis(default_data_dir() / "redis")
+        url, origin = embedded.start(), "embedded"
+    target = RedisTarget(url, f"test:{os.getpid()}:{secrets.token_hex(4)}:", origin)
+    try:
+        yield target
+    finally:
+        with contextlib.closing(redis.Redis.from_url(url)) as client:
+            doomed = list(client.scan_iter(match=f"{target.prefix}*", count=500))
+            if doomed:
+                client.delete(*doomed)
+        if embedded is not None:
+            embedded.stop()
