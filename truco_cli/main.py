@@ -18,6 +18,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("truco_cli.demo", "play one demo game between two built-in agents and print it"),
     "pair": ("truco_cli.pair", "pair the next Swiss round of a tournament file (JSON)"),
     "standings": ("truco_cli.standings", "print Swiss standings with every tiebreak (JSON)"),
+    "play": ("truco_cli.play", "run a match between two bots locally and write its replay"),
+    "replay": ("truco_cli.replay", "verify replay files by re-simulating them"),
+    "bot": ("truco_cli.bot", "serve a built-in bot over the bot protocol"),
+    "check": ("truco_cli.check", "probe a bot for conformance with the bot protocol"),
 }
 
 

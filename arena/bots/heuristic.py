@@ -1,0 +1,134 @@
+"""``heuristic``: a reasonable Truco player over one seat's observation.
+
+- Flor: sung when it must be; answered by its flor points (contraflor with a very good one).
+- Envido: sung and accepted by the seat's envido points, raised with very high points, a falta
+  only with top points; "el envido está primero" when answering a truco in round 1.
+- Truco: sung and accepted by the estimated chance of winning the rounds (:mod:`arena.bots.hand`),
+  raised on near-certain hands, with a small seeded chance of bluffing; a hopeless hand facing a
+  truco goes to the mazo.
+- Cards: win the round cheaply when possible, otherwise throw the weakest; lead strong after
+  round 1.
+It only ever returns an action from ``legal``.
+"""
+
+from __future__ import annotations
+
+import random
+
+from arena.bots.base import pick, words
+from arena.bots.hand import choose_card, own_hand, win_chance
+from engine import Action, Observation
+from engine.actions import PLAY_ACTIONS
+from engine.cards import flor_points, has_flor
+from engine.scoring import falta_points
+
+BLUFF = 0.06  # chance of singing (or raising) with a weak hand
+TRUCO_SING = {"truco": 0.70, "retruco": 0.80, "vale_cuatro": 0.90}  # win chance to sing
+TRUCO_ACCEPT = 0.42  # win chance to say quiero to a truco question
+TRUCO_RAISE = 0.85  # win chance to raise a truco question
+HOPELESS = 0.12  # below this, facing a truco: mazo
+ENVIDO_SING = 27
+ENVIDO_REAL = 30
+ENVIDO_FALTA = 33
+FLOR_WORDS = {"flor", "contraflor", "contraflor_al_resto", "con_flor_quiero", "con_flor_me_achico"}
+
+
+class HeuristicStrategy:
+    name = "heuristic"
+
+    def decide(self, obs: Observation, legal: list[Action], rng: random.Random) -> Action:
+        options = words(legal)
+        if options & FLOR_WORDS:
+            return _flor(obs, legal, options)
+        if "quiero" in options and "mazo" not in options:
+            return _answer_envido(obs, legal, options, rng)
+        if "quiero" in options:
+            return _answer_truco(obs, legal, options, rng)
+        return _own_turn(obs, legal, options, rng)
+
+
+def _flor(obs: Observation, legal: list[Action], options: set[str]) -> Action:
+    hand = own_hand(obs)
+    points = flor_points(hand) if has_flor(hand) else 0
+    if options == {"flor"}:
+        return pick(legal, "flor")
+    if "con_flor_me_achico" not in options:
+        return legal[0]  # not expected: every flor question offers me_achico
+    if "flor" in options:  # answering the first flor
+        if points >= 35 and "contraflor" in options:
+            return pick(legal, "contraflor")
+        return pick(legal, "flor" if points >= 27 else "con_flor_me_achico")
+    if "contraflor_al_resto" in options and points >= 36:
+        return pick(legal, "contraflor_al_resto")
+    accept = 33 if "contraflor_al_resto" in options else 35
+    return pick(legal, "con_flor_quiero" if points >= accept else "con_flor_me_achico")
+
+
+def _envido_canto(obs: Observation, options: set[str], rng: random.Random) -> str | None:
+    """The envido canto to sing now, if any (``options`` must offer it)."""
+    points = obs.envido_points + (1 if obs.mano == obs.seat else 0)
+    falta = falta_points(obs.rules, obs.score)
+    if points >= ENVIDO_FALTA and "falta_envido" in options and falta <= 10:
+        return "falta_envido"
+    if points >= ENVIDO_REAL and "real_envido" in options:
+        return "real_envido"
+    if (points >= ENVIDO_SING or rng.random() < BLUFF) and "envido" in options:
+        return "envido"
+    return None
+
+
+def _answer_envido(
+    obs: Observation, legal: list[Action], options: set[str], rng: random.Random
+) -> Action:
+    points = obs.envido_points + (1 if obs.mano == obs.seat else 0)
+    chain = obs.envido
+    if chain and chain[-1] == "falta_envido":
+        falta = falta_points(obs.rules, obs.score)
+        behind = obs.score[obs.team] < obs.score[1 - obs.team]
+        need = 29 if behind or falta <= 4 else 31
+        return pick(legal, "quiero" if points >= need else "no_quiero")
+    if points >= 31:
+        raise_word = _envido_canto(obs, options - {"envido"}, rng)
+        if raise_word is not None:
+            return pick(legal, raise_word)
+    need = 26 + len(chain) + (1 if "real_envido" in chain else 0)
+    return pick(legal, "quiero" if points >= need else "no_quiero")
+
+
+def _answer_truco(
+    obs: Observation, legal: list[Action], options: set[str], rng: random.Random
+) -> Action:
+    if options & {"envido", "real_envido", "falta_envido"}:
+        canto = _envido_canto(obs, options, rng)
+        if canto is not None:
+            return pick(legal, canto)  # el envido está primero
+    chance = win_chance(obs)
+    raises = options & set(TRUCO_SING)
+    if raises and (chance >= TRUCO_RAISE or (chance >= 0.55 and rng.random() < BLUFF)):
+        return pick(legal, raises.pop())
+    if chance >= TRUCO_ACCEPT:
+        return pick(legal, "quiero")
+    if chance < HOPELESS:
+        return pick(legal, "mazo")
+    return pick(legal, "no_quiero")
+
+
+def _own_turn(
+    obs: Observation, legal: list[Action], options: set[str], rng: random.Random
+) -> Action:
+    if options & {"envido", "real_envido", "falta_envido"}:
+        canto = _envido_canto(obs, options, rng)
+        if canto is not None:
+            return pick(legal, canto)
+    sing = options & set(TRUCO_SING)
+    if sing:
+        word = sing.pop()
+        chance = win_chance(obs)
+        if chance >= TRUCO_SING[word] or (obs.round > 0 and rng.random() < BLUFF):
+            return pick(legal, word)
+    if obs.cards:
+        card = choose_card(obs)
+        action = PLAY_ACTIONS[card]
+        if any(option.action == "play" and option.card == card for option in legal):
+            return action
+    return legal[0]

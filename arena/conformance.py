@@ -1,0 +1,306 @@
+"""`truco check`: probe a bot for protocol v1 conformance and report pass/fail per check.
+
+The probe calls ``GET /`` (apiversion "1" and a name), ``POST /start``, then one ``POST /act``
+per kind of decision, each a real engine position (:func:`probes`): a card in each round, the
+answer to every truco, envido and flor question, a forced flor, 2v2 seats. Every answer must
+be one of ``legal_actions`` and arrive within the timeout. Then one request signed with a wrong
+key (the bot should refuse it) and ``POST /end``. Calls go through the arena's own
+:class:`arena.client.BotClient` (no redirects, 64 KiB limit, signed), with loopback allowed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from arena import signing
+from arena.client import BotClient, ClientConfig, Fault, Reply, TimeBank
+from arena.egress import EgressPolicy
+from arena.protocol import ActRequest, ActResponse, BotInfo, EndRequest, StartRequest, legal_answer
+from engine import Action, Rules, State, apply, legal_actions, new_game, observation
+from engine.actions import SENA_SET
+from engine.play import with_deal
+
+Status = Literal["pass", "fail", "warn"]
+MATCH_ID = "truco-check"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: Status
+    detail: str
+
+    def line(self) -> str:
+        return f"{self.status.upper():<5} {self.name}: {self.detail}"
+
+
+@dataclass
+class Report:
+    url: str
+    checks: list[Check] = field(default_factory=list)
+
+    def add(self, name: str, status: Status, detail: str) -> Check:
+        check = Check(name, status, detail)
+        self.checks.append(check)
+        return check
+
+    def count(self, status: Status) -> int:
+        return sum(1 for check in self.checks if check.status == status)
+
+    @property
+    def ok(self) -> bool:
+        return self.count("fail") == 0 and bool(self.checks)
+
+    def summary(self) -> str:
+        verdict = "PASS" if self.ok else "FAIL"
+        return (
+            f"{verdict}: {self.count('pass')} passed, {self.count('fail')} failed, "
+            f"{self.count('warn')} warnings ({self.url})"
+        )
+
+    def lines(self) -> list[str]:
+        return [check.line() for check in self.checks] + [self.summary()]
+
+
+# --- positions -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A position and the seat asked to decide in it."""
+
+    name: str
+    state: State
+
+    @property
+    def seat(self) -> int:
+        return self.state.to_act
+
+    @property
+    def legal(self) -> list[Action]:
+        return legal_actions(self.state)
+
+
+def _walk(
+    rules: Rules, deal: Sequence[Sequence[str]], moves: str = "", score: tuple[int, int] = (0, 0)
+) -> State:
+    """A position: a new game with this deal (seat 0 mano) after ``moves`` (e.g. "1E truco")."""
+    state = with_deal(new_game(rules, seed=1, score=score), deal)
+    for move in moves.split():
+        action = Action("play", move) if move[0].isdigit() else Action(move)
+        state, _ = apply(state, action)
+    return state
+
+
+PLAIN = (("1E", "4C", "5O"), ("3B", "7C", "6O"))  # seat 0 wins round 1, seat 1 round 2
+FLORES = (("1E", "5E", "7E"), ("4C", "5C", "6C"))  # both seats hold a flor
+ONE_FLOR = (("1E", "4C", "5O"), ("4B", "5B", "6B"))  # only seat 1 holds a flor
+FOUR = (("1E", "4C", "5O"), ("3B", "7C", "6O"), ("2E", "12C", "11O"), ("10B", "10E", "6E"))
+
+
+def probes() -> list[Probe]:
+    """One position per kind of decision a bot faces."""
+    off = Rules(flor=False)
+    on = Rules(flor=True)
+    four = Rules(players=4, flor=False)
+    return [
+        Probe("lead round 1 (mano)", _walk(off, PLAIN)),
+        Probe("answer a card in round 1", _walk(off, PLAIN, "1E")),
+        Probe("lead round 2", _walk(off, PLAIN, "1E 7C")),
+        Probe("answer a card in round 2", _walk(off, PLAIN, "1E 7C 4C")),
+        Probe("play the last card, round 3", _walk(off, PLAIN, "1E 7C 4C 3B")),
+        Probe("answer a truco", _walk(off, PLAIN, "truco")),
+        Probe("answer a retruco", _walk(off, PLAIN, "truco retruco")),
+        Probe("answer a vale cuatro", _walk(off, PLAIN, "1E 7C truco retruco vale_cuatro")),
+        Probe("raise a truco you accepted", _walk(off, PLAIN, "truco quiero 1E")),
+        Probe("answer an envido", _walk(off, PLAIN, "envido")),
+        Probe("answer an envido envido", _walk(off, PLAIN, "envido envido")),
+        Probe("answer a real envido", _walk(off, PLAIN, "real_envido")),
+        Probe("answer a falta envido", _walk(off, PLAIN, "falta_envido", score=(14, 27))),
+        Probe("answer an envido sung over a truco", _walk(off, PLAIN, "truco envido")),
+        Probe("sing a forced flor", _walk(on, FLORES)),
+        Probe("sing a flor when answering an envido", _walk(on, ONE_FLOR, "envido")),
+        Probe("answer a flor with flor or contraflor", _walk(on, FLORES, "flor")),
+        Probe("answer a contraflor", _walk(on, FLORES, "flor contraflor")),
+        Probe("answer a contraflor al resto", _walk(on, FLORES, "flor contraflor_al_resto")),
+        Probe("2v2: lead round 1", _walk(four, FOUR)),
+        Probe("2v2: play after partner and opponent", _walk(four, FOUR, "1E 3B")),
+        Probe("2v2: answer a truco", _walk(four, FOUR, "1E truco")),
+    ]
+
+
+def finished_game() -> State:
+    """A short finished game (the first legal action every time), for ``/end``."""
+    state = new_game(Rules(points_to_win=15), seed=1)
+    while not state.game_over:
+        state, _ = apply(state, legal_actions(state)[0])
+    return state
+
+
+# --- the probe -------------------------------------------------------------------------------
+
+
+def _fault_text(fault: Fault, secret_given: bool) -> str:
+    text = f"{fault.kind}: {fault.detail}"
+    if fault.kind == "http_status" and "HTTP 401" in fault.detail and not secret_given:
+        text += " (the bot checks signatures: pass its secret with --secret)"
+    return text
+
+
+def _judge_answer(response: ActResponse, probe: Probe) -> str | None:
+    """Why this answer is wrong for the probe, or None when it is legal."""
+    legal = probe.legal
+    if legal_answer(response, legal) is None:
+        shown = ", ".join(str(option) for option in legal)
+        given = f"{response.action} {response.card}" if response.card else response.action
+        return f"answered {given!r}, which is not legal here; legal: {shown}"
+    if response.sena is not None:
+        if probe.state.players < 4:
+            return f"sent a seña ({response.sena!r}) in 1v1; señas exist only in 2v2"
+        if response.sena not in SENA_SET:
+            return f"unknown seña {response.sena!r}; the señas are: {', '.join(sorted(SENA_SET))}"
+    return None
+
+
+async def _act(client: BotClient, probe: Probe, index: int, timeout_ms: int) -> Reply | Fault:
+    request = ActRequest(
+        match_id=MATCH_ID,
+        game_id=f"check-{index}",
+        seat=probe.seat,
+        observation=observation(probe.state, probe.seat),
+        legal_actions=probe.legal,
+        timeout_ms=timeout_ms,
+        time_bank_ms=timeout_ms * 10,
+        last_latency_ms=None,
+    )
+    return await client.act(request, TimeBank(float(timeout_ms)))
+
+
+async def _check_acts(client: BotClient, report: Report, timeout_ms: int, secret: bool) -> None:
+    for index, probe in enumerate(probes(), start=1):
+        name = f"act: {probe.name}"
+        result = await _act(client, probe, index, timeout_ms)
+        if isinstance(result, Fault):
+            report.add(name, "fail", _fault_text(result, secret))
+            continue
+        response = result.decode(ActResponse)
+        if isinstance(response, Fault):
+            report.add(name, "fail", f"not an ActResponse: {response.detail}")
+            continue
+        problem = _judge_answer(response, probe)
+        if problem is not None:
+            report.add(name, "fail", problem)
+        else:
+            word = f"{response.action} {response.card}" if response.card else response.action
+            report.add(name, "pass", f"{word} ({result.latency_ms:.0f} ms)")
+
+
+async def _check_info(client: BotClient, report: Report, secret: bool) -> bool:
+    result = await client.info()
+    if isinstance(result, Fault):
+        report.add("info (GET /)", "fail", _fault_text(result, secret))
+        return result.kind not in ("connect", "timeout")
+    info = result.decode(BotInfo)
+    if isinstance(info, Fault):
+        report.add("info (GET /)", "fail", f"not a bot info document: {info.detail}")
+    elif info.apiversion != "1":
+        report.add("info (GET /)", "fail", f'apiversion is {info.apiversion!r}; it must be "1"')
+    else:
+        report.add("info (GET /)", "pass", f'apiversion "1", name {info.name!r}')
+    return True
+
+
+async def _check_signature(
+    url: str, config: ClientConfig, report: Report, secret_given: bool
+) -> None:
+    name = "signature: a request signed with a wrong key"
+    async with BotClient(url, signing.generate_secret(), config=config) as forger:
+        probe = probes()[0]
+        result = await _act(forger, probe, 0, int(config.timeout_ms))
+    if isinstance(result, Fault) and result.kind == "http_status" and "HTTP 4" in result.detail:
+        report.add(name, "pass", f"rejected ({result.detail.split(',')[0]})")
+    elif isinstance(result, Fault):
+        report.add(name, "fail" if secret_given else "warn", _fault_text(result, secret_given))
+    elif secret_given:
+        report.add(name, "fail", f"accepted (HTTP {result.status}): the bot must answer 401")
+    else:
+        report.add(
+            name,
+            "warn",
+            f"accepted (HTTP {result.status}): the bot does not check signatures "
+            "(give it a secret, then run truco check with --secret)",
+        )
+
+
+def _start_request(timeout_ms: int) -> StartRequest:
+    return StartRequest(
+        match_id=MATCH_ID,
+        game_id="check-0",
+        seat=0,
+        rules=Rules(),
+        game_number=1,
+        games_in_match=1,
+        team=0,
+        entrants=["bot under test", "truco check"],
+        timeout_ms=timeout_ms,
+        time_bank_ms=timeout_ms * 10,
+    )
+
+
+def _end_request() -> EndRequest:
+    final = finished_game()
+    return EndRequest(
+        match_id=MATCH_ID,
+        game_id="check-0",
+        seat=0,
+        score=final.score,
+        winner=final.winner,
+        observation=observation(final, 0),
+    )
+
+
+async def check_bot_async(
+    url: str,
+    secret: str | None = None,
+    timeout_ms: int = 1000,
+    policy: EgressPolicy | None = None,
+) -> Report:
+    """Probe the bot at ``url``; every check is a line of the returned :class:`Report`."""
+    report = Report(url)
+    policy = policy or EgressPolicy(allow_loopback=True)
+    config = ClientConfig(timeout_ms=float(timeout_ms), policy=policy, max_connections=1)
+    given = bool(secret)
+    key = secret or signing.generate_secret()
+    async with BotClient(url, key, config=config) as client:
+        if not await _check_info(client, report, given):
+            report.add("stopped", "fail", "the bot cannot be reached; nothing else was checked")
+            return report
+        started = await client.start(_start_request(timeout_ms))
+        if isinstance(started, Fault):
+            report.add("start (POST /start)", "fail", _fault_text(started, given))
+            if "HTTP 401" in started.detail and not given:
+                report.add("stopped", "fail", "every call would be refused: nothing else checked")
+                return report
+        else:
+            report.add("start (POST /start)", "pass", f"HTTP {started.status}")
+        await _check_acts(client, report, timeout_ms, given)
+        ended = await client.end(_end_request())
+        if isinstance(ended, Fault):
+            report.add("end (POST /end)", "fail", _fault_text(ended, given))
+        else:
+            report.add("end (POST /end)", "pass", f"HTTP {ended.status}")
+    await _check_signature(url, config, report, given)
+    return report
+
+
+def check_bot(
+    url: str,
+    secret: str | None = None,
+    timeout_ms: int = 1000,
+    policy: EgressPolicy | None = None,
+) -> Report:
+    """Synchronous :func:`check_bot_async`."""
+    return asyncio.run(check_bot_async(url, secret, timeout_ms, policy))

@@ -1,0 +1,295 @@
+"""The match runner: plays a match between two entrants and produces its replay.
+
+A match is ``games_per_match`` games under one rules object. With ``duplicate`` (the default)
+games come in pairs that deal the same cards hand by hand with the entrants' seats swapped, so
+card luck cancels out. In 2v2 an entrant is a team: its bot fills both seats of its side and is
+called separately for each seat, with that seat's observation only.
+
+Everything a bot does wrong is a fault: recorded in the replay, answered with the fallback action
+and counted; ``fault_limit`` faults in one game forfeit the match; an entrant that cannot be
+reached when the match starts loses by walkover. The runner is deterministic from the match seed
+and the bots' answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import statistics
+from collections.abc import Callable, Sequence
+from typing import Annotated
+
+import msgspec
+
+from arena.client import TimeBank
+from arena.connection import Answer, BotConnection
+from arena.fallback import fallback_action
+from arena.protocol import ActRequest, EndRequest, StartRequest, legal_answer
+from arena.replay import (
+    FORMAT,
+    Decision,
+    EntrantRecord,
+    GameRecord,
+    Latency,
+    MatchResult,
+    Replay,
+    ReplayEvent,
+    StartFault,
+    decide_result,
+)
+from engine.actions import Action
+from engine.errors import EngineError
+from engine.events import Event
+from engine.legal import legal_actions
+from engine.observe import observation
+from engine.play import apply, initial_events, new_game
+from engine.rules import Rules
+from engine.state import State
+
+
+class MatchSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    rules: Rules = Rules()
+    games_per_match: Annotated[int, msgspec.Meta(ge=1, le=100)] = 2
+    duplicate: bool = True
+    timeout_ms: Annotated[int, msgspec.Meta(ge=10, le=60_000)] = 1000
+    time_bank_ms: Annotated[int, msgspec.Meta(ge=10, le=3_600_000)] = 30_000
+    fault_limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 5
+
+
+Progress = Callable[[int, State], None]  # (game index, state after a decision)
+
+
+def game_seed(match_seed: int, game_index: int, duplicate: bool) -> int:
+    """The engine seed of a game: shared by both games of a duplicate pair."""
+    unit = game_index // 2 if duplicate else game_index
+    digest = hashlib.sha256(f"{match_seed}/game/{unit}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def seating(game_index: int) -> tuple[int, int]:
+    """Entrant index seated as team 0 and team 1: swapped in every other game."""
+    return (0, 1) if game_index % 2 == 0 else (1, 0)
+
+
+def _latency(samples: list[float]) -> Latency:
+    if not samples:
+        return Latency(0, 0.0, 0.0, 0.0)
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return Latency(
+        len(ordered), round(statistics.median(ordered), 2), round(p95, 2), round(ordered[-1], 2)
+    )
+
+
+class MatchRunner:
+    def __init__(
+        self,
+        match_id: str,
+        seed: int,
+        settings: MatchSettings,
+        entrants: Sequence[tuple[EntrantRecord, BotConnection]],
+        progress: Progress | None = None,
+    ) -> None:
+        if len(entrants) != 2:
+            raise ValueError("a match has exactly two entrants")
+        self.match_id = match_id
+        self.seed = seed
+        self.settings = settings
+        self.records = (entrants[0][0], entrants[1][0])
+        self.bots = (entrants[0][1], entrants[1][1])
+        self.progress = progress
+        self.latencies: tuple[list[float], list[float]] = ([], [])
+        self._start_failures: list[int] = []
+
+    async def run(self, first_game: int = 0) -> Replay:
+        """Play the whole match (``first_game`` > 0 continues a match with extra games)."""
+        games: list[GameRecord] = []
+        unreachable = tuple([i for i, bot in enumerate(self.bots) if await bot.open() is not None])
+        if unreachable:
+            return self._replay(games, self._walkover(unreachable))
+        for index in range(first_game, first_game + self.settings.games_per_match):
+            game = await self._play_game(index)
+            if game is None:  # walkover on the first /start
+                return self._replay(games, self._walkover(self._start_failures))
+            games.append(game)
+            if game.forfeit is not None:
+                break
+        result = decide_result(games)
+        result.latency = (_latency(self.latencies[0]), _latency(self.latencies[1]))
+        return self._replay(games, result)
+
+    def _walkover(self, unreachable: Sequence[int]) -> MatchResult:
+        winner = None if len(unreachable) == 2 else 1 - unreachable[0]
+        return MatchResult(
+            games_won=(0, 0),
+            tantos=(0, 0),
+            winner=winner,
+            reason="walkover",
+            walkover=tuple(unreachable),
+        )
+
+    def _replay(self, games: list[GameRecord], result: MatchResult) -> Replay:
+        s = self.settings
+        return Replay(
+            format=FORMAT,
+            match_id=self.match_id,
+            seed=self.seed,
+            rules=s.rules,
+            duplicate=s.duplicate,
+            games_per_match=s.games_per_match,
+            timeout_ms=s.timeout_ms,
+            time_bank_ms=s.time_bank_ms,
+            fault_limit=s.fault_limit,
+            entrants=self.records,
+            games=games,
+            result=result,
+        )
+
+    async def _play_game(self, index: int) -> GameRecord | None:
+        s = self.settings
+        rules = s.rules
+        players = rules.players
+        teams = seating(index)
+        seed = game_seed(self.seed, index, s.duplicate)
+        game_id = f"{self.match_id}-g{index + 1}"
+        names = [self.records[teams[0]].name, self.records[teams[1]].name]
+        state = new_game(rules, seed)
+        events: list[ReplayEvent] = list(initial_events(state))
+
+        self._start_failures = []
+        for seat in range(players):
+            entrant = teams[seat % 2]
+            request = StartRequest(
+                match_id=self.match_id,
+                game_id=game_id,
+                seat=seat,
+                rules=rules,
+                game_number=index + 1,
+                games_in_match=s.games_per_match,
+                team=seat % 2,
+                entrants=names,
+                timeout_ms=s.timeout_ms,
+                time_bank_ms=s.time_bank_ms,
+            )
+            fault = await self.bots[entrant].start(request)
+            if fault is not None:
+                events.append(StartFault(seat, fault.kind, fault.detail))
+                if index == 0 and entrant not in self._start_failures:
+                    self._start_failures.append(entrant)
+        if self._start_failures:
+            return None
+
+        banks = [TimeBank(float(s.time_bank_ms)), TimeBank(float(s.time_bank_ms))]
+        strikes = [0, 0]
+        last_latency: list[int | None] = [None] * players
+        forfeit: int | None = None
+        while not state.game_over:
+            seat = state.to_act
+            entrant = teams[seat % 2]
+            legal = legal_actions(state)
+            bank = banks[entrant]
+            act_request = ActRequest(
+                match_id=self.match_id,
+                game_id=game_id,
+                seat=seat,
+                observation=observation(state, seat),
+                legal_actions=legal,
+                timeout_ms=int(bank.limit_ms(s.timeout_ms)),
+                time_bank_ms=int(bank.remaining_ms),
+                last_latency_ms=last_latency[seat],
+            )
+            answer = await self.bots[entrant].act(act_request, bank)
+            banks[entrant] = bank.debit(answer.latency_ms)
+            last_latency[seat] = round(answer.latency_ms)
+            self.latencies[entrant].append(answer.latency_ms)
+            state_after, caused, failure = _resolve(state, seat, legal, answer)
+            if failure is not None:
+                strikes[entrant] += 1
+                events.append(
+                    Decision(
+                        seat,
+                        round(answer.latency_ms, 2),
+                        failure[0],
+                        failure[1],
+                        strikes[entrant],
+                        True,
+                    )
+                )
+            else:
+                events.append(Decision(seat, round(answer.latency_ms, 2)))
+            events.extend(caused)
+            state = state_after
+            if self.progress is not None:
+                self.progress(index, state)
+            if strikes[entrant] >= s.fault_limit:
+                forfeit = entrant
+                break
+
+        winner = None
+        if forfeit is not None:
+            winner = 1 - forfeit
+        elif state.winner is not None:
+            winner = teams[state.winner]
+        for seat in range(players):
+            await self.bots[teams[seat % 2]].end(
+                EndRequest(
+                    match_id=self.match_id,
+                    game_id=game_id,
+                    seat=seat,
+                    score=state.score,
+                    winner=state.winner if forfeit is None else teams.index(1 - forfeit),
+                    forfeit=forfeit is not None,
+                    observation=observation(state, seat),
+                )
+            )
+        return GameRecord(
+            number=index + 1,
+            game_id=game_id,
+            seed=seed,
+            teams=teams,
+            events=events,
+            score=state.score,
+            winner=winner,
+            forfeit=forfeit,
+            faults=(strikes[0], strikes[1]),
+        )
+
+
+def _resolve(
+    state: State, seat: int, legal: list[Action], answer: Answer
+) -> tuple[State, list[Event], tuple[str, str] | None]:
+    """Apply the bot's answer, or on a fault the fallback: (state, events, (kind, detail))."""
+    fault: tuple[str, str]
+    if answer.fault is not None:
+        fault = (answer.fault.kind, answer.fault.detail)
+    else:
+        assert answer.response is not None
+        action = legal_answer(answer.response, legal)
+        if action is None:
+            named = answer.response.action
+            if answer.response.card:
+                named += f" {answer.response.card}"
+            fault = ("illegal_action", f"{named!r} is not legal now")
+        else:
+            try:
+                after, caused = apply(state, action, seat)
+                return after, caused, None
+            except EngineError as exc:  # a seña in 1v1, a bad seña word, a say over 280 chars
+                fault = ("illegal_action", str(exc)[:300])
+    after, caused = apply(state, fallback_action(legal), seat)
+    return after, caused, fault
+
+
+async def run_match(
+    match_id: str,
+    seed: int,
+    settings: MatchSettings,
+    entrants: Sequence[tuple[EntrantRecord, BotConnection]],
+    progress: Progress | None = None,
+) -> Replay:
+    """Play a match and return its replay (the result is ``replay.result``)."""
+    runner = MatchRunner(match_id, seed, settings, entrants, progress)
+    try:
+        return await runner.run()
+    finally:
+        for bot in runner.bots:
+            await bot.close()

@@ -1,0 +1,200 @@
+"""The replay document of a match, and its verification by re-simulation.
+
+A replay is one JSON document: the match seed and rules, the entrants, and per game its engine
+seed, seating, every event (the engine's events interleaved with the arena's ``decision``
+records: latency, fault, fallback), the final score and the result. ``verify_replay`` replays
+every game through the engine from its seed and the actions taken, and fails on any difference.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from engine.actions import Action
+from engine.errors import EngineError
+from engine.events import ActionTaken, Event
+from engine.play import apply, initial_events, new_game
+from engine.rules import Rules
+
+FORMAT = "truco-arena-replay/1"
+
+
+class Decision(msgspec.Struct, frozen=True, tag="decision", omit_defaults=True):
+    """One call to a bot's ``/act`` (or a skipped one): what came back and what was played.
+
+    The engine's ``action`` event that follows holds the action actually applied: the bot's
+    own answer, or the fallback when ``fault`` is set.
+    """
+
+    seat: int
+    latency_ms: float
+    fault: str | None = (
+        None  # timeout | connect | http_status | bad_body | too_large | illegal_action
+    )
+    detail: str | None = None
+    strikes: int = 0  # the entrant's faults in this game so far
+    fallback: bool = False
+
+
+class StartFault(msgspec.Struct, frozen=True, tag="start_fault"):
+    seat: int
+    fault: str
+    detail: str
+
+
+ReplayEvent = Event | Decision | StartFault
+
+
+class Latency(msgspec.Struct, frozen=True):
+    calls: int
+    p50_ms: float
+    p95_ms: float
+    max_ms: float
+
+
+class EntrantRecord(msgspec.Struct, frozen=True):
+    name: str
+    source: str  # a bot URL or builtin:NAME
+
+
+class GameRecord(msgspec.Struct):
+    number: int  # 1-based
+    game_id: str
+    seed: int  # the engine seed of this game
+    teams: tuple[int, int]  # entrant index seated as team 0 and as team 1
+    events: list[ReplayEvent]
+    score: tuple[int, int]  # by team
+    winner: int | None = None  # entrant index
+    forfeit: int | None = None  # entrant index that forfeited the match in this game
+    faults: tuple[int, int] = (0, 0)  # by entrant
+
+
+class MatchResult(msgspec.Struct):
+    games_won: tuple[int, int]  # by entrant
+    tantos: tuple[int, int]  # points scored by entrant over all games
+    winner: int | None  # entrant index; None for a draw (or a double walkover)
+    reason: Literal["games", "tantos", "draw", "forfeit", "walkover"]
+    forfeit: int | None = None
+    walkover: tuple[int, ...] = ()  # entrants that could not be reached
+    faults: tuple[int, int] = (0, 0)
+    latency: tuple[Latency, Latency] | None = None
+
+
+class Replay(msgspec.Struct):
+    format: str
+    match_id: str
+    seed: int
+    rules: Rules
+    duplicate: bool
+    games_per_match: int
+    timeout_ms: int
+    time_bank_ms: int
+    fault_limit: int
+    entrants: tuple[EntrantRecord, EntrantRecord]
+    games: list[GameRecord]
+    result: MatchResult
+
+
+class VerifyError(Exception):
+    """A replay that does not re-simulate to what it records."""
+
+
+def decide_result(games: list[GameRecord]) -> MatchResult:
+    """The match result from its games: games won, then tantos; a forfeit decides at once."""
+    won = [0, 0]
+    tantos = [0, 0]
+    faults = [0, 0]
+    forfeit: int | None = None
+    for game in games:
+        for team, entrant in enumerate(game.teams):
+            tantos[entrant] += game.score[team]
+        if game.winner is not None:
+            won[game.winner] += 1
+        faults[0] += game.faults[0]
+        faults[1] += game.faults[1]
+        if game.forfeit is not None:
+            forfeit = game.forfeit
+    games_won, points, fault_pair = (won[0], won[1]), (tantos[0], tantos[1]), (faults[0], faults[1])
+    winner: int | None
+    if forfeit is not None:
+        winner, reason = 1 - forfeit, "forfeit"
+    elif won[0] != won[1]:
+        winner, reason = (0 if won[0] > won[1] else 1), "games"
+    elif tantos[0] != tantos[1]:
+        winner, reason = (0 if tantos[0] > tantos[1] else 1), "tantos"
+    else:
+        winner, reason = None, "draw"
+    return MatchResult(
+        games_won=games_won,
+        tantos=points,
+        winner=winner,
+        reason=reason,  # type: ignore[arg-type]
+        forfeit=forfeit,
+        faults=fault_pair,
+    )
+
+
+def _engine_events(events: list[ReplayEvent]) -> list[Event]:
+    return [e for e in events if not isinstance(e, Decision | StartFault)]
+
+
+def verify_game(rules: Rules, game: GameRecord) -> None:
+    recorded = _engine_events(game.events)
+    state = new_game(rules, game.seed)
+    produced: list[Event] = initial_events(state)
+    for event in recorded:
+        if isinstance(event, ActionTaken):
+            action = Action(event.action, event.card, event.say, event.sena)
+            try:
+                state, caused = apply(state, action, event.seat)
+            except EngineError as exc:
+                raise VerifyError(
+                    f"game {game.number}: recorded {action} is illegal: {exc}"
+                ) from None
+            produced.extend(caused)
+    if len(produced) != len(recorded):
+        raise VerifyError(
+            f"game {game.number}: {len(recorded)} events recorded, {len(produced)} re-simulated"
+        )
+    for index, (a, b) in enumerate(zip(recorded, produced, strict=True)):
+        if a != b:
+            raise VerifyError(
+                f"game {game.number}, event {index}: recorded "
+                f"{msgspec.json.encode(a).decode()} but re-simulation gives "
+                f"{msgspec.json.encode(b).decode()}"
+            )
+    if state.score != tuple(game.score):
+        raise VerifyError(f"game {game.number}: score {game.score} recorded, {state.score} played")
+    if game.forfeit is None:
+        if not state.game_over or state.winner is None:
+            raise VerifyError(f"game {game.number}: the game was not finished")
+        if game.winner != game.teams[state.winner]:
+            raise VerifyError(f"game {game.number}: winner {game.winner} recorded")
+
+
+def verify_replay(replay: Replay) -> None:
+    """Re-simulate every game and recompute the result; raise :class:`VerifyError` if anything
+    differs from what the replay records."""
+    if replay.format != FORMAT:
+        raise VerifyError(f"unknown replay format {replay.format!r}, expected {FORMAT!r}")
+    for game in replay.games:
+        verify_game(replay.rules, game)
+    if replay.result.walkover:
+        return
+    expected = decide_result(replay.games)
+    recorded = replay.result
+    for field in ("games_won", "tantos", "winner", "reason", "forfeit", "faults"):
+        if getattr(expected, field) != getattr(recorded, field):
+            raise VerifyError(
+                f"result {field}: recorded {getattr(recorded, field)!r}, "
+                f"games give {getattr(expected, field)!r}"
+            )
+
+
+def load_replay(data: bytes) -> Replay:
+    try:
+        return msgspec.json.decode(data, type=Replay)
+    except msgspec.DecodeError as exc:
+        raise VerifyError(f"not a valid replay document: {exc}") from None

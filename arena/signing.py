@@ -1,0 +1,125 @@
+"""Standard Webhooks signatures, as every arena request to a bot carries them.
+
+``webhook-signature`` is ``v1,`` + base64(HMAC-SHA256(key, "{id}.{timestamp}.{body}")), where
+the secret is ``whsec_`` + base64(key). The header may hold several space-separated signatures
+(key rotation); a request is genuine when any ``v1`` one matches.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import secrets
+import time
+from collections.abc import Mapping
+
+SECRET_PREFIX = "whsec_"
+DEFAULT_TOLERANCE_S = 300
+ID_HEADER = "webhook-id"
+TIMESTAMP_HEADER = "webhook-timestamp"
+SIGNATURE_HEADER = "webhook-signature"
+
+
+class InvalidSecret(ValueError):
+    """The secret is not ``whsec_`` + base64 (a configuration error, not a forged request)."""
+
+
+class SignatureError(Exception):
+    """Base class: the request must be rejected."""
+
+
+class MissingSignature(SignatureError):
+    """A ``webhook-*`` header is missing or empty: the request is unsigned."""
+
+
+class StaleTimestamp(SignatureError):
+    """The timestamp is not a number or is too far from now (replayed or badly delayed)."""
+
+
+class BadSignature(SignatureError):
+    """No signature in the header matches the body: forged, altered or signed with another key."""
+
+
+def generate_secret(nbytes: int = 32) -> str:
+    """A fresh random secret, ``whsec_`` + base64 of ``nbytes`` random bytes."""
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(nbytes)).decode("ascii")
+
+
+def secret_key(secret: str) -> bytes:
+    """The raw key bytes of a ``whsec_...`` secret (the prefix is optional)."""
+    try:
+        key = base64.b64decode(secret.removeprefix(SECRET_PREFIX), validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidSecret("a signing secret must be 'whsec_' followed by base64") from None
+    if not key:
+        raise InvalidSecret("the signing secret is empty")
+    return key
+
+
+def new_message_id() -> str:
+    """A unique ``webhook-id`` for one request."""
+    return "msg_" + secrets.token_urlsafe(18)
+
+
+def _as_bytes(body: bytes | str) -> bytes:
+    return body.encode("utf-8") if isinstance(body, str) else body
+
+
+def _digest(key: bytes, msg_id: str, timestamp: int, body: bytes) -> str:
+    signed = f"{msg_id}.{timestamp}.".encode() + body
+    return base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode("ascii")
+
+
+def signature(secret: str, msg_id: str, timestamp: int, body: bytes | str) -> str:
+    """The ``webhook-signature`` value: ``v1,<base64>``."""
+    return "v1," + _digest(secret_key(secret), msg_id, timestamp, _as_bytes(body))
+
+
+def sign(secret: str, msg_id: str, timestamp: int, body: bytes | str) -> dict[str, str]:
+    """The three Standard Webhooks headers for one request."""
+    return {
+        ID_HEADER: msg_id,
+        TIMESTAMP_HEADER: str(timestamp),
+        SIGNATURE_HEADER: signature(secret, msg_id, timestamp, body),
+    }
+
+
+def verify(
+    secret: str,
+    headers: Mapping[str, str],
+    body: bytes | str,
+    now: float | None = None,
+    tolerance: int = DEFAULT_TOLERANCE_S,
+) -> None:
+    """Return if the request is genuine and fresh, else raise a :class:`SignatureError`.
+
+    ``headers`` may be any mapping (header names are matched case-insensitively); ``body``
+    must be the raw bytes received, before any JSON parsing. ``now`` defaults to the clock.
+    """
+    lower = {name.lower(): value for name, value in headers.items()}
+    msg_id = lower.get(ID_HEADER, "")
+    stamp = lower.get(TIMESTAMP_HEADER, "")
+    signatures = lower.get(SIGNATURE_HEADER, "")
+    if not (msg_id and stamp and signatures):
+        raise MissingSignature(
+            f"unsigned request: {ID_HEADER}, {TIMESTAMP_HEADER} and {SIGNATURE_HEADER} "
+            "headers are all required"
+        )
+    if not (stamp.isascii() and stamp.isdigit()):
+        raise StaleTimestamp(f"{TIMESTAMP_HEADER} {stamp!r} is not a Unix time in seconds")
+    timestamp = int(stamp)
+    current = time.time() if now is None else now
+    if timestamp < current - tolerance:
+        raise StaleTimestamp(f"request is too old ({int(current - timestamp)} s > {tolerance} s)")
+    if timestamp > current + tolerance:
+        raise StaleTimestamp(f"request timestamp is {int(timestamp - current)} s in the future")
+    expected = _digest(secret_key(secret), msg_id, timestamp, _as_bytes(body)).encode("ascii")
+    found = False
+    for entry in signatures.split():
+        version, _, value = entry.partition(",")
+        if version == "v1" and hmac.compare_digest(expected, value.encode("ascii", "replace")):
+            found = True  # keep looping: time taken does not depend on which entry matched
+    if not found:
+        raise BadSignature("no signature matches: the request is forged or the secret is wrong")

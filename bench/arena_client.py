@@ -1,0 +1,92 @@
+"""Baseline for the arena benchmark: a bare loop of POSTs through the same guarded BotClient.
+
+``bench/arena.py`` compares a match's decisions per second against ``bare_post_loop`` with
+the same number of calls: the difference is the runner's own overhead (engine, observation,
+replay), since both go through identical HTTP, signing and encoding code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from arena.client import BotClient, ClientConfig, Fault, TimeBank
+from arena.egress import EgressPolicy
+from arena.signing import generate_secret
+
+SMALL_BODY = {
+    "apiversion": "1",
+    "match_id": "bench",
+    "game_id": "bench-0",
+    "seat": 0,
+    "legal_actions": [{"action": "play", "card": "7O"}],
+}
+_ENDLESS = TimeBank(float("inf"))
+
+
+async def bare_post_loop(url: str, n: int, *, config: ClientConfig | None = None) -> float:
+    """Seconds taken by ``n`` sequential ``POST {url}/act`` calls of a small JSON body.
+
+    One untimed warm-up call opens the (reused) connection first. ``url`` is the bot's base
+    URL; the default config allows loopback only. Raises if any call faults: a baseline with
+    faults in it would not be a baseline.
+    """
+    config = config or ClientConfig(policy=EgressPolicy(allow_loopback=True))
+    async with BotClient(url, generate_secret(), config=config) as client:
+        await client.pin()
+        warm = await client.act(SMALL_BODY, _ENDLESS)
+        if isinstance(warm, Fault):
+            raise RuntimeError(f"bench bot at {url} faulted: {warm.kind}: {warm.detail}")
+        start = time.perf_counter()
+        for _ in range(n):
+            result = await client.act(SMALL_BODY, _ENDLESS)
+            if isinstance(result, Fault):
+                raise RuntimeError(f"bench bot at {url} faulted: {result.kind}: {result.detail}")
+        return time.perf_counter() - start
+
+
+async def _answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    body = b'{"action": "play", "card": "7O"}'
+    response = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s"
+    try:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = 0
+            for line in head.split(b"\r\n"):
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            await reader.readexactly(length)
+            writer.write(response % (len(body), body))
+            await writer.drain()
+    except (asyncio.IncompleteReadError, ConnectionError):
+        pass
+    finally:
+        writer.close()
+
+
+async def _standalone(n: int) -> float:
+    handlers: set[asyncio.Task[None]] = set()
+
+    async def tracked(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        handlers.add(task)
+        await _answer(reader, writer)
+
+    server = await asyncio.start_server(tracked, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server:
+        seconds = await bare_post_loop(f"http://127.0.0.1:{port}", n)
+        await asyncio.wait(handlers, timeout=1.0)  # the client closed: each sees EOF and ends
+    return seconds
+
+
+def main(n: int = 2000) -> None:
+    """Run the bare loop against a minimal in-process HTTP bot on 127.0.0.1."""
+    seconds = asyncio.run(_standalone(n))
+    print(f"bare POST loop: {n} calls in {seconds:.3f} s = {n / seconds:,.0f} calls/s")
+
+
+if __name__ == "__main__":
+    main()

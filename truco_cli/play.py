@@ -1,0 +1,142 @@
+"""`truco play BOT BOT`: run a match locally, with a progress bar; print the result and write
+the replay. BOT is a base URL (http://127.0.0.1:8080) or a built-in bot (builtin:heuristic)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import msgspec
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from arena.entrants import BadBotSpec, connect
+from arena.match import MatchSettings, run_match
+from arena.replay import Replay
+from arena.signing import generate_secret
+from engine.rules import Rules
+from engine.state import State
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("bots", nargs=2, metavar="BOT", help="a base URL or builtin:NAME")
+    parser.add_argument("--players", type=int, choices=(2, 4), default=2)
+    parser.add_argument("--games", type=int, default=2, help="games in the match (default 2)")
+    parser.add_argument("--seed", type=int, default=1, help="the match seed (default 1)")
+    parser.add_argument("--points", type=int, choices=(15, 30), default=30)
+    parser.add_argument("--no-flor", action="store_true", help="play without flor")
+    parser.add_argument(
+        "--no-duplicate", action="store_true", help="deal every game afresh (no duplicate pairs)"
+    )
+    parser.add_argument("--timeout-ms", type=int, default=1000, help="per /act call (default 1000)")
+    parser.add_argument("--bank-ms", type=int, default=30000, help="time bank per game")
+    parser.add_argument("--fault-limit", type=int, default=5, help="faults in a game that forfeit")
+    parser.add_argument(
+        "--secret",
+        default=os.environ.get("TRUCO_BOT_SECRET"),
+        help="signing secret (whsec_...) for URL bots; default $TRUCO_BOT_SECRET or a fresh one",
+    )
+    parser.add_argument("--out", type=Path, help="replay file (default match-SEED.replay.json)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _settings(args: argparse.Namespace) -> MatchSettings:
+    rules = Rules(players=args.players, points_to_win=args.points, flor=not args.no_flor)
+    try:
+        return msgspec.convert(
+            {
+                "rules": rules,
+                "games_per_match": args.games,
+                "duplicate": not args.no_duplicate,
+                "timeout_ms": args.timeout_ms,
+                "time_bank_ms": args.bank_ms,
+                "fault_limit": args.fault_limit,
+            },
+            MatchSettings,
+            from_attributes=True,
+        )
+    except msgspec.ValidationError as exc:
+        raise ValueError(str(exc).replace("$.", "--").replace("_", "-")) from None
+
+
+def _report(console: Console, replay: Replay, out: Path) -> None:
+    result = replay.result
+    names = [e.name for e in replay.entrants]
+    table = Table(title=f"match {replay.match_id} · seed {replay.seed}")
+    for column in ("bot", "games", "tantos", "faults", "p50 ms", "p95 ms", "calls"):
+        table.add_column(column, justify="right" if column != "bot" else "left")
+    for i, name in enumerate(names):
+        latency = result.latency[i] if result.latency else None
+        table.add_row(
+            name,
+            str(result.games_won[i]),
+            str(result.tantos[i]),
+            str(result.faults[i]),
+            f"{latency.p50_ms:.1f}" if latency else "-",
+            f"{latency.p95_ms:.1f}" if latency else "-",
+            str(latency.calls) if latency else "-",
+        )
+    console.print(table)
+    if result.winner is None:
+        console.print(f"Result: draw ({result.reason})")
+    else:
+        console.print(f"Winner: {names[result.winner]} (by {result.reason})")
+    if result.walkover:
+        console.print("Unreachable: " + ", ".join(names[i] for i in result.walkover))
+    console.print(f"Replay written to {out}  (check it with: truco replay verify {out})")
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console(stderr=False)
+    try:
+        settings = _settings(args)
+        secret = args.secret or generate_secret()
+        entrants = [
+            connect(
+                spec,
+                seed=args.seed * 2 + i,
+                secret=secret,
+                timeout_ms=args.timeout_ms,
+                allow_loopback=True,
+                label=f"{spec.removeprefix('builtin:')}#{i + 1}",
+            )
+            for i, spec in enumerate(args.bots)
+        ]
+    except (BadBotSpec, ValueError) as exc:
+        print(f"truco play: {exc}", file=sys.stderr)
+        return 2
+    out: Path = args.out or Path(f"match-{args.seed}.replay.json")
+    match_id = f"local-{args.seed}"
+
+    with Progress(
+        TextColumn("[bold]game {task.fields[game]}[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("score {task.fields[score]}"),
+        TimeElapsedColumn(),
+        console=console,
+        disable=args.quiet,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("match", total=args.points, game=1, score="0-0")
+
+        def on_progress(game_index: int, state: State) -> None:
+            progress.update(
+                task,
+                completed=max(state.score),
+                game=f"{game_index + 1}/{settings.games_per_match}",
+                score=f"{state.score[0]}-{state.score[1]}",
+            )
+
+        replay = asyncio.run(run_match(match_id, args.seed, settings, entrants, on_progress))
+    try:
+        out.write_bytes(msgspec.json.encode(replay))
+    except OSError as exc:
+        print(f"truco play: cannot write the replay to {out}: {exc.strerror}", file=sys.stderr)
+        return 1
+    _report(console, replay, out)
+    return 0
