@@ -23,8 +23,8 @@ from arena.replay import (
     verify_replay,
 )
 from engine import Rules
-from engine.cards import DECK
 from engine.events import ActionTaken, HandEnded, HandStarted
+from tests.engine.strategies import cards_in
 
 pytestmark = pytest.mark.anyio
 
@@ -217,29 +217,9 @@ class Recorder(InProcessBot):
         self.requests.append(request)
 
 
-DECK_SET = set(DECK)
-
-
-def _cards(value: object) -> set[str]:
-    found: set[str] = set()
-
-    def walk(item: object) -> None:
-        if isinstance(item, str) and item in DECK_SET:
-            found.add(item)
-        elif isinstance(item, dict):
-            for sub in item.values():
-                walk(sub)
-        elif isinstance(item, (list, tuple)):
-            for sub in item:
-                walk(sub)
-
-    walk(msgspec.to_builtins(value))
-    return found
-
-
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**32), flor=st.booleans())
-def test_no_payload_shows_another_seats_unplayed_cards(seed: int, flor: bool) -> None:
+def test_no_payload_shows_another_seats_unplayedcards_in(seed: int, flor: bool) -> None:
     a, b = Recorder("a", seed), Recorder("b", seed + 1)
     replay = asyncio.run(
         run_match(
@@ -259,7 +239,7 @@ def test_no_payload_shows_another_seats_unplayed_cards(seed: int, flor: bool) ->
             deal = [e.deal for e in game.events if isinstance(e, HandStarted)][obs.hand]
             own = set(deal[request.seat])
             played = {c for rnd in obs.rounds for _, c in rnd}
-            current = _cards((obs.cards, obs.rounds, obs.events, request.legal_actions))
+            current = cards_in((obs.cards, obs.rounds, obs.events, request.legal_actions))
             assert current <= own | played, current - own - played
             assert set(obs.cards) <= own
             shown: set[str] = set()
@@ -269,7 +249,7 @@ def test_no_payload_shows_another_seats_unplayed_cards(seed: int, flor: bool) ->
                         shown.update(proof.cards)
             if obs.hand > 0:
                 previous = [e.deal for e in game.events if isinstance(e, HandStarted)][obs.hand - 1]
-                seen_before = _cards(obs.previous_hand)
+                seen_before = cards_in(obs.previous_hand)
                 played_before = {
                     e.card for e in obs.previous_hand if isinstance(e, ActionTaken) and e.card
                 }

@@ -5,10 +5,12 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
+import msgspec
 from hypothesis import strategies as st
 
 from engine import Action, Rules, apply, legal_actions, new_game
 from engine.actions import SENAS
+from engine.cards import DECK
 from engine.events import Event
 from engine.play import initial_events
 from engine.state import State
@@ -60,3 +62,25 @@ def play_out(rules: Rules, seed: int) -> tuple[State, list[Action], list[Event]]
         events.extend(caused)
         state = after
     return state, actions, events
+
+
+DECK_SET = set(DECK)
+
+
+def cards_in(value: object) -> set[str]:
+    """Every card string that appears anywhere in a value (after msgspec.to_builtins)."""
+    found: set[str] = set()
+
+    def walk(item: object) -> None:
+        if isinstance(item, str):
+            if item in DECK_SET:
+                found.add(item)
+        elif isinstance(item, dict):
+            for sub in item.values():
+                walk(sub)
+        elif isinstance(item, (list, tuple)):
+            for sub in item:
+                walk(sub)
+
+    walk(msgspec.to_builtins(value))
+    return found

@@ -23,7 +23,7 @@ from engine import (
 )
 from engine.cards import DECK
 from engine.events import ActionTaken, Event, GameEnded, HandEnded, HandStarted
-from tests.engine.strategies import play_out, random_game, rules_strategy
+from tests.engine.strategies import cards_in, play_out, random_game, rules_strategy
 
 seeds = st.integers(min_value=0, max_value=2**63 - 1)
 EXAMPLES = settings(max_examples=60, deadline=None)
@@ -84,28 +84,6 @@ def test_apply_never_changes_its_input_and_illegal_actions_change_nothing(
         assert after is not before
 
 
-DECK_SET = set(DECK)
-
-
-def _cards_in(value: object) -> set[str]:
-    """Every card string that appears anywhere in a value (after msgspec.to_builtins)."""
-    found: set[str] = set()
-
-    def walk(item: object) -> None:
-        if isinstance(item, str):
-            if item in DECK_SET:
-                found.add(item)
-        elif isinstance(item, dict):
-            for sub in item.values():
-                walk(sub)
-        elif isinstance(item, (list, tuple)):
-            for sub in item:
-                walk(sub)
-
-    walk(msgspec.to_builtins(value))
-    return found
-
-
 def _public_cards(events: tuple[Event, ...]) -> set[str]:
     """Cards every seat may see in a hand's events: cards played and proofs shown."""
     public: set[str] = set()
@@ -130,12 +108,12 @@ def test_no_observation_shows_another_seats_unplayed_cards(rules: Rules, seed: i
         assert after.game_over or after.deal == current_deal
         for seat in range(rules.players):
             obs = observation(after, seat)
-            now = _cards_in((obs.cards, obs.rounds, obs.events))
+            now = cards_in((obs.cards, obs.rounds, obs.events))
             allowed_now = set(current_deal[seat]) | _public_cards(after.log)
             assert now <= allowed_now, f"seat {seat} sees {now - allowed_now}"
             if obs.previous_hand:
                 deal = current_deal if after.game_over and not after.log else previous_deal
-                before = _cards_in(obs.previous_hand)
+                before = cards_in(obs.previous_hand)
                 allowed_before = set(deal[seat]) | _public_cards(after.previous)
                 assert before <= allowed_before, f"seat {seat} saw {before - allowed_before}"
             for event in obs.events + obs.previous_hand:

@@ -1,0 +1,81 @@
+"""Time one Swiss round at 1,000 and 10,000 players, each with five rounds of history.
+
+The history is made by a quick greedy pairing (score order, first opponent not met yet) with
+seeded random results (45% / 45% / 10% draws), so generating it costs little; only the call to
+``pair_round`` for round six is timed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+from services.tournaments.model import MatchResult, Outcome, Player, PlayerId, Round
+from services.tournaments.swiss import pair_round
+
+SIZES = (1_000, 10_000)
+HISTORY_ROUNDS = 5
+TARGETS = {1_000: 2.0, 10_000: 60.0}
+
+
+def greedy_history(players: list[Player], rounds: int, seed: int) -> list[Round]:
+    """A plausible rematch-free history: pair down the score order, skipping past opponents."""
+    rng = random.Random(seed)
+    points: dict[PlayerId, int] = {p.id: 0 for p in players}
+    rank = {p.id: k for k, p in enumerate(players)}
+    met: dict[PlayerId, set[PlayerId]] = {p.id: set() for p in players}
+    had_bye: set[PlayerId] = set()
+    history: list[Round] = []
+    for _ in range(rounds):
+        order = sorted(points, key=lambda pid: (-points[pid], rank[pid]))
+        byes: tuple[PlayerId, ...] = ()
+        if len(order) % 2:
+            bye = next(pid for pid in reversed(order) if pid not in had_bye)
+            order.remove(bye)
+            had_bye.add(bye)
+            points[bye] += 2
+            byes = (bye,)
+        waiting = list(order)
+        matches: list[MatchResult] = []
+        while waiting:
+            a = waiting.pop(0)
+            k = next((k for k, b in enumerate(waiting) if b not in met[a]), 0)
+            b = waiting.pop(k)
+            met[a].add(b)
+            met[b].add(a)
+            result: Outcome = rng.choices(("a", "b", "draw"), weights=(45, 45, 10))[0]
+            matches.append(MatchResult(a=a, b=b, result=result))
+            points[a] += matches[-1].points2(a)
+            points[b] += matches[-1].points2(b)
+        history.append(Round(matches=tuple(matches), byes=byes))
+    return history
+
+
+def time_round(size: int, seed: int = 7) -> float:
+    rng = random.Random(seed)
+    players = [Player(id=k + 1, rating=float(rng.randint(1000, 2400))) for k in range(size)]
+    players.sort(key=lambda p: -p.rating)
+    history = greedy_history(players, HISTORY_ROUNDS, seed)
+    start = time.perf_counter()
+    pairing = pair_round(players, history)
+    elapsed = time.perf_counter() - start
+    assert len(pairing.pairs) == size // 2
+    return elapsed
+
+
+def main() -> None:
+    figures: dict[str, float] = {}
+    for size in SIZES:
+        seconds = time_round(size)
+        figures[f"swiss_round_{size}_s"] = round(seconds, 3)
+        verdict = "ok" if seconds < TARGETS[size] else "OVER TARGET"
+        print(
+            f"swiss round, {size:>6,} players, {HISTORY_ROUNDS} rounds of history: "
+            f"{seconds:8.3f} s  (target < {TARGETS[size]:.0f} s: {verdict})"
+        )
+    print(json.dumps({"bench": "tournaments", **figures}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""Swiss pairing by maximum-weight matching (rustworkx), deterministic and rematch-free.
+
+``pair_round(players, rounds)`` returns the next round. The criteria and their priority are
+the tiers of :mod:`services.tournaments.swiss_weights`; the candidate graph and its widening are
+in :mod:`services.tournaments.swiss_graph` and :mod:`services.tournaments.swiss_certificate`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import rustworkx as rx
+
+from services.tournaments.model import Pair, Player, Round, RoundPairing
+from services.tournaments.swiss_certificate import uncertified_groups
+from services.tournaments.swiss_field import Field, make_field
+from services.tournaments.swiss_graph import (
+    DEFAULT_WINDOW,
+    complete_edges,
+    is_complete,
+    sparse_edges,
+)
+from services.tournaments.swiss_state import build_states
+from services.tournaments.swiss_weights import WeightLayout, bye_weight, make_layout, pair_weight
+
+WIDEN_FACTOR = 4
+
+
+class NoValidPairing(Exception):
+    """No pairing of the next round avoids every rematch (or no player can take the bye)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Matching:
+    """A solved matching over field indices, with the graph size it took (for tests/bench)."""
+
+    partner: dict[int, int]
+    bye: int | None
+    edges: int
+    complete: bool
+    weight: int
+
+
+def solve(field: Field, layout: WeightLayout, edges: Sequence[tuple[int, int]]) -> Matching:
+    """Maximum-cardinality, maximum-weight matching over ``edges`` (plus bye edges if odd)."""
+    n = field.size
+    graph = rx.PyGraph(multigraph=False)
+    graph.add_nodes_from(range(n + n % 2))
+    weighted = [(i, j, pair_weight(field, layout, i, j)) for i, j in edges]
+    if n % 2:
+        weighted.extend((i, n, bye_weight(field, layout, i)) for i in sorted(field.bye_value))
+    graph.add_edges_from(weighted)
+    found = rx.max_weight_matching(graph, max_cardinality=True, weight_fn=_identity)
+    partner: dict[int, int] = {}
+    bye: int | None = None
+    weights = {(i, j): w for i, j, w in weighted}
+    total = 0
+    for u, v in found:
+        i, j = min(u, v), max(u, v)
+        total += weights[(i, j)]
+        if j == n:
+            bye = i
+        else:
+            partner[i], partner[j] = j, i
+    return Matching(partner, bye, len(weighted), False, total)
+
+
+def _identity(weight: int) -> int:
+    return weight
+
+
+def match_field(field: Field, *, window: int = DEFAULT_WINDOW, sparse: bool = True) -> Matching:
+    """Solve on the sparse graph, widening uncertified groups, or on the complete graph."""
+    layout = make_layout(field)
+    groups = field.group_count
+    windows = [window] * groups
+    reaches = [1] * groups
+    while True:
+        complete = not sparse or is_complete(field, windows, reaches)
+        edges = complete_edges(field) if complete else sparse_edges(field, windows, reaches)
+        result = solve(field, layout, edges)
+        problems = uncertified_groups(field, result.partner, result.bye)
+        if complete or not problems:
+            return Matching(result.partner, result.bye, result.edges, complete, result.weight)
+        widened = {h for g in problems for h in (g - 1, g, g + 1) if 0 <= h < groups}
+        before = (list(windows), list(reaches))
+        for g in widened:
+            windows[g] = min(windows[g] * WIDEN_FACTOR, max(field.group_size(g), 1))
+            reaches[g] = min(reaches[g] + 1, groups - 1 - g)
+        if (windows, reaches) == before:
+            sparse = False
+
+
+def assign_mano(field: Field, i: int, j: int, board: int) -> int:
+    """Who is mano: the stronger preference; equal ones favour the higher-placed player;
+    with no preference at all (round one) the top player is mano on even boards."""
+    pi, pj = field.players[i].mano_pref, field.players[j].mano_pref
+    if pi != pj:
+        return i if pi > pj else j
+    if pi == 0:
+        return i if board % 2 == 0 else j
+    return i if pi > 0 else j
+
+
+def pairing_from(field: Field, matching: Matching) -> RoundPairing:
+    unpaired = [
+        field.players[i].id
+        for i in range(field.size)
+        if i not in matching.partner and i != matching.bye
+    ]
+    if unpaired:
+        raise NoValidPairing(
+            f"no pairing of the next round avoids rematches: {len(unpaired)} of "
+            f"{field.size} players cannot be paired (e.g. {unpaired[:5]!r}); end the event"
+        )
+    pairs = []
+    for board, i in enumerate(sorted(i for i, j in matching.partner.items() if i < j)):
+        j = matching.partner[i]
+        mano = assign_mano(field, i, j, board)
+        pairs.append(
+            Pair(a=field.players[i].id, b=field.players[j].id, mano=field.players[mano].id)
+        )
+    bye = None if matching.bye is None else field.players[matching.bye].id
+    return RoundPairing(pairs=tuple(pairs), bye=bye)
+
+
+def pair_round(
+    players: Sequence[Player],
+    rounds: Sequence[Round],
+    *,
+    window: int = DEFAULT_WINDOW,
+    sparse: bool = True,
+) -> RoundPairing:
+    """Pair the next round. Raises :class:`NoValidPairing` when no rematch-free pairing exists,
+    and :class:`~services.tournaments.model.TournamentDataError` on inconsistent input."""
+    if len(players) < 2:
+        raise NoValidPairing("a Swiss round needs at least two players")
+    field = make_field(build_states(players, rounds))
+    if field.size % 2 and not field.bye_value:
+        raise NoValidPairing("the player count is odd and every player has already had the bye")
+    return pairing_from(field, match_field(field, window=window, sparse=sparse))

@@ -1,0 +1,142 @@
+"""The Swiss edge weight: priority-ordered criteria packed into one integer.
+
+Every criterion ("tier") gives each edge a non-negative value up to a bound (bigger is better).
+A tier's multiplier exceeds the largest total that all lower tiers can add up over a whole
+matching (``slots`` edges), so a maximum-weight matching optimises the tiers lexicographically:
+
+====  ==============  =======================================================================
+tier  name            value of an edge (i above j in pairing order)
+====  ==============  =======================================================================
+1     bye             bye edge: 1 for the best-placed eligible player ... E for the lowest
+2     floats          (G-1) - group distance: a player floated across two groups counts twice
+3     score_gaps      Dmax² - (points_i - points_j)² (half points)
+4     repeat_floats   2 - players floated now who also floated in the previous round
+5     mano            1 unless both players want the same mano side
+6     rank            CAP - min(CAP, Dutch distance²): same group (pos_j - pos_i - size//2)²,
+                      across groups (size_i-1-pos_i)² + pos_j² (float the lowest down and
+                      the highest up); squared so that ties are rare and the optimum is local
+7     jitter          a fixed hash of the two initial ranks: makes the optimum unique
+====  ==============  =======================================================================
+
+Rematches are not edges at all (hard). Cardinality is maximised first by the matcher
+(``max_cardinality=True``), so every player is paired whenever that is possible.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from services.tournaments.swiss_field import Field
+
+TIER_NAMES = ("bye", "floats", "score_gaps", "repeat_floats", "mano", "rank", "jitter")
+MAX_WEIGHT_BITS = 112  # rustworkx computes in i128; stay well clear of overflow
+MAX_JITTER_BITS = 24
+RANK_CAP = 4096  # squared rank distances are exact up to 64 places, then all equally bad
+_MASK64 = (1 << 64) - 1
+
+
+class PairingTooLarge(ValueError):
+    """The tournament is too large for the weight layout to fit in 112 bits."""
+
+
+@dataclass(frozen=True, slots=True)
+class WeightLayout:
+    bounds: tuple[int, ...]
+    multipliers: tuple[int, ...]
+    jitter_bits: int
+
+    def pack(self, values: tuple[int, ...]) -> int:
+        return sum(v * m for v, m in zip(values, self.multipliers, strict=True))
+
+    def unpack(self, weight: int) -> tuple[int, ...]:
+        """Split the total weight of a matching into per-tier totals (for tests and docs)."""
+        out = []
+        for m in self.multipliers:
+            out.append(weight // m)
+            weight %= m
+        return tuple(out)
+
+
+def _multipliers(bounds: tuple[int, ...], slots: int) -> tuple[tuple[int, ...], int]:
+    mults: list[int] = []
+    m = 1
+    for bound in reversed(bounds):
+        mults.append(m)
+        m *= slots * bound + 1
+    mults.reverse()
+    max_edge = sum(b * k for b, k in zip(bounds, mults, strict=True))
+    return tuple(mults), max_edge
+
+
+def make_layout(field: Field) -> WeightLayout:
+    n = field.size
+    slots = (n + 1) // 2
+    points = [p.points2 for p in field.players]
+    gap = (max(points) - min(points)) if points else 0
+    base = (
+        max(n, 1),  # bye
+        max(field.group_count - 1, 0),  # floats
+        gap * gap,  # score gaps
+        2,  # repeat floats
+        1,  # mano
+        min(RANK_CAP, 2 * field.max_group_size() ** 2),  # rank
+    )
+    _, max_edge = _multipliers((*base, 0), slots)
+    if max_edge.bit_length() > MAX_WEIGHT_BITS:
+        raise PairingTooLarge(f"{n} players with a score spread of {gap} half points")
+    spare = MAX_WEIGHT_BITS - max_edge.bit_length() - slots.bit_length() - 1
+    jitter_bits = max(0, min(MAX_JITTER_BITS, spare))
+    bounds = (*base, (1 << jitter_bits) - 1)
+    mults, _ = _multipliers(bounds, slots)
+    return WeightLayout(bounds=bounds, multipliers=mults, jitter_bits=jitter_bits)
+
+
+def jitter(rank_a: int, rank_b: int, bits: int) -> int:
+    """A deterministic pseudo-random value of the unordered pair (splitmix64 finaliser)."""
+    lo, hi = min(rank_a, rank_b), max(rank_a, rank_b)
+    z = (lo * 0x9E3779B97F4A7C15 + hi * 0xD1B54A32D192ED03 + 1) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    z ^= z >> 31
+    return z & ((1 << bits) - 1)
+
+
+def pair_values(field: Field, layout: WeightLayout, i: int, j: int) -> tuple[int, ...]:
+    """Tier values of the edge between players ``i`` and ``j`` (indices in pairing order)."""
+    if j < i:
+        i, j = j, i
+    a, b = field.players[i], field.players[j]
+    bounds = layout.bounds
+    distance = field.group[j] - field.group[i]
+    diff = a.points2 - b.points2
+    if distance:
+        repeat = int(a.floated_last) + int(b.floated_last)
+        below = field.group_size(field.group[i]) - 1 - field.pos[i]
+        rank_penalty = below * below + field.pos[j] * field.pos[j]
+    else:
+        repeat = 0
+        half = field.group_size(field.group[i]) // 2
+        rank_penalty = (field.pos[j] - field.pos[i] - half) ** 2
+    conflict = int(a.mano_pref != 0 and a.mano_pref == b.mano_pref)
+    return (
+        0,
+        bounds[1] - distance,
+        bounds[2] - diff * diff,
+        bounds[3] - repeat,
+        bounds[4] - conflict,
+        bounds[5] - min(bounds[5], rank_penalty),
+        jitter(a.rank, b.rank, layout.jitter_bits),
+    )
+
+
+def bye_values(field: Field, layout: WeightLayout, i: int) -> tuple[int, ...]:
+    """Tier values of the edge giving the bye to ``i``; only the bye tier is non-zero."""
+    return (field.bye_value[i], 0, 0, 0, 0, 0, 0)
+
+
+def pair_weight(field: Field, layout: WeightLayout, i: int, j: int) -> int:
+    return layout.pack(pair_values(field, layout, i, j))
+
+
+def bye_weight(field: Field, layout: WeightLayout, i: int) -> int:
+    return layout.pack(bye_values(field, layout, i))

@@ -1,0 +1,91 @@
+"""Export a finished Swiss as FIDE TRF(-16) text so chess tooling can check it.
+
+Player lines (``001``), 1-based columns: 1-3 ``001``; 5-8 starting rank; 10 sex; 11-13 title;
+15-47 name; 49-52 rating; 54-56 federation; 58-68 FIDE id; 70-79 birth date; 81-84 points
+(``" 2.5"``); 86-89 final place; then one 10-column block per round starting at column 92:
+92-95 opponent's starting rank (``0000`` if none), 97 colour, 99 result.
+
+Mapping from Truco: the mano of the match plays "white" (``w``), the other "black" (``b``);
+results ``1``/``=``/``0``; the pairing bye is ``0000 - U`` (pairing-allocated bye, one point),
+an absence is ``0000 - Z`` (zero-point bye). A header gives ``012`` name, ``062`` player count,
+``092`` type and ``XXR`` (number of rounds, the JaVaFo/bbpPairings extension).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from services.tournaments.model import Player, PlayerId, Round, initial_order, validate
+from services.tournaments.standings import compute_standings
+
+ROUND_COLUMN = 92  # 1-based column of round one's opponent field
+ROUND_WIDTH = 10
+
+
+def _put(line: list[str], column: int, text: str) -> None:
+    """Write ``text`` at 1-based ``column``, growing the line as needed."""
+    start = column - 1
+    if len(line) < start + len(text):
+        line.extend(" " * (start + len(text) - len(line)))
+    line[start : start + len(text)] = list(text)
+
+
+def _round_cells(
+    player: PlayerId, round_: Round, start: dict[PlayerId, int]
+) -> tuple[str, str, str]:
+    for match in round_.matches:
+        if player in (match.a, match.b):
+            colour = "w" if player == match.mano_id else "b"
+            result = {2: "1", 1: "=", 0: "0"}[match.points2(player)]
+            return f"{start[match.opponent(player)]:4d}", colour, result
+    if player in round_.byes:
+        return "0000", "-", "U"
+    return "0000", "-", "Z"
+
+
+def player_line(
+    player: Player,
+    start_rank: int,
+    points: float,
+    place: int,
+    rounds: Sequence[Round],
+    start: dict[PlayerId, int],
+) -> str:
+    line: list[str] = []
+    _put(line, 1, "001")
+    _put(line, 5, f"{start_rank:4d}")
+    _put(line, 15, f"{str(player.id)[:33]:<33}")
+    _put(line, 49, f"{round(player.rating):4d}"[:4])
+    _put(line, 81, f"{points:4.1f}")
+    _put(line, 86, f"{place:4d}")
+    for r, round_ in enumerate(rounds):
+        opponent, colour, result = _round_cells(player.id, round_, start)
+        column = ROUND_COLUMN + r * ROUND_WIDTH
+        _put(line, column, opponent)
+        _put(line, column + 5, colour)
+        _put(line, column + 7, result)
+    return "".join(line).rstrip()
+
+
+def export_trf(
+    players: Sequence[Player], rounds: Sequence[Round], name: str = "Truco Arena"
+) -> str:
+    """The whole TRF document (lines end with ``\\n``)."""
+    validate(list(players), list(rounds))
+    ordered = initial_order(list(players))
+    start = {p.id: k + 1 for k, p in enumerate(ordered)}
+    standings = {s.id: s for s in compute_standings(players, rounds)}
+    lines = [
+        f"012 {name}",
+        f"062 {len(ordered)}",
+        "092 Individual: Swiss-System",
+        f"XXR {len(rounds)}",
+    ]
+    for player in ordered:
+        row = standings[player.id]
+        lines.append(
+            player_line(
+                player, start[player.id], row.values["match_points"], row.place, rounds, start
+            )
+        )
+    return "\n".join(lines) + "\n"

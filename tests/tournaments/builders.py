@@ -1,0 +1,66 @@
+"""Tiny builders for tournament tests: players, results, rounds and random Swiss histories."""
+
+from __future__ import annotations
+
+import random
+
+from services.tournaments.model import MatchResult, Outcome, Player, PlayerId, Round
+from services.tournaments.swiss import NoValidPairing, pair_round
+
+
+def players(count: int, *, base: int = 2000) -> list[Player]:
+    """Players 1..count with strictly decreasing ratings (id 1 is the top seed)."""
+    return [Player(id=k, rating=float(base - 10 * k)) for k in range(1, count + 1)]
+
+
+def win(a: PlayerId, b: PlayerId, **extra: int) -> MatchResult:
+    return MatchResult(a=a, b=b, result="a", **extra)
+
+
+def loss(a: PlayerId, b: PlayerId, **extra: int) -> MatchResult:
+    return MatchResult(a=a, b=b, result="b", **extra)
+
+
+def draw(a: PlayerId, b: PlayerId, **extra: int) -> MatchResult:
+    return MatchResult(a=a, b=b, result="draw", **extra)
+
+
+def round_of(*matches: MatchResult, bye: PlayerId | None = None) -> Round:
+    return Round(matches=matches, byes=() if bye is None else (bye,))
+
+
+def random_swiss(
+    field: list[Player], rounds: int, seed: int, *, draw_share: float = 0.1
+) -> list[Round]:
+    """Play ``rounds`` Swiss rounds with our own pairing and seeded random results.
+
+    Stops early (returning fewer rounds) when no rematch-free pairing is left.
+    """
+    rng = random.Random(seed)
+    history: list[Round] = []
+    weights = ((1 - draw_share) / 2, (1 - draw_share) / 2, draw_share)
+    for _ in range(rounds):
+        try:
+            pairing = pair_round(field, history)
+        except NoValidPairing:
+            break
+        matches = []
+        for pair in pairing.pairs:
+            result: Outcome = rng.choices(("a", "b", "draw"), weights=weights)[0]
+            games = {"a": (2, rng.randint(0, 1)), "b": (rng.randint(0, 1), 2), "draw": (1, 1)}
+            ga, gb = games[result]
+            matches.append(
+                MatchResult(
+                    a=pair.a,
+                    b=pair.b,
+                    result=result,
+                    games_a=ga,
+                    games_b=gb,
+                    tantos_a=rng.randint(0, 60),
+                    tantos_b=rng.randint(0, 60),
+                    mano=pair.mano,
+                )
+            )
+        byes = () if pairing.bye is None else (pairing.bye,)
+        history.append(Round(matches=tuple(matches), byes=byes))
+    return history

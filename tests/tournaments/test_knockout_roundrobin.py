@@ -1,0 +1,52 @@
+"""Knockout tie-break order, and round robin by the circle method."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from services.tournaments.knockout import PLAY_EXTRA_PAIR, knockout_winner
+from services.tournaments.roundrobin import round_robin
+
+
+def test_knockout_tiebreak_order() -> None:
+    assert knockout_winner((2, 1), (10, 90), (2, 1)) == "a"  # games first
+    assert knockout_winner((1, 1), (40, 55), (1, 2)) == "b"  # then tantos
+    assert knockout_winner((1, 1), (40, 40), (2, 1)) == PLAY_EXTRA_PAIR
+    assert knockout_winner((2, 2), (70, 70), (2, 1), extra_pair_played=True) == "b"  # seed
+
+
+@settings(max_examples=30, deadline=None)
+@given(size=st.integers(2, 40), double=st.booleans())
+def test_round_robin_meets_everyone_with_balanced_mano(size: int, double: bool) -> None:
+    rounds = round_robin(list(range(size)), double=double)
+    cycles = 2 if double else 1
+    assert len(rounds) == cycles * (size - 1 if size % 2 == 0 else size)
+    meetings = Counter(frozenset((f.mano, f.other)) for r in rounds for f in r)
+    assert set(meetings) == {frozenset(p) for p in combinations(range(size), 2)}
+    assert set(meetings.values()) == {cycles}
+    for fixtures in rounds:
+        seen = [x for f in fixtures for x in (f.mano, f.other)]
+        assert len(seen) == len(set(seen))  # nobody twice in a round
+    mano = Counter(f.mano for r in rounds for f in r)
+    played = Counter(x for r in rounds for f in r for x in (f.mano, f.other))
+    assert all(abs(2 * mano[p] - played[p]) <= 1 for p in range(size))
+    if double:  # each pair has one mano each way
+        first = len(rounds) // 2
+        pairs = {(f.mano, f.other) for r in rounds for f in r}
+        assert all((b, a) in pairs for a, b in pairs)
+        assert first > 0
+
+
+def test_round_robin_of_four() -> None:
+    # circle: a fixed, [b c d] rotating right each round; board 0 = a v last, a mano in even
+    # rounds; board 1 = the odd position (2nd of the order) is mano.
+    rounds = round_robin(["a", "b", "c", "d"])
+    assert [[(f.mano, f.other) for f in r] for r in rounds] == [
+        [("a", "d"), ("b", "c")],  # order a b c d
+        [("c", "a"), ("d", "b")],  # order a d b c
+        [("a", "b"), ("c", "d")],  # order a c d b
+    ]

@@ -1,0 +1,97 @@
+"""The sparse candidate graph gives the same pairing as the complete graph; weights are sound."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import rustworkx as rx
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from services.tournaments.swiss import match_field
+from services.tournaments.swiss_field import make_field
+from services.tournaments.swiss_graph import complete_edges, sparse_edges
+from services.tournaments.swiss_state import build_states
+from services.tournaments.swiss_weights import MAX_WEIGHT_BITS, make_layout
+from tests.tournaments.builders import players, random_swiss
+
+
+@settings(max_examples=25, deadline=None)
+@given(size=st.integers(2, 160), rounds=st.integers(0, 6), seed=st.integers(0, 10_000))
+def test_sparse_graph_gives_the_complete_graph_pairing(size: int, rounds: int, seed: int) -> None:
+    field_players = players(size)
+    field = make_field(build_states(field_players, random_swiss(field_players, rounds, seed)))
+    sparse = match_field(field)
+    complete = match_field(field, sparse=False)
+    assert sparse.partner == complete.partner
+    assert sparse.bye == complete.bye
+    assert sparse.weight == complete.weight
+
+
+@settings(max_examples=15, deadline=None)
+@given(size=st.integers(20, 80), rounds=st.integers(1, 5), seed=st.integers(0, 10_000))
+def test_small_windows_still_agree_on_the_certified_tiers(
+    size: int, rounds: int, seed: int
+) -> None:
+    """With a tiny window the lower tiers may differ, but bye, floats and gaps never do."""
+    field_players = players(size)
+    field = make_field(build_states(field_players, random_swiss(field_players, rounds, seed)))
+    layout = make_layout(field)
+    sparse = match_field(field, window=2)
+    complete = match_field(field, sparse=False)
+    assert layout.unpack(sparse.weight)[:3] == layout.unpack(complete.weight)[:3]
+    assert sparse.bye == complete.bye
+
+
+def test_the_sparse_graph_is_really_sparse() -> None:
+    field_players = players(200)
+    field = make_field(build_states(field_players, random_swiss(field_players, 3, seed=1)))
+    groups = field.group_count
+    sparse = sparse_edges(field, [16] * groups, [1] * groups)
+    assert len(sparse) < len(complete_edges(field)) / 2
+    assert not match_field(field).complete
+
+
+def test_weights_are_lexicographic() -> None:
+    field_players = players(51)
+    field = make_field(build_states(field_players, random_swiss(field_players, 4, seed=2)))
+    layout = make_layout(field)
+    slots = (field.size + 1) // 2
+    for t in range(len(layout.bounds) - 1):
+        lower_total = sum(
+            slots * b * m
+            for b, m in zip(layout.bounds[t + 1 :], layout.multipliers[t + 1 :], strict=True)
+        )
+        assert layout.multipliers[t] > lower_total
+    assert layout.pack(layout.bounds).bit_length() <= MAX_WEIGHT_BITS
+
+
+def _brute_force(n: int, weights: dict[tuple[int, int], int]) -> int:
+    best = -1
+    for perm in itertools.permutations(range(1, n)):
+        nodes = [0, *perm]
+        pairs = [(min(nodes[k], nodes[k + 1]), max(nodes[k], nodes[k + 1])) for k in range(0, n, 2)]
+        if all(p in weights for p in pairs):
+            best = max(best, sum(weights[p] for p in pairs))
+    return best
+
+
+def test_rustworkx_is_exact_at_the_largest_weights_we_use() -> None:
+    rng = random.Random(11)
+    for _ in range(30):
+        n = 6
+        weights = {
+            (i, j): rng.randrange(1 << (MAX_WEIGHT_BITS - 3), 1 << MAX_WEIGHT_BITS)
+            for i in range(n)
+            for j in range(i + 1, n)
+            if rng.random() < 0.8
+        }
+        expected = _brute_force(n, weights)
+        if expected < 0:
+            continue
+        graph = rx.PyGraph()
+        graph.add_nodes_from(range(n))
+        graph.add_edges_from([(i, j, w) for (i, j), w in weights.items()])
+        found = rx.max_weight_matching(graph, max_cardinality=True, weight_fn=lambda w: w)
+        assert sum(weights[(min(u, v), max(u, v))] for u, v in found) == expected
