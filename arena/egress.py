@@ -231,6 +231,9 @@ _NUMERIC_LABEL = re.compile(r"[0-9]+|0x[0-9a-f]*")
 _ZONE = re.compile(r"[A-Za-z0-9._~-]+")
 
 
+_ATON_DIGITS = {16: re.compile(r"[0-9a-f]+"), 8: re.compile(r"[0-7]+"), 10: re.compile(r"[0-9]+")}
+
+
 def _aton_part(text: str) -> int | None:
     if text.startswith("0x"):
         digits, base = text[2:], 16
@@ -238,12 +241,10 @@ def _aton_part(text: str) -> int | None:
         digits, base = text[1:], 8
     else:
         digits, base = text, 10
-    if not digits:
+    # strict digit sets: int() alone would also take "-1", "+1", "1_0" and spaces
+    if not _ATON_DIGITS[base].fullmatch(digits):
         return None
-    try:
-        return int(digits, base)
-    except ValueError:
-        return None
+    return int(digits, base)
 
 
 def inet_aton(text: str) -> ipaddress.IPv4Address | None:

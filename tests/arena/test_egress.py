@@ -6,6 +6,7 @@ through backends that fail the test (or record and refuse) when reached.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import socket
 
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from arena.client import BotClient, ClientConfig, Fault, TimeBank
 from arena.egress import (
     BadBotUrl,
+    EgressError,
     EgressPolicy,
     EgressRefused,
     UnresolvableHost,
@@ -248,6 +250,9 @@ async def test_localhost_name_under_local_policy() -> None:
         ("http://08.0.0.1/", "looks like an IPv4 address"),
         ("http://256.1.1.1/", "looks like an IPv4 address"),
         ("http://4294967296/", "looks like an IPv4 address"),
+        ("http://-1.1/", "looks like an IPv4 address"),
+        ("http://1_0.0.0.1/", "looks like an IPv4 address"),
+        ("http://0x-1.1/", "looks like an IPv4 address"),
         ("http://%31%32%37.0.0.1/", "characters"),
         ("http://b\u00f6t.example/", "non-ASCII"),
         ("http://bot..example/", "label"),
@@ -337,7 +342,7 @@ def test_inet_aton_reads_every_spelling_as_libc_does(case: tuple[int, str]) -> N
     assert parse_host(text) == ipaddress.IPv4Address(number)
 
 
-@given(st.text(alphabet="0123456789abcdefx.", min_size=1, max_size=20))
+@given(st.text(alphabet="0123456789abcdefx.-_+ ", min_size=1, max_size=20))
 def test_nothing_libc_reads_as_an_address_passes_as_a_name(text: str) -> None:
     try:
         libc: bytes | None = socket.inet_aton(text)
@@ -505,3 +510,32 @@ async def test_tls_uses_the_host_name_while_the_socket_uses_the_pinned_ip() -> N
     assert isinstance(result, Fault) and result.kind == "connect"
     assert backend.calls == [(PUBLIC_V4, 8443)]
     assert backend.server_names == ["bot.example"]  # SNI and certificate check use the name
+
+
+_URL_TEXT = st.one_of(
+    st.text(max_size=40),
+    st.builds(
+        "{}://{}{}".format,
+        st.sampled_from(["http", "https", "HTTP", "ftp", ""]),
+        st.text(alphabet="0123456789abcdefx.:[]%@-_+/?#\\ \t", max_size=30),
+        st.sampled_from(["", "/", "/act", ":80/"]),
+    ),
+)
+
+
+@given(_URL_TEXT)
+def test_any_text_gives_a_target_or_an_egress_error(url: str) -> None:
+    """Whatever a bot author types, the guard answers with a typed error, never a crash."""
+
+    async def resolver(host: str, port: int) -> list[str]:
+        return [PUBLIC_V4]
+
+    async def run() -> None:
+        try:
+            target = await check_url(url, LOCAL, resolver)
+        except EgressError:
+            return
+        assert target.url.scheme in ("http", "https")
+        judge_address(target.ip, LOCAL)  # what was pinned passes the guard
+
+    asyncio.run(run())
