@@ -1,0 +1,1 @@
+"""The REST API (Litestar + msgspec): ``create_app`` in :mod:`services.api.app`."""

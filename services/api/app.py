@@ -1,0 +1,78 @@
+"""The Litestar application: ``create_app(settings)``; run with ``uvicorn --factory``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import asyncpg
+from litestar import Litestar
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin
+
+from services.api.auth import AccountController, security_components
+from services.api.bots import BotController, default_bot_client_factory
+from services.api.deps import BotClientFactory, Services, get_pool
+from services.api.health import health
+from services.api.problems import exception_handlers
+from services.api.secretbox import SecretBox
+from services.config import Settings, load_settings
+from services.db.pool import create_pool
+
+MAX_BODY_BYTES = 64 * 1024
+API_VERSION = "1.0.0"
+
+
+def create_app(
+    settings: Settings,
+    pool: asyncpg.Pool | None = None,
+    bot_client_factory: BotClientFactory | None = None,
+) -> Litestar:
+    """The API. Without ``pool`` the app opens one on ``settings.database_url`` at start-up
+    and closes it at shutdown; an injected pool is left to its owner."""
+    if settings.secret_key is None:
+        raise ValueError("settings.secret_key is required (it encrypts bots' signing secrets)")
+    svc = Services(
+        settings=settings,
+        secret_box=SecretBox(settings.secret_key),
+        bot_client_factory=bot_client_factory or default_bot_client_factory,
+        pool=pool,
+    )
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        if svc.pool is not None:
+            yield
+            return
+        if settings.database_url is None:
+            raise ValueError("settings.database_url is required to open the database pool")
+        svc.pool = await create_pool(settings.database_url)
+        try:
+            yield
+        finally:
+            own, svc.pool = svc.pool, None
+            await own.close()
+
+    return Litestar(
+        route_handlers=[AccountController, BotController, health],
+        dependencies={"pool": Provide(get_pool, sync_to_thread=False)},
+        exception_handlers=exception_handlers,
+        lifespan=[lifespan],
+        state=State({"services": svc}),
+        request_max_body_size=MAX_BODY_BYTES,
+        openapi_config=OpenAPIConfig(
+            title="Truco Arena API",
+            version=API_VERSION,
+            description="Bots play Argentine Truco. Errors are RFC 9457 problem details.",
+            path="/schema",
+            render_plugins=[JsonRenderPlugin()],
+            components=security_components,
+        ),
+    )
+
+
+def app_from_env() -> Litestar:
+    """``uvicorn --factory services.api.app:app_from_env``."""
+    return create_app(load_settings())

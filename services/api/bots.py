@@ -1,0 +1,270 @@
+"""Bots: register (after a handshake through the guarded client), list, read, change, delete."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import asyncpg
+from litestar import Controller, Request, delete, get, patch, post
+from litestar.datastructures import State
+from litestar.di import NamedDependency, Provide
+from litestar.params import JSONBody, Parameter
+
+from arena.client import BotClient, ClientConfig, Fault
+from arena.egress import BadBotUrl, EgressError, EgressPolicy, EgressRefused
+from arena.protocol import API_VERSION, BotInfo
+from arena.signing import generate_secret
+from services.api.auth import SECURITY, current_account
+from services.api.deps import BotClientFactory, services
+from services.api.problems import FieldError, ProblemError, problem_responses
+from services.api.schemas import (
+    BotCreate,
+    BotCreated,
+    BotPage,
+    BotProfile,
+    BotRead,
+    BotStatus,
+    BotUpdate,
+)
+from services.db import bots as db_bots
+from services.db.accounts import Account, DuplicateName
+from services.db.bots import Bot
+
+HANDSHAKE_TIMEOUT_MS = 5000.0
+
+
+def default_bot_client_factory(url: str, secret: str, policy: EgressPolicy) -> BotClient:
+    return BotClient(
+        url, secret, config=ClientConfig(timeout_ms=HANDSHAKE_TIMEOUT_MS, policy=policy)
+    )
+
+
+def _handshake_failed(detail: str, slug: str = "bot-handshake-failed") -> ProblemError:
+    return ProblemError(
+        422,
+        detail,
+        slug=slug,
+        title="The bot URL was not accepted",
+        errors=[FieldError(field="body.url", message=detail)],
+    )
+
+
+async def handshake(
+    factory: BotClientFactory, url: str, secret: str, policy: EgressPolicy
+) -> BotInfo:
+    """Check the URL with the egress guard, then ``GET {url}/``; a 422 problem if either fails."""
+    client = factory(url, secret, policy)
+    try:
+        try:
+            await client.pin()
+        except BadBotUrl as exc:
+            raise _handshake_failed(f"the URL is not valid: {exc}", "bad-bot-url") from None
+        except EgressRefused as exc:
+            raise _handshake_failed(
+                f"the platform does not call this address: {exc.reason}", "bot-url-refused"
+            ) from None
+        except EgressError as exc:
+            raise _handshake_failed(f"the URL's host could not be resolved: {exc}") from None
+        result = await client.info()
+        if isinstance(result, Fault):
+            raise _handshake_failed(f"GET {url}/ failed ({result.kind}): {result.detail}")
+        info = result.decode(BotInfo)
+        if isinstance(info, Fault):
+            raise _handshake_failed(f"GET {url}/ did not answer with bot info: {info.detail}")
+        if info.apiversion != API_VERSION:
+            raise _handshake_failed(
+                f"the bot speaks protocol version {info.apiversion!r}; expected {API_VERSION!r}"
+            )
+        return info
+    finally:
+        await client.aclose()
+
+
+def _policy(state: State) -> EgressPolicy:
+    return EgressPolicy(allow_loopback=services(state).settings.allow_loopback_bots)
+
+
+_STATUSES: dict[str, BotStatus] = {
+    "active": "active",
+    "unavailable": "unavailable",
+    "deleted": "deleted",
+}
+
+
+def _status(value: str) -> BotStatus:
+    return _STATUSES[value]
+
+
+def _profile(bot: Bot, rating: dict[str, float]) -> BotProfile:
+    return BotProfile(
+        id=bot.id,
+        owner_id=bot.owner_id,
+        name=bot.name,
+        status=_status(bot.status),
+        created_at=bot.created_at,
+        rating=rating,
+        deleted_at=bot.deleted_at,
+    )
+
+
+def _read(bot: Bot) -> BotRead:
+    return BotRead(
+        id=bot.id,
+        owner_id=bot.owner_id,
+        name=bot.name,
+        url=bot.url,
+        status=_status(bot.status),
+        created_at=bot.created_at,
+        updated_at=bot.updated_at,
+    )
+
+
+def _not_found(bot_id: int) -> ProblemError:
+    return ProblemError(404, f"there is no bot {bot_id}", slug="bot-not-found")
+
+
+def _name_taken(name: str | None) -> ProblemError:
+    return ProblemError(409, f"a bot named {name!r} already exists", slug="name-taken")
+
+
+async def _owned_bot(
+    pool: NamedDependency[asyncpg.Pool], bot_id: int, account: NamedDependency[Account]
+) -> Bot:
+    bot = await db_bots.get_bot(pool, bot_id)
+    if bot is None or bot.status == "deleted":
+        raise _not_found(bot_id)
+    if bot.owner_id != account.id:
+        raise ProblemError(403, "only the bot's owner may change or delete it")
+    return bot
+
+
+BotId = Annotated[int, Parameter(ge=1, le=2**63 - 1, description="the bot's id")]
+_auth = {"account": Provide(current_account)}
+
+
+class BotController(Controller):
+    path = "/v1/bots"
+    tags = ("bots",)
+
+    @post(
+        "/",
+        operation_id="createBot",
+        summary="Register a bot",
+        description=(
+            "Calls GET {url}/ through the guarded client first; a URL that fails the handshake "
+            "or whose address the platform refuses is a 422. The signing secret is in this "
+            "response only."
+        ),
+        status_code=201,
+        dependencies=_auth,
+        security=SECURITY,
+        responses=problem_responses(401, 409, 413, 422),
+    )
+    async def create_bot(
+        self,
+        request: Request[object, object, State],
+        data: JSONBody[BotCreate],
+        account: NamedDependency[Account],
+    ) -> BotCreated:
+        svc = services(request.app.state)
+        secret = generate_secret()
+        await handshake(svc.bot_client_factory, data.url, secret, _policy(request.app.state))
+        box = svc.secret_box
+        assert svc.pool is not None
+        async with svc.pool.acquire() as conn:
+            try:
+                bot = await db_bots.create_bot(
+                    conn,
+                    owner_id=account.id,
+                    name=data.name,
+                    url=data.url,
+                    encrypt_secret=lambda bot_id: box.encrypt(secret, bot_id),
+                    key_id=box.key_id,
+                )
+            except DuplicateName:
+                raise _name_taken(data.name) from None
+        return BotCreated(
+            id=bot.id, name=bot.name, url=bot.url, status=_status(bot.status), signing_secret=secret
+        )
+
+    @get(
+        "/",
+        operation_id="listBots",
+        summary="List bots, newest first",
+        description="Keyset pages: pass the response's next_cursor as cursor; null means done.",
+    )
+    async def list_bots(
+        self,
+        pool: NamedDependency[asyncpg.Pool],
+        limit: Annotated[int, Parameter(ge=1, le=100, description="page size")] = 20,
+        cursor: Annotated[
+            int | None,
+            Parameter(ge=1, le=2**63 - 1, description="the next_cursor of the previous page"),
+        ] = None,
+    ) -> BotPage:
+        page, more = await db_bots.list_bots(pool, limit=limit, cursor=cursor)
+        ratings = await db_bots.ratings(pool, [bot.id for bot in page])
+        items = [_profile(bot, ratings[bot.id]) for bot in page]
+        return BotPage(items=items, next_cursor=page[-1].id if more and page else None)
+
+    @get(
+        "/{bot_id:int}",
+        operation_id="getBot",
+        summary="A bot's public profile",
+        responses=problem_responses(404),
+    )
+    async def get_bot(self, pool: NamedDependency[asyncpg.Pool], bot_id: BotId) -> BotProfile:
+        bot = await db_bots.get_bot(pool, bot_id)
+        if bot is None:
+            raise _not_found(bot_id)
+        ratings = await db_bots.ratings(pool, [bot.id])
+        return _profile(bot, ratings[bot.id])
+
+    @patch(
+        "/{bot_id:int}",
+        operation_id="updateBot",
+        summary="Change a bot's name or URL (owner only)",
+        description="A new URL re-runs the handshake.",
+        dependencies=_auth,
+        security=SECURITY,
+        responses=problem_responses(401, 403, 404, 409, 413, 422),
+    )
+    async def update_bot(
+        self,
+        request: Request[object, object, State],
+        pool: NamedDependency[asyncpg.Pool],
+        bot_id: BotId,
+        data: JSONBody[BotUpdate],
+        account: NamedDependency[Account],
+    ) -> BotRead:
+        bot = await _owned_bot(pool, bot_id, account)
+        if data.url is not None and data.url != bot.url:
+            svc = services(request.app.state)
+            # the handshake's signature uses a throwaway secret: GET / carries no game data
+            await handshake(
+                svc.bot_client_factory, data.url, generate_secret(), _policy(request.app.state)
+            )
+        try:
+            updated = await db_bots.update_bot(pool, bot_id, name=data.name, url=data.url)
+        except DuplicateName:
+            raise _name_taken(data.name) from None
+        if updated is None:
+            raise _not_found(bot_id)
+        return _read(updated)
+
+    @delete(
+        "/{bot_id:int}",
+        operation_id="deleteBot",
+        summary="Delete a bot (owner only)",
+        description="The row stays (status 'deleted') so its matches and ratings still resolve.",
+        status_code=204,
+        dependencies=_auth,
+        security=SECURITY,
+        responses=problem_responses(401, 403, 404),
+    )
+    async def delete_bot(
+        self, pool: NamedDependency[asyncpg.Pool], bot_id: BotId, account: NamedDependency[Account]
+    ) -> None:
+        await _owned_bot(pool, bot_id, account)
+        if not await db_bots.soft_delete_bot(pool, bot_id):
+            raise _not_found(bot_id)

@@ -1,0 +1,107 @@
+"""Request and response bodies (msgspec Structs): separate create, read and update types."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+import msgspec
+
+Name = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=64,
+        pattern=r"^\S(.*\S)?$",
+        description="1-64 characters, no leading or trailing space",
+        examples=["alice"],
+    ),
+]
+BotUrl = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=2048,
+        pattern=r"^https?://",
+        description="the bot's base URL (http or https)",
+        examples=["https://bot.example.org/truco"],
+    ),
+]
+BotStatus = Literal["active", "unavailable", "deleted"]
+
+
+# --- accounts -------------------------------------------------------------------------------
+
+
+class AccountCreate(msgspec.Struct, forbid_unknown_fields=True):
+    name: Name
+
+
+class AccountCreated(msgspec.Struct):
+    """The new account and its API key: shown this once, stored only as a hash."""
+
+    id: int
+    name: str
+    api_key: str
+
+
+class AccountRead(msgspec.Struct):
+    id: int
+    name: str
+    created_at: datetime
+
+
+# --- bots -----------------------------------------------------------------------------------
+
+
+class BotCreate(msgspec.Struct, forbid_unknown_fields=True):
+    name: Name
+    url: BotUrl
+
+
+class BotUpdate(msgspec.Struct, forbid_unknown_fields=True):
+    """Fields to change; a new ``url`` re-runs the handshake."""
+
+    name: Name | None = None
+    url: BotUrl | None = None
+
+
+class BotCreated(msgspec.Struct):
+    """The new bot and its signing secret: shown this once."""
+
+    id: int
+    name: str
+    url: str
+    status: BotStatus
+    signing_secret: str
+
+
+class BotRead(msgspec.Struct):
+    """The owner's view of a bot (after a change)."""
+
+    id: int
+    owner_id: int
+    name: str
+    url: str
+    status: BotStatus
+    created_at: datetime
+    updated_at: datetime
+
+
+class BotProfile(msgspec.Struct):
+    """A bot's public profile; ``rating`` per mode (1500 until it has played)."""
+
+    id: int
+    owner_id: int
+    name: str
+    status: BotStatus
+    created_at: datetime
+    rating: dict[str, float]
+    deleted_at: datetime | None = None
+
+
+class BotPage(msgspec.Struct):
+    """A page of bots, newest first; pass ``next_cursor`` as ``cursor`` for the next one."""
+
+    items: list[BotProfile]
+    next_cursor: int | None

@@ -1,0 +1,145 @@
+"""Registered bots: create, read, list (keyset pages), update, soft delete; their ratings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import asyncpg
+
+from services.db.accounts import Connection, DuplicateName, Executor
+
+MODES = ("1v1", "2v2")
+DEFAULT_RATING = 1500.0
+_COLUMNS = "id, owner_id, name, url, status, created_at, updated_at, deleted_at"
+
+
+@dataclass(frozen=True, slots=True)
+class Bot:
+    id: int
+    owner_id: int
+    name: str
+    url: str
+    status: str
+    created_at: datetime
+    updated_at: datetime
+    deleted_at: datetime | None
+
+
+def _bot(row: asyncpg.Record) -> Bot:
+    return Bot(
+        id=row["id"],
+        owner_id=row["owner_id"],
+        name=row["name"],
+        url=row["url"],
+        status=row["status"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        deleted_at=row["deleted_at"],
+    )
+
+
+def _name_conflict(exc: asyncpg.UniqueViolationError, name: str | None) -> Exception:
+    if exc.constraint_name == "bots_name_unique":
+        return DuplicateName(name or "")
+    return exc
+
+
+async def create_bot(
+    conn: Connection,
+    *,
+    owner_id: int,
+    name: str,
+    url: str,
+    encrypt_secret: Callable[[int], bytes],
+    key_id: str,
+) -> Bot:
+    """Insert a bot; ``encrypt_secret(bot_id)`` gives the stored secret (the id is bound in).
+
+    Raises :class:`DuplicateName` if a live bot has the name.
+    """
+    try:
+        async with conn.transaction():
+            row = await conn.fetchrow(
+                "INSERT INTO bots (owner_id, name, url, signing_secret_enc, signing_key_id) "
+                f"VALUES ($1, $2, $3, '', $4) RETURNING {_COLUMNS}",
+                owner_id,
+                name,
+                url,
+                key_id,
+            )
+            assert row is not None
+            await conn.execute(
+                "UPDATE bots SET signing_secret_enc = $2 WHERE id = $1",
+                row["id"],
+                encrypt_secret(row["id"]),
+            )
+    except asyncpg.UniqueViolationError as exc:
+        raise _name_conflict(exc, name) from None
+    return _bot(row)
+
+
+async def get_bot(conn: Executor, bot_id: int) -> Bot | None:
+    row = await conn.fetchrow(f"SELECT {_COLUMNS} FROM bots WHERE id = $1", bot_id)
+    return None if row is None else _bot(row)
+
+
+async def signing_secret(conn: Executor, bot_id: int) -> tuple[bytes, str] | None:
+    """The stored (encrypted secret, key id) of a bot."""
+    row = await conn.fetchrow(
+        "SELECT signing_secret_enc, signing_key_id FROM bots WHERE id = $1", bot_id
+    )
+    return None if row is None else (bytes(row[0]), str(row[1]))
+
+
+async def list_bots(conn: Executor, *, limit: int, cursor: int | None) -> tuple[list[Bot], bool]:
+    """Live bots, newest first, ``limit`` at a time after ``cursor`` (the last id seen).
+
+    Returns the page and whether more follow.
+    """
+    rows = await conn.fetch(
+        f"SELECT {_COLUMNS} FROM bots WHERE status <> 'deleted' "
+        "AND ($1::bigint IS NULL OR id < $1) ORDER BY id DESC LIMIT $2",
+        cursor,
+        limit + 1,
+    )
+    return [_bot(row) for row in rows[:limit]], len(rows) > limit
+
+
+async def ratings(conn: Executor, bot_ids: list[int]) -> dict[int, dict[str, float]]:
+    """Rating per mode for each bot; modes without a row get the default 1500."""
+    found = await conn.fetch(
+        "SELECT bot_id, mode, rating FROM ratings WHERE bot_id = ANY($1::bigint[])", bot_ids
+    )
+    result = {bot_id: dict.fromkeys(MODES, DEFAULT_RATING) for bot_id in bot_ids}
+    for row in found:
+        result[row["bot_id"]][row["mode"]] = float(row["rating"])
+    return result
+
+
+async def update_bot(
+    conn: Executor, bot_id: int, *, name: str | None = None, url: str | None = None
+) -> Bot | None:
+    """Change name and/or url of a live bot; None if there is no such live bot."""
+    try:
+        row = await conn.fetchrow(
+            "UPDATE bots SET name = COALESCE($2, name), url = COALESCE($3, url), "
+            f"updated_at = now() WHERE id = $1 AND status <> 'deleted' RETURNING {_COLUMNS}",
+            bot_id,
+            name,
+            url,
+        )
+    except asyncpg.UniqueViolationError as exc:
+        raise _name_conflict(exc, name) from None
+    return None if row is None else _bot(row)
+
+
+async def soft_delete_bot(conn: Executor, bot_id: int) -> bool:
+    """Mark a live bot deleted (its row stays for history); False if none was live."""
+    row = await conn.fetchrow(
+        "UPDATE bots SET status = 'deleted', deleted_at = now(), updated_at = now() "
+        "WHERE id = $1 AND status <> 'deleted' RETURNING id",
+        bot_id,
+    )
+    return row is not None

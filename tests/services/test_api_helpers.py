@@ -1,0 +1,179 @@
+"""Shared fixtures for the API tests (imported by the ``test_api_*`` modules).
+
+The app runs against the run's real, migrated database. Bot handshakes reach REAL bot servers
+on 127.0.0.1 only: the client factory injects a resolver and a network backend that record
+every use and refuse (fail the test) anything but loopback, so no packet goes elsewhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator, Iterable, Iterator
+from dataclasses import dataclass, field
+
+import asyncpg
+import httpcore
+import httpx
+import pytest
+from httpcore._backends.base import SOCKET_OPTION
+from litestar import Litestar
+
+from arena.client import BotClient, ClientConfig
+from arena.egress import EgressPolicy
+from arena.sdk import BotServer, strategy_decider
+from services.api.app import create_app
+from services.config import Secret, Settings
+from services.db.migrate import migrate_url
+from services.db.pool import create_pool
+from tests.services.conftest import (
+    PostgresServer,
+    create_database,
+    drop_database,
+    new_database_name,
+)
+
+LOOPBACK = ("127.0.0.1", "::1")
+# the only names the tests resolve (no real DNS); a name mixing in a private address must be
+# refused as a whole
+FAKE_DNS = {"localhost": ["127.0.0.1"], "rebind.example": ["127.0.0.1", "10.0.0.5"]}
+
+
+@dataclass
+class NetworkGuard:
+    """Records every resolve and connect the handshake makes; only loopback is let through."""
+
+    resolved: list[str] = field(default_factory=list)
+    connected: list[tuple[str, int]] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+    async def resolve(self, host: str, port: int) -> list[str]:
+        self.resolved.append(host)
+        if host in FAKE_DNS:
+            return FAKE_DNS[host]
+        self.refused.append(f"resolve {host}")
+        raise AssertionError(f"the test tried to resolve {host!r}")
+
+    def backend(self) -> httpcore.AsyncNetworkBackend:
+        return _LoopbackOnly(self)
+
+    def factory(self, url: str, secret: str, policy: EgressPolicy) -> BotClient:
+        return BotClient(
+            url,
+            secret,
+            config=ClientConfig(timeout_ms=3000, policy=policy),
+            resolver=self.resolve,
+            network_backend=self.backend(),
+        )
+
+
+class _LoopbackOnly(httpcore.AsyncNetworkBackend):
+    def __init__(self, guard: NetworkGuard) -> None:
+        self._guard = guard
+        self._inner = httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        self._guard.connected.append((host, port))
+        if host not in LOOPBACK:
+            self._guard.refused.append(f"connect {host}:{port}")
+            raise AssertionError(f"the test tried to connect to {host}:{port}")
+        return await self._inner.connect_tcp(
+            host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+        )
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        self._guard.refused.append(f"unix {path}")
+        raise AssertionError("the test tried a unix socket")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+@dataclass
+class Api:
+    client: httpx.AsyncClient
+    pool: asyncpg.Pool
+    guard: NetworkGuard
+
+    async def account(self, prefix: str = "acct") -> tuple[int, dict[str, str]]:
+        """A new account: (id, auth headers)."""
+        response = await self.client.post("/v1/accounts", json={"name": unique(prefix)})
+        assert response.status_code == 201, response.text
+        body = response.json()
+        return body["id"], {"Authorization": f"Bearer {body['api_key']}"}
+
+    async def bot(
+        self, headers: dict[str, str], url: str, prefix: str = "bot"
+    ) -> dict[str, object]:
+        response = await self.client.post(
+            "/v1/bots", json={"name": unique(prefix), "url": url}, headers=headers
+        )
+        assert response.status_code == 201, response.text
+        body: dict[str, object] = response.json()
+        return body
+
+
+def client_for(app: Litestar) -> httpx.AsyncClient:
+    """An HTTP client calling ``app`` in this event loop (the pool's loop)."""
+    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+    return httpx.AsyncClient(transport=transport, base_url="http://testserver")
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{secrets.token_hex(4)}"
+
+
+def settings(database_url: str) -> Settings:
+    return Settings(env="local", database_url=database_url, secret_key=Secret("s" * 48))
+
+
+@pytest.fixture(scope="session")
+def api_database_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """A migrated database of the API tests' own (the run's ``database_url`` stays empty)."""
+    name = new_database_name()
+    url = asyncio.run(create_database(postgres_server, name))
+    try:
+        asyncio.run(migrate_url(url))
+        yield url
+    finally:
+        asyncio.run(drop_database(postgres_server, name))
+
+
+@pytest.fixture
+def guard() -> NetworkGuard:
+    return NetworkGuard()
+
+
+@pytest.fixture
+async def api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[Api]:
+    pool = await create_pool(api_database_url, min_size=1, max_size=4)
+    try:
+        app = create_app(settings(api_database_url), pool=pool, bot_client_factory=guard.factory)
+        async with client_for(app) as client:
+            yield Api(client, pool, guard)
+    finally:
+        await pool.close()
+    assert guard.refused == [], f"non-loopback network use: {guard.refused}"
+
+
+@pytest.fixture
+def bot_server() -> Iterator[BotServer]:
+    """A real bot on 127.0.0.1 (an ephemeral port)."""
+    server = BotServer(strategy_decider("random", seed=1), name="testbot", secret=None, port=0)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
