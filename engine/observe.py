@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import msgspec
 
 from engine.cards import Card, envido_points, has_flor
-from engine.events import ActionTaken, Event, HandStarted
+from engine.events import ActionTaken, Event, HandStarted, RoundEnded
 from engine.rules import Rules
 from engine.state import TRUCO_LEVELS, State
 
@@ -77,9 +77,9 @@ def observation(state: State, seat: int) -> Observation:
     rounds: list[tuple[tuple[int, Card], ...]] = []
     winners: list[int | None] = []
     for event in state.log:
-        if event.__class__.__name__ == "RoundEnded":
-            rounds.append(event.plays)  # type: ignore[union-attr]
-            winners.append(event.winner)  # type: ignore[union-attr]
+        if isinstance(event, RoundEnded):
+            rounds.append(event.plays)
+            winners.append(event.winner)
     if not state.game_over:
         rounds.append(state.trick)
     own = state.deal[seat]

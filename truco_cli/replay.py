@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from arena.replay import VerifyError, load_replay, verify_replay
+from engine.events import HandEnded
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,8 +28,6 @@ def run(args: argparse.Namespace) -> int:
             failures += 1
             print(f"{name}: FAIL {exc}")
         else:
-            hands = sum(
-                1 for g in replay.games for e in g.events if type(e).__name__ == "HandEnded"
-            )
+            hands = sum(1 for g in replay.games for e in g.events if isinstance(e, HandEnded))
             print(f"{name}: ok ({len(replay.games)} games, {hands} hands)")
     return 1 if failures else 0
