@@ -9,6 +9,7 @@ single choke point every connection of a :class:`PinnedTransport` goes through.
 
 from __future__ import annotations
 
+import functools
 import ssl
 from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import contextmanager
@@ -118,6 +119,14 @@ class _ResponseStream(httpx.AsyncByteStream):
             await self._response.aclose()
 
 
+@functools.cache
+def shared_ssl_context() -> ssl.SSLContext:
+    """One verifying TLS context per process. Building one loads the CA bundle (about 20 ms of
+    CPU); doing that per bot per match stalled the event loop when many matches started at
+    once, and healthy bots lost by walkover."""
+    return httpx.create_ssl_context()
+
+
 class PinnedTransport(httpx.AsyncBaseTransport):
     """An httpx transport (HTTP/1.1, connection pool, no proxies) over a given network backend."""
 
@@ -130,7 +139,7 @@ class PinnedTransport(httpx.AsyncBaseTransport):
         keepalive_expiry: float = 30.0,
     ) -> None:
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ssl_context or httpx.create_ssl_context(),
+            ssl_context=ssl_context or shared_ssl_context(),
             max_connections=max_connections,
             max_keepalive_connections=max_connections,
             keepalive_expiry=keepalive_expiry,
