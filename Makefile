@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint typecheck pytest bench spec clean
+.PHONY: install run test lint typecheck pytest bench spec clean worker-matches worker-results beat
 
 install: $(STAMP)
 
@@ -16,7 +16,17 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 run: install
-	$(BIN)/truco demo
+	$(BIN)/python -m services.local
+
+# one more worker or beat by hand (set REDIS_URL; the results worker and beat need DATABASE_URL)
+worker-matches: install
+	env -u DATABASE_URL -u TRUCO_SECRET_KEY $(BIN)/celery -A services.worker.celery_app worker -Q matches -n matches@%h --loglevel=INFO
+
+worker-results: install
+	$(BIN)/celery -A services.worker.celery_app worker -Q results -n results@%h --loglevel=INFO
+
+beat: install
+	$(BIN)/celery -A services.worker.celery_app beat --loglevel=INFO
 
 test: install lint typecheck pytest
 
@@ -37,4 +47,4 @@ clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
 
 spec: install
-	$(BIN)/python -m arena.openapi > api-spec/openapi.json
+	$(BIN)/python -m services.api.spec > api-spec/openapi.json

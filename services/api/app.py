@@ -14,10 +14,21 @@ from litestar.openapi.plugins import JsonRenderPlugin
 
 from services.api.auth import AccountController, security_components
 from services.api.bots import BotController, default_bot_client_factory
-from services.api.deps import BotClientFactory, Services, get_pool
+from services.api.challenges import ChallengeController
+from services.api.deps import (
+    BotClientFactory,
+    Dispatcher,
+    Services,
+    default_dispatcher,
+    get_pool,
+)
 from services.api.health import health
+from services.api.leaderboards import LeaderboardController
+from services.api.matches import BotMatchController, MatchController
 from services.api.problems import exception_handlers
+from services.api.ratelimit import Counter, MemoryCounter, RateLimits, RedisCounter, rate_limit_hook
 from services.api.secretbox import SecretBox
+from services.api.tournaments import TournamentController
 from services.config import Settings, load_settings
 from services.db.pool import create_pool
 
@@ -29,34 +40,62 @@ def create_app(
     settings: Settings,
     pool: asyncpg.Pool | None = None,
     bot_client_factory: BotClientFactory | None = None,
+    dispatcher: Dispatcher | None = None,
+    rate_limits: RateLimits | None = None,
+    rate_counter: Counter | None = None,
 ) -> Litestar:
     """The API. Without ``pool`` the app opens one on ``settings.database_url`` at start-up
-    and closes it at shutdown; an injected pool is left to its owner."""
+    and closes it at shutdown; an injected pool is left to its owner.
+
+    ``dispatcher(pool, match_ids)`` hands new matches to the workers (default:
+    ``services.worker.dispatch.enqueue`` if importable, else a no-op that logs).
+    ``rate_limits`` default to :meth:`RateLimits.from_env`; counters are in Redis when
+    ``settings.redis_url`` is set, else in memory (or pass ``rate_counter``).
+    """
     if settings.secret_key is None:
         raise ValueError("settings.secret_key is required (it encrypts bots' signing secrets)")
     svc = Services(
         settings=settings,
         secret_box=SecretBox(settings.secret_key),
         bot_client_factory=bot_client_factory or default_bot_client_factory,
+        dispatcher=dispatcher or default_dispatcher(),
         pool=pool,
+    )
+    limits = rate_limits or RateLimits.from_env()
+    counter: Counter = rate_counter or (
+        RedisCounter(settings.redis_url) if settings.redis_url else MemoryCounter()
     )
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        if svc.pool is not None:
-            yield
-            return
-        if settings.database_url is None:
-            raise ValueError("settings.database_url is required to open the database pool")
-        svc.pool = await create_pool(settings.database_url)
         try:
-            yield
+            if svc.pool is not None:
+                yield
+                return
+            if settings.database_url is None:
+                raise ValueError("settings.database_url is required to open the database pool")
+            svc.pool = await create_pool(settings.database_url)
+            try:
+                yield
+            finally:
+                own, svc.pool = svc.pool, None
+                await own.close()
         finally:
-            own, svc.pool = svc.pool, None
-            await own.close()
+            if rate_counter is None:
+                await counter.aclose()
 
     return Litestar(
-        route_handlers=[AccountController, BotController, health],
+        route_handlers=[
+            AccountController,
+            BotController,
+            BotMatchController,
+            TournamentController,
+            ChallengeController,
+            MatchController,
+            LeaderboardController,
+            health,
+        ],
+        before_request=rate_limit_hook(limits, counter),
         dependencies={"pool": Provide(get_pool, sync_to_thread=False)},
         exception_handlers=exception_handlers,
         lifespan=[lifespan],

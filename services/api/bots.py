@@ -14,8 +14,9 @@ from arena.client import BotClient, ClientConfig, Fault
 from arena.egress import BadBotUrl, EgressError, EgressPolicy, EgressRefused
 from arena.protocol import API_VERSION, BotInfo
 from arena.signing import generate_secret
+from services import flow
 from services.api.auth import SECURITY, current_account
-from services.api.deps import BotClientFactory, services
+from services.api.deps import BotClientFactory, dispatch, services
 from services.api.problems import FieldError, ProblemError, problem_responses
 from services.api.schemas import (
     BotCreate,
@@ -192,6 +193,7 @@ class BotController(Controller):
         operation_id="listBots",
         summary="List bots, newest first",
         description="Keyset pages: pass the response's next_cursor as cursor; null means done.",
+        responses=problem_responses(400),
     )
     async def list_bots(
         self,
@@ -256,15 +258,24 @@ class BotController(Controller):
         "/{bot_id:int}",
         operation_id="deleteBot",
         summary="Delete a bot (owner only)",
-        description="The row stays (status 'deleted') so its matches and ratings still resolve.",
+        description=(
+            "The row stays (status 'deleted') so its matches and ratings still resolve. The bot "
+            "forfeits its unfinished matches in running tournaments; the events go on."
+        ),
         status_code=204,
         dependencies=_auth,
         security=SECURITY,
         responses=problem_responses(401, 403, 404),
     )
     async def delete_bot(
-        self, pool: NamedDependency[asyncpg.Pool], bot_id: BotId, account: NamedDependency[Account]
+        self,
+        request: Request[object, object, State],
+        pool: NamedDependency[asyncpg.Pool],
+        bot_id: BotId,
+        account: NamedDependency[Account],
     ) -> None:
         await _owned_bot(pool, bot_id, account)
         if not await db_bots.soft_delete_bot(pool, bot_id):
             raise _not_found(bot_id)
+        # it forfeits what is left of its running tournaments; the events go on
+        await dispatch(services(request.app.state), await flow.withdraw_bot(pool, bot_id))

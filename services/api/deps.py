@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import cast
 
 import asyncpg
 from litestar.datastructures import State
@@ -16,6 +19,28 @@ from services.config import Settings
 BotClientFactory = Callable[[str, str, EgressPolicy], BotClient]
 """``(base_url, signing_secret, policy) -> BotClient`` used for the registration handshake."""
 
+Dispatcher = Callable[[asyncpg.Pool, list[int]], Awaitable[None]]
+"""``(pool, match_ids)``: hand new matches to the workers (``services.worker.dispatch.enqueue``
+in production; tests run them in process)."""
+
+logger = logging.getLogger("services.api")
+
+
+async def log_only_dispatcher(pool: asyncpg.Pool, match_ids: list[int]) -> None:
+    """The fallback when the worker package is missing: the matches stay pending."""
+    if match_ids:
+        logger.warning("no dispatcher: matches %s stay pending until one runs them", match_ids)
+
+
+def default_dispatcher() -> Dispatcher:
+    """``services.worker.dispatch.enqueue`` if it can be imported, else :func:`log_only_dispatcher`."""
+    try:
+        module = importlib.import_module("services.worker.dispatch")
+    except ImportError:
+        logger.warning("services.worker.dispatch is not importable; matches will not be queued")
+        return log_only_dispatcher
+    return cast(Dispatcher, module.enqueue)
+
 
 @dataclass(slots=True)
 class Services:
@@ -24,7 +49,20 @@ class Services:
     settings: Settings
     secret_box: SecretBox
     bot_client_factory: BotClientFactory
+    dispatcher: Dispatcher = log_only_dispatcher
     pool: asyncpg.Pool | None = None
+
+
+async def dispatch(svc: Services, match_ids: list[int]) -> None:
+    """Hand matches to the dispatcher; a failure is logged (the matches stay pending and can be
+    queued again), never an error for the request that created them."""
+    if not match_ids:
+        return
+    assert svc.pool is not None
+    try:
+        await svc.dispatcher(svc.pool, match_ids)
+    except Exception:
+        logger.exception("dispatching matches %s failed; they stay pending", match_ids)
 
 
 def services(state: State) -> Services:

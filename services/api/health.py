@@ -47,7 +47,7 @@ async def _run(name: str, check: Check, svc: Services) -> str:
     operation_id="getHealth",
     summary="Whether the service and what it depends on answer",
     tags=["operations"],
-    responses=problem_responses(503),
+    responses=problem_responses(503, common=False),
 )
 async def health(request: Request[object, object, State]) -> dict[str, str]:
     svc = services(request.app.state)

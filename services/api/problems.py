@@ -114,15 +114,18 @@ def problem_response(
     )
 
 
-def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
-    """OpenAPI entries saying these statuses answer with a problem document."""
+def problem_responses(*statuses: int, common: bool = True) -> dict[int, ResponseSpec]:
+    """OpenAPI entries saying these statuses answer with a problem document; with ``common``
+    (every ``/v1`` operation) also 400 (a bad parameter or body) and 429 (rate limited)."""
+    every = sorted({*statuses, 400, 429} if common else set(statuses))
     return {
         status: ResponseSpec(
             data_container=Problem,
             description=f"{_title(status)} (application/problem+json)",
             media_type=PROBLEM_JSON,
+            generate_examples=False,  # random examples would make the document change
         )
-        for status in statuses
+        for status in every
     }
 
 

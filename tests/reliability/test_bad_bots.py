@@ -334,4 +334,4 @@ def test_matches_starting_together_do_not_stall_the_loop() -> None:
     walkovers = sum(r.result.reason == "walkover" for r in replays)
     print(f"\n24 matches at once: {walkovers} walkovers, loop stalled {max(stalls) * 1000:.0f} ms")
     assert walkovers == 0
-    assert max(stalls) < 0.15
+    assert max(stalls) < 0.3  # before the fix: 0.4-0.5 s and every bot lost by walkover

@@ -1,0 +1,67 @@
+"""Challenges: a casual, unrated match of your bot against another, queued at once."""
+
+from __future__ import annotations
+
+import asyncpg
+from litestar import Controller, Request, post
+from litestar.datastructures import State
+from litestar.di import NamedDependency, Provide
+from litestar.params import JSONBody
+
+from engine.errors import RulesError
+from services import flow
+from services.api.auth import SECURITY, current_account
+from services.api.deps import dispatch, services
+from services.api.match_schemas import ChallengeCreate, ChallengeCreated
+from services.api.problems import ProblemError, problem_responses
+from services.api.tournaments import flow_problem
+from services.api.views import rules_problem
+from services.db import bots as db_bots
+from services.db.accounts import Account
+
+
+class ChallengeController(Controller):
+    path = "/v1/challenges"
+    tags = ("matches",)
+
+    @post(
+        "/",
+        operation_id="createChallenge",
+        summary="Challenge another bot with one of yours (unrated)",
+        description=(
+            "`bot_a` must be yours and `bot_b` active; the match is queued at once. Follow it "
+            "at GET /v1/matches/{match_id}."
+        ),
+        status_code=202,
+        dependencies={"account": Provide(current_account)},
+        security=SECURITY,
+        responses=problem_responses(401, 403, 404, 409, 413, 422),
+    )
+    async def create_challenge(
+        self,
+        request: Request[object, object, State],
+        data: JSONBody[ChallengeCreate],
+        pool: NamedDependency[asyncpg.Pool],
+        account: NamedDependency[Account],
+    ) -> ChallengeCreated:
+        bot = await db_bots.get_bot(pool, data.bot_a)
+        if bot is None:
+            raise ProblemError(404, f"there is no bot {data.bot_a}", slug="bot-not-found")
+        if bot.owner_id != account.id:
+            raise ProblemError(403, "bot_a must be one of your bots")
+        try:
+            match_id = await flow.create_challenge(
+                pool,
+                data.bot_a,
+                data.bot_b,
+                mode=data.mode,
+                rules=data.rules or {},
+                games_per_match=data.games_per_match,
+                rated=False,
+            )
+        except RulesError as exc:
+            raise rules_problem(exc) from None
+        except flow.FlowError as exc:
+            raise flow_problem(exc) from None
+        await dispatch(services(request.app.state), [match_id])
+        return ChallengeCreated(match_id=match_id, status="pending")

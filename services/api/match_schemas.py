@@ -1,0 +1,92 @@
+"""Request and response bodies of matches, challenges and leaderboards (msgspec Structs)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+import msgspec
+
+from services.api.tournament_schemas import (
+    GamesPerMatch,
+    MatchEntrant,
+    MatchStatus,
+    Mode,
+    RulesObject,
+)
+
+BotRef = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
+
+
+class GameRead(msgspec.Struct):
+    """One game: points by side and the winning bot (null if abandoned by a forfeit)."""
+
+    score: list[int]
+    winner: int | None
+
+
+class MatchRead(msgspec.Struct, kw_only=True):
+    """A match. ``seed`` is shown once the match is over (it decides the deals)."""
+
+    id: int
+    status: MatchStatus
+    mode: Mode
+    tournament_id: int | None
+    round: int | None
+    bracket_match: str | None
+    bye: bool
+    rated: bool
+    games_per_match: int
+    rules: dict[str, Any]
+    entrants: list[MatchEntrant]
+    games: list[GameRead]
+    winner: int | None
+    reason: str | None  # games, tantos, draw, forfeit, walkover, withdrawn, bye
+    games_won: list[int] | None
+    tantos: list[int] | None
+    seed: int | None
+    created_at: datetime
+    finished_at: datetime | None
+
+
+class MatchPage(msgspec.Struct):
+    """A page of matches, newest first; pass ``next_cursor`` as ``cursor``."""
+
+    items: list[MatchRead]
+    next_cursor: int | None
+
+
+class ChallengeCreate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A casual, unrated match of your bot ``bot_a`` against any active bot ``bot_b``."""
+
+    bot_a: BotRef
+    bot_b: BotRef
+    mode: Mode = "1v1"
+    games_per_match: GamesPerMatch = 2
+    rules: RulesObject | None = None
+
+
+class ChallengeCreated(msgspec.Struct):
+    match_id: int
+    status: MatchStatus
+
+
+class LeaderboardEntry(msgspec.Struct, kw_only=True):
+    rank: int
+    bot_id: int
+    name: str
+    rating: float
+    matches: int
+    wins: int
+    losses: int
+    draws: int
+    provisional: bool  # fewer than 10 rated matches in this mode
+
+
+class Leaderboard(msgspec.Struct):
+    """Bots with rated matches in ``mode``, highest rating first; pass ``next_cursor`` as
+    ``cursor`` for the next page."""
+
+    mode: Mode
+    entries: list[LeaderboardEntry]
+    next_cursor: int | None

@@ -1,0 +1,114 @@
+"""Matches: read one, its replay, and a bot's match history."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import asyncpg
+from litestar import Controller, Response, get
+from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import Parameter
+
+from arena.replay import Replay
+from services.api.match_schemas import MatchPage, MatchRead
+from services.api.problems import ProblemError, problem_responses
+from services.api.views import match_read
+from services.db import bots as db_bots
+from services.db import matches as db_matches
+
+MatchId = Annotated[int, Parameter(ge=1, le=2**63 - 1, description="the match's id")]
+BotId = Annotated[int, Parameter(ge=1, le=2**63 - 1, description="the bot's id")]
+
+
+def _not_found(match_id: int) -> ProblemError:
+    return ProblemError(404, f"there is no match {match_id}", slug="match-not-found")
+
+
+class MatchController(Controller):
+    path = "/v1/matches"
+    tags = ("matches",)
+
+    @get(
+        "/{match_id:int}",
+        operation_id="getMatch",
+        summary="A match: entrants, games (score by side, winner), winner",
+        description="The seed is shown once the match is over.",
+        responses=problem_responses(400, 404),
+    )
+    async def get_match(self, pool: NamedDependency[asyncpg.Pool], match_id: MatchId) -> MatchRead:
+        match = await db_matches.get_match(pool, match_id)
+        if match is None:
+            raise _not_found(match_id)
+        names = await db_matches.entrant_names(pool, list(match.bots))
+        return match_read(match, names)
+
+    @get(
+        "/{match_id:int}/replay",
+        operation_id="getMatchReplay",
+        summary="The whole replay of a finished match",
+        description=(
+            "Seed, rules and every game's deal and events (actions, say, faults, latencies), "
+            "as verified by `truco replay verify`. A match that is not finished yet is a 409 "
+            "(no partial replays are served); a bye or a forfeit without play has none (404)."
+        ),
+        responses={
+            200: ResponseSpec(
+                data_container=Replay,
+                description="The replay document (format truco-arena-replay/1)",
+                generate_examples=False,
+            ),
+            **problem_responses(400, 404, 409),
+        },
+    )
+    async def get_replay(
+        self, pool: NamedDependency[asyncpg.Pool], match_id: MatchId
+    ) -> Response[bytes]:
+        match = await db_matches.get_match(pool, match_id)
+        if match is None:
+            raise _not_found(match_id)
+        if not match.finished:
+            raise ProblemError(
+                409,
+                f"match {match_id} is {match.status}; its replay is served once it is finished",
+                slug="match-not-finished",
+            )
+        document = await db_matches.replay_json(pool, match_id)
+        if document is None:
+            raise ProblemError(
+                404,
+                f"match {match_id} was decided without play: it has no replay",
+                slug="no-replay",
+            )
+        return Response(content=document, media_type="application/json")
+
+
+class BotMatchController(Controller):
+    path = "/v1/bots"
+    tags = ("bots", "matches")
+
+    @get(
+        "/{bot_id:int}/matches",
+        operation_id="listBotMatches",
+        summary="A bot's matches, newest first",
+        description="Keyset pages: pass the response's next_cursor as cursor; null means done.",
+        responses=problem_responses(400, 404),
+    )
+    async def list_bot_matches(
+        self,
+        pool: NamedDependency[asyncpg.Pool],
+        bot_id: BotId,
+        limit: Annotated[int, Parameter(ge=1, le=100, description="page size")] = 20,
+        cursor: Annotated[
+            int | None,
+            Parameter(ge=1, le=2**63 - 1, description="the next_cursor of the previous page"),
+        ] = None,
+    ) -> MatchPage:
+        if await db_bots.get_bot(pool, bot_id) is None:
+            raise ProblemError(404, f"there is no bot {bot_id}", slug="bot-not-found")
+        page, more = await db_matches.bot_matches(pool, bot_id, limit=limit, cursor=cursor)
+        names = await db_matches.entrant_names(pool, sorted({b for m in page for b in m.bots}))
+        return MatchPage(
+            items=[match_read(m, names) for m in page],
+            next_cursor=page[-1].id if more and page else None,
+        )

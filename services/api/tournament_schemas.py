@@ -1,0 +1,190 @@
+"""Request and response bodies of tournaments and their entries (msgspec Structs)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+Format = Literal["swiss", "single_elimination", "double_elimination", "round_robin"]
+Mode = Literal["1v1", "2v2"]
+TournamentStatus = Literal["registering", "running", "finished", "cancelled"]
+MatchStatus = Literal["pending", "queued", "running", "done", "forfeit", "error"]
+RoundStatus = Literal["pending", "running", "done"]
+
+TournamentName = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=100,
+        pattern=r"^\S(.*\S)?$",
+        description="1-100 characters, no leading or trailing space",
+        examples=["Copa Truco"],
+    ),
+]
+RulesObject = Annotated[
+    dict[str, Any],
+    msgspec.Meta(
+        description=(
+            "the engine's rules object (players, points_to_win, flor, falta_envido, "
+            "mazo_first_round_costs_two, sena_seen_by_opponents); players follows the mode"
+        ),
+        examples=[{"points_to_win": 15, "flor": False}],
+    ),
+]
+GamesPerMatch = Annotated[int, msgspec.Meta(ge=1, le=100, description="games in each match")]
+
+
+class TournamentCreate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A new tournament; ``rounds`` is the Swiss round count (default ceil(log2 n) + 1,
+    capped so a small field can be paired without rematches)."""
+
+    name: TournamentName
+    format: Format
+    mode: Mode
+    rounds: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None
+    games_per_match: GamesPerMatch = 2
+    rules: RulesObject | None = None
+    timeout_ms: Annotated[int, msgspec.Meta(ge=10, le=60_000)] = 1000
+    fault_limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 5
+    third_place: bool = False
+    start_at: datetime | None = None
+
+
+class TournamentSettingsRead(msgspec.Struct, kw_only=True):
+    rules: dict[str, Any]
+    rounds: int | None
+    games_per_match: int
+    timeout_ms: int
+    time_bank_ms: int
+    fault_limit: int
+    third_place: bool
+    rated: bool
+
+
+class TournamentSummary(msgspec.Struct, kw_only=True):
+    id: int
+    name: str
+    format: Format
+    mode: Mode
+    status: TournamentStatus
+    organiser_id: int
+    settings: TournamentSettingsRead
+    current_round: int
+    created_at: datetime
+    start_at: datetime | None
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+class TournamentPage(msgspec.Struct):
+    """A page of tournaments, newest first; pass ``next_cursor`` as ``cursor``."""
+
+    items: list[TournamentSummary]
+    next_cursor: int | None
+
+
+class MatchEntrant(msgspec.Struct):
+    """A bot in a match, by side (0 plays first in the first game)."""
+
+    bot_id: int
+    name: str
+    side: int
+
+
+class RoundMatch(msgspec.Struct, kw_only=True):
+    id: int
+    status: MatchStatus
+    board: int
+    entrants: list[MatchEntrant]
+    winner: int | None  # the winning bot's id; null while open or for a draw
+    bye: bool
+    bracket_match: str | None
+
+
+class RoundRead(msgspec.Struct):
+    number: int
+    status: RoundStatus
+    matches: list[RoundMatch]
+
+
+class StandingRead(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One line of the standings. Swiss and round robin carry their tiebreaks; elimination
+    formats carry ``losses`` and ``seed`` (``points`` is then matches won)."""
+
+    rank: int
+    bot_id: int
+    name: str
+    points: float
+    withdrawn: bool
+    buchholz_cut1: float | None = None
+    buchholz: float | None = None
+    sonneborn_berger: float | None = None
+    direct_encounter: float | None = None
+    game_points: float | None = None
+    tantos_difference: float | None = None
+    losses: float | None = None
+    seed: float | None = None
+
+
+class BracketSide(msgspec.Struct, omit_defaults=True):
+    """A slot of a bracket match: a seed and its bot once known; ``bye`` for an empty slot."""
+
+    seed: int | None = None
+    bot_id: int | None = None
+    bye: bool = False
+
+
+class BracketMatchRead(msgspec.Struct, kw_only=True):
+    code: str  # W2-1, L1-3, 3P, GF, GF2
+    bracket: Literal["winners", "losers", "third_place", "grand_final", "reset"]
+    round: int
+    a: BracketSide
+    b: BracketSide
+    winner: int | None  # the bot that went through
+    match_id: int | None  # the played match, if any
+    void: bool  # decided without a match (a bye, or a reset that is not needed)
+
+
+class BracketRead(msgspec.Struct):
+    kind: Literal["single", "double"]
+    matches: list[BracketMatchRead]
+    champion: int | None
+
+
+class TournamentDetail(TournamentSummary, kw_only=True):
+    """A tournament with its rounds, standings and, for elimination formats, the bracket."""
+
+    entries: int
+    rounds: list[RoundRead]
+    standings: list[StandingRead]
+    bracket: BracketRead | None = None
+
+
+class EntryCreate(msgspec.Struct, forbid_unknown_fields=True):
+    bot_id: Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
+
+
+class EntryRead(msgspec.Struct, kw_only=True):
+    tournament_id: int
+    bot_id: int
+    name: str
+    seed: int | None
+    entered_at: datetime
+    withdrawn_at: datetime | None
+
+
+class EntryPage(msgspec.Struct):
+    """Entries by bot id; pass ``next_cursor`` as ``cursor``."""
+
+    items: list[EntryRead]
+    next_cursor: int | None
+
+
+class TournamentStarted(msgspec.Struct):
+    """The tournament is running; ``queued`` are the first matches handed to the workers."""
+
+    id: int
+    status: TournamentStatus
+    queued: list[int]

@@ -1,0 +1,259 @@
+"""Tournaments: create, list, read (rounds, standings, bracket), enter a bot, start."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import asyncpg
+from litestar import Controller, Request, get, post
+from litestar.datastructures import State
+from litestar.di import NamedDependency, Provide
+from litestar.params import JSONBody, Parameter
+
+from engine.errors import RulesError
+from services import flow
+from services.api.auth import SECURITY, current_account
+from services.api.deps import dispatch, services
+from services.api.problems import ProblemError, problem_responses
+from services.api.tournament_schemas import (
+    EntryCreate,
+    EntryPage,
+    EntryRead,
+    TournamentCreate,
+    TournamentDetail,
+    TournamentPage,
+    TournamentStarted,
+    TournamentStatus,
+)
+from services.api.views import bracket_of, rounds_of, rules_problem, standings_of, summary
+from services.db import bots as db_bots
+from services.db import tournaments as db_tournaments
+from services.db.accounts import Account
+from services.db.tournaments import Entry, Tournament
+
+TournamentId = Annotated[int, Parameter(ge=1, le=2**63 - 1, description="the tournament's id")]
+Limit = Annotated[int, Parameter(ge=1, le=100, description="page size")]
+Cursor = Annotated[
+    int | None, Parameter(ge=1, le=2**63 - 1, description="the next_cursor of the previous page")
+]
+_auth = {"account": Provide(current_account)}
+
+
+def _not_found(tournament_id: int) -> ProblemError:
+    return ProblemError(404, f"there is no tournament {tournament_id}", slug="tournament-not-found")
+
+
+def flow_problem(exc: flow.FlowError) -> ProblemError:
+    """A workflow refusal as a problem: 404 for a missing thing, 409 for a state conflict."""
+    if isinstance(exc, flow.NotFound):
+        return ProblemError(404, str(exc), slug="not-found")
+    slug = {
+        flow.TournamentStateError: "tournament-state",
+        flow.NotEnoughEntrants: "not-enough-entrants",
+        flow.AlreadyEntered: "already-entered",
+        flow.BotUnavailable: "bot-unavailable",
+        flow.SameBot: "same-bot",
+    }.get(type(exc), "conflict")
+    return ProblemError(409, str(exc), slug=slug)
+
+
+def _entry(entry: Entry) -> EntryRead:
+    return EntryRead(
+        tournament_id=entry.tournament_id,
+        bot_id=entry.bot_id,
+        name=entry.name,
+        seed=entry.seed,
+        entered_at=entry.entered_at,
+        withdrawn_at=entry.withdrawn_at,
+    )
+
+
+async def _tournament(pool: asyncpg.Pool, tournament_id: int) -> Tournament:
+    tournament = await db_tournaments.get_tournament(pool, tournament_id)
+    if tournament is None:
+        raise _not_found(tournament_id)
+    return tournament
+
+
+class TournamentController(Controller):
+    path = "/v1/tournaments"
+    tags = ("tournaments",)
+
+    @post(
+        "/",
+        operation_id="createTournament",
+        summary="Create a tournament (you are its organiser)",
+        description=(
+            "Starts in status registering. `rules` is the engine's rules object; a bad key or "
+            "value is a 422 naming it. `players` follows the mode (2 for 1v1, 4 for 2v2)."
+        ),
+        status_code=201,
+        dependencies=_auth,
+        security=SECURITY,
+        responses=problem_responses(401, 413, 422),
+    )
+    async def create_tournament(
+        self,
+        data: JSONBody[TournamentCreate],
+        pool: NamedDependency[asyncpg.Pool],
+        account: NamedDependency[Account],
+    ) -> TournamentDetail:
+        settings = flow.TournamentSettings(
+            rules=data.rules or {},
+            rounds=data.rounds,
+            games_per_match=data.games_per_match,
+            timeout_ms=data.timeout_ms,
+            fault_limit=data.fault_limit,
+            third_place=data.third_place,
+        )
+        try:
+            tournament = await flow.create_tournament(
+                pool,
+                organiser_id=account.id,
+                name=data.name,
+                format=data.format,
+                mode=data.mode,
+                settings=settings,
+                start_at=data.start_at,
+            )
+        except RulesError as exc:
+            raise rules_problem(exc) from None
+        return await _detail(pool, tournament)
+
+    @get(
+        "/",
+        operation_id="listTournaments",
+        summary="List tournaments, newest first",
+        description="Keyset pages: pass the response's next_cursor as cursor; null means done.",
+        responses=problem_responses(400),
+    )
+    async def list_tournaments(
+        self,
+        pool: NamedDependency[asyncpg.Pool],
+        status: Annotated[
+            TournamentStatus | None, Parameter(description="only tournaments in this status")
+        ] = None,
+        limit: Limit = 20,
+        cursor: Cursor = None,
+    ) -> TournamentPage:
+        page, more = await db_tournaments.list_tournaments(
+            pool, status=status, limit=limit, cursor=cursor
+        )
+        return TournamentPage(
+            items=[summary(t) for t in page], next_cursor=page[-1].id if more and page else None
+        )
+
+    @get(
+        "/{tournament_id:int}",
+        operation_id="getTournament",
+        summary="A tournament with its rounds, standings and bracket",
+        responses=problem_responses(400, 404),
+    )
+    async def get_tournament(
+        self, pool: NamedDependency[asyncpg.Pool], tournament_id: TournamentId
+    ) -> TournamentDetail:
+        return await _detail(pool, await _tournament(pool, tournament_id))
+
+    @get(
+        "/{tournament_id:int}/entries",
+        operation_id="listTournamentEntries",
+        summary="The bots entered in a tournament, by bot id",
+        responses=problem_responses(400, 404),
+    )
+    async def list_entries(
+        self,
+        pool: NamedDependency[asyncpg.Pool],
+        tournament_id: TournamentId,
+        limit: Limit = 20,
+        cursor: Cursor = None,
+    ) -> EntryPage:
+        await _tournament(pool, tournament_id)
+        page, more = await db_tournaments.entries_page(
+            pool, tournament_id, limit=limit, cursor=cursor
+        )
+        return EntryPage(
+            items=[_entry(e) for e in page], next_cursor=page[-1].bot_id if more and page else None
+        )
+
+    @post(
+        "/{tournament_id:int}/entries",
+        operation_id="enterTournament",
+        summary="Enter one of your bots (while registering)",
+        status_code=201,
+        dependencies=_auth,
+        security=SECURITY,
+        responses=problem_responses(400, 401, 403, 404, 409, 413, 422),
+    )
+    async def enter(
+        self,
+        pool: NamedDependency[asyncpg.Pool],
+        tournament_id: TournamentId,
+        data: JSONBody[EntryCreate],
+        account: NamedDependency[Account],
+    ) -> EntryRead:
+        await _tournament(pool, tournament_id)
+        bot = await db_bots.get_bot(pool, data.bot_id)
+        if bot is None:
+            raise ProblemError(404, f"there is no bot {data.bot_id}", slug="bot-not-found")
+        if bot.owner_id != account.id:
+            raise ProblemError(403, "only the bot's owner may enter it")
+        try:
+            entry = await flow.enter_tournament(pool, tournament_id, data.bot_id)
+        except flow.FlowError as exc:
+            raise flow_problem(exc) from None
+        return _entry(entry)
+
+    @post(
+        "/{tournament_id:int}/start",
+        operation_id="startTournament",
+        summary="Start the tournament (organiser only)",
+        description=(
+            "Seeds the entries by rating, creates the first round (or the first bracket "
+            "matches) and queues its matches. The status becomes running, and finished when "
+            "the last match is done."
+        ),
+        status_code=202,
+        dependencies=_auth,
+        security=SECURITY,
+        responses=problem_responses(400, 401, 403, 404, 409),
+    )
+    async def start(
+        self,
+        request: Request[object, object, State],
+        pool: NamedDependency[asyncpg.Pool],
+        tournament_id: TournamentId,
+        account: NamedDependency[Account],
+    ) -> TournamentStarted:
+        tournament = await _tournament(pool, tournament_id)
+        if tournament.organiser_id != account.id:
+            raise ProblemError(403, "only the tournament's organiser may start it")
+        try:
+            queued = await flow.start_tournament(pool, tournament_id)
+        except flow.FlowError as exc:
+            raise flow_problem(exc) from None
+        await dispatch(services(request.app.state), queued)
+        return TournamentStarted(id=tournament_id, status="running", queued=queued)
+
+
+async def _detail(pool: asyncpg.Pool, tournament: Tournament) -> TournamentDetail:
+    entries = await db_tournaments.entries(pool, tournament.id)
+    entrants, matches = await flow.event_state(pool, tournament.id)
+    rounds = await db_tournaments.rounds(pool, tournament.id)
+    names = {e.bot_id: e.name for e in entries}
+    standings = flow.standings(
+        tournament.format,
+        entrants,
+        matches,
+        third_place=flow.settings_of(tournament).third_place,
+    )
+    base = summary(tournament)
+    return TournamentDetail(
+        **{f: getattr(base, f) for f in base.__struct_fields__},
+        entries=len(entries),
+        rounds=rounds_of(rounds, matches, names),
+        standings=standings_of(standings, names),
+        bracket=bracket_of(tournament, entrants, matches),
+    )
+
+
+__all__ = ["TournamentController", "flow_problem"]

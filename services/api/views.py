@@ -1,0 +1,191 @@
+"""Turning stored rows into response bodies (shared by the tournament and match handlers)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from engine.errors import RulesError
+from services import flow
+from services import flow_pairing as fp
+from services.api.match_schemas import GameRead, MatchRead
+from services.api.problems import FieldError, ProblemError
+from services.api.tournament_schemas import (
+    BracketMatchRead,
+    BracketRead,
+    BracketSide,
+    MatchEntrant,
+    RoundMatch,
+    RoundRead,
+    StandingRead,
+    TournamentSettingsRead,
+    TournamentSummary,
+)
+from services.db.matches import MatchRow
+from services.db.tournaments import RoundRow, Tournament
+from services.tournaments.brackets import BYE, resolve
+
+_RULES_KEY = ("at `$.", "unknown field `")
+
+
+def rules_problem(exc: RulesError) -> ProblemError:
+    """A 422 naming the offending rules key (``body.rules.<key>``) when the message says it."""
+    message = str(exc)
+    field = "body.rules"
+    for marker in _RULES_KEY:
+        if marker in message:
+            key = message.split(marker, 1)[1].split("`", 1)[0].split(".", 1)[0]
+            if key:
+                field = f"body.rules.{key}"
+                break
+    if message.startswith("rules.players"):
+        field = "body.rules.players"
+    return ProblemError(
+        422,
+        message,
+        slug="invalid-rules",
+        title="The rules are not valid",
+        errors=[FieldError(field=field, message=message)],
+    )
+
+
+def entrants_of(match: MatchRow, names: dict[int, str]) -> list[MatchEntrant]:
+    return [
+        MatchEntrant(bot_id=bot, name=names.get(bot, ""), side=side)
+        for side, bot in enumerate(match.bots)
+    ]
+
+
+def round_match(match: MatchRow, names: dict[int, str]) -> RoundMatch:
+    return RoundMatch(
+        id=match.id,
+        status=match.status,  # type: ignore[arg-type]
+        board=match.board,
+        entrants=entrants_of(match, names),
+        winner=match.winner_bot,
+        bye=match.bye,
+        bracket_match=match.bracket_match,
+    )
+
+
+def match_read(match: MatchRow, names: dict[int, str]) -> MatchRead:
+    result: dict[str, Any] = match.result or {}
+    games = [
+        GameRead(
+            score=[int(x) for x in game.get("score", [0, 0])],
+            winner=None if game.get("winner") is None else match.bots[int(game["winner"])],
+        )
+        for game in result.get("games", [])
+    ]
+    reason = "bye" if match.bye else result.get("reason")
+    return MatchRead(
+        id=match.id,
+        status=match.status,  # type: ignore[arg-type]
+        mode=match.mode,  # type: ignore[arg-type]
+        tournament_id=match.tournament_id,
+        round=match.round_number,
+        bracket_match=match.bracket_match,
+        bye=match.bye,
+        rated=match.rated,
+        games_per_match=match.games_per_match,
+        rules=match.rules,
+        entrants=entrants_of(match, names),
+        games=games,
+        winner=match.winner_bot,
+        reason=reason,
+        games_won=result.get("games_won"),
+        tantos=result.get("tantos"),
+        seed=match.seed if match.finished else None,
+        created_at=match.created_at,
+        finished_at=match.finished_at,
+    )
+
+
+def summary(tournament: Tournament) -> TournamentSummary:
+    settings = flow.settings_of(tournament)
+    return TournamentSummary(
+        id=tournament.id,
+        name=tournament.name,
+        format=tournament.format,  # type: ignore[arg-type]
+        mode=tournament.mode,  # type: ignore[arg-type]
+        status=tournament.status,  # type: ignore[arg-type]
+        organiser_id=tournament.organiser_id,
+        settings=msgspec.convert(msgspec.to_builtins(settings), TournamentSettingsRead),
+        current_round=tournament.current_round,
+        created_at=tournament.created_at,
+        start_at=tournament.start_at,
+        started_at=tournament.started_at,
+        finished_at=tournament.finished_at,
+    )
+
+
+def rounds_of(
+    rounds: Sequence[RoundRow], matches: Sequence[MatchRow], names: dict[int, str]
+) -> list[RoundRead]:
+    return [
+        RoundRead(
+            number=r.number,
+            status=r.status,  # type: ignore[arg-type]
+            matches=[round_match(m, names) for m in matches if m.round_id == r.id],
+        )
+        for r in rounds
+    ]
+
+
+def standings_of(rows: Sequence[fp.StandingRow], names: dict[int, str]) -> list[StandingRead]:
+    known = set(StandingRead.__struct_fields__)
+    return [
+        StandingRead(
+            rank=row.rank,
+            bot_id=row.bot_id,
+            name=names.get(row.bot_id, ""),
+            points=row.points,
+            withdrawn=row.withdrawn,
+            **{k: v for k, v in row.tiebreaks.items() if k in known},
+        )
+        for row in rows
+    ]
+
+
+def bracket_of(
+    tournament: Tournament, entrants: Sequence[fp.Entrant], matches: Sequence[MatchRow]
+) -> BracketRead | None:
+    if tournament.format not in fp.ELIMINATION or not entrants:
+        return None
+    bracket = fp.make_bracket(
+        tournament.format, len(entrants), third_place=flow.settings_of(tournament).third_place
+    )
+    by_seed, _ = fp.seed_maps(entrants)
+    state = resolve(bracket, fp.bracket_results(entrants, matches))
+    level = fp.depths(bracket)
+    rows = {m.bracket_match: m.id for m in matches if m.bracket_match is not None}
+
+    def side(seed: int | None) -> BracketSide:
+        if seed is None:
+            return BracketSide()
+        if seed == BYE:
+            return BracketSide(bye=True)
+        return BracketSide(seed=seed, bot_id=by_seed[seed])
+
+    items = []
+    for match in bracket.matches:
+        r = state[match.id]
+        items.append(
+            BracketMatchRead(
+                code=match.id,
+                bracket=match.bracket,
+                round=level[match.id],
+                a=side(r.a),
+                b=side(r.b),
+                winner=by_seed.get(r.winner) if r.winner else None,
+                match_id=rows.get(match.id),
+                void=r.void,
+            )
+        )
+    return BracketRead(
+        kind=bracket.kind,
+        matches=items,
+        champion=fp.bracket_champion(bracket, entrants, matches),
+    )

@@ -1,0 +1,257 @@
+"""Matches, their entrants, results and compressed replays.
+
+A match has two sides (0 and 1) with one bot each (in 2v2 a bot is a team and fills both
+seats of its side). A Swiss bye is a match row with only side 0 (``bye``). The result row is
+stored at most once per match (``match_results_one_per_match``); the replay is zlib-compressed
+JSON in ``replays``.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+from services.db.accounts import Connection, Executor
+
+OPEN_STATUSES = ("pending", "queued", "running")
+FINISHED_STATUSES = ("done", "forfeit")
+
+_COLUMNS = (
+    "m.id, m.tournament_id, m.round_id, r.number AS round_number, m.bracket, m.bracket_match, "
+    "m.board, m.mode, m.status, m.seed, m.rated, m.games_per_match, m.rules, m.winner_side, "
+    "m.bye, m.attempts, m.created_at, m.queued_at, m.finished_at, "
+    "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND side = 0) AS bot0, "
+    "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND side = 1) AS bot1, "
+    "mr.result"
+)
+_FROM = (
+    "FROM matches m LEFT JOIN rounds r ON r.id = m.round_id "
+    "LEFT JOIN match_results mr ON mr.match_id = m.id"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRow:
+    """One match with its two bots (``bot1`` is None for a bye) and its stored result."""
+
+    id: int
+    tournament_id: int | None
+    round_id: int | None
+    round_number: int | None
+    bracket: str
+    bracket_match: str | None
+    board: int
+    mode: str
+    status: str
+    seed: int
+    rated: bool
+    games_per_match: int
+    rules: dict[str, Any]
+    winner_side: int | None
+    bye: bool
+    attempts: int
+    created_at: datetime
+    queued_at: datetime | None
+    finished_at: datetime | None
+    bot0: int
+    bot1: int | None
+    result: dict[str, Any] | None
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED_STATUSES
+
+    @property
+    def bots(self) -> tuple[int, ...]:
+        return (self.bot0,) if self.bot1 is None else (self.bot0, self.bot1)
+
+    @property
+    def winner_bot(self) -> int | None:
+        if self.winner_side is None:
+            return None
+        return self.bot0 if self.winner_side == 0 else self.bot1
+
+    def pair_of(self, key: str) -> tuple[int, int]:
+        """A per-side pair from the result (``games_won``, ``tantos``); (0, 0) if absent."""
+        value = (self.result or {}).get(key) or (0, 0)
+        return int(value[0]), int(value[1])
+
+
+def _match(row: asyncpg.Record) -> MatchRow:
+    return MatchRow(**dict(row))
+
+
+async def insert_match(
+    conn: Connection,
+    *,
+    bots: tuple[int, ...],
+    mode: str,
+    seed: int,
+    rated: bool,
+    games_per_match: int,
+    rules: dict[str, Any],
+    tournament_id: int | None = None,
+    round_id: int | None = None,
+    bracket: str = "main",
+    bracket_match: str | None = None,
+    board: int = 0,
+    bye: bool = False,
+) -> int:
+    """A new match (status ``pending``, or ``done`` for a bye) with one bot per side."""
+    match_id: int = await conn.fetchval(
+        "INSERT INTO matches (tournament_id, round_id, bracket, bracket_match, board, mode, "
+        "status, seed, rated, games_per_match, rules, winner_side, bye, finished_at) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+        "CASE WHEN $13 THEN now() END) RETURNING id",
+        tournament_id,
+        round_id,
+        bracket,
+        bracket_match,
+        board,
+        mode,
+        "done" if bye else "pending",
+        seed,
+        rated and not bye,
+        games_per_match,
+        rules,
+        0 if bye else None,
+        bye,
+    )
+    await conn.executemany(
+        "INSERT INTO match_entrants (match_id, slot, bot_id, side) VALUES ($1, $2, $3, $2)",
+        [(match_id, side, bot) for side, bot in enumerate(bots)],
+    )
+    return match_id
+
+
+async def get_match(conn: Executor, match_id: int, *, for_update: bool = False) -> MatchRow | None:
+    lock = " FOR UPDATE OF m" if for_update else ""
+    row = await conn.fetchrow(f"SELECT {_COLUMNS} {_FROM} WHERE m.id = $1{lock}", match_id)
+    return None if row is None else _match(row)
+
+
+async def get_matches(conn: Executor, match_ids: list[int]) -> list[MatchRow]:
+    rows = await conn.fetch(
+        f"SELECT {_COLUMNS} {_FROM} WHERE m.id = ANY($1::bigint[]) ORDER BY m.id", match_ids
+    )
+    return [_match(row) for row in rows]
+
+
+async def tournament_matches(conn: Executor, tournament_id: int) -> list[MatchRow]:
+    """Every match of a tournament, by round then board."""
+    rows = await conn.fetch(
+        f"SELECT {_COLUMNS} {_FROM} WHERE m.tournament_id = $1 ORDER BY r.number, m.board, m.id",
+        tournament_id,
+    )
+    return [_match(row) for row in rows]
+
+
+async def bot_matches(
+    conn: Executor, bot_id: int, *, limit: int, cursor: int | None
+) -> tuple[list[MatchRow], bool]:
+    """A bot's matches, newest first (keyset pages by match id)."""
+    rows = await conn.fetch(
+        f"SELECT {_COLUMNS} {_FROM} WHERE m.id IN ("
+        "  SELECT match_id FROM match_entrants WHERE bot_id = $1 "
+        "  AND ($2::bigint IS NULL OR match_id < $2) ORDER BY match_id DESC LIMIT $3"
+        ") ORDER BY m.id DESC",
+        bot_id,
+        cursor,
+        limit + 1,
+    )
+    return [_match(row) for row in rows[:limit]], len(rows) > limit
+
+
+async def mark_queued(conn: Connection, match_ids: list[int]) -> list[int]:
+    """Open matches among ``match_ids`` become ``queued`` (attempts + 1); returns those ids."""
+    rows = await conn.fetch(
+        "UPDATE matches SET status = 'queued', attempts = attempts + 1, queued_at = now() "
+        "WHERE id = ANY($1::bigint[]) AND status IN ('pending', 'queued', 'running') "
+        "RETURNING id",
+        match_ids,
+    )
+    return sorted(int(row["id"]) for row in rows)
+
+
+async def insert_result(
+    conn: Connection,
+    match_id: int,
+    *,
+    winner_side: int | None,
+    result: dict[str, Any],
+    task_id: str | None,
+) -> bool:
+    """Store the result once; False if the match already has one (nothing changes)."""
+    found = await conn.fetchval(
+        "INSERT INTO match_results (match_id, winner_side, result, task_id) "
+        "VALUES ($1, $2, $3, $4) "
+        "ON CONFLICT ON CONSTRAINT match_results_one_per_match DO NOTHING RETURNING id",
+        match_id,
+        winner_side,
+        result,
+        task_id,
+    )
+    return found is not None
+
+
+async def finish_match(
+    conn: Connection, match_id: int, *, status: str, winner_side: int | None
+) -> None:
+    await conn.execute(
+        "UPDATE matches SET status = $2, winner_side = $3, finished_at = now() WHERE id = $1",
+        match_id,
+        status,
+        winner_side,
+    )
+
+
+async def store_replay(conn: Connection, match_id: int, document: bytes) -> None:
+    """Store the replay JSON zlib-compressed (a second store for the match changes nothing)."""
+    await conn.execute(
+        "INSERT INTO replays (match_id, compression, data, size_bytes) VALUES ($1, 'zlib', $2, $3) "
+        "ON CONFLICT (match_id) DO NOTHING",
+        match_id,
+        zlib.compress(document, 6),
+        len(document),
+    )
+
+
+async def replay_json(conn: Executor, match_id: int) -> bytes | None:
+    """The replay document (decompressed JSON), in one query; None if there is none."""
+    row = await conn.fetchrow("SELECT compression, data FROM replays WHERE match_id = $1", match_id)
+    if row is None:
+        return None
+    data = bytes(row["data"])
+    return zlib.decompress(data) if row["compression"] == "zlib" else data
+
+
+async def open_matches_of_bot(conn: Connection, bot_id: int, tournament_id: int) -> list[int]:
+    """Unfinished matches of ``bot_id`` in a tournament."""
+    rows = await conn.fetch(
+        "SELECT m.id FROM matches m JOIN match_entrants e ON e.match_id = m.id "
+        "WHERE e.bot_id = $1 AND m.tournament_id = $2 "
+        "AND m.status IN ('pending', 'queued', 'running') ORDER BY m.id",
+        bot_id,
+        tournament_id,
+    )
+    return [int(row["id"]) for row in rows]
+
+
+async def entrant_names(conn: Executor, bot_ids: list[int]) -> dict[int, str]:
+    rows = await conn.fetch("SELECT id, name FROM bots WHERE id = ANY($1::bigint[])", bot_ids)
+    return {int(row["id"]): str(row["name"]) for row in rows}
+
+
+async def entrant_secrets(conn: Executor, bot_ids: list[int]) -> dict[int, tuple[str, str, bytes]]:
+    """(name, url, encrypted signing secret) per bot."""
+    rows = await conn.fetch(
+        "SELECT id, name, url, signing_secret_enc FROM bots WHERE id = ANY($1::bigint[])", bot_ids
+    )
+    return {
+        int(row["id"]): (str(row["name"]), str(row["url"]), bytes(row["signing_secret_enc"]))
+        for row in rows
+    }

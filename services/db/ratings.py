@@ -1,0 +1,111 @@
+"""Stored Elo ratings per bot and mode, their history, and the leaderboards.
+
+The arithmetic is :mod:`services.ratings` (pure); this module only reads and writes rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from services.db.accounts import Connection, Executor
+
+Outcome = Literal["win", "loss", "draw"]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRating:
+    bot_id: int
+    rating: int
+    matches: int
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    bot_id: int
+    before: int
+    after: int
+    outcome: Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    bot_id: int
+    name: str
+    rating: float
+    matches: int
+    wins: int
+    losses: int
+    draws: int
+
+
+async def lock_ratings(conn: Connection, mode: str, bot_ids: list[int]) -> dict[int, StoredRating]:
+    """The bots' ratings in ``mode`` (rows created at 1500 if missing), locked for update.
+
+    Rows are locked in bot id order, so concurrent results never deadlock on them.
+    """
+    ordered = sorted(set(bot_ids))
+    await conn.execute(
+        "INSERT INTO ratings (bot_id, mode) SELECT unnest($1::bigint[]), $2 "
+        "ON CONFLICT ON CONSTRAINT ratings_pkey DO NOTHING",
+        ordered,
+        mode,
+    )
+    rows = await conn.fetch(
+        "SELECT bot_id, rating, matches FROM ratings WHERE mode = $1 "
+        "AND bot_id = ANY($2::bigint[]) ORDER BY bot_id FOR UPDATE",
+        mode,
+        ordered,
+    )
+    return {
+        int(row["bot_id"]): StoredRating(int(row["bot_id"]), round(row["rating"]), row["matches"])
+        for row in rows
+    }
+
+
+async def apply_changes(
+    conn: Connection, mode: str, match_id: int, changes: list[RatingChange]
+) -> None:
+    """Write new ratings and one history row per bot (a second write for the match fails)."""
+    await conn.executemany(
+        "UPDATE ratings SET rating = $3, matches = matches + 1, "
+        "wins = wins + ($4 = 'win')::int, losses = losses + ($4 = 'loss')::int, "
+        "draws = draws + ($4 = 'draw')::int, updated_at = now() "
+        "WHERE bot_id = $1 AND mode = $2",
+        [(c.bot_id, mode, float(c.after), c.outcome) for c in changes],
+    )
+    await conn.executemany(
+        "INSERT INTO rating_history (bot_id, mode, match_id, rating_before, rating_after) "
+        "VALUES ($1, $2, $3, $4, $5)",
+        [(c.bot_id, mode, match_id, float(c.before), float(c.after)) for c in changes],
+    )
+
+
+async def leaderboard(
+    conn: Executor, mode: str, *, limit: int, offset: int
+) -> tuple[list[LeaderboardRow], bool]:
+    """Bots that played rated matches in ``mode``, highest rating first (then bot id)."""
+    rows = await conn.fetch(
+        "SELECT r.bot_id, b.name, r.rating, r.matches, r.wins, r.losses, r.draws "
+        "FROM ratings r JOIN bots b ON b.id = r.bot_id "
+        "WHERE r.mode = $1 AND r.matches > 0 AND b.status <> 'deleted' "
+        "ORDER BY r.rating DESC, r.bot_id OFFSET $2 LIMIT $3",
+        mode,
+        offset,
+        limit + 1,
+    )
+    found = [LeaderboardRow(**dict(row)) for row in rows[:limit]]
+    return found, len(rows) > limit
+
+
+async def history_of_match(conn: Executor, match_id: int) -> list[tuple[int, str, float, float]]:
+    """(bot, mode, before, after) rows written for a match."""
+    rows = await conn.fetch(
+        "SELECT bot_id, mode, rating_before, rating_after FROM rating_history "
+        "WHERE match_id = $1 ORDER BY bot_id",
+        match_id,
+    )
+    return [
+        (int(row["bot_id"]), str(row["mode"]), row["rating_before"], row["rating_after"])
+        for row in rows
+    ]

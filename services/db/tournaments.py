@@ -1,0 +1,249 @@
+"""Tournaments, their entries and rounds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+from services.db.accounts import Connection, Executor
+
+_COLUMNS = (
+    "id, organiser_id, name, format, mode, status, settings, start_at, current_round, "
+    "created_at, started_at, finished_at"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Tournament:
+    id: int
+    organiser_id: int
+    name: str
+    format: str
+    mode: str
+    status: str
+    settings: dict[str, Any]
+    start_at: datetime | None
+    current_round: int
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    tournament_id: int
+    bot_id: int
+    name: str
+    bot_status: str
+    seed: int | None
+    entered_at: datetime
+    withdrawn_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRow:
+    id: int
+    number: int
+    status: str
+
+
+def _tournament(row: asyncpg.Record) -> Tournament:
+    return Tournament(**dict(row))
+
+
+async def create_tournament(
+    conn: Executor,
+    *,
+    organiser_id: int,
+    name: str,
+    format: str,
+    mode: str,
+    settings: dict[str, Any],
+    start_at: datetime | None,
+) -> Tournament:
+    row = await conn.fetchrow(
+        "INSERT INTO tournaments (organiser_id, name, format, mode, settings, start_at) "
+        f"VALUES ($1, $2, $3, $4, $5, $6) RETURNING {_COLUMNS}",
+        organiser_id,
+        name,
+        format,
+        mode,
+        settings,
+        start_at,
+    )
+    assert row is not None
+    return _tournament(row)
+
+
+async def get_tournament(
+    conn: Executor, tournament_id: int, *, lock: str | None = None
+) -> Tournament | None:
+    """A tournament; ``lock`` is ``"update"`` or ``"share"`` to lock its row (in a transaction)."""
+    suffix = {None: "", "update": " FOR UPDATE", "share": " FOR SHARE"}[lock]
+    row = await conn.fetchrow(
+        f"SELECT {_COLUMNS} FROM tournaments WHERE id = $1{suffix}", tournament_id
+    )
+    return None if row is None else _tournament(row)
+
+
+async def list_tournaments(
+    conn: Executor, *, status: str | None, limit: int, cursor: int | None
+) -> tuple[list[Tournament], bool]:
+    """Newest first, optionally of one status; keyset pages by id."""
+    rows = await conn.fetch(
+        f"SELECT {_COLUMNS} FROM tournaments WHERE ($1::text IS NULL OR status = $1) "
+        "AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3",
+        status,
+        cursor,
+        limit + 1,
+    )
+    return [_tournament(row) for row in rows[:limit]], len(rows) > limit
+
+
+async def due_tournaments(conn: Executor, now: datetime) -> list[int]:
+    rows = await conn.fetch(
+        "SELECT id FROM tournaments WHERE status = 'registering' AND start_at IS NOT NULL "
+        "AND start_at <= $1 ORDER BY start_at, id",
+        now,
+    )
+    return [int(row["id"]) for row in rows]
+
+
+async def set_running(conn: Connection, tournament_id: int, settings: dict[str, Any]) -> None:
+    await conn.execute(
+        "UPDATE tournaments SET status = 'running', started_at = now(), settings = $2 "
+        "WHERE id = $1",
+        tournament_id,
+        settings,
+    )
+
+
+async def set_current_round(conn: Connection, tournament_id: int, number: int) -> None:
+    await conn.execute(
+        "UPDATE tournaments SET current_round = GREATEST(current_round, $2) WHERE id = $1",
+        tournament_id,
+        number,
+    )
+
+
+async def finish_tournament(conn: Connection, tournament_id: int) -> None:
+    await conn.execute(
+        "UPDATE tournaments SET status = 'finished', finished_at = now() "
+        "WHERE id = $1 AND status = 'running'",
+        tournament_id,
+    )
+
+
+# --- entries --------------------------------------------------------------------------------
+
+_ENTRY = (
+    "SELECT e.tournament_id, e.bot_id, b.name, b.status AS bot_status, e.seed, e.entered_at, "
+    "e.withdrawn_at FROM tournament_entries e JOIN bots b ON b.id = e.bot_id"
+)
+
+
+async def add_entry(conn: Executor, tournament_id: int, bot_id: int) -> Entry | None:
+    """Enter a bot; None if it is entered already."""
+    inserted = await conn.fetchval(
+        "INSERT INTO tournament_entries (tournament_id, bot_id) VALUES ($1, $2) "
+        "ON CONFLICT ON CONSTRAINT tournament_entries_pkey DO NOTHING RETURNING bot_id",
+        tournament_id,
+        bot_id,
+    )
+    if inserted is None:
+        return None
+    return await get_entry(conn, tournament_id, bot_id)
+
+
+async def get_entry(conn: Executor, tournament_id: int, bot_id: int) -> Entry | None:
+    row = await conn.fetchrow(
+        f"{_ENTRY} WHERE e.tournament_id = $1 AND e.bot_id = $2", tournament_id, bot_id
+    )
+    return None if row is None else Entry(**dict(row))
+
+
+async def entries(conn: Executor, tournament_id: int) -> list[Entry]:
+    """Every entry, by seed (unseeded last) then entry time."""
+    rows = await conn.fetch(
+        f"{_ENTRY} WHERE e.tournament_id = $1 ORDER BY e.seed NULLS LAST, e.entered_at, e.bot_id",
+        tournament_id,
+    )
+    return [Entry(**dict(row)) for row in rows]
+
+
+async def entries_page(
+    conn: Executor, tournament_id: int, *, limit: int, cursor: int | None
+) -> tuple[list[Entry], bool]:
+    """Entries by bot id (keyset pages)."""
+    rows = await conn.fetch(
+        f"{_ENTRY} WHERE e.tournament_id = $1 AND ($2::bigint IS NULL OR e.bot_id > $2) "
+        "ORDER BY e.bot_id LIMIT $3",
+        tournament_id,
+        cursor,
+        limit + 1,
+    )
+    return [Entry(**dict(row)) for row in rows[:limit]], len(rows) > limit
+
+
+async def set_seeds(conn: Connection, tournament_id: int, seeds: dict[int, int]) -> None:
+    await conn.executemany(
+        "UPDATE tournament_entries SET seed = $3 WHERE tournament_id = $1 AND bot_id = $2",
+        [(tournament_id, bot_id, seed) for bot_id, seed in seeds.items()],
+    )
+
+
+async def withdraw_entries(conn: Connection, tournament_id: int, bot_ids: list[int]) -> None:
+    await conn.execute(
+        "UPDATE tournament_entries SET withdrawn_at = now() "
+        "WHERE tournament_id = $1 AND bot_id = ANY($2::bigint[]) AND withdrawn_at IS NULL",
+        tournament_id,
+        bot_ids,
+    )
+
+
+async def running_tournaments_of_bot(conn: Connection, bot_id: int) -> list[int]:
+    """Running tournaments the bot plays in and has not left, locked for update, by id."""
+    rows = await conn.fetch(
+        "SELECT t.id FROM tournaments t JOIN tournament_entries e ON e.tournament_id = t.id "
+        "WHERE e.bot_id = $1 AND e.withdrawn_at IS NULL AND e.seed IS NOT NULL "
+        "AND t.status = 'running' ORDER BY t.id FOR UPDATE OF t",
+        bot_id,
+    )
+    return [int(row["id"]) for row in rows]
+
+
+# --- rounds ---------------------------------------------------------------------------------
+
+
+async def ensure_round(conn: Connection, tournament_id: int, number: int) -> RoundRow:
+    """The round ``number`` of a tournament, created (``running``) if missing."""
+    row = await conn.fetchrow(
+        "INSERT INTO rounds (tournament_id, number, status) VALUES ($1, $2, 'running') "
+        "ON CONFLICT ON CONSTRAINT rounds_number_unique DO UPDATE SET number = EXCLUDED.number "
+        "RETURNING id, number, status",
+        tournament_id,
+        number,
+    )
+    assert row is not None
+    return RoundRow(id=row["id"], number=row["number"], status=row["status"])
+
+
+async def rounds(conn: Executor, tournament_id: int) -> list[RoundRow]:
+    rows = await conn.fetch(
+        "SELECT id, number, status FROM rounds WHERE tournament_id = $1 ORDER BY number",
+        tournament_id,
+    )
+    return [RoundRow(id=row["id"], number=row["number"], status=row["status"]) for row in rows]
+
+
+async def set_round_status(conn: Connection, round_id: int, status: str) -> None:
+    await conn.execute(
+        "UPDATE rounds SET status = $2, "
+        "finished_at = CASE WHEN $2 = 'done' THEN COALESCE(finished_at, now()) END "
+        "WHERE id = $1 AND status <> $2",
+        round_id,
+        status,
+    )

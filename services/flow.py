@@ -1,0 +1,632 @@
+"""The tournament and match workflow over the database.
+
+Used by the API (create, enter, start, challenge) and by the Celery workers (``match_specs``
+before running matches, ``record_result`` after, ``withdraw_bot`` and ``due_tournaments`` from
+beat). The pairing, standings and Elo arithmetic are the pure modules
+(:mod:`services.flow_pairing`, :mod:`services.tournaments`, :mod:`services.ratings`); all SQL
+is in :mod:`services.db`.
+
+Life of a tournament: ``registering`` (entries) -> :func:`start_tournament` (seeds by rating,
+round 1 or the first bracket matches) -> ``running``: every :func:`record_result` stores the
+result, the replay and the Elo change in one transaction and, when that completes a round
+(Swiss, round robin) or makes bracket matches ready, creates the next matches and returns
+their ids for the caller to queue -> ``finished`` after the last round or when the bracket
+has a champion.
+
+Concurrency: each call is one transaction. Tournament rows are locked before match rows,
+match rows before rating rows (rating rows in bot id order), so concurrent results of one
+round are serialised on the tournament and never deadlock; the round is paired exactly once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import secrets
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+import asyncpg
+import msgspec
+
+from arena.match import MatchSettings
+from arena.replay import Replay
+from engine.errors import RulesError
+from engine.rules import Rules
+from services import flow_pairing as fp
+from services.api.secretbox import SecretBox
+from services.db import bots as db_bots
+from services.db import matches as db_matches
+from services.db import ratings as db_ratings
+from services.db import tournaments as db_tournaments
+from services.db.accounts import Connection
+from services.db.matches import MatchRow
+from services.db.tournaments import Tournament
+from services.ratings import k_factor, match_delta
+from services.tournaments.swiss import NoValidPairing
+
+logger = logging.getLogger("services.flow")
+
+Format = Literal["swiss", "single_elimination", "double_elimination", "round_robin"]
+Mode = Literal["1v1", "2v2"]
+FORMATS: tuple[str, ...] = ("swiss", "single_elimination", "double_elimination", "round_robin")
+MODES: tuple[str, ...] = ("1v1", "2v2")
+PLAYERS = {"1v1": 2, "2v2": 4}
+SEED_BITS = 63
+WITHDRAWN = "withdrawn"
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+
+class FlowError(Exception):
+    """The request does not fit the current state (the API answers 409, 404 for NotFound)."""
+
+
+class NotFound(FlowError):
+    """No such tournament, match or bot."""
+
+
+class TournamentNotFound(NotFound):
+    pass
+
+
+class MatchNotFound(NotFound):
+    pass
+
+
+class BotNotFound(NotFound):
+    pass
+
+
+class TournamentStateError(FlowError):
+    """The tournament is not in the status this needs (e.g. starting a running event)."""
+
+
+class NotEnoughEntrants(FlowError):
+    """Fewer than two available bots entered."""
+
+
+class AlreadyEntered(FlowError):
+    pass
+
+
+class BotUnavailable(FlowError):
+    """The bot is deleted or unavailable (failing health checks)."""
+
+
+class SameBot(FlowError):
+    """A challenge between a bot and itself."""
+
+
+# --- value types ----------------------------------------------------------------------------
+
+
+class EntrantSpec(msgspec.Struct, frozen=True):
+    """A bot as the match runner needs it; ``secret`` is the decrypted signing secret."""
+
+    bot_id: int
+    name: str
+    url: str
+    secret: str
+
+
+class MatchSpec(msgspec.Struct, frozen=True):
+    """What a worker needs to run a match: entrants by side (side 0 first; in 2v2 too, one bot
+    per side: an entrant is a team)."""
+
+    match_id: int
+    seed: int
+    settings: MatchSettings
+    entrants: list[EntrantSpec]
+
+
+class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The ``tournaments.settings`` document.
+
+    ``rounds`` is the Swiss round count (None: :func:`services.flow_pairing.default_swiss_rounds`
+    of the field at start, stored then); other formats ignore it (their size fixes it).
+    ``rules`` is the engine's rules object, normalised for the mode.
+    """
+
+    rules: dict[str, Any] = msgspec.field(default_factory=dict)
+    rounds: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None
+    games_per_match: Annotated[int, msgspec.Meta(ge=1, le=100)] = 2
+    timeout_ms: Annotated[int, msgspec.Meta(ge=10, le=60_000)] = 1000
+    time_bank_ms: Annotated[int, msgspec.Meta(ge=10, le=3_600_000)] = 30_000
+    fault_limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 5
+    third_place: bool = False
+    rated: bool = True
+
+
+def mode_rules(mode: str, rules: dict[str, Any] | None) -> Rules:
+    """The engine rules for ``mode``: ``players`` follows the mode unless given (and then it
+    must agree). Raises :class:`~engine.errors.RulesError` naming the key."""
+    parsed = Rules.from_dict(rules)
+    wanted = PLAYERS[mode]
+    if rules and "players" in rules and parsed.players != wanted:
+        raise RulesError(f"rules.players must be {wanted} in {mode} mode, not {parsed.players}")
+    return msgspec.structs.replace(parsed, players=wanted)
+
+
+def new_seed() -> int:
+    """A random 63-bit match seed (fits PostgreSQL's bigint)."""
+    return secrets.randbits(SEED_BITS)
+
+
+def settings_of(tournament: Tournament) -> TournamentSettings:
+    return msgspec.convert(tournament.settings, TournamentSettings)
+
+
+# --- creating and entering ------------------------------------------------------------------
+
+
+async def create_tournament(
+    pool: asyncpg.Pool,
+    *,
+    organiser_id: int,
+    name: str,
+    format: str,
+    mode: str,
+    settings: TournamentSettings,
+    start_at: datetime | None = None,
+) -> Tournament:
+    """A new tournament in ``registering``. Raises RulesError / ValueError on bad input."""
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}")
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}")
+    rules = mode_rules(mode, settings.rules)
+    stored = msgspec.structs.replace(settings, rules=rules.to_dict())
+    return await db_tournaments.create_tournament(
+        pool,
+        organiser_id=organiser_id,
+        name=name,
+        format=format,
+        mode=mode,
+        settings=msgspec.to_builtins(stored),
+        start_at=start_at,
+    )
+
+
+async def enter_tournament(
+    pool: asyncpg.Pool, tournament_id: int, bot_id: int
+) -> db_tournaments.Entry:
+    """Enter a bot in a registering tournament."""
+    async with pool.acquire() as conn, conn.transaction():
+        tournament = await db_tournaments.get_tournament(conn, tournament_id, lock="share")
+        if tournament is None:
+            raise TournamentNotFound(f"there is no tournament {tournament_id}")
+        if tournament.status != "registering":
+            raise TournamentStateError(
+                f"tournament {tournament_id} is {tournament.status}; entries are closed"
+            )
+        bot = await db_bots.get_bot(conn, bot_id)
+        if bot is None:
+            raise BotNotFound(f"there is no bot {bot_id}")
+        if bot.status != "active":
+            raise BotUnavailable(f"bot {bot_id} is {bot.status}")
+        entry = await db_tournaments.add_entry(conn, tournament_id, bot_id)
+        if entry is None:
+            raise AlreadyEntered(f"bot {bot_id} is already entered in tournament {tournament_id}")
+        return entry
+
+
+async def due_tournaments(pool: asyncpg.Pool, now: datetime) -> list[int]:
+    """Registering tournaments whose ``start_at`` has come (beat starts them)."""
+    return await db_tournaments.due_tournaments(pool, now)
+
+
+# --- starting -------------------------------------------------------------------------------
+
+
+async def start_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]:
+    """``registering`` -> ``running``: seed the field, create the first matches.
+
+    Entries whose bot is not active now are withdrawn and left out. Seeds follow the rating in
+    the tournament's mode (then entry time). Returns the ids of the matches to queue (byes and
+    forfeits are decided already). Raises :class:`TournamentNotFound`,
+    :class:`TournamentStateError` or :class:`NotEnoughEntrants`.
+    """
+    async with pool.acquire() as conn, conn.transaction():
+        tournament = await db_tournaments.get_tournament(conn, tournament_id, lock="update")
+        if tournament is None:
+            raise TournamentNotFound(f"there is no tournament {tournament_id}")
+        if tournament.status != "registering":
+            raise TournamentStateError(
+                f"tournament {tournament_id} is {tournament.status}, not registering"
+            )
+        entries = await db_tournaments.entries(conn, tournament_id)
+        gone = [e.bot_id for e in entries if e.bot_status != "active"]
+        playing = [e for e in entries if e.bot_status == "active"]
+        if len(playing) < 2:
+            raise NotEnoughEntrants(
+                f"tournament {tournament_id} has {len(playing)} available bot(s); it needs 2"
+            )
+        if gone:
+            await db_tournaments.withdraw_entries(conn, tournament_id, gone)
+        rating = await db_bots.ratings(conn, [e.bot_id for e in playing])
+        ranked = sorted(
+            playing, key=lambda e: (-rating[e.bot_id][tournament.mode], e.entered_at, e.bot_id)
+        )
+        await db_tournaments.set_seeds(
+            conn, tournament_id, {e.bot_id: k + 1 for k, e in enumerate(ranked)}
+        )
+        settings = settings_of(tournament)
+        if tournament.format == fp.SWISS and settings.rounds is None:
+            settings = msgspec.structs.replace(
+                settings, rounds=fp.default_swiss_rounds(len(playing))
+            )
+        await db_tournaments.set_running(conn, tournament_id, msgspec.to_builtins(settings))
+        return await _advance(conn, tournament_id)
+
+
+# --- matches for the workers ----------------------------------------------------------------
+
+
+def _default_secret_box() -> SecretBox:
+    from services.config import load_settings
+
+    key = load_settings().secret_key
+    if key is None:  # pragma: no cover - load_settings always provides one
+        raise RuntimeError("TRUCO_SECRET_KEY is not set")
+    return SecretBox(key)
+
+
+async def match_specs(
+    pool: asyncpg.Pool, match_ids: list[int], *, secret_box: SecretBox | None = None
+) -> list[MatchSpec]:
+    """Specs of the open matches among ``match_ids`` (in that order), marked ``queued``
+    (``attempts`` + 1). Finished or unknown ids are left out. ``secret_box`` decrypts the
+    bots' signing secrets (default: from ``TRUCO_SECRET_KEY`` via ``load_settings``)."""
+    box = secret_box or _default_secret_box()
+    async with pool.acquire() as conn, conn.transaction():
+        queued = set(await db_matches.mark_queued(conn, list(match_ids)))
+        rows = {m.id: m for m in await db_matches.get_matches(conn, sorted(queued))}
+        bots = await db_matches.entrant_secrets(
+            conn, sorted({b for m in rows.values() for b in m.bots})
+        )
+        events: dict[int, TournamentSettings] = {}
+        for tid in sorted({m.tournament_id for m in rows.values() if m.tournament_id}):
+            tournament = await db_tournaments.get_tournament(conn, tid)
+            assert tournament is not None
+            events[tid] = settings_of(tournament)
+    specs = []
+    for match_id in match_ids:
+        match = rows.get(match_id)
+        if match is None or match.bot1 is None:
+            continue
+        event = events.get(match.tournament_id or 0, TournamentSettings())
+        settings = MatchSettings(
+            rules=Rules.from_dict(match.rules),
+            games_per_match=match.games_per_match,
+            timeout_ms=event.timeout_ms,
+            time_bank_ms=event.time_bank_ms,
+            fault_limit=event.fault_limit,
+        )
+        entrants = []
+        for bot_id in match.bots:
+            name, url, sealed = bots[bot_id]
+            entrants.append(EntrantSpec(bot_id, name, url, box.decrypt(sealed, bot_id)))
+        specs.append(MatchSpec(match.id, match.seed, settings, entrants))
+    return specs
+
+
+# --- results --------------------------------------------------------------------------------
+
+
+def result_document(replay: Replay) -> dict[str, Any]:
+    """What ``match_results.result`` keeps: per game the score and winner by side, the totals,
+    the reason, forfeits, walkovers and faults."""
+    games = []
+    for game in replay.games:
+        score = [0, 0]
+        for team, entrant in enumerate(game.teams):
+            score[entrant] = game.score[team]
+        games.append({"score": score, "winner": game.winner})
+    result = replay.result
+    return {
+        "games": games,
+        "games_won": list(result.games_won),
+        "tantos": list(result.tantos),
+        "reason": result.reason,
+        "forfeit": result.forfeit,
+        "walkover": list(result.walkover),
+        "faults": list(result.faults),
+    }
+
+
+async def record_result(
+    pool: asyncpg.Pool, match_id: int, replay: Replay, task_id: str | None = None
+) -> list[int]:
+    """Store a played match's result, in ONE transaction: the ``match_results`` row (once: a
+    second call for the match changes nothing and returns ``[]``), the zlib-compressed replay,
+    the match's status and winner, the Elo change of a rated match (not for walkovers), then
+    the tournament's next matches. Returns the ids of new matches to queue.
+
+    ``replay.entrants`` are in side order (as :func:`match_specs` gave them).
+    """
+    document = msgspec.json.encode(replay)
+    async with pool.acquire() as conn, conn.transaction():
+        peek = await db_matches.get_match(conn, match_id)
+        if peek is None:
+            raise MatchNotFound(f"there is no match {match_id}")
+        if peek.tournament_id is not None:
+            await db_tournaments.get_tournament(conn, peek.tournament_id, lock="update")
+        match = await db_matches.get_match(conn, match_id, for_update=True)
+        assert match is not None
+        if match.finished or match.bot1 is None:
+            return []
+        winner = replay.result.winner
+        stored = await db_matches.insert_result(
+            conn, match_id, winner_side=winner, result=result_document(replay), task_id=task_id
+        )
+        if not stored:
+            return []
+        await db_matches.store_replay(conn, match_id, document)
+        await db_matches.finish_match(conn, match_id, status="done", winner_side=winner)
+        if match.rated and replay.result.reason != "walkover":
+            await _rate(conn, match, winner)
+        if match.tournament_id is None:
+            return []
+        return await _advance(conn, match.tournament_id)
+
+
+async def _rate(conn: Connection, match: MatchRow, winner_side: int | None) -> None:
+    """One Elo update (services.ratings rules; a side is one bot, in 2v2 too)."""
+    assert match.bot1 is not None
+    stored = await db_ratings.lock_ratings(conn, match.mode, [match.bot0, match.bot1])
+    a, b = stored[match.bot0], stored[match.bot1]
+    result: Literal["a", "b", "draw"] = (
+        "draw" if winner_side is None else ("a" if winner_side == 0 else "b")
+    )
+    delta = match_delta([a.rating], [b.rating], [k_factor(a.matches), k_factor(b.matches)], result)
+    outcome_a: db_ratings.Outcome = {"a": "win", "b": "loss", "draw": "draw"}[result]  # type: ignore[assignment]
+    outcome_b: db_ratings.Outcome = {"a": "loss", "b": "win", "draw": "draw"}[result]  # type: ignore[assignment]
+    await db_ratings.apply_changes(
+        conn,
+        match.mode,
+        match.id,
+        [
+            db_ratings.RatingChange(a.bot_id, a.rating, a.rating + delta, outcome_a),
+            db_ratings.RatingChange(b.bot_id, b.rating, b.rating - delta, outcome_b),
+        ],
+    )
+
+
+# --- challenges -----------------------------------------------------------------------------
+
+
+async def create_challenge(
+    pool: asyncpg.Pool,
+    bot_a: int,
+    bot_b: int,
+    *,
+    mode: str,
+    rules: dict[str, Any],
+    games_per_match: int,
+    rated: bool,
+) -> int:
+    """A casual match outside tournaments (``bot_a`` is side 0); returns its id to queue.
+
+    Raises :class:`SameBot`, :class:`BotNotFound`, :class:`BotUnavailable`, RulesError."""
+    if bot_a == bot_b:
+        raise SameBot("a bot cannot challenge itself")
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}")
+    parsed = mode_rules(mode, rules)
+    async with pool.acquire() as conn, conn.transaction():
+        for bot_id in (bot_a, bot_b):
+            bot = await db_bots.get_bot(conn, bot_id)
+            if bot is None:
+                raise BotNotFound(f"there is no bot {bot_id}")
+            if bot.status != "active":
+                raise BotUnavailable(f"bot {bot_id} is {bot.status}")
+        return await db_matches.insert_match(
+            conn,
+            bots=(bot_a, bot_b),
+            mode=mode,
+            seed=new_seed(),
+            rated=rated,
+            games_per_match=games_per_match,
+            rules=parsed.to_dict(),
+        )
+
+
+# --- withdrawals ----------------------------------------------------------------------------
+
+
+async def withdraw_bot(pool: asyncpg.Pool, bot_id: int) -> list[int]:
+    """A bot left (unavailable, deleted): in every running tournament it plays, it is withdrawn
+    and forfeits its unfinished matches (no Elo change); the events go on. Returns the ids of
+    the new matches those forfeits made ready, to queue."""
+    new: list[int] = []
+    async with pool.acquire() as conn, conn.transaction():
+        for tournament_id in await db_tournaments.running_tournaments_of_bot(conn, bot_id):
+            await db_tournaments.withdraw_entries(conn, tournament_id, [bot_id])
+            for match_id in await db_matches.open_matches_of_bot(conn, bot_id, tournament_id):
+                match = await db_matches.get_match(conn, match_id, for_update=True)
+                assert match is not None
+                await _forfeit(conn, match, {bot_id})
+            new += await _advance(conn, tournament_id)
+    return new
+
+
+async def _forfeit(conn: Connection, match: MatchRow, gone: set[int]) -> None:
+    """Decide a match without playing it: the sides whose bots left lose (both: a draw)."""
+    lost = [side for side, bot in enumerate(match.bots) if bot in gone]
+    winner = 1 - lost[0] if len(lost) == 1 else None
+    document = {
+        "games": [],
+        "games_won": [0, 0],
+        "tantos": [0, 0],
+        "reason": WITHDRAWN,
+        "forfeit": lost[0] if len(lost) == 1 else None,
+        "walkover": [],
+        "faults": [0, 0],
+        "withdrawn": lost,
+    }
+    if await db_matches.insert_result(
+        conn, match.id, winner_side=winner, result=document, task_id=None
+    ):
+        await db_matches.finish_match(conn, match.id, status="forfeit", winner_side=winner)
+
+
+# --- advancing a tournament -----------------------------------------------------------------
+
+
+def _entrants(entries: Sequence[db_tournaments.Entry]) -> list[fp.Entrant]:
+    return [
+        fp.Entrant(e.bot_id, e.seed, e.withdrawn_at is not None)
+        for e in entries
+        if e.seed is not None
+    ]
+
+
+async def event_state(
+    conn: Connection | asyncpg.Pool, tournament_id: int
+) -> tuple[list[fp.Entrant], list[MatchRow]]:
+    """The seeded entrants and every match of a tournament."""
+    entries = await db_tournaments.entries(conn, tournament_id)
+    return _entrants(entries), await db_matches.tournament_matches(conn, tournament_id)
+
+
+async def _advance(conn: Connection, tournament_id: int) -> list[int]:
+    """Create whatever the finished matches make ready; finish the event when it is over.
+    Loops while matches are decided on creation (byes, forfeits of withdrawn bots)."""
+    to_queue: list[int] = []
+    while True:
+        tournament = await db_tournaments.get_tournament(conn, tournament_id)
+        assert tournament is not None
+        if tournament.status != "running":
+            return to_queue
+        entrants, matches = await event_state(conn, tournament_id)
+        if tournament.format in fp.ELIMINATION:
+            plan = await _next_bracket_matches(conn, tournament, entrants, matches)
+        else:
+            plan = await _next_round(conn, tournament, entrants, matches)
+        if not plan:
+            return to_queue
+        created, decided = await _create(conn, tournament, entrants, plan)
+        to_queue += created
+        await db_tournaments.set_current_round(conn, tournament_id, max(p.round for p in plan))
+        if not decided:
+            return to_queue
+
+
+async def _next_round(
+    conn: Connection,
+    tournament: Tournament,
+    entrants: list[fp.Entrant],
+    matches: list[MatchRow],
+) -> list[fp.Planned]:
+    """Swiss and round robin: the next round once the current one is complete."""
+    current = tournament.current_round
+    if any(m.round_number == current and not m.finished for m in matches):
+        return []
+    if current > 0:
+        for round_row in await db_tournaments.rounds(conn, tournament.id):
+            if round_row.number == current:
+                await db_tournaments.set_round_status(conn, round_row.id, "done")
+    settings = settings_of(tournament)
+    if tournament.format == fp.ROUND_ROBIN:
+        total = len(fp.round_robin_rounds(entrants))
+    else:
+        total = settings.rounds or fp.default_swiss_rounds(len(entrants))
+    active = [e for e in entrants if not e.withdrawn]
+    if current >= total or len(active) < 2:
+        await db_tournaments.finish_tournament(conn, tournament.id)
+        return []
+    number = current + 1
+    if tournament.format == fp.ROUND_ROBIN:
+        gone = {e.bot_id for e in entrants if e.withdrawn}
+        plan = [p for p in fp.plan_round_robin(entrants, number) if not set(p.bots) <= gone]
+        if not plan:  # only withdrawn bots meet this round: an empty round
+            await db_tournaments.ensure_round(conn, tournament.id, number)
+            await db_tournaments.set_current_round(conn, tournament.id, number)
+            skipped = dataclasses.replace(tournament, current_round=number)
+            return await _next_round(conn, skipped, entrants, matches)
+        return plan
+    try:
+        return fp.pair_swiss(entrants, matches, number)
+    except NoValidPairing as exc:
+        logger.warning("tournament %s ends after round %s: %s", tournament.id, current, exc)
+        await db_tournaments.finish_tournament(conn, tournament.id)
+        return []
+
+
+async def _next_bracket_matches(
+    conn: Connection,
+    tournament: Tournament,
+    entrants: list[fp.Entrant],
+    matches: list[MatchRow],
+) -> list[fp.Planned]:
+    bracket = fp.make_bracket(
+        tournament.format, len(entrants), third_place=settings_of(tournament).third_place
+    )
+    done_levels = fp.finished_depths(bracket, entrants, matches)
+    for round_row in await db_tournaments.rounds(conn, tournament.id):
+        if round_row.number in done_levels:
+            await db_tournaments.set_round_status(conn, round_row.id, "done")
+    if fp.bracket_champion(bracket, entrants, matches) is not None:
+        await db_tournaments.finish_tournament(conn, tournament.id)
+        return []
+    return fp.plan_bracket(bracket, entrants, matches)
+
+
+async def _create(
+    conn: Connection, tournament: Tournament, entrants: list[fp.Entrant], plan: list[fp.Planned]
+) -> tuple[list[int], int]:
+    """Insert planned matches; returns (ids to queue, how many were decided at once)."""
+    settings = settings_of(tournament)
+    gone = {e.bot_id for e in entrants if e.withdrawn}
+    to_queue: list[int] = []
+    decided = 0
+    for planned in plan:
+        round_row = await db_tournaments.ensure_round(conn, tournament.id, planned.round)
+        match_id = await db_matches.insert_match(
+            conn,
+            bots=planned.bots,
+            mode=tournament.mode,
+            seed=new_seed(),
+            rated=settings.rated,
+            games_per_match=settings.games_per_match,
+            rules=settings.rules,
+            tournament_id=tournament.id,
+            round_id=round_row.id,
+            bracket=planned.bracket,
+            bracket_match=planned.bracket_match,
+            board=planned.board,
+            bye=planned.bye,
+        )
+        if planned.bye:
+            decided += 1
+        elif gone & set(planned.bots):
+            match = await db_matches.get_match(conn, match_id, for_update=True)
+            assert match is not None
+            await _forfeit(conn, match, gone)
+            decided += 1
+        else:
+            to_queue.append(match_id)
+    return to_queue, decided
+
+
+# --- reading --------------------------------------------------------------------------------
+
+
+def standings(
+    format: str,
+    entrants: Sequence[fp.Entrant],
+    matches: Sequence[MatchRow],
+    *,
+    third_place: bool = False,
+) -> list[fp.StandingRow]:
+    """Standings of a started event: the Swiss / round-robin table with its tiebreaks, or the
+    bracket placing (see :mod:`services.flow_pairing`). Empty before the start."""
+    if not entrants:
+        return []
+    if format in fp.ELIMINATION:
+        bracket = fp.make_bracket(format, len(entrants), third_place=third_place)
+        return fp.bracket_standings(bracket, entrants, matches)
+    return fp.table_standings(entrants, matches, format)

@@ -1,0 +1,497 @@
+"""The local launcher behind ``make run``: the whole platform on this machine.
+
+``python -m services.local``:
+
+1. with no ``DATABASE_URL``/``REDIS_URL``, starts the embedded PostgreSQL and Redis (data in
+   ``.data/``, kept between runs); with them set, uses those servers;
+2. applies the migrations;
+3. starts, each as a child process in its own process group: the API (uvicorn on
+   127.0.0.1:``PORT``), the bot-calling worker (queue ``matches``, no database credentials in
+   its environment), the trusted worker (queue ``results``), beat, and two built-in bots
+   (``truco bot serve``);
+4. registers the two bots under a local "house" account through the API (its key and the
+   bots' signing secrets are kept in ``<data dir>/house-*.json``, mode 0600), so the
+   leaderboard is not empty, and prints the URLs;
+5. on Ctrl-C or SIGTERM stops every child (SIGTERM to its process group, SIGKILL after a grace
+   period), then the embedded servers. Children also get SIGTERM from the kernel if this
+   process dies without stopping them (Linux ``PR_SET_PDEATHSIG``).
+
+Local mode (``TRUCO_ENV`` unset or ``local``) lets bots run on loopback. With
+``TRUCO_ENV=production`` nothing here relaxes that: loopback bots are refused, and
+``services.config`` requires DATABASE_URL, REDIS_URL and TRUCO_SECRET_KEY from the environment.
+Logs go to ``<data dir>/logs/<process>.log``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import httpx
+
+from services.config import ConfigError, Settings, load_settings
+from services.db.migrate import migrate_url
+from services.embedded import EmbeddedServerError, local_servers
+from services.embedded._process import _die_with_parent, choose_port
+
+LOOPBACK = "127.0.0.1"
+HOUSE_ACCOUNT = "house"
+HOUSE_BOTS = (("house-heuristic", "heuristic", 8101), ("house-random", "random", 8102))
+STOP_GRACE_S = 8.0
+READY_TIMEOUT_S = 90.0
+CELERY_APP = "services.worker.celery_app"
+
+
+class LaunchError(RuntimeError):
+    """A child process did not start or died; the message says which and where its log is."""
+
+
+@dataclass
+class Child:
+    name: str
+    argv: list[str]
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def log_tail(self, lines: int = 15) -> str:
+        try:
+            tail = self.log_path.read_text(errors="replace").splitlines()[-lines:]
+        except OSError:
+            return ""
+        return "\n".join(f"    {line}" for line in tail)
+
+
+@dataclass
+class Children:
+    """Child processes, each the leader of its own process group."""
+
+    log_dir: Path
+    started: list[Child] = field(default_factory=list)
+
+    def start(self, name: str, argv: Sequence[str], env: Mapping[str, str]) -> Child:
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        log_path = self.log_dir / f"{name}.log"
+        preexec = None
+        if threading.current_thread() is threading.main_thread() and sys.platform == "linux":
+            preexec = _die_with_parent(signal.SIGTERM)
+        with log_path.open("ab") as log:
+            log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(argv)}\n".encode())
+            log.flush()
+            process = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=dict(env),
+                start_new_session=True,  # its own group: Ctrl-C reaches only us; we stop it
+                preexec_fn=preexec,
+            )
+        child = Child(name, list(argv), process, log_path)
+        self.started.append(child)
+        return child
+
+    def stop(self, child: Child) -> None:
+        self._stop([child])
+        self.started.remove(child)
+
+    def first_dead(self) -> Child | None:
+        for child in self.started:
+            if child.process.poll() is not None:
+                return child
+        return None
+
+    def stop_all(self, grace_s: float = STOP_GRACE_S) -> None:
+        self._stop(list(reversed(self.started)), grace_s)
+        self.started.clear()
+
+    @staticmethod
+    def _stop(children: list[Child], grace_s: float = STOP_GRACE_S) -> None:
+        for child in children:
+            _signal_group(child.pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace_s
+        for child in children:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                child.process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        for child in children:  # the group too: a worker's pool processes, if any
+            _signal_group(child.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                child.process.wait(timeout=5)
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+# --- environments: who gets which secret -------------------------------------------------------
+
+
+def base_env(settings: Settings, database_url: str, redis_url: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        TRUCO_ENV=settings.env,
+        DATABASE_URL=database_url,
+        REDIS_URL=redis_url,
+        TRUCO_DATA_DIR=settings.data_dir,
+        PORT=str(settings.port),
+        PYTHONUNBUFFERED="1",
+    )
+    if settings.secret_key is not None:  # local mode made it; production read it from the env
+        env["TRUCO_SECRET_KEY"] = settings.secret_key.reveal()
+    return env
+
+
+def without(env: Mapping[str, str], *names: str) -> dict[str, str]:
+    return {key: value for key, value in env.items() if key not in names}
+
+
+def bot_calling_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The bot-calling worker's environment: no database URL, no master key."""
+    return without(env, "DATABASE_URL", "TRUCO_SECRET_KEY")
+
+
+def bot_env(env: Mapping[str, str]) -> dict[str, str]:
+    """A house bot's environment: none of the platform's servers or secrets."""
+    return without(env, "DATABASE_URL", "REDIS_URL", "TRUCO_SECRET_KEY", "TRUCO_BOT_SECRET")
+
+
+# --- the processes ------------------------------------------------------------------------------
+
+
+def _python() -> str:
+    return sys.executable
+
+
+def api_argv(port: int) -> list[str]:
+    return [
+        _python(),
+        "-m",
+        "uvicorn",
+        "--factory",
+        "services.api.app:app_from_env",
+        "--host",
+        LOOPBACK,
+        "--port",
+        str(port),
+        "--no-access-log",
+    ]
+
+
+def worker_argv(queue: str, concurrency: int) -> list[str]:
+    # threads: matches wait on bots (I/O); each match keeps its own deadline inside the task
+    return [
+        _python(),
+        "-m",
+        "celery",
+        "-A",
+        CELERY_APP,
+        "worker",
+        "-Q",
+        queue,
+        "-n",
+        f"{queue}-{os.getpid()}@%h",
+        "--pool=threads",
+        f"--concurrency={concurrency}",
+        "--loglevel=INFO",
+        "--without-mingle",
+        "--without-gossip",
+    ]
+
+
+def beat_argv(data_dir: Path) -> list[str]:
+    return [
+        _python(),
+        "-m",
+        "celery",
+        "-A",
+        CELERY_APP,
+        "beat",
+        "--schedule",
+        str(data_dir / "celerybeat-schedule"),
+        "--loglevel=INFO",
+    ]
+
+
+def bot_argv(strategy: str, port: int, name: str, secret: str | None) -> list[str]:
+    argv = [
+        _python(),
+        "-m",
+        "truco_cli.main",
+        "bot",
+        "serve",
+        "--strategy",
+        strategy,
+        "--port",
+        str(port),
+        "--host",
+        LOOPBACK,
+        "--name",
+        name,
+    ]
+    if secret:
+        argv += ["--secret", secret]
+    return argv
+
+
+def wait_until(ready: Any, *, what: str, child: Child | None, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if child is not None and child.process.poll() is not None:
+            raise LaunchError(
+                f"{what} exited with code {child.process.returncode} while starting; "
+                f"last lines of {child.log_path}:\n{child.log_tail()}"
+            )
+        if time.monotonic() > deadline:
+            tail = f"; last lines of {child.log_path}:\n{child.log_tail()}" if child else ""
+            raise LaunchError(f"{what} not ready after {timeout:.0f}s{tail}")
+        time.sleep(0.1)
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=2.0).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+# --- the house account and its bots -------------------------------------------------------------
+
+
+@dataclass
+class HouseBot:
+    name: str
+    strategy: str
+    port: int
+    url: str
+    bot_id: int | None = None
+    secret: str | None = None
+
+
+def house_file(data_dir: Path, database_url: str) -> Path:
+    """Where the house key and bot secrets for this database live (one file per database)."""
+    digest = hashlib.sha256(database_url.encode()).hexdigest()[:12]
+    return data_dir / f"house-{digest}.json"
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        loaded = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _save(path: Path, state: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        json.dump(state, handle, indent=2)
+    tmp.replace(path)
+
+
+def register_house(api: str, path: Path, bots: list[HouseBot]) -> None:
+    """Make sure the house account exists and owns ``bots`` at their current URLs.
+
+    Fills in each bot's id and signing secret; keeps both (and the account's key) in ``path``.
+    """
+    state = _load(path)
+    with httpx.Client(base_url=api, timeout=15.0) as client:
+        if "api_key" not in state:
+            name = HOUSE_ACCOUNT
+            answer = client.post("/v1/accounts", json={"name": name})
+            if answer.status_code == 409:  # the name is taken (the file was lost): another
+                name = f"{HOUSE_ACCOUNT}-{secrets.token_hex(3)}"
+                answer = client.post("/v1/accounts", json={"name": name})
+            answer.raise_for_status()
+            state = {"account": name, "api_key": answer.json()["api_key"], "bots": {}}
+            _save(path, state)
+        auth = {"authorization": f"Bearer {state['api_key']}"}
+        known: dict[str, Any] = state.setdefault("bots", {})
+        for bot in bots:
+            entry = known.get(bot.name)
+            if entry is not None:
+                answer = client.patch(
+                    f"/v1/bots/{entry['id']}", json={"url": bot.url}, headers=auth
+                )
+                if answer.status_code == 200:
+                    bot.bot_id, bot.secret = int(entry["id"]), str(entry["secret"])
+                    continue
+            shown = bot.name
+            answer = client.post("/v1/bots", json={"name": shown, "url": bot.url}, headers=auth)
+            if answer.status_code == 409:
+                shown = f"{bot.name}-{secrets.token_hex(2)}"
+                answer = client.post("/v1/bots", json={"name": shown, "url": bot.url}, headers=auth)
+            if answer.status_code != 201:
+                raise LaunchError(
+                    f"registering {bot.name} at {bot.url} failed: "
+                    f"{answer.status_code} {answer.text[:500]}"
+                )
+            created = answer.json()
+            bot.bot_id, bot.secret = int(created["id"]), str(created["signing_secret"])
+            known[bot.name] = {"id": bot.bot_id, "secret": bot.secret}
+            _save(path, state)
+
+
+# --- the launcher -------------------------------------------------------------------------------
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(0)
+
+
+def _on_sigint(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _sigterm_exits() -> Iterator[None]:
+    """SIGTERM -> SystemExit(0); SIGINT -> KeyboardInterrupt even when started with it ignored
+    (a background job of a script): either stops everything through the ``finally`` blocks."""
+    previous = signal.signal(signal.SIGTERM, _on_sigterm), signal.signal(signal.SIGINT, _on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous[0])
+        signal.signal(signal.SIGINT, previous[1])
+
+
+def _ignore_stop_signals() -> None:
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def start_bots(
+    children: Children, env: Mapping[str, str], bots: list[HouseBot]
+) -> dict[str, Child]:
+    started = {}
+    for bot in bots:
+        child = children.start(
+            f"bot-{bot.strategy}", bot_argv(bot.strategy, bot.port, bot.name, bot.secret), env
+        )
+        started[bot.name] = child
+    for bot in bots:
+        wait_until(
+            lambda url=bot.url: _answers(url + "/"),
+            what=f"bot {bot.name}",
+            child=started[bot.name],
+            timeout=30,
+        )
+    return started
+
+
+def run(settings: Settings, *, out: Any = None) -> int:
+    """Start everything, wait for Ctrl-C / SIGTERM or a child's death, stop everything."""
+    say = out or sys.stdout
+    began = time.monotonic()
+    data_dir = Path(settings.data_dir)
+    with local_servers(data_dir) as servers:
+        asyncio.run(migrate_url(servers.database_url))
+        env = base_env(settings, servers.database_url, servers.redis_url)
+        children = Children(data_dir / "logs")
+        try:
+            api_url = f"http://{LOOPBACK}:{settings.port}"
+            known = _load(house_file(data_dir, servers.database_url)).get("bots", {})
+            bots = []
+            for name, strategy, preferred in HOUSE_BOTS:
+                port = choose_port([preferred])
+                secret = known.get(name, {}).get("secret")
+                bots.append(
+                    HouseBot(name, strategy, port, f"http://{LOOPBACK}:{port}", None, secret)
+                )
+            bot_children = start_bots(children, bot_env(env), bots)
+            api = children.start("api", api_argv(settings.port), env)
+            children.start("worker-matches", worker_argv("matches", 8), bot_calling_env(env))
+            children.start("worker-results", worker_argv("results", 4), env)
+            children.start("beat", beat_argv(data_dir), env)
+            wait_until(
+                lambda: _answers(api_url + "/health"),
+                what="the API",
+                child=api,
+                timeout=READY_TIMEOUT_S,
+            )
+            fresh = [bot for bot in bots if bot.secret is None]
+            register_house(api_url, house_file(data_dir, servers.database_url), bots)
+            if fresh:  # restart them with their new secrets: they check signatures from now on
+                for bot in fresh:
+                    children.stop(bot_children[bot.name])
+                start_bots(children, bot_env(env), fresh)
+            _print_banner(say, settings, servers.embedded, api_url, bots, data_dir, began)
+            while True:
+                dead = children.first_dead()
+                if dead is not None:
+                    print(
+                        f"\n{dead.name} exited with code {dead.process.returncode}; stopping. "
+                        f"Last lines of {dead.log_path}:\n{dead.log_tail()}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    return 1
+                time.sleep(0.3)
+        finally:
+            _ignore_stop_signals()  # a second Ctrl-C must not cut the clean-up short
+            print("stopping...", file=say, flush=True)
+            children.stop_all()
+
+
+def _print_banner(
+    out: Any,
+    settings: Settings,
+    embedded: Sequence[str],
+    api_url: str,
+    bots: list[HouseBot],
+    data_dir: Path,
+    began: float,
+) -> None:
+    where = f"embedded {' and '.join(embedded)}" if embedded else "DATABASE_URL and REDIS_URL"
+    lines = [
+        f"Truco Arena is running ({settings.env} mode, {where}; "
+        f"started in {time.monotonic() - began:.1f}s)",
+        f"  API       {api_url}",
+        f"  OpenAPI   {api_url}/schema/openapi.json",
+        f"  health    {api_url}/health",
+        f"  bots      {api_url}/v1/bots",
+    ]
+    lines += [f"  house bot {bot.name:<16} {bot.url}  (bot {bot.bot_id})" for bot in bots]
+    lines += [f"  logs      {data_dir / 'logs'}", "Ctrl-C to stop."]
+    print("\n".join(lines), file=out, flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    del argv
+    try:
+        settings = load_settings()
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    with _sigterm_exits():
+        try:
+            return run(settings)
+        except KeyboardInterrupt:
+            return 0
+        except (LaunchError, EmbeddedServerError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

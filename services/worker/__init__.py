@@ -1,0 +1,24 @@
+"""Celery workers: the bot-calling worker plays matches, the trusted worker stores them.
+
+==================  =========  ============================================================
+module              queue      what
+==================  =========  ============================================================
+celery_app          -          the Celery app: broker, queues, routes, limits
+names               -          queue and task names (shared by senders and workers)
+settings            -          what the workers read from the environment
+limits              -          time limits and how long a match may take at most
+messages            -          the wire shapes of task arguments (no database types)
+slots               -          per-bot cap on concurrent matches (a Redis semaphore)
+dispatch            -          ``enqueue(pool, match_ids)`` and the other task senders
+tasks_play          matches    ``truco.play_match``: runs one match, sends the replay back
+tasks_probe         matches    ``truco.probe_bots``: ``GET {url}/`` of each bot (health)
+tasks_store         results    ``truco.store_result``: stores a result, queues what follows
+beat                results    the schedule; ``truco.start_due_tournaments``,
+                               ``truco.check_bot_health``, ``truco.record_bot_health``
+db                  -          the trusted worker's per-process event loop and pool
+checks              -          broker and worker checks for ``GET /health``
+==================  =========  ============================================================
+
+The bot-calling worker (queue ``matches``) holds no database credentials: everything it needs
+comes in the task message, and everything it learns leaves as a task message.
+"""

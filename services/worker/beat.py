@@ -1,0 +1,135 @@
+"""Celery beat's schedule and the scheduled tasks (trusted worker, queue ``results``).
+
+* every 30 s ``truco.start_due_tournaments``: starts tournaments whose start time has come
+  and queues their first matches;
+* every 60 s ``truco.check_bot_health``: sends the live bots to the bot-calling worker
+  (``truco.probe_bots``), which answers with ``truco.record_bot_health``. After
+  ``TRUCO_HEALTH_FAILURES`` (3) failures in a row a bot becomes 'unavailable' and withdraws from
+  its tournaments (it forfeits what is left; the events go on); an unavailable bot that answers
+  again becomes 'active'.
+
+Scheduled messages expire after one period, so a pile of them never builds up while the
+workers are down. Run exactly one beat (``celery -A services.worker.celery_app beat``).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+import asyncpg
+import msgspec
+
+from services.db import bot_health
+from services.worker.celery_app import app
+from services.worker.db import run_db
+from services.worker.dispatch import enqueue, send_probe
+from services.worker.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
+from services.worker.messages import ProbeOutcome, ProbeTarget
+from services.worker.names import (
+    CHECK_BOT_HEALTH,
+    RECORD_BOT_HEALTH,
+    RESULTS,
+    START_DUE_TOURNAMENTS,
+)
+from services.worker.settings import load_worker_settings
+
+logger = logging.getLogger(__name__)
+
+START_DUE_EVERY_S = 30.0
+HEALTH_EVERY_S = 60.0
+PROBE_BATCH = 50
+
+BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
+    "start-due-tournaments": {
+        "task": START_DUE_TOURNAMENTS,
+        "schedule": START_DUE_EVERY_S,
+        "options": {"queue": RESULTS, "expires": START_DUE_EVERY_S},
+    },
+    "check-bot-health": {
+        "task": CHECK_BOT_HEALTH,
+        "schedule": HEALTH_EVERY_S,
+        "options": {"queue": RESULTS, "expires": HEALTH_EVERY_S},
+    },
+}
+
+app.conf.beat_schedule = BEAT_SCHEDULE
+
+_SHORT: dict[str, Any] = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "soft_time_limit": SHORT_SOFT_LIMIT_S,
+    "time_limit": SHORT_HARD_LIMIT_S,
+}
+
+
+async def start_due(pool: asyncpg.Pool, now: datetime) -> dict[int, list[int]]:
+    """Start every due tournament and queue its first matches: {tournament id: match ids}.
+
+    One tournament that fails to start is logged and does not stop the others."""
+    from services import flow
+
+    started: dict[int, list[int]] = {}
+    for tournament_id in await flow.due_tournaments(pool, now):
+        try:
+            match_ids = await flow.start_tournament(pool, tournament_id)
+            await enqueue(pool, match_ids)
+        except Exception:
+            logger.exception("could not start due tournament %s", tournament_id)
+            continue
+        started[tournament_id] = match_ids
+    return started
+
+
+async def health_targets(pool: asyncpg.Pool) -> list[ProbeTarget]:
+    return [ProbeTarget(bot.id, bot.url) for bot in await bot_health.bots_to_check(pool)]
+
+
+async def record_health(
+    pool: asyncpg.Pool, outcomes: list[ProbeOutcome], failures_to_unavailable: int
+) -> dict[str, list[int]]:
+    """Record probe outcomes; withdraw bots that just became unavailable, queue what follows."""
+    from services import flow
+
+    changes: dict[str, list[int]] = {"unavailable": [], "active": []}
+    for outcome in outcomes:
+        recorded = await bot_health.record_check(
+            pool,
+            outcome.bot_id,
+            ok=outcome.ok,
+            error=outcome.error,
+            failures_to_unavailable=failures_to_unavailable,
+        )
+        if recorded is None:
+            continue
+        if recorded.became_unavailable:
+            logger.warning("bot %s is unavailable: %s", outcome.bot_id, outcome.error)
+            changes["unavailable"].append(outcome.bot_id)
+            await enqueue(pool, await flow.withdraw_bot(pool, outcome.bot_id))
+        elif recorded.came_back:
+            logger.info("bot %s answers again: active", outcome.bot_id)
+            changes["active"].append(outcome.bot_id)
+    return changes
+
+
+@app.task(name=START_DUE_TOURNAMENTS, **_SHORT)  # type: ignore[untyped-decorator]
+def start_due_tournaments() -> dict[str, list[int]]:
+    started = run_db(lambda pool: start_due(pool, datetime.now(UTC)))
+    return {str(tid): ids for tid, ids in started.items()}
+
+
+@app.task(name=CHECK_BOT_HEALTH, **_SHORT)  # type: ignore[untyped-decorator]
+def check_bot_health() -> int:
+    """Send the live bots to the bot-calling worker to probe; returns how many."""
+    targets = run_db(health_targets)
+    for start in range(0, len(targets), PROBE_BATCH):
+        send_probe(targets[start : start + PROBE_BATCH])
+    return len(targets)
+
+
+@app.task(name=RECORD_BOT_HEALTH, **_SHORT)  # type: ignore[untyped-decorator]
+def record_bot_health(outcomes: list[dict[str, Any]]) -> dict[str, list[int]]:
+    decoded = msgspec.convert(outcomes, list[ProbeOutcome])
+    threshold = load_worker_settings().health_failures
+    return run_db(lambda pool: record_health(pool, decoded, threshold))

@@ -1,0 +1,92 @@
+"""The Celery app: ``celery -A services.worker.celery_app worker -Q matches`` (or ``results``).
+
+Two queues:
+
+* ``matches``: the bot-calling worker. Runs matches and health probes; no database
+  credentials; needs egress to bots only.
+* ``results``: the trusted worker. Stores results, advances tournaments, starts due
+  tournaments, records health; needs the database, never calls bots.
+
+Messages are JSON. No result backend: tasks hand their results on as new task messages.
+Every task is idempotent, so all are acknowledged late and rejected (redelivered) when the
+worker process dies; time limits are below the visibility timeout (see ``limits``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from celery import Celery
+from celery.signals import celeryd_after_setup
+from kombu.entity import Exchange, Queue
+
+from services.config import ConfigError
+from services.worker.limits import VISIBILITY_TIMEOUT_S
+from services.worker.names import MATCHES, RESULTS, TASK_QUEUES
+from services.worker.settings import celery_broker_url, load_worker_settings
+
+logger = logging.getLogger(__name__)
+
+
+def _queue(name: str) -> Queue:
+    """A queue with its own direct exchange and routing key (nothing lands in another)."""
+    return Queue(name, Exchange(name, type="direct"), routing_key=name)  # type: ignore[no-untyped-call]
+
+
+def make_config(environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """The Celery configuration for the environment (``os.environ`` by default)."""
+    settings = load_worker_settings(environ)
+    transport: dict[str, Any] = {"visibility_timeout": VISIBILITY_TIMEOUT_S}
+    if settings.redis_prefix:
+        transport["global_keyprefix"] = settings.redis_prefix
+    return {
+        "broker_url": celery_broker_url(settings.redis_url),
+        "broker_transport_options": transport,
+        "broker_connection_retry_on_startup": True,
+        "task_serializer": "json",
+        "accept_content": ["json"],
+        "result_serializer": "json",
+        "result_backend": None,
+        "task_ignore_result": True,
+        "task_queues": tuple(_queue(name) for name in (MATCHES, RESULTS)),
+        "task_default_queue": RESULTS,
+        "task_default_exchange": RESULTS,
+        "task_default_routing_key": RESULTS,
+        "task_routes": {name: {"queue": queue} for name, queue in TASK_QUEUES.items()},
+        "task_acks_late": True,
+        "task_reject_on_worker_lost": True,
+        "task_acks_on_failure_or_timeout": True,
+        "worker_prefetch_multiplier": 1,
+        "worker_hijack_root_logger": False,
+        "worker_send_task_events": False,
+        "timezone": "UTC",
+        "enable_utc": True,
+    }
+
+
+app = Celery("truco")
+app.conf.update(make_config())
+
+
+@celeryd_after_setup.connect  # type: ignore[untyped-decorator]
+def _refuse_database_on_bot_worker(sender: str, instance: Any, **kwargs: Any) -> None:
+    """The bot-calling worker must not hold database credentials (refused in production)."""
+    queues = set(instance.app.amqp.queues.consume_from or ())
+    if MATCHES not in queues or not os.environ.get("DATABASE_URL"):
+        return
+    message = (
+        f"worker {sender} consumes the '{MATCHES}' queue (it calls bots) and has DATABASE_URL "
+        "in its environment; run the bot-calling worker without database credentials"
+    )
+    if os.environ.get("TRUCO_ENV", "").strip().lower() == "production":
+        raise ConfigError(message)
+    logger.warning(message)
+
+
+# Register the tasks and beat's schedule (those modules import ``app`` from here; each may be
+# imported first, so none of them is read here).
+from services.worker import beat, tasks_play, tasks_probe, tasks_store  # noqa: E402
+
+__all__ = ["app", "beat", "tasks_play", "tasks_probe", "tasks_store"]

@@ -1,0 +1,84 @@
+"""Sending tasks. ``enqueue(pool, match_ids)`` is what the API and the trusted worker call.
+
+Tasks are sent by name (``app.send_task``) to their queue: a sender never runs task code, and
+what travels is JSON of the shapes in :mod:`services.worker.messages`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from services.worker.limits import match_task_limits
+from services.worker.messages import MatchMessage, ProbeOutcome, ProbeTarget
+from services.worker.names import (
+    MATCHES,
+    PLAY_MATCH,
+    PROBE_BOTS,
+    RECORD_BOT_HEALTH,
+    RESULTS,
+    STORE_RESULT,
+)
+
+if TYPE_CHECKING:
+    import asyncpg
+    from celery import Celery
+
+PROBE_EXPIRES_S = 120  # a probe not started by then is dropped: the next round of checks comes
+
+
+def current_app() -> Celery:
+    """The Celery app (imported when first sending: the task modules import this module)."""
+    from services.worker.celery_app import app
+
+    return app
+
+
+def play_options(message: MatchMessage) -> dict[str, Any]:
+    """Queue and time limits of one match's task: its own deadline, never above the cap."""
+    soft, hard = match_task_limits(message.settings)
+    return {"queue": MATCHES, "soft_time_limit": soft, "time_limit": hard}
+
+
+def send_matches(specs: Sequence[object]) -> list[str]:
+    """Send ``truco.play_match`` for each spec (a ``flow.MatchSpec`` or a MatchMessage)."""
+    task_ids = []
+    for spec in specs:
+        body = msgspec.to_builtins(spec)
+        message = msgspec.convert(body, MatchMessage)  # the wire shape, checked before sending
+        sent = current_app().send_task(PLAY_MATCH, args=[body], **play_options(message))
+        task_ids.append(str(sent.id))
+    return task_ids
+
+
+async def enqueue(pool: asyncpg.Pool, match_ids: list[int]) -> None:
+    """Mark the matches queued (``flow.match_specs``) and send one play task per match."""
+    if not match_ids:
+        return
+    from services import flow  # the database layer: only senders with a pool import it
+
+    specs = await flow.match_specs(pool, match_ids)
+    await asyncio.to_thread(send_matches, specs)
+
+
+def send_result(match_id: int, replay_json: str, task_id: str | None) -> None:
+    """Hand a finished match to the trusted worker."""
+    current_app().send_task(STORE_RESULT, args=[match_id, replay_json, task_id], queue=RESULTS)
+
+
+def send_probe(targets: Sequence[ProbeTarget]) -> None:
+    current_app().send_task(
+        PROBE_BOTS,
+        args=[msgspec.to_builtins(list(targets))],
+        queue=MATCHES,
+        expires=PROBE_EXPIRES_S,
+    )
+
+
+def send_health(outcomes: Sequence[ProbeOutcome]) -> None:
+    current_app().send_task(
+        RECORD_BOT_HEALTH, args=[msgspec.to_builtins(list(outcomes))], queue=RESULTS
+    )

@@ -1,0 +1,24 @@
+"""Queue and task names: stable, shared by senders and workers (no imports, no cycles)."""
+
+from __future__ import annotations
+
+MATCHES = "matches"
+"""The bot-calling worker's queue: matches and health probes; no database."""
+RESULTS = "results"
+"""The trusted worker's queue: results, tournaments, health records; no bot calls."""
+
+PLAY_MATCH = "truco.play_match"
+STORE_RESULT = "truco.store_result"
+START_DUE_TOURNAMENTS = "truco.start_due_tournaments"
+CHECK_BOT_HEALTH = "truco.check_bot_health"
+PROBE_BOTS = "truco.probe_bots"
+RECORD_BOT_HEALTH = "truco.record_bot_health"
+
+TASK_QUEUES: dict[str, str] = {
+    PLAY_MATCH: MATCHES,
+    PROBE_BOTS: MATCHES,
+    STORE_RESULT: RESULTS,
+    START_DUE_TOURNAMENTS: RESULTS,
+    CHECK_BOT_HEALTH: RESULTS,
+    RECORD_BOT_HEALTH: RESULTS,
+}

@@ -1,0 +1,108 @@
+"""``truco.play_match``: the bot-calling worker plays one match and sends the replay back.
+
+This worker holds no database credentials: the match, its bots' URLs and signing secrets come
+in the message; the replay leaves as a ``truco.store_result`` message to the trusted worker.
+Bots are called through the arena's guarded client (loopback only when ``TRUCO_ENV=local``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from typing import Any
+
+import msgspec
+import redis
+
+from arena.client import BotClient, ClientConfig
+from arena.connection import BotConnection, HttpBot
+from arena.egress import EgressPolicy
+from arena.match import run_match
+from arena.replay import EntrantRecord, Replay
+from services.worker.celery_app import app
+from services.worker.dispatch import send_result
+from services.worker.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
+from services.worker.messages import MatchMessage
+from services.worker.names import PLAY_MATCH
+from services.worker.settings import WorkerSettings, load_worker_settings
+from services.worker.slots import BotSlots
+
+logger = logging.getLogger(__name__)
+
+BUSY_RETRY_S = 5.0
+BUSY_RETRY_MAX_S = 60.0
+
+_redis: tuple[str, redis.Redis] | None = None
+
+
+def _redis_client(url: str) -> redis.Redis:
+    global _redis
+    if _redis is None or _redis[0] != url:
+        _redis = (url, redis.Redis.from_url(url))
+    return _redis[1]
+
+
+def bot_slots(settings: WorkerSettings) -> BotSlots:
+    return BotSlots(
+        _redis_client(settings.redis_url),
+        cap=settings.bot_max_matches,
+        hold_s=MATCH_HARD_LIMIT_S + 60,
+        prefix=settings.redis_prefix,
+    )
+
+
+def entrant_source(bot_id: int) -> str:
+    """What a replay names as an entrant's source: its id, never its URL (replays are public)."""
+    return f"bot:{bot_id}"
+
+
+async def play(message: MatchMessage, *, allow_loopback: bool) -> Replay:
+    """Run the match over HTTP through the guarded client, within the match's deadline."""
+    config = ClientConfig(
+        timeout_ms=float(message.settings.timeout_ms),
+        policy=EgressPolicy(allow_loopback=allow_loopback),
+    )
+    entrants: list[tuple[EntrantRecord, BotConnection]] = [
+        (
+            EntrantRecord(entrant.name, entrant_source(entrant.bot_id)),
+            HttpBot(entrant.name, BotClient(entrant.url, entrant.secret, config=config)),
+        )
+        for entrant in message.entrants
+    ]
+    async with asyncio.timeout(match_deadline_s(message.settings)):
+        return await run_match(str(message.match_id), message.seed, message.settings, entrants)
+
+
+def busy_countdown(retries: int) -> float:
+    """Seconds before a match whose bot is at its cap is tried again (grows, with jitter)."""
+    base = min(BUSY_RETRY_MAX_S, BUSY_RETRY_S * (1.5 ** min(retries, 10)))
+    return round(base * random.uniform(0.8, 1.2), 2)
+
+
+@app.task(  # type: ignore[untyped-decorator]
+    name=PLAY_MATCH,
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,
+    soft_time_limit=MATCH_SOFT_LIMIT_S,
+    time_limit=MATCH_HARD_LIMIT_S,
+)
+def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
+    """Play the match ``spec`` (a ``MatchMessage`` as JSON); send ``truco.store_result``."""
+    message = msgspec.convert(spec, MatchMessage)
+    settings = load_worker_settings()
+    slots = bot_slots(settings)
+    token = slots.acquire(message.bot_ids)
+    if token is None:
+        countdown = busy_countdown(self.request.retries)
+        logger.info("match %s: a bot is at its cap; again in %ss", message.match_id, countdown)
+        raise self.retry(countdown=countdown)
+    try:
+        replay = asyncio.run(play(message, allow_loopback=settings.allow_loopback_bots))
+    finally:
+        slots.release(message.bot_ids, token)
+    send_result(message.match_id, msgspec.json.encode(replay).decode(), self.request.id)
+    result = replay.result
+    return {"match_id": message.match_id, "winner": result.winner, "reason": result.reason}

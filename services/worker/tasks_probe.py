@@ -1,0 +1,73 @@
+"""``truco.probe_bots``: the bot-calling worker checks that bots answer ``GET {url}/``.
+
+Health checks call bots, so they run where bots are called (queue ``matches``, no database);
+the trusted worker sends the list of bots and records the outcomes it gets back
+(``truco.record_bot_health``), so it never opens a connection to a bot itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import msgspec
+
+from arena.client import BotClient, ClientConfig, Fault
+from arena.egress import EgressPolicy
+from arena.protocol import API_VERSION, BotInfo
+from arena.signing import generate_secret
+from services.worker.celery_app import app
+from services.worker.dispatch import send_health
+from services.worker.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
+from services.worker.messages import ProbeOutcome, ProbeTarget
+from services.worker.names import PROBE_BOTS
+from services.worker.settings import load_worker_settings
+
+PROBE_TIMEOUT_MS = 5000.0
+PROBE_CONCURRENCY = 16
+
+
+async def probe(target: ProbeTarget, *, allow_loopback: bool) -> ProbeOutcome:
+    """One ``GET {url}/`` through the guarded client: ok if it answers protocol v1 info."""
+    config = ClientConfig(
+        timeout_ms=PROBE_TIMEOUT_MS, policy=EgressPolicy(allow_loopback=allow_loopback)
+    )
+    # GET / carries no game data: a throwaway signing secret, as for a URL change
+    async with BotClient(target.url, generate_secret(), config=config) as client:
+        result = await client.info()
+    error: str | None = None
+    if isinstance(result, Fault):
+        error = f"{result.kind}: {result.detail}"
+    else:
+        info = result.decode(BotInfo)
+        if isinstance(info, Fault):
+            error = f"{info.kind}: {info.detail}"
+        elif info.apiversion != API_VERSION:
+            error = f"protocol version {info.apiversion!r}, expected {API_VERSION!r}"
+    return ProbeOutcome(target.bot_id, error is None, error)
+
+
+async def probe_all(targets: list[ProbeTarget], *, allow_loopback: bool) -> list[ProbeOutcome]:
+    gate = asyncio.Semaphore(PROBE_CONCURRENCY)
+
+    async def one(target: ProbeTarget) -> ProbeOutcome:
+        async with gate:
+            return await probe(target, allow_loopback=allow_loopback)
+
+    return list(await asyncio.gather(*(one(target) for target in targets)))
+
+
+@app.task(  # type: ignore[untyped-decorator]
+    name=PROBE_BOTS,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=SHORT_SOFT_LIMIT_S,
+    time_limit=SHORT_HARD_LIMIT_S,
+)
+def probe_bots(targets: list[dict[str, Any]]) -> int:
+    """Probe every target; send the outcomes to the trusted worker. Returns how many failed."""
+    decoded = msgspec.convert(targets, list[ProbeTarget])
+    settings = load_worker_settings()
+    outcomes = asyncio.run(probe_all(decoded, allow_loopback=settings.allow_loopback_bots))
+    send_health(outcomes)
+    return sum(not outcome.ok for outcome in outcomes)

@@ -1,0 +1,79 @@
+"""``truco.store_result``: the trusted worker stores a match's result and queues what follows.
+
+Exactly once: ``flow.record_result`` inserts the result under the ``UNIQUE (match_id)``
+constraint in the same transaction as the ratings, so a match task that ran twice (its worker
+died after sending, or Redis redelivered it) sends a second message that changes nothing.
+
+The message comes from the bot-calling worker, which talks to strangers' servers, so the replay
+is checked before anything is stored: it must be for this match, and every game must
+re-simulate through the engine to the recorded events and scores.
+"""
+
+from __future__ import annotations
+
+import asyncpg
+import kombu.exceptions
+import msgspec
+
+from arena.replay import Replay, VerifyError, verify_replay
+from services.worker.celery_app import app
+from services.worker.db import run_db
+from services.worker.dispatch import enqueue
+from services.worker.limits import STORE_HARD_LIMIT_S, STORE_SOFT_LIMIT_S
+from services.worker.names import STORE_RESULT
+
+TRANSIENT = (
+    OSError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.InterfaceError,
+    asyncpg.TransactionRollbackError,  # serialization failure, deadlock: try again
+    kombu.exceptions.OperationalError,
+)
+
+
+class BadResult(ValueError):
+    """A replay that does not belong to its match or does not re-simulate."""
+
+
+def check_replay(match_id: int, replay_json: str | bytes) -> Replay:
+    """Decode and verify a replay sent for ``match_id``; raise :class:`BadResult` if wrong."""
+    try:
+        replay = msgspec.json.decode(replay_json, type=Replay)
+    except msgspec.DecodeError as exc:
+        raise BadResult(f"match {match_id}: the replay does not decode: {exc}") from None
+    if replay.match_id != str(match_id):
+        raise BadResult(f"match {match_id}: the replay is for match {replay.match_id!r}")
+    try:
+        verify_replay(replay)
+    except VerifyError as exc:
+        raise BadResult(f"match {match_id}: the replay does not re-simulate: {exc}") from None
+    return replay
+
+
+async def store(
+    pool: asyncpg.Pool, match_id: int, replay: Replay, task_id: str | None = None
+) -> list[int]:
+    """Record the result (idempotent) and queue the matches it unlocked; returns their ids."""
+    from services import flow
+
+    next_ids: list[int] = await flow.record_result(pool, match_id, replay, task_id)
+    await enqueue(pool, next_ids)
+    return next_ids
+
+
+@app.task(  # type: ignore[untyped-decorator]
+    name=STORE_RESULT,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=TRANSIENT,
+    retry_backoff=2,
+    retry_backoff_max=120,
+    retry_jitter=True,
+    max_retries=20,
+    soft_time_limit=STORE_SOFT_LIMIT_S,
+    time_limit=STORE_HARD_LIMIT_S,
+)
+def store_result(match_id: int, replay_json: str, task_id: str | None = None) -> list[int]:
+    """Store the result of ``match_id`` once; queue the next matches. Returns their ids."""
+    replay = check_replay(match_id, replay_json)
+    return run_db(lambda pool: store(pool, match_id, replay, task_id))

@@ -1,0 +1,104 @@
+"""Fixtures for the API tests of tournaments, matches and leaderboards.
+
+``play_api`` is the app on the API tests' database with a dispatcher that runs matches in
+this process over real HTTP against SDK bot servers on 127.0.0.1 (``bot_servers``), so a
+whole tournament runs inside one request to ``/start``; ``idle_api`` leaves matches pending.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+
+import asyncpg
+import pytest
+
+from arena.sdk import BotServer, strategy_decider
+from services.api.app import create_app
+from services.api.deps import Dispatcher
+from services.api.ratelimit import RateLimits
+from services.db.pool import create_pool
+from tests.services.flow_helpers import InProcessDispatcher, over_http
+from tests.services.test_api_helpers import Api, NetworkGuard, client_for, settings
+
+NO_LIMITS = RateLimits(enabled=False)
+
+
+@dataclass
+class PlayApi(Api):
+    dispatcher: InProcessDispatcher | None = None
+
+    async def bots(self, headers: dict[str, str], servers: list[BotServer]) -> list[int]:
+        ids = []
+        for server in servers:
+            body = await self.bot(headers, server.url)
+            ids.append(int(str(body["id"])))
+        return ids
+
+    async def tournament(self, headers: dict[str, str], **fields: object) -> dict[str, object]:
+        body = {
+            "name": f"cup-{secrets.token_hex(3)}",
+            "format": "swiss",
+            "mode": "1v1",
+            "rules": {"points_to_win": 15},
+            **fields,
+        }
+        response = await self.client.post("/v1/tournaments", json=body, headers=headers)
+        assert response.status_code == 201, response.text
+        created: dict[str, object] = response.json()
+        return created
+
+
+async def _api(
+    database_url: str, guard: NetworkGuard, dispatcher: Dispatcher | None
+) -> AsyncIterator[tuple[asyncpg.Pool, PlayApi]]:
+    pool = await create_pool(database_url, min_size=1, max_size=8)
+    try:
+        app = create_app(
+            settings(database_url),
+            pool=pool,
+            bot_client_factory=guard.factory,
+            dispatcher=dispatcher,
+            rate_limits=NO_LIMITS,
+        )
+        async with client_for(app) as client:
+            yield pool, PlayApi(client, pool, guard)
+    finally:
+        await pool.close()
+    assert guard.refused == [], f"non-loopback network use: {guard.refused}"
+
+
+@pytest.fixture
+async def play_api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[PlayApi]:
+    dispatcher = InProcessDispatcher(over_http)
+    async for _, api in _api(api_database_url, guard, dispatcher):
+        api.dispatcher = dispatcher
+        yield api
+
+
+async def _no_dispatch(pool: asyncpg.Pool, match_ids: list[int]) -> None:
+    return None
+
+
+@pytest.fixture
+async def idle_api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[PlayApi]:
+    """The app with a dispatcher that queues nothing: matches stay pending."""
+    async for _, api in _api(api_database_url, guard, _no_dispatch):
+        yield api
+
+
+@pytest.fixture
+def bot_servers() -> Iterator[list[BotServer]]:
+    """Four real bots on 127.0.0.1: one heuristic, three random."""
+    servers = [
+        BotServer(strategy_decider(strategy, seed=k), name=f"b{k}", secret=None, port=0)
+        for k, strategy in enumerate(["heuristic", "random", "random", "random"])
+    ]
+    for server in servers:
+        server.start()
+    try:
+        yield servers
+    finally:
+        for server in servers:
+            server.stop()

@@ -1,0 +1,151 @@
+"""Helpers for the workflow tests: bots straight in the database, and a dispatcher that runs
+matches in this process (the job Celery does in production) and records their results,
+recursively for the rounds that follow, so a whole tournament runs without workers."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+import asyncpg
+import pytest
+
+from arena.connection import BotConnection, InProcessBot
+from arena.entrants import connect
+from arena.match import run_match
+from arena.replay import EntrantRecord, Replay
+from arena.sdk import strategy_decider
+from services import flow
+from services.api.secretbox import SecretBox
+from services.config import Secret
+from services.db import accounts as db_accounts
+from services.db import bots as db_bots
+from services.db.pool import create_pool
+
+SECRET_KEY = Secret("s" * 48)  # the same key as test_api_helpers.settings()
+BOX = SecretBox(SECRET_KEY)
+
+Connector = Callable[[flow.EntrantSpec, int], tuple[EntrantRecord, BotConnection]]
+
+
+def in_process(strategies: dict[int, str]) -> Connector:
+    """Entrants played by built-in strategies in process, chosen per bot id (default random)."""
+
+    def make(entrant: flow.EntrantSpec, seed: int) -> tuple[EntrantRecord, BotConnection]:
+        strategy = strategies.get(entrant.bot_id, "random")
+        decide = strategy_decider(strategy, seed + entrant.bot_id)
+        return EntrantRecord(entrant.name, entrant.url), InProcessBot(entrant.name, decide)
+
+    return make
+
+
+def over_http(entrant: flow.EntrantSpec, seed: int) -> tuple[EntrantRecord, BotConnection]:
+    """Entrants called over real HTTP (signed, guarded client; loopback allowed in tests)."""
+    return connect(
+        entrant.url,
+        seed=seed,
+        secret=entrant.secret,
+        timeout_ms=2000,
+        allow_loopback=True,
+        label=entrant.name,
+    )
+
+
+@dataclass
+class InProcessDispatcher:
+    """``Dispatcher`` for tests: runs the matches now, concurrently, and records the results.
+
+    ``before_record(match_id)`` runs after a match is played and before its result is stored
+    (a test may withdraw a bot there); ``replays`` keeps what each match produced.
+    """
+
+    connector: Connector
+    box: SecretBox = BOX
+    before_record: Callable[[asyncpg.Pool, int], asyncio.Future[None] | None] | None = None
+    played: list[int] = field(default_factory=list)
+    replays: dict[int, Replay] = field(default_factory=dict)
+    calls: int = 0
+
+    async def __call__(self, pool: asyncpg.Pool, match_ids: list[int]) -> None:
+        self.calls += 1
+        specs = await flow.match_specs(pool, match_ids, secret_box=self.box)
+        await asyncio.gather(*(self._one(pool, spec) for spec in specs))
+
+    async def _one(self, pool: asyncpg.Pool, spec: flow.MatchSpec) -> None:
+        entrants = [self.connector(e, spec.seed % 1_000_000) for e in spec.entrants]
+        replay = await run_match(str(spec.match_id), spec.seed, spec.settings, entrants)
+        self.played.append(spec.match_id)
+        self.replays[spec.match_id] = replay
+        if self.before_record is not None:
+            pending = self.before_record(pool, spec.match_id)
+            if pending is not None:
+                await pending
+        new = await flow.record_result(pool, spec.match_id, replay, task_id=f"t{spec.match_id}")
+        if new:
+            await self(pool, new)
+
+
+async def make_account(pool: asyncpg.Pool, prefix: str = "org") -> int:
+    account = await db_accounts.create_account(
+        pool, f"{prefix}-{secrets.token_hex(4)}", secrets.token_bytes(32)
+    )
+    return account.id
+
+
+async def make_bot(
+    pool: asyncpg.Pool, owner_id: int, url: str = "http://127.0.0.1:9", prefix: str = "bot"
+) -> int:
+    secret = "whsec_" + secrets.token_urlsafe(24)
+    async with pool.acquire() as conn:
+        bot = await db_bots.create_bot(
+            conn,
+            owner_id=owner_id,
+            name=f"{prefix}-{secrets.token_hex(4)}",
+            url=url,
+            encrypt_secret=lambda bot_id: BOX.encrypt(secret, bot_id),
+            key_id=BOX.key_id,
+        )
+    return bot.id
+
+
+async def make_tournament(
+    pool: asyncpg.Pool,
+    format: str,
+    bots: int,
+    *,
+    mode: str = "1v1",
+    rounds: int | None = None,
+    games_per_match: int = 2,
+    third_place: bool = False,
+) -> tuple[int, list[int]]:
+    """A registering tournament with ``bots`` new bots entered: (id, bot ids)."""
+    organiser = await make_account(pool)
+    tournament = await flow.create_tournament(
+        pool,
+        organiser_id=organiser,
+        name=f"cup-{secrets.token_hex(3)}",
+        format=format,
+        mode=mode,
+        settings=flow.TournamentSettings(
+            rules={"points_to_win": 15},
+            rounds=rounds,
+            games_per_match=games_per_match,
+            third_place=third_place,
+        ),
+    )
+    bot_ids = [await make_bot(pool, organiser) for _ in range(bots)]
+    for bot_id in bot_ids:
+        await flow.enter_tournament(pool, tournament.id, bot_id)
+    return tournament.id, bot_ids
+
+
+@pytest.fixture
+async def flow_pool(api_database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    """A pool on the API tests' database (tables shared; every test makes its own rows)."""
+    pool = await create_pool(api_database_url, min_size=1, max_size=6)
+    try:
+        yield pool
+    finally:
+        await pool.close()

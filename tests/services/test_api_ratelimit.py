@@ -1,0 +1,113 @@
+# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
+"""Rate limits: 429 problems with Retry-After, per key and for account creation per address;
+counters in memory or in Redis (shared), falling back to memory when Redis does not answer."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from services.api.app import create_app
+from services.api.ratelimit import MemoryCounter, RateLimits, RedisCounter
+from services.db.pool import create_pool
+from tests.services.conftest import RedisTarget
+from tests.services.test_api_helpers import (  # noqa: F401
+    NetworkGuard,
+    api_database_url,
+    client_for,
+    guard,
+    settings,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+class FrozenCounter(MemoryCounter):
+    """Always 30 s into the same window, so the test never straddles two minutes."""
+
+    async def hit(self, key: str, limit: int, now: float) -> float | None:
+        return await super().hit(key, limit, 30.0)
+
+
+@pytest.fixture
+async def limited(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[httpx.AsyncClient]:
+    pool = await create_pool(api_database_url, min_size=1, max_size=2)
+    try:
+        app = create_app(
+            settings(api_database_url),
+            pool=pool,
+            bot_client_factory=guard.factory,
+            rate_limits=RateLimits(per_key_per_minute=4, accounts_per_minute=2),
+            rate_counter=FrozenCounter(),
+        )
+        async with client_for(app) as client:
+            yield client
+    finally:
+        await pool.close()
+
+
+async def test_a_key_over_its_budget_gets_429_with_retry_after(
+    limited: httpx.AsyncClient,
+) -> None:
+    created = await limited.post("/v1/accounts", json={"name": "limited-one"})
+    assert created.status_code in (201, 409)
+    key = {"Authorization": "Bearer ta_some-key-for-limits"}
+    answers = [(await limited.get("/v1/tournaments", headers=key)).status_code for _ in range(5)]
+    assert answers == [200, 200, 200, 200, 429]
+    refused = await limited.get("/v1/bots", headers=key)
+    assert refused.status_code == 429
+    assert refused.headers["retry-after"] == "30"
+    assert refused.headers["content-type"] == "application/problem+json"
+    assert refused.json()["type"] == "/problems/rate-limited"
+    # another key has its own budget; health is never limited
+    other = {"Authorization": "Bearer ta_another-key"}
+    assert (await limited.get("/v1/tournaments", headers=other)).status_code == 200
+    assert (await limited.get("/health")).status_code == 200
+
+
+async def test_account_creation_is_limited_per_address(limited: httpx.AsyncClient) -> None:
+    first = await limited.post("/v1/accounts", json={"name": "limit-a1"})
+    second = await limited.post("/v1/accounts", json={"name": "limit-a2"})
+    third = await limited.post("/v1/accounts", json={"name": "limit-a3"})
+    assert third.status_code == 429, third.text
+    assert {first.status_code, second.status_code} <= {201, 409}
+    assert "accounts" in third.json()["detail"]
+
+
+async def test_redis_counters_are_shared_between_apps(redis_target: RedisTarget) -> None:
+    one = RedisCounter(redis_target.url, prefix=redis_target.key("rl:"))
+    two = RedisCounter(redis_target.url, prefix=redis_target.key("rl:"))
+    try:
+        now = 1_000_000 * 60 + 15.0
+        assert await one.hit("key:a", 2, now) is None
+        assert await two.hit("key:a", 2, now) is None  # the same counter, another process
+        wait = await one.hit("key:a", 2, now)
+        assert wait == 45.0
+        assert await two.hit("key:b", 2, now) is None
+        assert await one.hit("key:a", 2, now + 60) is None  # the next window starts afresh
+    finally:
+        await one.aclose()
+        await two.aclose()
+
+
+async def test_without_redis_the_counter_falls_back_to_memory() -> None:
+    counter = RedisCounter("redis://127.0.0.1:1/0")  # nothing listens on port 1
+    try:
+        assert await counter.hit("key:x", 1, 90.0) is None
+        assert await counter.hit("key:x", 1, 90.0) == 30.0
+    finally:
+        await counter.aclose()
+
+
+def test_limits_come_from_the_environment() -> None:
+    limits = RateLimits.from_env(
+        {"TRUCO_RATE_LIMIT_PER_MINUTE": "100", "TRUCO_ACCOUNT_RATE_LIMIT_PER_MINUTE": "5"}
+    )
+    assert limits == RateLimits(per_key_per_minute=100, accounts_per_minute=5)
+    assert RateLimits.from_env({}) == RateLimits()
+    with pytest.raises(ValueError, match="TRUCO_RATE_LIMIT_PER_MINUTE"):
+        RateLimits.from_env({"TRUCO_RATE_LIMIT_PER_MINUTE": "lots"})
+    with pytest.raises(ValueError):
+        RateLimits.from_env({"TRUCO_RATE_LIMIT_PER_MINUTE": "0"})

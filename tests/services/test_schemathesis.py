@@ -1,0 +1,157 @@
+"""schemathesis over every operation of the committed OpenAPI document, against the ASGI app
+in process with a valid API key: no server error, and every answer (status, content type,
+headers, body) as the document says.
+
+The app owns its pool (opened by its lifespan in schemathesis's own event loop thread). Bot
+registration may only touch loopback: other addresses fail to resolve or connect at once, which
+the API answers with its documented 422. Matches are never run (the dispatcher does nothing).
+Bounded: a few examples per operation, well under a minute.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Iterable, Iterator
+
+import httpcore
+import pytest
+import schemathesis
+from httpcore._backends.base import SOCKET_OPTION
+from hypothesis import HealthCheck, settings
+from litestar import Litestar
+from schemathesis.checks import (
+    content_type_conformance,
+    not_a_server_error,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+from schemathesis.python import asgi
+
+from arena.client import BotClient, ClientConfig
+from arena.egress import EgressPolicy
+from services.api.app import create_app
+from services.api.auth import hash_api_key, new_api_key
+from services.api.ratelimit import RateLimits
+from services.api.spec import full_openapi
+from services.db.pool import connect
+from tests.services.test_api_helpers import api_database_url  # noqa: F401
+from tests.services.test_api_helpers import settings as app_settings
+
+LOOPBACK = ("127.0.0.1", "::1")
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
+
+
+class _LoopbackOrNothing(httpcore.AsyncNetworkBackend):
+    """Connects to loopback only; anything else fails at once like an unreachable host."""
+
+    def __init__(self) -> None:
+        self._inner = httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        if host not in LOOPBACK:
+            raise httpcore.ConnectError(f"tests do not leave this machine ({host})")
+        return await self._inner.connect_tcp(
+            host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+        )
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        raise httpcore.ConnectError("no unix sockets in tests")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+async def _no_dns(host: str, port: int) -> list[str]:
+    raise OSError(f"tests resolve no names ({host})")
+
+
+def _factory(url: str, secret: str, policy: EgressPolicy) -> BotClient:
+    return BotClient(
+        url,
+        secret,
+        config=ClientConfig(timeout_ms=500, policy=policy),
+        resolver=_no_dns,
+        network_backend=_LoopbackOrNothing(),
+    )
+
+
+async def _nothing(pool: object, match_ids: list[int]) -> None:
+    return None
+
+
+async def _seed(database_url: str) -> str:
+    """An account (its key is returned) with a tournament, so some ids exist."""
+    key = new_api_key()
+    conn = await connect(database_url)
+    try:
+        account = await conn.fetchval(
+            "INSERT INTO accounts (name, api_key_hash) VALUES ($1, $2) RETURNING id",
+            f"fuzz-{secrets.token_hex(4)}",
+            hash_api_key(key),
+        )
+        await conn.execute(
+            "INSERT INTO tournaments (organiser_id, name, format, mode) "
+            "VALUES ($1, 'fuzz cup', 'swiss', '1v1')",
+            account,
+        )
+    finally:
+        await conn.close()
+    return key
+
+
+@pytest.fixture(scope="module")
+def api_key(api_database_url: str) -> str:  # noqa: F811
+    return asyncio.run(_seed(api_database_url))
+
+
+schema = schemathesis.openapi.from_dict(full_openapi())
+
+
+@pytest.fixture(scope="module")
+def live_app(api_database_url: str) -> Iterator[Litestar]:  # noqa: F811
+    """The app on this run's database; it owns its pool (opened by its lifespan)."""
+    app = create_app(
+        app_settings(api_database_url),
+        bot_client_factory=_factory,
+        dispatcher=_nothing,
+        rate_limits=RateLimits(enabled=False),
+    )
+    try:
+        yield app
+    finally:
+        asgi.shutdown_lifespans()  # close the app's pool before the database is dropped
+
+
+@schema.parametrize()
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    database=None,
+)
+def test_every_operation_answers_as_documented(
+    case: schemathesis.Case, api_key: str, live_app: Litestar
+) -> None:
+    case.call_and_validate(
+        headers={"Authorization": f"Bearer {api_key}"}, checks=CHECKS, app=live_app
+    )

@@ -1,0 +1,103 @@
+# ruff: noqa: F401, F811 - fixtures re-exported from the service tests' conftest
+"""Fixtures for the worker tests: the service tests' real PostgreSQL and Redis, SDK bots on
+127.0.0.1, a pool on the run's database, and the environment a worker process gets."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator, Iterator
+
+import asyncpg
+import pytest
+
+from arena.sdk import BotServer, strategy_decider
+from arena.signing import generate_secret
+from services.api.secretbox import SecretBox
+from services.config import Secret
+from services.db import accounts as db_accounts
+from services.db import bots as db_bots
+from services.db.pool import create_pool
+from tests.services.conftest import (
+    RedisTarget,
+    anyio_backend,
+    database_url,
+    postgres_server,
+    redis_target,
+)
+
+SECRET_KEY = "k" * 48
+BOX = SecretBox(Secret(SECRET_KEY))
+
+
+@pytest.fixture
+def worker_env(monkeypatch: pytest.MonkeyPatch, redis_target: RedisTarget) -> RedisTarget:
+    """This process as a bot-calling worker: Redis with the run's prefix, no DATABASE_URL."""
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setenv("TRUCO_ENV", "local")
+    monkeypatch.setenv("REDIS_URL", redis_target.url)
+    monkeypatch.setenv("TRUCO_REDIS_PREFIX", redis_target.prefix)
+    return redis_target
+
+
+@pytest.fixture
+def bot_server_factory() -> Iterator[object]:
+    servers: list[BotServer] = []
+
+    def start(strategy: str = "random", secret: str | None = None, seed: int = 1) -> BotServer:
+        server = BotServer(
+            strategy_decider(strategy, seed),
+            name=f"{strategy}-{secrets.token_hex(2)}",
+            secret=secret,
+            host="127.0.0.1",
+            port=0,
+        )
+        server.start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    created = await create_pool(database_url, min_size=1, max_size=4)
+    try:
+        yield created
+    finally:
+        await created.close()
+
+
+async def make_account(pool: asyncpg.Pool) -> int:
+    account = await db_accounts.create_account(
+        pool, f"w-{secrets.token_hex(4)}", secrets.token_bytes(32)
+    )
+    return account.id
+
+
+async def make_bot(pool: asyncpg.Pool, owner: int, url: str, secret: str | None = None) -> int:
+    sealed = secret or generate_secret()
+    async with pool.acquire() as conn:
+        bot = await db_bots.create_bot(
+            conn,
+            owner_id=owner,
+            name=f"wbot-{secrets.token_hex(4)}",
+            url=url,
+            encrypt_secret=lambda bot_id: BOX.encrypt(sealed, bot_id),
+            key_id=BOX.key_id,
+        )
+    return bot.id
+
+
+def flow_available() -> bool:
+    try:
+        import services.flow
+    except ImportError:
+        return False
+    return True
+
+
+needs_flow = pytest.mark.skipif(
+    not flow_available(), reason="services.flow (the tournament workflow) is not there yet"
+)

@@ -1,0 +1,123 @@
+"""Helpers for tests that start real processes: a Celery worker, the API, the launcher."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+
+from services.embedded._process import pid_alive
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def start(argv: list[str], env: Mapping[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("ab") as handle:
+        return subprocess.Popen(
+            argv,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+def stop(process: subprocess.Popen[bytes], timeout: float = 10.0) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(5)
+
+
+def wait_for(check: Callable[[], bool], timeout: float, what: str, log: Path | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            tail = log.read_text(errors="replace")[-3000:] if log and log.exists() else ""
+            raise AssertionError(f"{what} not within {timeout}s\n{tail}")
+        time.sleep(0.1)
+
+
+def worker_argv(queues: str, name: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "services.worker.celery_app",
+        "worker",
+        "-Q",
+        queues,
+        "-n",
+        f"{name}@%h",
+        "--pool=threads",
+        "--concurrency=6",
+        "--loglevel=INFO",
+        "--without-mingle",
+        "--without-gossip",
+    ]
+
+
+@contextlib.contextmanager
+def celery_worker(
+    env: Mapping[str, str], log: Path, queues: str = "matches,results"
+) -> Iterator[subprocess.Popen[bytes]]:
+    process = start(worker_argv(queues, f"test-{os.getpid()}-{time.monotonic_ns()}"), env, log)
+    try:
+        wait_for(lambda: " ready." in log.read_text(errors="replace"), 30, "celery worker", log)
+        yield process
+    finally:
+        stop(process)
+
+
+def descendants(root: int) -> set[int]:
+    """Every process below ``root`` (Linux /proc scan, no psutil)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def process_groups_alive(groups: set[int]) -> set[int]:
+    """Live processes whose process group is one of ``groups``."""
+    alive = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[-1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[2]) in groups and pid_alive(int(entry.name)):
+            alive.add(int(entry.name))
+    return alive

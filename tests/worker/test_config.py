@@ -1,0 +1,112 @@
+"""The Celery configuration: limits below the visibility timeout, late acks, queues, names."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from arena.match import MatchSettings
+from engine.rules import Rules
+from services.config import ConfigError
+from services.worker import limits
+from services.worker.celery_app import MATCHES, RESULTS, TASK_QUEUES, app, make_config
+from services.worker.dispatch import play_options
+from services.worker.messages import EntrantMessage, MatchMessage
+from services.worker.settings import celery_broker_url, load_worker_settings
+
+NAMES = {
+    "truco.play_match",
+    "truco.store_result",
+    "truco.start_due_tournaments",
+    "truco.check_bot_health",
+    "truco.probe_bots",
+    "truco.record_bot_health",
+}
+
+
+def test_task_names_are_stable_and_registered() -> None:
+    assert set(app.tasks) >= NAMES
+    assert set(TASK_QUEUES) == NAMES
+
+
+def test_every_task_is_late_acked_and_limited_below_the_visibility_timeout() -> None:
+    visibility = app.conf.broker_transport_options["visibility_timeout"]
+    assert visibility == limits.VISIBILITY_TIMEOUT_S
+    for name in NAMES:
+        task = app.tasks[name]
+        assert task.acks_late is True, name
+        assert task.reject_on_worker_lost is True, name
+        assert task.soft_time_limit is not None and task.time_limit is not None, name
+        assert 0 < task.soft_time_limit < task.time_limit < visibility, name
+    assert app.conf.worker_prefetch_multiplier == 1
+    assert app.conf.task_serializer == "json" and app.conf.accept_content == ["json"]
+
+
+def test_queues_and_routes() -> None:
+    queues = {q.name: q for q in app.conf.task_queues}
+    assert set(queues) == {MATCHES, RESULTS}
+    for name, queue in queues.items():  # each queue its own exchange and key: no crossing
+        assert queue.exchange.name == name and queue.routing_key == name
+    router = app.amqp.router
+    assert router.route({}, "truco.play_match")["queue"].name == MATCHES
+    assert router.route({}, "truco.probe_bots")["queue"].name == MATCHES
+    for name in ("truco.store_result", "truco.start_due_tournaments", "truco.check_bot_health"):
+        assert router.route({}, name)["queue"].name == RESULTS
+
+
+def test_beat_schedule() -> None:
+    schedule = app.conf.beat_schedule
+    by_task = {entry["task"]: entry for entry in schedule.values()}
+    assert by_task["truco.start_due_tournaments"]["schedule"] == 30.0
+    assert by_task["truco.check_bot_health"]["schedule"] == 60.0
+    for entry in schedule.values():
+        assert entry["options"]["queue"] == RESULTS
+        assert entry["options"]["expires"] <= entry["schedule"]
+
+
+def test_config_from_environment() -> None:
+    config = make_config({"REDIS_URL": "redis://127.0.0.1:6390/3", "TRUCO_REDIS_PREFIX": "t1:"})
+    assert config["broker_url"] == "redis://127.0.0.1:6390/3"
+    assert config["broker_transport_options"]["global_keyprefix"] == "t1:"
+    with pytest.raises(ConfigError, match="REDIS_URL"):
+        make_config({"TRUCO_ENV": "production"})
+    with pytest.raises(ConfigError, match="TRUCO_BOT_MAX_MATCHES"):
+        load_worker_settings({"TRUCO_BOT_MAX_MATCHES": "0"})
+    assert celery_broker_url("unix:///run/redis.sock") == "redis+socket:///run/redis.sock"
+    assert load_worker_settings({}).allow_loopback_bots
+    production = load_worker_settings({"TRUCO_ENV": "production", "REDIS_URL": "redis://r:6379"})
+    assert not production.allow_loopback_bots
+
+
+def test_match_deadlines() -> None:
+    default = MatchSettings()
+    # 2 games x (2 banks of 30 s + 2 seats x 2 calls x 1 s) + 2 handshakes + margin
+    assert limits.match_worst_case_s(default) == 2 * (60 + 4) + 2
+    assert limits.match_deadline_s(default) == 160
+    soft, hard = limits.match_task_limits(default)
+    assert limits.match_deadline_s(default) < soft < hard <= limits.MATCH_HARD_LIMIT_S
+    huge = MatchSettings(games_per_match=100, time_bank_ms=3_600_000)
+    assert not limits.fits(huge) and limits.match_deadline_s(huge) == limits.MAX_MATCH_S
+    soft, hard = limits.match_task_limits(huge)
+    assert limits.MAX_MATCH_S < soft < hard <= limits.MATCH_HARD_LIMIT_S
+    assert limits.MATCH_HARD_LIMIT_S < limits.VISIBILITY_TIMEOUT_S
+    two_v_two = MatchSettings(rules=Rules(players=4))
+    assert limits.match_worst_case_s(two_v_two) > limits.match_worst_case_s(default)
+
+
+def test_play_options_carry_the_matchs_own_limits() -> None:
+    message = MatchMessage(1, 7, MatchSettings(), [EntrantMessage(1, "a", "http://x", "s")])
+    options = play_options(message)
+    assert options["queue"] == MATCHES
+    assert (options["soft_time_limit"], options["time_limit"]) == limits.match_task_limits(
+        message.settings
+    )
+
+
+def test_match_message_mirrors_flow_match_spec() -> None:
+    flow = pytest.importorskip("services.flow", reason="services.flow is not there yet")
+    assert MatchMessage.__struct_fields__ == flow.MatchSpec.__struct_fields__
+    assert EntrantMessage.__struct_fields__ == flow.EntrantSpec.__struct_fields__
+    spec = flow.MatchSpec(3, 9, MatchSettings(), [flow.EntrantSpec(1, "a", "http://x", "s")])
+    decoded = msgspec.convert(msgspec.to_builtins(spec), MatchMessage)
+    assert decoded.match_id == 3 and decoded.entrants[0].secret == "s"

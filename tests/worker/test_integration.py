@@ -1,0 +1,238 @@
+"""Real processes: a Celery worker subprocess on the machine's Redis (a key prefix of this
+run), the run's test database, SDK bots on 127.0.0.1; and the end-to-end tournament with the
+API served by uvicorn."""
+
+from __future__ import annotations
+
+import secrets
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import asyncpg
+import httpx
+import pytest
+from celery import Celery
+
+from arena.signing import generate_secret
+from services.worker import dispatch
+from services.worker.celery_app import make_config
+from tests.services.conftest import RedisTarget
+from tests.worker.conftest import SECRET_KEY, make_account, make_bot, needs_flow
+from tests.worker.processes import celery_worker, free_port, start, stop, wait_for
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+
+@pytest.fixture
+def stack_env(
+    database_url: str, redis_target: RedisTarget, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[dict[str, str]]:
+    """The environment of the test's processes, and this process sending with the same prefix."""
+    env = {
+        "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin",
+        "TRUCO_ENV": "local",
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_target.url,
+        "TRUCO_REDIS_PREFIX": f"{redis_target.prefix}{secrets.token_hex(3)}:",
+        "TRUCO_SECRET_KEY": SECRET_KEY,
+        "TRUCO_DATA_DIR": str(tmp_path / "data"),
+        "PYTHONUNBUFFERED": "1",
+    }
+    sender = Celery("truco-test-sender")
+    sender.conf.update(make_config(env))
+    monkeypatch.setattr(dispatch, "current_app", lambda: sender)
+    monkeypatch.setenv("TRUCO_SECRET_KEY", SECRET_KEY)
+    yield env
+    sender.close()
+
+
+async def _wait_db(pool: asyncpg.Pool, query: str, *args: Any, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not await pool.fetchval(query, *args):
+        assert time.monotonic() < deadline, f"timed out waiting for: {query} {args}"
+        await anyio.sleep(0.1)
+
+
+@needs_flow
+async def test_real_worker_stores_a_match_once_even_when_it_runs_twice(
+    pool: asyncpg.Pool, stack_env: dict[str, str], bot_server_factory: Any, tmp_path: Path
+) -> None:
+    from services import flow
+
+    owner = await make_account(pool)
+    keys = [generate_secret(), generate_secret()]
+    servers = [bot_server_factory("heuristic", keys[0]), bot_server_factory("random", keys[1])]
+    bots = [await make_bot(pool, owner, s.url, k) for s, k in zip(servers, keys, strict=True)]
+    match_id = await flow.create_challenge(
+        pool,
+        bots[0],
+        bots[1],
+        mode="1v1",
+        rules={"points_to_win": 15},
+        games_per_match=2,
+        rated=True,
+    )
+    log = tmp_path / "worker.log"
+    with celery_worker(stack_env, log):
+        specs = await flow.match_specs(pool, [match_id])
+        dispatch.send_matches(specs)
+        dispatch.send_matches(specs)  # the same match twice: a redelivery, a double click
+        await _wait_db(pool, "SELECT status = 'done' FROM matches WHERE id = $1", match_id)
+        wait_for(
+            lambda: log.read_text().count("truco.store_result") >= 4,  # 2 received, 2 done
+            30,
+            "both results handed back",
+            log,
+        )
+    text = log.read_text()
+    assert text.count("Task truco.play_match") == 4  # two received, two succeeded
+    assert "Traceback" not in text
+    assert (
+        await pool.fetchval("SELECT count(*) FROM match_results WHERE match_id = $1", match_id) == 1
+    )
+    counts = await pool.fetch(
+        "SELECT matches FROM ratings WHERE mode = '1v1' AND bot_id = ANY($1)", bots
+    )
+    assert [row["matches"] for row in counts] == [1, 1]
+
+
+@needs_flow
+async def test_end_to_end_swiss_through_api_and_workers(
+    pool: asyncpg.Pool, stack_env: dict[str, str], bot_server_factory: Any, tmp_path: Path
+) -> None:
+    """Real API (uvicorn), real workers, real local bots: a 4-bot Swiss runs to the end."""
+    from services import flow
+
+    port = free_port()
+    api_url = f"http://127.0.0.1:{port}"
+    api_log = tmp_path / "api.log"
+    api = start(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "services.api.app:app_from_env",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        {**stack_env, "PORT": str(port)},
+        api_log,
+    )
+    try:
+        servers = [bot_server_factory("heuristic" if i == 0 else "random") for i in range(4)]
+        with (
+            celery_worker(stack_env, tmp_path / "worker.log"),
+            httpx.Client(base_url=api_url, timeout=10) as client,
+        ):
+            wait_for(lambda: _ok(client, "/health"), 30, "the API", api_log)
+            account = client.post("/v1/accounts", json={"name": f"e2e-{secrets.token_hex(3)}"})
+            assert account.status_code == 201, account.text
+            auth = {"authorization": f"Bearer {account.json()['api_key']}"}
+            bot_ids = []
+            for i, server in enumerate(servers):
+                created = client.post(
+                    "/v1/bots",
+                    json={"name": f"e2e-{i}-{secrets.token_hex(3)}", "url": server.url},
+                    headers=auth,
+                )
+                assert created.status_code == 201, created.text
+                bot_ids.append(created.json()["id"])
+            before = _ratings(client, bot_ids)
+            assert set(before.values()) == {1500.0}
+
+            began = time.monotonic()
+            tournament_id = await _start_swiss(client, auth, pool, bot_ids)
+            await _wait_db(
+                pool,
+                "SELECT status = 'finished' FROM tournaments WHERE id = $1",
+                tournament_id,
+                timeout=90,
+            )
+            elapsed = time.monotonic() - began
+            after = _ratings(client, bot_ids)
+        matches = await pool.fetch(
+            "SELECT status FROM matches WHERE tournament_id = $1", tournament_id
+        )
+        assert len(matches) == 6 and {m["status"] for m in matches} == {"done"}
+        assert after != before and sum(after.values()) == pytest.approx(4 * 1500)
+        print(f"\n4-bot Swiss, 6 matches through API + worker: {elapsed:.2f}s")
+        assert flow is not None
+    finally:
+        stop(api)
+
+
+def _ok(client: httpx.Client, path: str) -> bool:
+    try:
+        return client.get(path).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def _ratings(client: httpx.Client, bot_ids: list[int]) -> dict[int, float]:
+    board = client.get("/v1/leaderboards/1v1")
+    if board.status_code == 200:
+        entries = {e["bot_id"]: float(e["rating"]) for e in board.json()["entries"]}
+        if set(bot_ids) <= set(entries):
+            return {bot_id: entries[bot_id] for bot_id in bot_ids}
+    return {b: float(client.get(f"/v1/bots/{b}").json()["rating"]["1v1"]) for b in bot_ids}
+
+
+async def _start_swiss(
+    client: httpx.Client, auth: dict[str, str], pool: asyncpg.Pool, bot_ids: list[int]
+) -> int:
+    """Through the API's tournament endpoints when it has them, else as they will (flow +
+    ``dispatch.enqueue``)."""
+    paths = client.get("/schema/openapi.json").json()["paths"]
+    body = {
+        "name": "e2e swiss",
+        "format": "swiss",
+        "mode": "1v1",
+        "games_per_match": 2,
+        "rules": {"points_to_win": 15},
+    }
+    if "/v1/tournaments" in paths:
+        created = client.post("/v1/tournaments", json=body, headers=auth)
+        assert created.status_code == 201, created.text
+        tournament_id = int(created.json()["id"])
+        for bot_id in bot_ids:
+            entry = client.post(
+                f"/v1/tournaments/{tournament_id}/entries", json={"bot_id": bot_id}, headers=auth
+            )
+            assert entry.status_code == 201, entry.text
+        started = client.post(f"/v1/tournaments/{tournament_id}/start", headers=auth)
+        assert started.status_code == 202, started.text
+        return tournament_id
+    from services import flow
+
+    owner = await pool.fetchval("SELECT owner_id FROM bots WHERE id = $1", bot_ids[0])
+    tournament = await flow.create_tournament(
+        pool,
+        organiser_id=owner,
+        name=body["name"],
+        format="swiss",
+        mode="1v1",
+        settings=flow.TournamentSettings(rules={"points_to_win": 15}, games_per_match=2),
+    )
+    for bot_id in bot_ids:
+        await flow.enter_tournament(pool, tournament.id, bot_id)
+    await dispatch.enqueue(pool, await flow.start_tournament(pool, tournament.id))
+    return tournament.id
+
+
+async def test_health_checks_see_broker_and_worker(
+    stack_env: dict[str, str], tmp_path: Path
+) -> None:
+    from services.worker.checks import check_broker, check_workers
+
+    await check_broker(None)
+    with pytest.raises(RuntimeError, match="no Celery worker"):
+        await check_workers(None)
+    with celery_worker(stack_env, tmp_path / "worker.log", queues="results"):
+        await check_workers(None)

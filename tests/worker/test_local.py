@@ -1,0 +1,105 @@
+"""``make run``'s launcher as a subprocess against the run's servers and a fresh database:
+it migrates, starts everything, registers the house bots, and stops cleanly on SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from services.embedded._process import pid_alive
+from tests.services.conftest import (
+    PostgresServer,
+    RedisTarget,
+    create_database,
+    drop_database,
+    new_database_name,
+)
+from tests.worker.processes import descendants, free_port, process_groups_alive, wait_for
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def empty_database(postgres_server: PostgresServer) -> Iterator[str]:
+    name = new_database_name()
+    url = asyncio.run(create_database(postgres_server, name))
+    try:
+        yield url
+    finally:
+        asyncio.run(drop_database(postgres_server, name))
+
+
+def test_launcher_serves_house_bots_and_stops_cleanly(
+    empty_database: str, redis_target: RedisTarget, tmp_path: Path
+) -> None:
+    port = free_port()
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("TRUCO_SECRET_KEY", "TRUCO_ENV", "PORT")
+    }
+    env.update(
+        PORT=str(port),
+        DATABASE_URL=empty_database,
+        REDIS_URL=redis_target.url,
+        TRUCO_REDIS_PREFIX=f"{redis_target.prefix}{secrets.token_hex(3)}:",
+        TRUCO_DATA_DIR=str(tmp_path / "data"),
+    )
+    out = tmp_path / "launcher.out"
+    began = time.monotonic()
+    with out.open("wb") as handle:
+        launcher = subprocess.Popen(
+            [sys.executable, "-m", "services.local"],
+            env=env,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    api = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: "Ctrl-C to stop" in out.read_text(), 60, "the launcher", out)
+        started_in = time.monotonic() - began
+        health = httpx.get(f"{api}/health", timeout=5)
+        assert health.status_code == 200
+        names = {bot["name"] for bot in httpx.get(f"{api}/v1/bots", timeout=5).json()["items"]}
+        assert {"house-heuristic", "house-random"} <= names
+        text = out.read_text()
+        assert f"{api}/schema/openapi.json" in text and "house-random" in text
+        house = list((tmp_path / "data").glob("house-*.json"))
+        assert len(house) == 1 and house[0].stat().st_mode & 0o077 == 0
+        children = descendants(launcher.pid)
+        bot_calling = [pid for pid in children if b"-Q\x00matches" in _read(f"/proc/{pid}/cmdline")]
+        assert len(bot_calling) == 1
+        environ = _read(f"/proc/{bot_calling[0]}/environ")
+        assert b"DATABASE_URL=" not in environ and b"TRUCO_SECRET_KEY=" not in environ
+        assert b"REDIS_URL=" in environ
+        groups = {os.getpgid(pid) for pid in children if pid_alive(pid)}
+        assert len(children) >= 6  # api, two workers, beat, two bots
+        stop_began = time.monotonic()
+        launcher.send_signal(signal.SIGTERM)
+        assert launcher.wait(timeout=15) == 0
+        stopped_in = time.monotonic() - stop_began
+        assert not [pid for pid in children if pid_alive(pid)]
+        assert not process_groups_alive(groups)
+        print(f"\nlauncher: ready in {started_in:.1f}s, stopped in {stopped_in:.1f}s")
+    finally:
+        if launcher.poll() is None:
+            os.killpg(launcher.pid, signal.SIGKILL)
+            launcher.wait()
+
+
+def _read(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return b""

@@ -1,0 +1,138 @@
+"""``truco.play_match`` without a database: a real match against SDK bots on 127.0.0.1, the
+replay handed on as a ``truco.store_result`` message; the trusted side's replay checks."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import msgspec
+import pytest
+
+from arena.match import MatchSettings
+from arena.replay import Replay
+from arena.signing import generate_secret
+from engine.rules import Rules
+from services.worker import dispatch, tasks_play
+from services.worker.messages import EntrantMessage, MatchMessage
+from services.worker.tasks_store import BadResult, check_replay
+from tests.services.conftest import RedisTarget
+
+
+class Sent:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, list[Any], dict[str, Any]]] = []
+
+    def __call__(self, name: str, args: list[Any], **options: Any) -> object:
+        self.calls.append((name, args, options))
+        return type("R", (), {"id": f"sent-{len(self.calls)}"})()
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> Sent:
+    capture = Sent()
+    monkeypatch.setattr(dispatch.current_app(), "send_task", capture)
+    return capture
+
+
+def _message(bots: list[Any], secrets_: list[str], match_id: int = 501) -> MatchMessage:
+    settings = MatchSettings(rules=Rules(points_to_win=15), games_per_match=2)
+    entrants = [
+        EntrantMessage(bot_id=10 + i, name=f"b{i}", url=bot.url, secret=secret)
+        for i, (bot, secret) in enumerate(zip(bots, secrets_, strict=True))
+    ]
+    return MatchMessage(match_id, 12345, settings, entrants)
+
+
+def test_play_match_without_database_sends_the_replay(
+    worker_env: RedisTarget, bot_server_factory: Any, sent: Sent
+) -> None:
+    assert "DATABASE_URL" not in os.environ
+    keys = [generate_secret(), generate_secret()]
+    bots = [bot_server_factory("heuristic", keys[0]), bot_server_factory("random", keys[1])]
+    message = _message(bots, keys)
+
+    outcome = tasks_play.play_match.apply(args=[msgspec.to_builtins(message)], task_id="play-1")
+    assert outcome.successful(), outcome.traceback
+
+    assert len(sent.calls) == 1
+    name, args, options = sent.calls[0]
+    assert name == "truco.store_result" and options["queue"] == "results"
+    match_id, replay_json, task_id = args
+    assert (match_id, task_id) == (501, "play-1")
+    replay = check_replay(match_id, replay_json)  # decodes and re-simulates
+    assert replay.result.reason != "walkover" and len(replay.games) == 2
+    # replays are public: they name bots by id, never by URL
+    assert [e.source for e in replay.entrants] == ["bot:10", "bot:11"]
+    assert all("decision" in msgspec.json.encode(g.events).decode() for g in replay.games)
+    # the slots were given back
+    slots = tasks_play.bot_slots(tasks_play.load_worker_settings())
+    assert slots.in_use(10) == 0 and slots.in_use(11) == 0
+
+
+def test_wrong_secret_means_faults_not_a_crash(
+    worker_env: RedisTarget, bot_server_factory: Any, sent: Sent
+) -> None:
+    bots = [bot_server_factory("random", generate_secret()), bot_server_factory("random")]
+    message = _message(bots, [generate_secret(), generate_secret()], match_id=502)
+    outcome = tasks_play.play_match.apply(args=[msgspec.to_builtins(message)])
+    assert outcome.successful(), outcome.traceback
+    replay = msgspec.json.decode(sent.calls[0][1][1], type=Replay)
+    assert replay.result.winner == 1  # the bot that refuses our signature loses
+
+
+def test_a_bot_at_its_cap_is_retried_later(
+    worker_env: RedisTarget, bot_server_factory: Any, sent: Sent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TRUCO_BOT_MAX_MATCHES", "1")
+    bot = bot_server_factory("random")
+    message = _message([bot, bot_server_factory("random")], ["whsec_" + "A" * 32] * 2, 503)
+    slots = tasks_play.bot_slots(tasks_play.load_worker_settings())
+    held = slots.acquire([10])
+    assert held is not None
+
+    class Retried(Exception):
+        pass
+
+    countdowns: list[float] = []
+
+    def retry(**kwargs: Any) -> Exception:
+        countdowns.append(kwargs["countdown"])
+        return Retried()
+
+    monkeypatch.setattr(tasks_play.play_match, "retry", retry)
+    with pytest.raises(Retried):
+        tasks_play.play_match(msgspec.to_builtins(message))
+    assert sent.calls == [] and len(countdowns) == 1 and 3 <= countdowns[0] <= 7
+    assert slots.in_use(11) == 0  # all or nothing: the free bot's slot was not kept
+    slots.release([10], held)
+
+
+def test_loopback_is_refused_in_production(
+    worker_env: RedisTarget, bot_server_factory: Any, sent: Sent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TRUCO_ENV", "production")
+    bots = [bot_server_factory("random"), bot_server_factory("random")]
+    message = _message(bots, [generate_secret(), generate_secret()], match_id=504)
+    outcome = tasks_play.play_match.apply(args=[msgspec.to_builtins(message)])
+    assert outcome.successful(), outcome.traceback
+    replay = msgspec.json.decode(sent.calls[0][1][1], type=Replay)
+    assert replay.result.reason == "walkover" and replay.result.walkover == (0, 1)
+
+
+def test_store_side_refuses_foreign_or_forged_replays(
+    worker_env: RedisTarget, bot_server_factory: Any, sent: Sent
+) -> None:
+    bots = [bot_server_factory("random"), bot_server_factory("heuristic")]
+    message = _message(bots, [generate_secret(), generate_secret()], match_id=505)
+    assert tasks_play.play_match.apply(args=[msgspec.to_builtins(message)]).successful()
+    replay_json = sent.calls[0][1][1]
+    with pytest.raises(BadResult, match="for match '505'"):
+        check_replay(506, replay_json)
+    with pytest.raises(BadResult, match="does not decode"):
+        check_replay(505, "{")
+    forged = msgspec.json.decode(replay_json, type=Replay)
+    game = forged.games[0]
+    game.score = (game.score[1] + 5, game.score[0])
+    with pytest.raises(BadResult, match="re-simulate"):
+        check_replay(505, msgspec.json.encode(forged))

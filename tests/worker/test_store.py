@@ -1,0 +1,190 @@
+"""The trusted worker's side against a real database: a result is stored exactly once even
+when the match task ran twice; bot health checks; starting due tournaments."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import asyncpg
+import msgspec
+import pytest
+
+from arena.signing import generate_secret
+from services.db import bot_health
+from services.worker import beat, dispatch, tasks_play, tasks_store
+from services.worker.messages import MatchMessage, ProbeOutcome, ProbeTarget
+from services.worker.tasks_probe import probe_all
+from tests.worker.conftest import BOX, SECRET_KEY, make_account, make_bot, needs_flow
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def captured(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[Any]]]:
+    calls: list[tuple[str, list[Any]]] = []
+
+    def send_task(name: str, args: list[Any], **options: Any) -> object:
+        calls.append((name, args))
+        return type("R", (), {"id": "x"})()
+
+    monkeypatch.setattr(dispatch.current_app(), "send_task", send_task)
+    monkeypatch.setenv("TRUCO_SECRET_KEY", SECRET_KEY)
+    return calls
+
+
+@needs_flow
+async def test_result_is_stored_once_when_the_match_ran_twice(
+    pool: asyncpg.Pool, bot_server_factory: Any, captured: list[tuple[str, list[Any]]]
+) -> None:
+    from services import flow
+
+    owner = await make_account(pool)
+    keys = [generate_secret(), generate_secret()]
+    servers = [bot_server_factory("heuristic", keys[0]), bot_server_factory("random", keys[1])]
+    bots = [await make_bot(pool, owner, s.url, k) for s, k in zip(servers, keys, strict=True)]
+    match_id = await flow.create_challenge(
+        pool,
+        bots[0],
+        bots[1],
+        mode="1v1",
+        rules={"points_to_win": 15},
+        games_per_match=2,
+        rated=True,
+    )
+    await dispatch.enqueue(pool, [match_id])  # marks it queued, sends truco.play_match
+    assert [name for name, _ in captured] == ["truco.play_match"]
+    message = msgspec.convert(captured[0][1][0], MatchMessage)
+    assert message.match_id == match_id and message.entrants[0].secret == keys[0]
+
+    # the bot-calling worker runs it twice (say Redis redelivered it): two results are sent
+    first = await tasks_play.play(message, allow_loopback=True)
+    second = await tasks_play.play(message, allow_loopback=True)
+    for task_id, replay in (("a", first), ("b", second)):
+        checked = tasks_store.check_replay(match_id, msgspec.json.encode(replay))
+        await tasks_store.store(pool, match_id, checked, task_id)
+
+    assert (
+        await pool.fetchval("SELECT count(*) FROM match_results WHERE match_id = $1", match_id) == 1
+    )
+    assert (
+        await pool.fetchval("SELECT task_id FROM match_results WHERE match_id = $1", match_id)
+        == "a"
+    )
+    history = await pool.fetchval(
+        "SELECT count(*) FROM rating_history WHERE match_id = $1", match_id
+    )
+    assert history == (0 if first.result.reason == "walkover" else 2)
+    matches = await pool.fetch(
+        "SELECT matches FROM ratings WHERE mode = '1v1' AND bot_id = ANY($1)", bots
+    )
+    assert [row["matches"] for row in matches] == [1, 1]
+    status = await pool.fetchval("SELECT status FROM matches WHERE id = $1", match_id)
+    assert status == "done"
+
+
+async def test_health_marks_unavailable_after_n_failures_and_back(pool: asyncpg.Pool) -> None:
+    owner = await make_account(pool)
+    bot = await make_bot(pool, owner, "http://127.0.0.1:9")
+    for n in (1, 2):
+        recorded = await bot_health.record_check(
+            pool, bot, ok=False, error="connect: refused", failures_to_unavailable=3
+        )
+        assert (
+            recorded is not None
+            and recorded.after == "active"
+            and recorded.consecutive_failures == n
+        )
+    recorded = await bot_health.record_check(
+        pool, bot, ok=False, error="connect: refused", failures_to_unavailable=3
+    )
+    assert recorded is not None and recorded.became_unavailable
+    again = await bot_health.record_check(pool, bot, ok=False, error="x", failures_to_unavailable=3)
+    assert again is not None and not again.became_unavailable and again.after == "unavailable"
+    back = await bot_health.record_check(pool, bot, ok=True, error=None, failures_to_unavailable=3)
+    assert back is not None and back.came_back and back.consecutive_failures == 0
+    row = await pool.fetchrow("SELECT status, last_error, last_ok_at FROM bots WHERE id = $1", bot)
+    assert row["status"] == "active" and row["last_error"] is None and row["last_ok_at"]
+    await pool.execute("UPDATE bots SET status = 'deleted', deleted_at = now() WHERE id = $1", bot)
+    assert (
+        await bot_health.record_check(pool, bot, ok=True, error=None, failures_to_unavailable=3)
+        is None
+    )
+    assert bot not in [t.id for t in await bot_health.bots_to_check(pool)]
+
+
+async def test_probes_through_the_guarded_client(bot_server_factory: Any) -> None:
+    server = bot_server_factory("random")
+    targets = [
+        ProbeTarget(1, server.url),
+        ProbeTarget(2, "http://127.0.0.1:9"),  # nothing listens
+        ProbeTarget(3, "http://169.254.169.254"),  # refused by the egress guard
+    ]
+    outcomes = await probe_all(targets, allow_loopback=True)
+    assert [o.ok for o in outcomes] == [True, False, False]
+    assert outcomes[1].error is not None and outcomes[1].error.startswith("connect")
+    assert outcomes[2].error is not None and "metadata" in outcomes[2].error
+    refused = await probe_all([ProbeTarget(1, server.url)], allow_loopback=False)
+    assert not refused[0].ok and "loopback" in (refused[0].error or "")
+
+
+@needs_flow
+async def test_unavailable_bot_withdraws_from_its_tournament(
+    pool: asyncpg.Pool, captured: list[tuple[str, list[Any]]]
+) -> None:
+    from services import flow
+
+    owner = await make_account(pool)
+    bots = [await make_bot(pool, owner, f"http://127.0.0.1:{9000 + i}") for i in range(4)]
+    tournament = await flow.create_tournament(
+        pool,
+        organiser_id=owner,
+        name="health cup",
+        format="swiss",
+        mode="1v1",
+        settings=flow.TournamentSettings(rules={"points_to_win": 15}),
+    )
+    for bot in bots:
+        await flow.enter_tournament(pool, tournament.id, bot)
+    await dispatch.enqueue(pool, await flow.start_tournament(pool, tournament.id))
+    failing = [ProbeOutcome(bots[0], False, "connect: refused")]
+    for _ in range(2):
+        assert await beat.record_health(pool, failing, 3) == {"unavailable": [], "active": []}
+    assert await beat.record_health(pool, failing, 3) == {"unavailable": [bots[0]], "active": []}
+    withdrawn = await pool.fetchval(
+        "SELECT withdrawn_at FROM tournament_entries WHERE tournament_id = $1 AND bot_id = $2",
+        tournament.id,
+        bots[0],
+    )
+    assert withdrawn is not None
+    assert await beat.record_health(pool, [ProbeOutcome(bots[0], True)], 3) == {
+        "unavailable": [],
+        "active": [bots[0]],
+    }
+
+
+@needs_flow
+async def test_due_tournaments_start_and_queue(
+    pool: asyncpg.Pool, captured: list[tuple[str, list[Any]]]
+) -> None:
+    from services import flow
+
+    owner = await make_account(pool)
+    bots = [await make_bot(pool, owner, f"http://127.0.0.1:{9100 + i}") for i in range(2)]
+    now = datetime.now(UTC)
+    tournament = await flow.create_tournament(
+        pool,
+        organiser_id=owner,
+        name="due cup",
+        format="round_robin",
+        mode="1v1",
+        settings=flow.TournamentSettings(),
+        start_at=now - timedelta(seconds=1),
+    )
+    for bot in bots:
+        await flow.enter_tournament(pool, tournament.id, bot)
+    started = await beat.start_due(pool, now)
+    assert list(started) == [tournament.id] and len(started[tournament.id]) == 1
+    assert [name for name, _ in captured] == ["truco.play_match"]
+    assert await beat.start_due(pool, now) == {}
+    assert BOX.key_id
