@@ -28,7 +28,7 @@ worker-results: install
 beat: install
 	$(BIN)/celery -A services.worker.celery_app beat --loglevel=INFO
 
-test: install lint typecheck pytest
+test: install browser lint typecheck pytest
 
 lint: install
 	$(BIN)/ruff check .
@@ -48,3 +48,14 @@ clean:
 
 spec: install
 	$(BIN)/python -m services.api.spec > api-spec/openapi.json
+
+# Debian's Chromium for the browser tests (tests/web), installed with apt-get where it is
+# missing and we are root; never fails the build (without it those tests skip, saying why).
+.PHONY: browser
+browser:
+	@if test -x /usr/bin/chromium; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "browser: installing chromium with apt-get"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
+	    || echo "browser: could not install chromium; the browser tests will be skipped"; \
+	else echo "browser: no /usr/bin/chromium and no root apt-get; the browser tests will be skipped"; fi

@@ -31,6 +31,7 @@ from services.api.secretbox import SecretBox
 from services.api.tournaments import TournamentController
 from services.config import Settings, load_settings
 from services.db.pool import create_pool
+from services.web import web_router
 
 MAX_BODY_BYTES = 64 * 1024
 API_VERSION = "1.0.0"
@@ -94,6 +95,7 @@ def create_app(
             MatchController,
             LeaderboardController,
             health,
+            web_router(),
         ],
         before_request=rate_limit_hook(limits, counter),
         dependencies={"pool": Provide(get_pool, sync_to_thread=False)},

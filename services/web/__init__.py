@@ -1,0 +1,10 @@
+"""Server-rendered pages: leaderboards, tournaments, bots and the replay viewer.
+
+``web_router()`` is a Litestar ``Router`` with the pages, a small JSON endpoint per live page
+(polled by ``static/live.js``) and the static files (CSS, JS). Templates are Jinja2 with
+autoescape on; every page answers with a strict Content-Security-Policy.
+"""
+
+from services.web.pages import CSP, web_router
+
+__all__ = ["CSP", "web_router"]

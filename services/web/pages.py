@@ -1,0 +1,248 @@
+"""Page handlers: fetch rows (``services.db.pages``), build view models (``views``), render."""
+
+from __future__ import annotations
+
+import logging
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Any
+
+import asyncpg
+from litestar import Request, Response, Router, get
+from litestar.datastructures import ResponseHeader
+from litestar.di import NamedDependency
+from litestar.exceptions import HTTPException, NotFoundException, ValidationException
+from litestar.params import Parameter
+from litestar.plugins.jinja import JinjaTemplateEngine
+from litestar.template import TemplateConfig
+
+from services.db import pages as db
+from services.web import views
+
+logger = logging.getLogger("services.web")
+HERE = Path(__file__).resolve().parent
+TEMPLATES = HERE / "templates"
+STATIC = HERE / "static"
+
+# No inline script or style anywhere: scripts and styles come from /static only.
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "X-Frame-Options": "DENY",
+}
+HTML = "text/html; charset=utf-8"
+LIVE_TOURNAMENT = ("registering", "running")
+LIVE_MATCH = ("pending", "queued", "running")
+Id = Annotated[int, Parameter(ge=1, le=2**63 - 1)]
+
+
+def template_config() -> TemplateConfig[JinjaTemplateEngine]:
+    """Jinja2 over ``templates/`` with autoescape on (Litestar's Jinja engine sets it)."""
+    return TemplateConfig(directory=TEMPLATES, engine=JinjaTemplateEngine)
+
+
+@cache
+def _engine() -> JinjaTemplateEngine:
+    engine = template_config().to_engine()
+    env = engine.engine
+    assert env.autoescape is True
+    env.trim_blocks = True
+    env.lstrip_blocks = True
+    env.globals["suit_names"] = {"E": "espada", "B": "basto", "O": "oro", "C": "copa"}
+    return engine
+
+
+def render(name: str, status_code: int = 200, **context: Any) -> Response[str]:
+    html = _engine().get_template(name).render(**context)
+    return Response(html, status_code=status_code, media_type=HTML, headers=SECURITY_HEADERS)
+
+
+@get("/", name="web:home")
+async def home(pool: NamedDependency[asyncpg.Pool]) -> Response[str]:
+    boards = {
+        mode: views.leaderboard_view(await db.leaderboard(pool, mode)) for mode in ("1v1", "2v2")
+    }
+    running = await db.tournaments_by_status(pool, ("running", "registering"))
+    recent = await db.tournaments_by_status(pool, ("finished",), limit=10)
+    return render(
+        "home.html",
+        boards=boards,
+        running=running,
+        recent=recent,
+        formats=views.FORMAT_NAMES,
+    )
+
+
+async def _tournament_view(pool: asyncpg.Pool, tournament_id: Id) -> views.TournamentView:
+    data = await db.tournament(pool, tournament_id)
+    if data is None:
+        raise NotFoundException(f"no tournament {tournament_id}")
+    need = [
+        m.id for m in data.matches if (out := views.outcome(m)) is not None and out.games is None
+    ]
+    replays = await db.replays(pool, need)
+    return views.tournament_view(
+        data.tournament,
+        data.entries,
+        [(r.number, r.status) for r in data.rounds],
+        data.matches,
+        replays,
+    )
+
+
+@get("/tournaments/{tournament_id:int}", name="web:tournament")
+async def tournament_page(pool: NamedDependency[asyncpg.Pool], tournament_id: Id) -> Response[str]:
+    view = await _tournament_view(pool, tournament_id)
+    version = await db.tournament_version(pool, tournament_id) if view.live else None
+    poll = f"/tournaments/{tournament_id}/live" if view.live else None
+    return render("tournament.html", t=view, version=version, poll=poll)
+
+
+@get("/tournaments/{tournament_id:int}/live", name="web:tournament-live")
+async def tournament_live(
+    pool: NamedDependency[asyncpg.Pool], tournament_id: Id
+) -> Response[dict[str, Any]]:
+    version = await db.tournament_version(pool, tournament_id)
+    if version is None:
+        raise NotFoundException(f"no tournament {tournament_id}")
+    return Response(
+        {"version": version, "live": version.split(".")[0] in LIVE_TOURNAMENT},
+        headers={**SECURITY_HEADERS, "Cache-Control": "no-store"},
+    )
+
+
+@get("/bots/{bot_id:int}", name="web:bot")
+async def bot_page(pool: NamedDependency[asyncpg.Pool], bot_id: Id) -> Response[str]:
+    bot = await db.bot(pool, bot_id)
+    if bot is None:
+        raise NotFoundException(f"no bot {bot_id}")
+    matches = await db.bot_matches(pool, bot_id)
+    replays = await db.replays(pool, [m.id for m in matches if m.status in db.FINISHED_MATCH])
+    view = views.bot_view(
+        bot,
+        await db.bot_ratings(pool, bot_id),
+        await db.rating_history(pool, bot_id),
+        matches,
+        replays,
+    )
+    return render("bot.html", b=view)
+
+
+@get("/matches/{match_id:int}", name="web:match")
+async def match_page(
+    pool: NamedDependency[asyncpg.Pool],
+    match_id: Id,
+    game: Annotated[int, Parameter(ge=1, le=1000)] = 1,
+    step: Annotated[int | None, Parameter(ge=0, le=1_000_000)] = None,
+    view: Annotated[str, Parameter(max_length=16)] = "all",
+) -> Response[str]:
+    data = await db.match(pool, match_id)
+    if data is None:
+        raise NotFoundException(f"no match {match_id}")
+    m = data.match
+    live = m.status not in db.FINISHED_MATCH
+    sides = (views.side_links(m, 0), views.side_links(m, 1))
+    replay_view = None
+    if data.replay is not None:
+        # a finished match opens at its first event, a live one at its latest
+        start = step if step is not None else (None if live else 0)
+        replay_view = views.replay_view(data.replay, sides, game, start, view, live)
+    out = views.outcome(m, data.replay)
+    version = await db.match_version(pool, match_id) if live else None
+    return render(
+        "match.html",
+        m=m,
+        sides=sides,
+        tournament_name=data.tournament_name,
+        live=live,
+        outcome=out,
+        score=views.score_text(out),
+        result=data.replay.result if data.replay is not None else None,
+        r=replay_view,
+        version=version,
+        poll=f"/matches/{match_id}/live" if live else None,
+    )
+
+
+@get("/matches/{match_id:int}/live", name="web:match-live")
+async def match_live(pool: NamedDependency[asyncpg.Pool], match_id: Id) -> Response[dict[str, Any]]:
+    version = await db.match_version(pool, match_id)
+    if version is None:
+        raise NotFoundException(f"no match {match_id}")
+    return Response(
+        {"version": version, "live": version.split(".")[0] in LIVE_MATCH},
+        headers={**SECURITY_HEADERS, "Cache-Control": "no-store"},
+    )
+
+
+def _html_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    if isinstance(exc, HTTPException):
+        status, detail = exc.status_code, exc.detail
+    else:
+        logger.exception("unhandled error on %s %s", request.method, request.url.path)
+        status, detail = 500, "an unexpected error occurred; it has been logged"
+    if request.url.path.endswith("/live"):
+        return Response(
+            {"status": status, "detail": detail}, status_code=status, headers=SECURITY_HEADERS
+        )
+    message = "Not found" if status == 404 else "Bad request" if status < 500 else "Error"
+    return render("error.html", status_code=status, status=status, message=message)
+
+
+MEDIA_TYPES = {
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".svg": "image/svg+xml",
+}
+
+
+@cache
+def _static_files() -> dict[str, tuple[bytes, str]]:
+    """The files of ``static/`` by name (read once; nothing else is ever served)."""
+    return {
+        f.name: (f.read_bytes(), MEDIA_TYPES[f.suffix])
+        for f in STATIC.iterdir()
+        if f.is_file() and f.suffix in MEDIA_TYPES
+    }
+
+
+@get("/static/{name:str}", name="web:static")
+async def static_file(name: Annotated[str, Parameter(max_length=64)]) -> Response[bytes]:
+    found = _static_files().get(name)
+    if found is None:
+        raise NotFoundException("no such file")
+    body, media_type = found
+    return Response(
+        body,
+        media_type=media_type,
+        headers={**SECURITY_HEADERS, "Cache-Control": "public, max-age=300"},
+    )
+
+
+def web_router() -> Router:
+    """The pages, their live endpoints and ``/static``; mount it on the API app."""
+    return Router(
+        path="/",
+        route_handlers=[
+            home,
+            tournament_page,
+            tournament_live,
+            bot_page,
+            match_page,
+            match_live,
+            static_file,
+        ],
+        response_headers=[ResponseHeader(name=k, value=v) for k, v in SECURITY_HEADERS.items()],
+        exception_handlers={
+            ValidationException: _html_error,
+            HTTPException: _html_error,
+            Exception: _html_error,
+        },
+        include_in_schema=False,
+    )

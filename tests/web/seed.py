@@ -1,0 +1,362 @@
+"""Real data for the page tests: bots, ratings, tournaments and replays of real matches.
+
+Every finished match is played for real by ``arena.match.run_match`` between built-in
+in-process bots; its replay is stored zlib-compressed like the platform stores it. One bot is
+named ``<script>alert(1)</script>``, says ``<img src=x onerror=alert(1)>`` with each action and
+answers an illegal word on its first decision of each game (a recorded fault).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import zlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+import asyncpg
+import msgspec
+
+from arena.connection import Decide, InProcessBot
+from arena.match import MatchSettings, run_match
+from arena.protocol import ActRequest, ActResponse
+from arena.replay import EntrantRecord, Replay
+from arena.sdk import strategy_decider
+from engine.actions import Action
+from engine.rules import Rules
+
+XSS_NAME = "<script>alert(1)</script>"
+XSS_SAY = "<img src=x onerror=alert(1)>"
+NAMES = ["El Ancho", "Siete Bravo", "Mazo Man", XSS_NAME, "Falta Envido", "Retruco", "Parda"]
+STRATEGIES = ["heuristic", "heuristic", "random", "heuristic", "random", "first", "random"]
+
+
+def xss_decider(seed: int) -> Decide:
+    """Heuristic play with a hostile ``say``; the first decision of each game is illegal."""
+    base = strategy_decider("heuristic", seed)
+    seen: set[str] = set()
+
+    def decide(req: ActRequest) -> ActResponse | Action:
+        if req.game_id not in seen:
+            seen.add(req.game_id)
+            return ActResponse(action="not_a_word", say=XSS_SAY)
+        action = base(req)
+        assert isinstance(action, Action)
+        return msgspec.structs.replace(action, say=XSS_SAY)
+
+    return decide
+
+
+@dataclass
+class Seeded:
+    owner_id: int
+    bots: dict[str, int]
+    swiss_id: int = 0
+    double_id: int = 0
+    robin_id: int = 0
+    replay_match: int = 0  # a finished match with the XSS bot in it
+    live_match: int = 0  # a running match with a (partial) replay
+    pending_swiss_match: int = 0  # in the running Swiss round, not played yet
+    replays: dict[int, Replay] = field(default_factory=dict)
+    winners: dict[int, int | None] = field(default_factory=dict)  # match -> winner side
+    sides: dict[int, tuple[int, int]] = field(default_factory=dict)  # match -> (bot 0, bot 1)
+
+
+async def play(match_id: int, a: str, b: str, seed: int) -> Replay:
+    bots = []
+    for k, name in enumerate((a, b)):
+        decide = (
+            xss_decider(seed + k)
+            if name == XSS_NAME
+            else strategy_decider(STRATEGIES[NAMES.index(name)], seed + k)
+        )
+        bots.append((EntrantRecord(name, f"builtin:{name}"), InProcessBot(name, decide)))
+    settings = MatchSettings(rules=Rules(points_to_win=15), games_per_match=2)
+    return await run_match(f"m{match_id}", seed, settings, bots)
+
+
+class Seeder:
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self.conn = conn
+        self.clock = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)
+        self.ratings: dict[tuple[int, str], list[float]] = {}
+
+    def tick(self) -> datetime:
+        self.clock += timedelta(minutes=7)
+        return self.clock
+
+    async def tournament(self, name: str, fmt: str, status: str, bots: list[int]) -> int:
+        started = self.tick()
+        tid: int = await self.conn.fetchval(
+            """INSERT INTO tournaments (organiser_id, name, format, mode, status, settings,
+                   current_round, started_at, finished_at)
+               VALUES ($1, $2, $3, '1v1', $4, '{"rounds": 3}', 0, $5, $6) RETURNING id""",
+            self.owner,
+            name,
+            fmt,
+            status,
+            started,
+            started + timedelta(hours=2) if status == "finished" else None,
+        )
+        for k, bot in enumerate(bots):
+            await self.conn.execute(
+                "INSERT INTO tournament_entries (tournament_id, bot_id, seed) VALUES ($1, $2, $3)",
+                tid,
+                bot,
+                k + 1,
+            )
+        return tid
+
+    async def round(self, tid: int, number: int, status: str) -> int:
+        rid: int = await self.conn.fetchval(
+            "INSERT INTO rounds (tournament_id, number, status) VALUES ($1, $2, $3) RETURNING id",
+            tid,
+            number,
+            status,
+        )
+        await self.conn.execute(
+            "UPDATE tournaments SET current_round = $2 WHERE id = $1", tid, number
+        )
+        return rid
+
+    async def match(
+        self,
+        seeded: Seeded,
+        names: tuple[str, str],
+        *,
+        tid: int | None = None,
+        rid: int | None = None,
+        board: int = 0,
+        bracket: str = "main",
+        status: str = "done",
+        seed: int = 1,
+    ) -> int:
+        a, b = seeded.bots[names[0]], seeded.bots[names[1]]
+        mid: int = await self.conn.fetchval(
+            """INSERT INTO matches (tournament_id, round_id, bracket, board, mode, status, seed,
+                   games_per_match, rules, created_at)
+               VALUES ($1, $2, $3, $4, '1v1', 'pending', $5, 2, '{"points_to_win": 15}', $6)
+               RETURNING id""",
+            tid,
+            rid,
+            bracket,
+            board,
+            seed,
+            self.tick(),
+        )
+        for side, bot in enumerate((a, b)):
+            await self.conn.execute(
+                "INSERT INTO match_entrants (match_id, slot, bot_id, side) VALUES ($1, $2, $3, $4)",
+                mid,
+                side,
+                bot,
+                side,
+            )
+        seeded.sides[mid] = (a, b)
+        if status == "pending":
+            return mid
+        replay = await play(mid, names[0], names[1], seed)
+        data = msgspec.json.encode(replay)
+        await self.conn.execute(
+            "INSERT INTO replays (match_id, compression, data, size_bytes) VALUES ($1, 'zlib', $2, $3)",
+            mid,
+            zlib.compress(data),
+            len(data),
+        )
+        if status == "running":
+            await self.conn.execute(
+                "UPDATE matches SET status = 'running', started_at = $2 WHERE id = $1",
+                mid,
+                self.tick(),
+            )
+            return mid
+        winner = replay.result.winner
+        finished = self.tick()
+        await self.conn.execute(
+            """UPDATE matches SET status = 'done', winner_side = $2, started_at = $3,
+                   finished_at = $3 WHERE id = $1""",
+            mid,
+            winner,
+            finished,
+        )
+        await self.conn.execute(
+            "INSERT INTO match_results (match_id, winner_side, result) VALUES ($1, $2, $3)",
+            mid,
+            winner,
+            json.dumps(msgspec.to_builtins(replay.result)),
+        )
+        seeded.replays[mid] = replay
+        seeded.winners[mid] = winner
+        await self.rate(mid, (a, b), winner, finished)
+        return mid
+
+    async def rate(self, mid: int, bots: tuple[int, int], winner: int | None, at: datetime) -> None:
+        for side, bot in enumerate(bots):
+            history = self.ratings.setdefault((bot, "1v1"), [1500.0])
+            delta = 0.0 if winner is None else (16.0 if winner == side else -16.0)
+            before = history[-1]
+            history.append(before + delta)
+            result = "draws" if winner is None else ("wins" if winner == side else "losses")
+            await self.conn.execute(
+                f"""INSERT INTO ratings (bot_id, mode, rating, matches, {result}, updated_at)
+                    VALUES ($1, '1v1', $2, 1, 1, $3)
+                    ON CONFLICT (bot_id, mode) DO UPDATE SET rating = EXCLUDED.rating,
+                        matches = ratings.matches + 1, {result} = ratings.{result} + 1,
+                        updated_at = EXCLUDED.updated_at""",
+                bot,
+                before + delta,
+                at,
+            )
+            await self.conn.execute(
+                """INSERT INTO rating_history (bot_id, mode, match_id, rating_before, rating_after, at)
+                   VALUES ($1, '1v1', $2, $3, $4, $5)""",
+                bot,
+                mid,
+                before,
+                before + delta,
+                at,
+            )
+
+    owner: int = 0
+
+
+async def seed(url: str) -> Seeded:
+    conn = await asyncpg.connect(url)
+    try:
+        s = Seeder(conn)
+        owner: int = await conn.fetchval(
+            "INSERT INTO accounts (name, api_key_hash) VALUES ($1, $2) RETURNING id",
+            "web <b>owner</b>",
+            hashlib.sha256(secrets.token_bytes(32)).digest(),
+        )
+        s.owner = owner
+        bots: dict[str, int] = {}
+        for name in NAMES:
+            bots[name] = await conn.fetchval(
+                """INSERT INTO bots (owner_id, name, url, signing_secret_enc, signing_key_id)
+                   VALUES ($1, $2, $3, $4, 'test') RETURNING id""",
+                owner,
+                name,
+                "https://example.invalid/bot?<x>",
+                b"\x00" * 16,
+            )
+        seeded = Seeded(owner_id=owner, bots=bots)
+        n = iter(range(1, 1000))
+
+        # Swiss, 4 bots, running: rounds 1 and 2 played, round 3 half played.
+        four = ["El Ancho", "Siete Bravo", "Mazo Man", XSS_NAME]
+        tid = await s.tournament(
+            "Copa <i>Swiss</i> de Otoño", "swiss", "running", [bots[x] for x in four]
+        )
+        seeded.swiss_id = tid
+        pairings = [
+            [("El Ancho", "Mazo Man"), ("Siete Bravo", XSS_NAME)],
+            [("El Ancho", "Siete Bravo"), (XSS_NAME, "Mazo Man")],
+            [("El Ancho", XSS_NAME), ("Siete Bravo", "Mazo Man")],
+        ]
+        for number, pairs in enumerate(pairings, start=1):
+            rid = await s.round(tid, number, "done" if number < 3 else "running")
+            for board, pair in enumerate(pairs, start=1):
+                pending = number == 3 and board == 2
+                mid = await s.match(
+                    seeded,
+                    pair,
+                    tid=tid,
+                    rid=rid,
+                    board=board,
+                    status="pending" if pending else "done",
+                    seed=next(n) * 101,
+                )
+                if pending:
+                    seeded.pending_swiss_match = mid
+                if number == 1 and board == 2:
+                    seeded.replay_match = mid
+
+        # Double elimination, 4 bots, finished.
+        de = ["El Ancho", "Siete Bravo", "Falta Envido", "Retruco"]
+        tid = await s.tournament(
+            "Doble Eliminación", "double_elimination", "finished", [bots[x] for x in de]
+        )
+        seeded.double_id = tid
+        r1 = await s.round(tid, 1, "done")
+        m1 = await s.match(
+            seeded,
+            ("El Ancho", "Retruco"),
+            tid=tid,
+            rid=r1,
+            board=1,
+            bracket="winners",
+            seed=next(n) * 7,
+        )
+        m2 = await s.match(
+            seeded,
+            ("Siete Bravo", "Falta Envido"),
+            tid=tid,
+            rid=r1,
+            board=2,
+            bracket="winners",
+            seed=next(n) * 7,
+        )
+
+        def side_name(mid: int, winner: bool) -> str:
+            w = seeded.winners[mid]
+            side = (w if w is not None else 0) if winner else 1 - (w if w is not None else 0)
+            bot = seeded.sides[mid][side]
+            return next(k for k, v in bots.items() if v == bot)
+
+        r2 = await s.round(tid, 2, "done")
+        w2 = await s.match(
+            seeded,
+            (side_name(m1, True), side_name(m2, True)),
+            tid=tid,
+            rid=r2,
+            board=1,
+            bracket="winners",
+            seed=next(n) * 7,
+        )
+        l2 = await s.match(
+            seeded,
+            (side_name(m1, False), side_name(m2, False)),
+            tid=tid,
+            rid=r2,
+            board=1,
+            bracket="losers",
+            seed=next(n) * 7,
+        )
+        r3 = await s.round(tid, 3, "done")
+        l3 = await s.match(
+            seeded,
+            (side_name(w2, False), side_name(l2, True)),
+            tid=tid,
+            rid=r3,
+            board=1,
+            bracket="losers",
+            seed=next(n) * 7,
+        )
+        r4 = await s.round(tid, 4, "done")
+        await s.match(
+            seeded,
+            (side_name(w2, True), side_name(l3, True)),
+            tid=tid,
+            rid=r4,
+            board=1,
+            bracket="final",
+            seed=next(n) * 7,
+        )
+
+        # Round robin, 3 bots, finished.
+        rr = ["Mazo Man", "Falta Envido", "Parda"]
+        tid = await s.tournament(
+            "Todos contra todos", "round_robin", "finished", [bots[x] for x in rr]
+        )
+        seeded.robin_id = tid
+        for number, pair in enumerate([(rr[0], rr[1]), (rr[2], rr[0]), (rr[1], rr[2])], start=1):
+            rid = await s.round(tid, number, "done")
+            await s.match(seeded, pair, tid=tid, rid=rid, board=1, seed=next(n) * 13)
+
+        # A casual live match: running, with a replay stored so far.
+        seeded.live_match = await s.match(seeded, ("Parda", "Retruco"), status="running", seed=4242)
+        return seeded
+    finally:
+        await conn.close()
