@@ -351,6 +351,28 @@ def register_house(api: str, path: Path, bots: list[HouseBot]) -> None:
             _save(path, state)
 
 
+def warm_up(api: str, path: Path, bots: list[HouseBot]) -> int | None:
+    """With an empty 1v1 leaderboard, start a rated round robin between the house bots, so
+    the leaderboard fills within seconds of the first start. Returns its id, or None."""
+    state = _load(path)
+    auth = {"authorization": f"Bearer {state['api_key']}"}
+    with httpx.Client(base_url=api, timeout=15.0, headers=auth) as client:
+        board = client.get("/v1/leaderboards/1v1")
+        if board.status_code != 200 or board.json()["entries"]:
+            return None
+        created = client.post(
+            "/v1/tournaments",
+            json={"name": "House warm-up", "format": "round_robin", "mode": "1v1"},
+        )
+        if created.status_code != 201:
+            return None
+        tournament_id = int(created.json()["id"])
+        for bot in bots:
+            client.post(f"/v1/tournaments/{tournament_id}/entries", json={"bot_id": bot.bot_id})
+        started = client.post(f"/v1/tournaments/{tournament_id}/start")
+        return tournament_id if started.status_code == 202 else None
+
+
 # --- the launcher -------------------------------------------------------------------------------
 
 
@@ -435,7 +457,8 @@ def run(settings: Settings, *, out: Any = None) -> int:
                 for bot in fresh:
                     children.stop(bot_children[bot.name])
                 start_bots(children, bot_env(env), fresh)
-            _print_banner(say, settings, servers.embedded, api_url, bots, data_dir, began)
+            warm = warm_up(api_url, house_file(data_dir, servers.database_url), bots)
+            _print_banner(say, settings, servers.embedded, api_url, bots, data_dir, began, warm)
             while True:
                 dead = children.first_dead()
                 if dead is not None:
@@ -461,17 +484,24 @@ def _print_banner(
     bots: list[HouseBot],
     data_dir: Path,
     began: float,
+    warm_up_id: int | None = None,
 ) -> None:
     where = f"embedded {' and '.join(embedded)}" if embedded else "DATABASE_URL and REDIS_URL"
     lines = [
         f"Truco Arena is running ({settings.env} mode, {where}; "
         f"started in {time.monotonic() - began:.1f}s)",
-        f"  API       {api_url}",
+        f"  web       {api_url}/",
+        f"  API       {api_url}/v1",
         f"  OpenAPI   {api_url}/schema/openapi.json",
         f"  health    {api_url}/health",
         f"  bots      {api_url}/v1/bots",
     ]
     lines += [f"  house bot {bot.name:<16} {bot.url}  (bot {bot.bot_id})" for bot in bots]
+    if warm_up_id is not None:
+        lines.append(
+            f"  warm-up   {api_url}/tournaments/{warm_up_id}  (a rated round robin between the "
+            "house bots, so the leaderboard is not empty)"
+        )
     lines += [f"  logs      {data_dir / 'logs'}", "Ctrl-C to stop."]
     print("\n".join(lines), file=out, flush=True)
 

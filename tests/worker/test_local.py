@@ -73,6 +73,15 @@ def test_launcher_serves_house_bots_and_stops_cleanly(
         assert health.status_code == 200
         names = {bot["name"] for bot in httpx.get(f"{api}/v1/bots", timeout=5).json()["items"]}
         assert {"house-heuristic", "house-random"} <= names
+
+        def leaderboard_names() -> set[str]:
+            board = httpx.get(f"{api}/v1/leaderboards/1v1", timeout=5).json()
+            return {entry["name"] for entry in board["entries"]}
+
+        # the warm-up round robin between the house bots fills the leaderboard by itself
+        wait_for(lambda: len(leaderboard_names()) == 2, 60, "the warm-up", out)
+        assert leaderboard_names() == {"house-heuristic", "house-random"}
+        assert "warm-up" in out.read_text()
         text = out.read_text()
         assert f"{api}/schema/openapi.json" in text and "house-random" in text
         house = list((tmp_path / "data").glob("house-*.json"))
