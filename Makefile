@@ -43,6 +43,11 @@ pytest: install
 bench: install
 	$(BIN)/python -m bench
 
+# the long crash and load runs (tests marked soak; under 15 minutes)
+.PHONY: soak
+soak: install
+	$(BIN)/pytest -m soak
+
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
 

@@ -11,7 +11,9 @@ round 1 or the first bracket matches) -> ``running``: every :func:`record_result
 result, the replay and the Elo change in one transaction and, when that completes a round
 (Swiss, round robin) or makes bracket matches ready, creates the next matches and returns
 their ids for the caller to queue -> ``finished`` after the last round or when the bracket
-has a champion.
+has a champion. The organiser may cancel it while registering or running
+(:func:`cancel_tournament`); a scheduled one that reaches its start time with fewer than two
+available bots is cancelled by :func:`due_tournaments`.
 
 Concurrency: each call is one transaction. Tournament rows are locked before match rows,
 match rows before rating rows (rating rows in bot id order), so concurrent results of one
@@ -100,6 +102,10 @@ class SameBot(FlowError):
     """A challenge between a bot and itself."""
 
 
+class SettingsTooLong(ValueError):
+    """A match under these settings could outlast the bot-calling worker's cap (API: 422)."""
+
+
 # --- value types ----------------------------------------------------------------------------
 
 
@@ -110,6 +116,11 @@ class EntrantSpec(msgspec.Struct, frozen=True):
     name: str
     url: str
     secret: str
+
+    def __repr__(self) -> str:  # the secret must never reach a log line or an error message
+        return (
+            f"EntrantSpec(bot_id={self.bot_id}, name={self.name!r}, url={self.url!r}, secret=***)"
+        )
 
 
 class MatchSpec(msgspec.Struct, frozen=True):
@@ -159,6 +170,28 @@ def settings_of(tournament: Tournament) -> TournamentSettings:
     return msgspec.convert(tournament.settings, TournamentSettings)
 
 
+def check_duration(settings: TournamentSettings, rules: Rules) -> None:
+    """Raise :class:`SettingsTooLong` when a match's worst case (every bot using all its time)
+    is longer than the worker lets a match run (``services.worker.limits``)."""
+    from services.worker import limits
+
+    match = MatchSettings(
+        rules=rules,
+        games_per_match=settings.games_per_match,
+        timeout_ms=settings.timeout_ms,
+        time_bank_ms=settings.time_bank_ms,
+        fault_limit=settings.fault_limit,
+    )
+    if not limits.fits(match):
+        worst = limits.match_worst_case_s(match)
+        raise SettingsTooLong(
+            f"a match could take up to {worst:.0f} s (games_per_match {settings.games_per_match}"
+            f" x both time banks of {settings.time_bank_ms} ms plus calls of up to "
+            f"{settings.timeout_ms} ms); matches are cut at {limits.MAX_MATCH_S} s: play fewer "
+            "games per match or use a shorter timeout"
+        )
+
+
 # --- creating and entering ------------------------------------------------------------------
 
 
@@ -178,6 +211,7 @@ async def create_tournament(
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}")
     rules = mode_rules(mode, settings.rules)
+    check_duration(settings, rules)
     stored = msgspec.structs.replace(settings, rules=rules.to_dict())
     return await db_tournaments.create_tournament(
         pool,
@@ -214,8 +248,45 @@ async def enter_tournament(
 
 
 async def due_tournaments(pool: asyncpg.Pool, now: datetime) -> list[int]:
-    """Registering tournaments whose ``start_at`` has come (beat starts them)."""
-    return await db_tournaments.due_tournaments(pool, now)
+    """Registering tournaments whose ``start_at`` has come, for beat to start.
+
+    A due tournament with fewer than two available bots entered cannot start and never will
+    (entries close at the start time): it is cancelled here and left out, instead of failing
+    to start on every beat tick.
+    """
+    ready = []
+    for tournament_id in await db_tournaments.due_tournaments(pool, now):
+        async with pool.acquire() as conn, conn.transaction():
+            tournament = await db_tournaments.get_tournament(conn, tournament_id, lock="update")
+            if tournament is None or tournament.status != "registering":
+                continue
+            entries = await db_tournaments.entries(conn, tournament_id)
+            if sum(e.bot_status == "active" for e in entries) >= 2:
+                ready.append(tournament_id)
+                continue
+            await db_tournaments.cancel_tournament(conn, tournament_id)
+            logger.info(
+                "tournament %s cancelled at its start time: fewer than 2 available bots entered",
+                tournament_id,
+            )
+    return ready
+
+
+async def cancel_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]:
+    """``registering`` or ``running`` -> ``cancelled``; its unfinished matches (pending,
+    queued, even running) become ``cancelled`` and a result that arrives later for them is not
+    stored (no Elo change). Finished matches, results and ratings stay. Returns the ids of the
+    cancelled matches. Raises :class:`TournamentNotFound`, :class:`TournamentStateError`."""
+    async with pool.acquire() as conn, conn.transaction():
+        tournament = await db_tournaments.get_tournament(conn, tournament_id, lock="update")
+        if tournament is None:
+            raise TournamentNotFound(f"there is no tournament {tournament_id}")
+        if not await db_tournaments.cancel_tournament(conn, tournament_id):
+            raise TournamentStateError(
+                f"tournament {tournament_id} is {tournament.status}; only a registering or "
+                "running tournament can be cancelled"
+            )
+        return await db_matches.cancel_open_matches(conn, tournament_id)
 
 
 # --- starting -------------------------------------------------------------------------------
@@ -337,6 +408,11 @@ def result_document(replay: Replay) -> dict[str, Any]:
     }
 
 
+async def mark_running(pool: asyncpg.Pool, match_id: int) -> bool:
+    """A worker began playing the match (``truco.match_started``): pending/queued -> running."""
+    return await db_matches.mark_running(pool, match_id)
+
+
 async def record_result(
     pool: asyncpg.Pool, match_id: int, replay: Replay, task_id: str | None = None
 ) -> list[int]:
@@ -356,7 +432,7 @@ async def record_result(
             await db_tournaments.get_tournament(conn, peek.tournament_id, lock="update")
         match = await db_matches.get_match(conn, match_id, for_update=True)
         assert match is not None
-        if match.finished or match.bot1 is None:
+        if match.finished or match.bot1 is None or match.status == db_matches.CANCELLED:
             return []
         winner = replay.result.winner
         stored = await db_matches.insert_result(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -26,6 +27,7 @@ from services.api.health import health
 from services.api.leaderboards import LeaderboardController
 from services.api.matches import BotMatchController, MatchController
 from services.api.problems import exception_handlers
+from services.api.ratelimit import PREFIX as RATE_LIMIT_PREFIX
 from services.api.ratelimit import Counter, MemoryCounter, RateLimits, RedisCounter, rate_limit_hook
 from services.api.secretbox import SecretBox
 from services.api.tournaments import TournamentController
@@ -64,7 +66,12 @@ def create_app(
     )
     limits = rate_limits or RateLimits.from_env()
     counter: Counter = rate_counter or (
-        RedisCounter(settings.redis_url) if settings.redis_url else MemoryCounter()
+        RedisCounter(
+            settings.redis_url,
+            prefix=os.environ.get("TRUCO_REDIS_PREFIX", "").strip() + RATE_LIMIT_PREFIX,
+        )
+        if settings.redis_url
+        else MemoryCounter()
     )
 
     @asynccontextmanager

@@ -25,6 +25,30 @@ class GameRead(msgspec.Struct):
     winner: int | None
 
 
+class LiveGame(msgspec.Struct, kw_only=True):
+    """A game of a live match so far: ``teams`` are the entrant indexes seated as team 0 and
+    team 1, ``score`` is by team, ``events`` the spectator events (RULES.md R-11)."""
+
+    number: int
+    teams: list[int]
+    score: list[int]
+    events: list[dict[str, Any]]
+
+
+class LiveReplay(msgspec.Struct, kw_only=True):
+    """The spectator view of a match being played (format truco-arena-live/1): no seed, no
+    deals, no señas; ``hand_started`` carries no ``deal``; a ``decision`` carries its seat,
+    latency and fault kind only."""
+
+    format: str
+    live: bool
+    match_id: int
+    status: MatchStatus
+    rules: dict[str, Any]
+    entrants: list[MatchEntrant]
+    games: list[LiveGame]
+
+
 class MatchRead(msgspec.Struct, kw_only=True):
     """A match. ``seed`` is shown once the match is over (it decides the deals)."""
 

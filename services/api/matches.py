@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import asyncpg
-from litestar import Controller, Response, get
+import msgspec
+from litestar import Controller, Request, Response, get
+from litestar.datastructures import State
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
 from arena.replay import Replay
-from services.api.match_schemas import MatchPage, MatchRead
+from services.api.deps import services
+from services.api.match_schemas import LiveReplay, MatchPage, MatchRead
 from services.api.problems import ProblemError, problem_responses
-from services.api.views import match_read
+from services.api.views import entrants_of, match_read
 from services.db import bots as db_bots
 from services.db import matches as db_matches
+from services.db.matches import OPEN_STATUSES, MatchRow
+from services.worker.live import live_document, reader_for
 
 MatchId = Annotated[int, Parameter(ge=1, le=2**63 - 1, description="the match's id")]
 BotId = Annotated[int, Parameter(ge=1, le=2**63 - 1, description="the bot's id")]
@@ -46,27 +51,41 @@ class MatchController(Controller):
     @get(
         "/{match_id:int}/replay",
         operation_id="getMatchReplay",
-        summary="The whole replay of a finished match",
+        summary="The replay of a match: whole once finished, the spectator view while live",
         description=(
-            "Seed, rules and every game's deal and events (actions, say, faults, latencies), "
-            "as verified by `truco replay verify`. A match that is not finished yet is a 409 "
-            "(no partial replays are served); a bye or a forfeit without play has none (404)."
+            "A finished match: seed, rules and every game's deal and events (actions, say, "
+            "faults, latencies), as verified by `truco replay verify` (format "
+            "truco-arena-replay/1). A pending, queued or running match: the spectator view "
+            'so far (RULES.md R-11), marked `"live": true` (format truco-arena-live/1): per '
+            "game its seating, score and events without deals, señas or seeds; a "
+            "`hand_started` event has no `deal`, a `decision` only its seat, latency and fault "
+            "kind. A bye or a forfeit without play has no replay (404); a cancelled match is "
+            "a 409."
         ),
         responses={
             200: ResponseSpec(
-                data_container=Replay,
-                description="The replay document (format truco-arena-replay/1)",
+                data_container=Replay | LiveReplay,
+                description="The replay document, or the live spectator document",
                 generate_examples=False,
             ),
             **problem_responses(400, 404, 409),
         },
     )
     async def get_replay(
-        self, pool: NamedDependency[asyncpg.Pool], match_id: MatchId
+        self,
+        request: Request[object, object, State],
+        pool: NamedDependency[asyncpg.Pool],
+        match_id: MatchId,
     ) -> Response[bytes]:
         match = await db_matches.get_match(pool, match_id)
         if match is None:
             raise _not_found(match_id)
+        if match.status in OPEN_STATUSES:
+            live = await _live(request, pool, match)
+            if live is not None:
+                return Response(content=live, media_type="application/json")
+            match = await db_matches.get_match(pool, match_id)  # finished meanwhile
+            assert match is not None
         if not match.finished:
             raise ProblemError(
                 409,
@@ -81,6 +100,24 @@ class MatchController(Controller):
                 slug="no-replay",
             )
         return Response(content=document, media_type="application/json")
+
+
+async def _live(
+    request: Request[object, object, State], pool: asyncpg.Pool, match: MatchRow
+) -> bytes | None:
+    """The live document of an open match; None if the match finished while reading (its
+    live items are deleted once the result is stored: serve the stored replay then)."""
+    state = request.app.state
+    reader = reader_for(state, services(state).settings.redis_url)
+    items = await reader.items(match.id)
+    if not items:
+        now = await db_matches.get_match(pool, match.id)
+        if now is not None and now.finished:
+            return None
+    names = await db_matches.entrant_names(pool, list(match.bots))
+    entrants: list[dict[str, Any]] = msgspec.to_builtins(entrants_of(match, names))
+    document = live_document(match.id, match.status, entrants, items, rules=match.rules)
+    return msgspec.json.encode(document)
 
 
 class BotMatchController(Controller):

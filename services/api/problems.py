@@ -187,6 +187,10 @@ def _http(_: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
     return problem_response(status, detail, headers=headers)
 
 
+def _too_deep(request: Request[Any, Any, Any], exc: RecursionError) -> Response[bytes]:
+    return problem_response(400, "the request body is nested too deeply to be decoded")
+
+
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     logger.exception("unhandled error on %s %s", request.method, request.url.path)
     return problem_response(500, "an unexpected error occurred; it has been logged")
@@ -196,6 +200,7 @@ exception_handlers: ExceptionHandlersMap = {
     ProblemError: _problem_error,
     ValidationException: _validation,
     HTTPException: _http,
+    RecursionError: _too_deep,
     Exception: _unexpected,
 }
 

@@ -12,8 +12,8 @@ Name = Annotated[
     msgspec.Meta(
         min_length=1,
         max_length=64,
-        pattern=r"^\S(.*\S)?$",
-        description="1-64 characters, no leading or trailing space",
+        pattern=r"^[^\s\x00]([^\x00]*[^\s\x00])?$",
+        description="1-64 characters, no leading or trailing space, no NUL",
         examples=["alice"],
     ),
 ]

@@ -78,8 +78,116 @@ def merge(rest: dict[str, Any], protocol: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+_AUTH_FROM_ACCOUNT = {"header.Authorization": "Bearer {$response.body#/api_key}"}
+_BOT_ID = "$response.body#/id"
+_TOURNAMENT_FROM_PATH = "$request.path.tournament_id"
+
+# OpenAPI links (response -> operation) that let a client, and schemathesis's stateful
+# testing, chain calls: a new account's key authorises its next writes, a new bot's or
+# tournament's id is the path of the calls on it. (source operationId, status) -> links.
+LINKS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
+    ("createAccount", "201"): {
+        "CreateBotWithKey": {"operationId": "createBot", "parameters": _AUTH_FROM_ACCOUNT},
+        "CreateTournamentWithKey": {
+            "operationId": "createTournament",
+            "parameters": _AUTH_FROM_ACCOUNT,
+        },
+        "CreateChallengeWithKey": {
+            "operationId": "createChallenge",
+            "parameters": _AUTH_FROM_ACCOUNT,
+        },
+    },
+    ("createBot", "201"): {
+        "GetBot": {"operationId": "getBot", "parameters": {"path.bot_id": _BOT_ID}},
+        "UpdateBot": {"operationId": "updateBot", "parameters": {"path.bot_id": _BOT_ID}},
+        "DeleteBot": {"operationId": "deleteBot", "parameters": {"path.bot_id": _BOT_ID}},
+        "ListBotMatches": {
+            "operationId": "listBotMatches",
+            "parameters": {"path.bot_id": _BOT_ID},
+        },
+        "ChallengeWithBot": {
+            "operationId": "createChallenge",
+            "requestBody": {"bot_a": _BOT_ID},
+        },
+        "EnterBot": {"operationId": "enterTournament", "requestBody": {"bot_id": _BOT_ID}},
+    },
+    ("updateBot", "200"): {
+        "GetBot": {"operationId": "getBot", "parameters": {"path.bot_id": _BOT_ID}},
+        "DeleteBot": {"operationId": "deleteBot", "parameters": {"path.bot_id": _BOT_ID}},
+    },
+    ("getBot", "200"): {
+        "ListBotMatches": {
+            "operationId": "listBotMatches",
+            "parameters": {"path.bot_id": _BOT_ID},
+        },
+    },
+    ("createTournament", "201"): {
+        name: {"operationId": op, "parameters": {"path.tournament_id": "$response.body#/id"}}
+        for name, op in (
+            ("GetTournament", "getTournament"),
+            ("ListEntries", "listTournamentEntries"),
+            ("EnterTournament", "enterTournament"),
+            ("StartTournament", "startTournament"),
+        )
+    },
+    ("enterTournament", "201"): {
+        name: {"operationId": op, "parameters": {"path.tournament_id": _TOURNAMENT_FROM_PATH}}
+        for name, op in (
+            ("GetTournament", "getTournament"),
+            ("ListEntries", "listTournamentEntries"),
+            ("StartTournament", "startTournament"),
+        )
+    },
+    ("startTournament", "202"): {
+        "GetTournament": {
+            "operationId": "getTournament",
+            "parameters": {"path.tournament_id": "$response.body#/id"},
+        },
+        "GetFirstMatch": {
+            "operationId": "getMatch",
+            "parameters": {"path.match_id": "$response.body#/queued/0"},
+        },
+    },
+    ("createChallenge", "202"): {
+        "GetMatch": {
+            "operationId": "getMatch",
+            "parameters": {"path.match_id": "$response.body#/match_id"},
+        },
+        "GetReplay": {
+            "operationId": "getMatchReplay",
+            "parameters": {"path.match_id": "$response.body#/match_id"},
+        },
+    },
+}
+
+
+class MissingLinkTarget(ValueError):
+    """A link names an operation or response the document does not have."""
+
+
+def add_links(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with :data:`LINKS` added to its responses (a copy; a link whose source or
+    target is missing is an error, so renaming an operation cannot silently drop it)."""
+    document = msgspec.json.decode(msgspec.json.encode(document))
+    operations = {
+        op["operationId"]: op
+        for item in document.get("paths", {}).values()
+        for op in item.values()
+        if isinstance(op, dict) and "operationId" in op
+    }
+    for (source, status), links in LINKS.items():
+        operation = operations.get(source)
+        if operation is None or status not in operation.get("responses", {}):
+            raise MissingLinkTarget(f"no response {status} of operation {source!r}")
+        for name, link in links.items():
+            if link["operationId"] not in operations:
+                raise MissingLinkTarget(f"link {name!r} names no operation {link['operationId']!r}")
+        operation["responses"][status]["links"] = dict(links)
+    return document
+
+
 def full_openapi() -> dict[str, Any]:
-    return merge(rest_openapi(), bot_protocol_openapi())
+    return add_links(merge(rest_openapi(), bot_protocol_openapi()))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import msgspec
 Format = Literal["swiss", "single_elimination", "double_elimination", "round_robin"]
 Mode = Literal["1v1", "2v2"]
 TournamentStatus = Literal["registering", "running", "finished", "cancelled"]
-MatchStatus = Literal["pending", "queued", "running", "done", "forfeit", "error"]
+MatchStatus = Literal["pending", "queued", "running", "done", "forfeit", "error", "cancelled"]
 RoundStatus = Literal["pending", "running", "done"]
 
 TournamentName = Annotated[
@@ -18,7 +18,7 @@ TournamentName = Annotated[
     msgspec.Meta(
         min_length=1,
         max_length=100,
-        pattern=r"^\S(.*\S)?$",
+        pattern=r"^[^\s\x00]([^\x00]*[^\s\x00])?$",
         description="1-100 characters, no leading or trailing space",
         examples=["Copa Truco"],
     ),
@@ -188,3 +188,11 @@ class TournamentStarted(msgspec.Struct):
     id: int
     status: TournamentStatus
     queued: list[int]
+
+
+class TournamentCancelled(msgspec.Struct):
+    """The tournament is cancelled; ``cancelled_matches`` were unfinished and will not count."""
+
+    id: int
+    status: TournamentStatus
+    cancelled_matches: list[int]

@@ -1,4 +1,4 @@
-"""Tournaments: create, list, read (rounds, standings, bracket), enter a bot, start."""
+"""Tournaments: create, list, read (rounds, standings, bracket), enter a bot, start, cancel."""
 
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ from engine.errors import RulesError
 from services import flow
 from services.api.auth import SECURITY, current_account
 from services.api.deps import dispatch, services
-from services.api.problems import ProblemError, problem_responses
+from services.api.problems import FieldError, ProblemError, problem_responses
 from services.api.tournament_schemas import (
     EntryCreate,
     EntryPage,
     EntryRead,
+    TournamentCancelled,
     TournamentCreate,
     TournamentDetail,
     TournamentPage,
@@ -85,7 +86,11 @@ class TournamentController(Controller):
         summary="Create a tournament (you are its organiser)",
         description=(
             "Starts in status registering. `rules` is the engine's rules object; a bad key or "
-            "value is a 422 naming it. `players` follows the mode (2 for 1v1, 4 for 2v2)."
+            "value is a 422 naming it. `players` follows the mode (2 for 1v1, 4 for 2v2). "
+            "Settings under which a match could outlast the workers' cap on a match's duration "
+            "(every bot using its whole time bank and per-call timeout in every game) are a 422 "
+            "that says the limit. A tournament with a `start_at` starts by itself then, or is "
+            "cancelled if fewer than 2 available bots entered."
         ),
         status_code=201,
         dependencies=_auth,
@@ -118,6 +123,13 @@ class TournamentController(Controller):
             )
         except RulesError as exc:
             raise rules_problem(exc) from None
+        except flow.SettingsTooLong as exc:
+            raise ProblemError(
+                422,
+                str(exc),
+                slug="match-too-long",
+                errors=[FieldError(field="body.games_per_match", message=str(exc))],
+            ) from None
         return await _detail(pool, tournament)
 
     @get(
@@ -233,6 +245,38 @@ class TournamentController(Controller):
             raise flow_problem(exc) from None
         await dispatch(services(request.app.state), queued)
         return TournamentStarted(id=tournament_id, status="running", queued=queued)
+
+    @post(
+        "/{tournament_id:int}/cancel",
+        operation_id="cancelTournament",
+        summary="Cancel the tournament (organiser only)",
+        description=(
+            "A registering or running tournament becomes cancelled. Its unfinished matches "
+            "(pending, queued or running) become cancelled: they are not queued again and a "
+            "result that a worker sends for them later is not stored. Matches already played "
+            "keep their results and rating changes. A finished or cancelled tournament is a 409."
+        ),
+        status_code=200,
+        dependencies=_auth,
+        security=SECURITY,
+        responses=problem_responses(400, 401, 403, 404, 409),
+    )
+    async def cancel(
+        self,
+        pool: NamedDependency[asyncpg.Pool],
+        tournament_id: TournamentId,
+        account: NamedDependency[Account],
+    ) -> TournamentCancelled:
+        tournament = await _tournament(pool, tournament_id)
+        if tournament.organiser_id != account.id:
+            raise ProblemError(403, "only the tournament's organiser may cancel it")
+        try:
+            cancelled = await flow.cancel_tournament(pool, tournament_id)
+        except flow.FlowError as exc:
+            raise flow_problem(exc) from None
+        return TournamentCancelled(
+            id=tournament_id, status="cancelled", cancelled_matches=cancelled
+        )
 
 
 async def _detail(pool: asyncpg.Pool, tournament: Tournament) -> TournamentDetail:

@@ -19,6 +19,7 @@ from services.db.accounts import Connection, Executor
 
 OPEN_STATUSES = ("pending", "queued", "running")
 FINISHED_STATUSES = ("done", "forfeit")
+CANCELLED = "cancelled"  # its tournament was cancelled (migration 0003); a late result is dropped
 
 _COLUMNS = (
     "m.id, m.tournament_id, m.round_id, r.number AS round_number, m.bracket, m.bracket_match, "
@@ -255,3 +256,24 @@ async def entrant_secrets(conn: Executor, bot_ids: list[int]) -> dict[int, tuple
         int(row["id"]): (str(row["name"]), str(row["url"]), bytes(row["signing_secret_enc"]))
         for row in rows
     }
+
+
+async def mark_running(conn: Executor, match_id: int) -> bool:
+    """A pending or queued match is being played (``truco.match_started``); True if it changed.
+    A late message never reopens a finished or cancelled match."""
+    found = await conn.fetchval(
+        "UPDATE matches SET status = 'running', started_at = now() "
+        "WHERE id = $1 AND status IN ('pending', 'queued') RETURNING id",
+        match_id,
+    )
+    return found is not None
+
+
+async def cancel_open_matches(conn: Connection, tournament_id: int) -> list[int]:
+    """Every unfinished match of a tournament becomes ``cancelled``; returns their ids."""
+    rows = await conn.fetch(
+        "UPDATE matches SET status = 'cancelled', finished_at = now() "
+        "WHERE tournament_id = $1 AND status IN ('pending', 'queued', 'running') RETURNING id",
+        tournament_id,
+    )
+    return sorted(int(row["id"]) for row in rows)

@@ -137,6 +137,16 @@ async def finish_tournament(conn: Connection, tournament_id: int) -> None:
     )
 
 
+async def cancel_tournament(conn: Connection, tournament_id: int) -> bool:
+    """A registering or running tournament becomes ``cancelled``; True if it changed."""
+    found = await conn.fetchval(
+        "UPDATE tournaments SET status = 'cancelled', finished_at = now() "
+        "WHERE id = $1 AND status IN ('registering', 'running') RETURNING id",
+        tournament_id,
+    )
+    return found is not None
+
+
 # --- entries --------------------------------------------------------------------------------
 
 _ENTRY = (

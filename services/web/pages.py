@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import asyncpg
+import msgspec
 from litestar import Request, Response, Router, get
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
@@ -16,8 +17,13 @@ from litestar.params import Parameter
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.template import TemplateConfig
 
+from arena.replay import FORMAT, EntrantRecord, GameRecord, MatchResult, Replay, ReplayEvent
+from engine.rules import Rules
+from services.api.deps import services
+from services.db import matches as db_matches
 from services.db import pages as db
 from services.web import views
+from services.worker.live import live_document, reader_for, to_replay_events
 
 logger = logging.getLogger("services.web")
 HERE = Path(__file__).resolve().parent
@@ -134,8 +140,55 @@ async def bot_page(pool: NamedDependency[asyncpg.Pool], bot_id: Id) -> Response[
     return render("bot.html", b=view)
 
 
+def _reader(request: Request[Any, Any, Any]) -> Any:
+    state = request.app.state
+    return reader_for(state, services(state).settings.redis_url)
+
+
+async def live_replay(
+    request: Request[Any, Any, Any], pool: asyncpg.Pool, m: db.MatchRow
+) -> Replay | None:
+    """A live match as a spectator replay for the viewer, from the worker's live feed
+    (``services.worker.live``): no deals (empty hands), no señas, no seeds. None if empty."""
+    items = await _reader(request).items(m.id)
+    document = live_document(m.id, m.status, [], items)
+    row = await db_matches.get_match(pool, m.id)
+    if not document["games"] or row is None:
+        return None
+    rules = Rules.from_dict(row.rules)
+    names = [
+        " & ".join(b.name for b in views.side_links(m, side)) or f"side {side}" for side in (0, 1)
+    ]
+    games = [
+        GameRecord(
+            number=g["number"],
+            game_id=f"{m.id}-g{g['number']}",
+            seed=0,
+            teams=(int(g["teams"][0]), int(g["teams"][1])),
+            events=msgspec.convert(to_replay_events(g["events"], rules.players), list[ReplayEvent]),
+            score=(int(g["score"][0]), int(g["score"][1])),
+        )
+        for g in document["games"]
+    ]
+    return Replay(
+        format=FORMAT,
+        match_id=str(m.id),
+        seed=0,
+        rules=rules,
+        duplicate=True,
+        games_per_match=row.games_per_match,
+        timeout_ms=0,
+        time_bank_ms=0,
+        fault_limit=0,
+        entrants=(EntrantRecord(names[0], "live"), EntrantRecord(names[1], "live")),
+        games=games,
+        result=MatchResult(games_won=(0, 0), tantos=(0, 0), winner=None, reason="draw"),
+    )
+
+
 @get("/matches/{match_id:int}", name="web:match")
 async def match_page(
+    request: Request[Any, Any, Any],
     pool: NamedDependency[asyncpg.Pool],
     match_id: Id,
     game: Annotated[int, Parameter(ge=1, le=1000)] = 1,
@@ -149,12 +202,15 @@ async def match_page(
     live = m.status not in db.FINISHED_MATCH
     sides = (views.side_links(m, 0), views.side_links(m, 1))
     replay_view = None
-    if data.replay is not None:
+    shown = data.replay
+    if shown is None and m.status in LIVE_MATCH:
+        shown = await live_replay(request, pool, m)  # the spectator feed of the match being played
+    if shown is not None:
         # a finished match opens at its first event, a live one at its latest
         start = step if step is not None else (None if live else 0)
-        replay_view = views.replay_view(data.replay, sides, game, start, view, live)
+        replay_view = views.replay_view(shown, sides, game, start, view, live)
     out = views.outcome(m, data.replay)
-    version = await db.match_version(pool, match_id) if live else None
+    version = await _match_version(request, pool, match_id) if live else None
     return render(
         "match.html",
         m=m,
@@ -170,9 +226,21 @@ async def match_page(
     )
 
 
-@get("/matches/{match_id:int}/live", name="web:match-live")
-async def match_live(pool: NamedDependency[asyncpg.Pool], match_id: Id) -> Response[dict[str, Any]]:
+async def _match_version(
+    request: Request[Any, Any, Any], pool: asyncpg.Pool, match_id: int
+) -> str | None:
+    """The stored version plus the length of the live feed (it grows with every decision)."""
     version = await db.match_version(pool, match_id)
+    if version is None or version.split(".")[0] not in LIVE_MATCH:
+        return version
+    return f"{version}.{await _reader(request).length(match_id)}"
+
+
+@get("/matches/{match_id:int}/live", name="web:match-live")
+async def match_live(
+    request: Request[Any, Any, Any], pool: NamedDependency[asyncpg.Pool], match_id: Id
+) -> Response[dict[str, Any]]:
+    version = await _match_version(request, pool, match_id)
     if version is None:
         raise NotFoundException(f"no match {match_id}")
     return Response(

@@ -6,7 +6,10 @@
   (``truco.probe_bots``), which answers with ``truco.record_bot_health``. After
   ``TRUCO_HEALTH_FAILURES`` (3) failures in a row a bot becomes 'unavailable' and withdraws from
   its tournaments (it forfeits what is left; the events go on); an unavailable bot that answers
-  again becomes 'active'.
+  again becomes 'active';
+* every 30 s (``TRUCO_SWEEP_EVERY_S``) ``truco.requeue_stale_matches``: the recovery sweeper
+  (``services.worker.tasks_sweep``): sends again the matches that were never sent or whose
+  task was lost, and gives up on a match after too many attempts.
 
 Scheduled messages expire after one period, so a pile of them never builds up while the
 workers are down. Run exactly one beat (``celery -A services.worker.celery_app beat``).
@@ -15,14 +18,18 @@ workers are down. Run exactly one beat (``celery -A services.worker.celery_app b
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
 import msgspec
 
+from services.config import ConfigError
 from services.db import bot_health
-from services.worker.celery_app import app
+from services.worker.celery_app import REQUEUE_STALE, app
 from services.worker.db import run_db
 from services.worker.dispatch import enqueue, send_probe
 from services.worker.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
@@ -37,8 +44,47 @@ from services.worker.settings import load_worker_settings
 
 logger = logging.getLogger(__name__)
 
+
+@dataclass(frozen=True, slots=True)
+class SweepSettings:
+    every_s: float = 30.0
+    pending_after_s: float = 60.0
+    queued_after_s: float | None = None
+    """None: each match's hard time limit + ``margin_s``; a number: that, for every match."""
+    margin_s: float = 60.0
+    max_attempts: int = 5
+
+
+def _float(env: Mapping[str, str], name: str, default: float, low: float, high: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number of seconds, got {raw!r}") from None
+    if not low <= value <= high:
+        raise ConfigError(f"{name} must be between {low:g} and {high:g}, got {value:g}")
+    return value
+
+
+def load_sweep_settings(environ: Mapping[str, str] | None = None) -> SweepSettings:
+    env = os.environ if environ is None else environ
+    queued = env.get("TRUCO_SWEEP_QUEUED_AFTER_S", "").strip()
+    return SweepSettings(
+        every_s=_float(env, "TRUCO_SWEEP_EVERY_S", 30.0, 0.5, 3600.0),
+        pending_after_s=_float(env, "TRUCO_SWEEP_PENDING_AFTER_S", 60.0, 0.5, 86400.0),
+        queued_after_s=(
+            _float(env, "TRUCO_SWEEP_QUEUED_AFTER_S", 0.0, 0.5, 86400.0) if queued else None
+        ),
+        margin_s=_float(env, "TRUCO_SWEEP_MARGIN_S", 60.0, 0.0, 86400.0),
+        max_attempts=int(_float(env, "TRUCO_SWEEP_MAX_ATTEMPTS", 5, 1, 1000)),
+    )
+
+
 START_DUE_EVERY_S = 30.0
 HEALTH_EVERY_S = 60.0
+SWEEP_EVERY_S = load_sweep_settings().every_s
 PROBE_BATCH = 50
 
 BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
@@ -51,6 +97,11 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
         "task": CHECK_BOT_HEALTH,
         "schedule": HEALTH_EVERY_S,
         "options": {"queue": RESULTS, "expires": HEALTH_EVERY_S},
+    },
+    "requeue-stale-matches": {
+        "task": REQUEUE_STALE,
+        "schedule": SWEEP_EVERY_S,
+        "options": {"queue": RESULTS, "expires": SWEEP_EVERY_S},
     },
 }
 

@@ -5,7 +5,8 @@ Two queues:
 * ``matches``: the bot-calling worker. Runs matches and health probes; no database
   credentials; needs egress to bots only.
 * ``results``: the trusted worker. Stores results, advances tournaments, starts due
-  tournaments, records health; needs the database, never calls bots.
+  tournaments, records health, re-sends lost matches (``tasks_sweep``); needs the database,
+  never calls bots.
 
 Messages are JSON. No result backend: tasks hand their results on as new task messages.
 Every task is idempotent, so all are acknowledged late and rejected (redelivered) when the
@@ -28,6 +29,9 @@ from services.worker.names import MATCHES, RESULTS, TASK_QUEUES
 from services.worker.settings import celery_broker_url, load_worker_settings
 
 logger = logging.getLogger(__name__)
+
+REQUEUE_STALE = "truco.requeue_stale_matches"  # services.worker.tasks_sweep (the sweeper)
+ROUTES: dict[str, str] = {**TASK_QUEUES, REQUEUE_STALE: RESULTS}
 
 
 def _queue(name: str) -> Queue:
@@ -54,7 +58,7 @@ def make_config(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "task_default_queue": RESULTS,
         "task_default_exchange": RESULTS,
         "task_default_routing_key": RESULTS,
-        "task_routes": {name: {"queue": queue} for name, queue in TASK_QUEUES.items()},
+        "task_routes": {name: {"queue": queue} for name, queue in ROUTES.items()},
         "task_acks_late": True,
         "task_reject_on_worker_lost": True,
         "task_acks_on_failure_or_timeout": True,
@@ -87,6 +91,6 @@ def _refuse_database_on_bot_worker(sender: str, instance: Any, **kwargs: Any) ->
 
 # Register the tasks and beat's schedule (those modules import ``app`` from here; each may be
 # imported first, so none of them is read here).
-from services.worker import beat, tasks_play, tasks_probe, tasks_store  # noqa: E402
+from services.worker import beat, tasks_play, tasks_probe, tasks_store, tasks_sweep  # noqa: E402
 
-__all__ = ["app", "beat", "tasks_play", "tasks_probe", "tasks_store"]
+__all__ = ["app", "beat", "tasks_play", "tasks_probe", "tasks_store", "tasks_sweep"]

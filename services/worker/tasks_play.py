@@ -3,6 +3,9 @@
 This worker holds no database credentials: the match, its bots' URLs and signing secrets come
 in the message; the replay leaves as a ``truco.store_result`` message to the trusted worker.
 Bots are called through the arena's guarded client (loopback only when ``TRUCO_ENV=local``).
+
+While it plays, the match is published for spectators (:mod:`services.worker.live`): a
+``truco.match_started`` message when play begins, then one Redis item per decision.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from arena.replay import EntrantRecord, Replay
 from services.worker.celery_app import app
 from services.worker.dispatch import send_result
 from services.worker.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
+from services.worker.live import LivePublisher, RecordingBot, send_started
 from services.worker.messages import MatchMessage
 from services.worker.names import PLAY_MATCH
 from services.worker.settings import WorkerSettings, load_worker_settings
@@ -43,6 +47,18 @@ def _redis_client(url: str) -> redis.Redis:
     return _redis[1]
 
 
+_live_redis: tuple[str, redis.Redis] | None = None
+
+
+def live_redis(url: str) -> redis.Redis:
+    """A client for the live feed with short timeouts (a slow Redis must not stall a match)."""
+    global _live_redis
+    if _live_redis is None or _live_redis[0] != url:
+        client = redis.Redis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5)
+        _live_redis = (url, client)
+    return _live_redis[1]
+
+
 def bot_slots(settings: WorkerSettings) -> BotSlots:
     return BotSlots(
         _redis_client(settings.redis_url),
@@ -57,21 +73,42 @@ def entrant_source(bot_id: int) -> str:
     return f"bot:{bot_id}"
 
 
-async def play(message: MatchMessage, *, allow_loopback: bool) -> Replay:
-    """Run the match over HTTP through the guarded client, within the match's deadline."""
+def live_publisher(
+    message: MatchMessage, bots: list[RecordingBot], settings: WorkerSettings | None
+) -> LivePublisher:
+    """The spectator feed of this match (no Redis client without worker settings: tests)."""
+    client = None if settings is None else live_redis(settings.redis_url)
+    prefix = "" if settings is None else settings.redis_prefix
+    return LivePublisher(client, prefix, message.match_id, message.seed, message.settings, bots)
+
+
+async def play(
+    message: MatchMessage, *, allow_loopback: bool, live: WorkerSettings | None = None
+) -> Replay:
+    """Run the match over HTTP through the guarded client, within the match's deadline,
+    publishing it for spectators on ``live``'s Redis (when given)."""
     config = ClientConfig(
         timeout_ms=float(message.settings.timeout_ms),
         policy=EgressPolicy(allow_loopback=allow_loopback),
     )
-    entrants: list[tuple[EntrantRecord, BotConnection]] = [
-        (
-            EntrantRecord(entrant.name, entrant_source(entrant.bot_id)),
-            HttpBot(entrant.name, BotClient(entrant.url, entrant.secret, config=config)),
-        )
+    bots = [
+        RecordingBot(HttpBot(entrant.name, BotClient(entrant.url, entrant.secret, config=config)))
         for entrant in message.entrants
     ]
+    entrants: list[tuple[EntrantRecord, BotConnection]] = [
+        (EntrantRecord(entrant.name, entrant_source(entrant.bot_id)), bot)
+        for entrant, bot in zip(message.entrants, bots, strict=True)
+    ]
+    publisher = live_publisher(message, bots, live)
+    publisher.begin()
     async with asyncio.timeout(match_deadline_s(message.settings)):
-        return await run_match(str(message.match_id), message.seed, message.settings, entrants)
+        return await run_match(
+            str(message.match_id),
+            message.seed,
+            message.settings,
+            entrants,
+            progress=publisher.progress,
+        )
 
 
 def busy_countdown(retries: int) -> float:
@@ -99,8 +136,11 @@ def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
         countdown = busy_countdown(self.request.retries)
         logger.info("match %s: a bot is at its cap; again in %ss", message.match_id, countdown)
         raise self.retry(countdown=countdown)
+    send_started(message.match_id)
     try:
-        replay = asyncio.run(play(message, allow_loopback=settings.allow_loopback_bots))
+        replay = asyncio.run(
+            play(message, allow_loopback=settings.allow_loopback_bots, live=settings)
+        )
     finally:
         slots.release(message.bot_ids, token)
     send_result(message.match_id, msgspec.json.encode(replay).decode(), self.request.id)

@@ -6,7 +6,11 @@ died after sending, or Redis redelivered it) sends a second message that changes
 
 The message comes from the bot-calling worker, which talks to strangers' servers, so the replay
 is checked before anything is stored: it must be for this match, and every game must
-re-simulate through the engine to the recorded events and scores.
+re-simulate through the engine to the recorded events and scores. Once the result is stored,
+the match's live spectator feed (:mod:`services.worker.live`) is deleted.
+
+``truco.match_started`` (sent by the bot-calling worker when play begins) marks the match
+``running`` if it is still pending or queued.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from services.worker.celery_app import app
 from services.worker.db import run_db
 from services.worker.dispatch import enqueue
 from services.worker.limits import STORE_HARD_LIMIT_S, STORE_SOFT_LIMIT_S
+from services.worker.live import MATCH_STARTED, clear_live
 from services.worker.names import STORE_RESULT
+from services.worker.settings import load_worker_settings
 
 TRANSIENT = (
     OSError,
@@ -76,4 +82,33 @@ async def store(
 def store_result(match_id: int, replay_json: str, task_id: str | None = None) -> list[int]:
     """Store the result of ``match_id`` once; queue the next matches. Returns their ids."""
     replay = check_replay(match_id, replay_json)
-    return run_db(lambda pool: store(pool, match_id, replay, task_id))
+    next_ids = run_db(lambda pool: store(pool, match_id, replay, task_id))
+    drop_live(match_id)
+    return next_ids
+
+
+def drop_live(match_id: int) -> None:
+    """Delete the live feed of a stored match (it expires by itself if this fails)."""
+    from services.worker.tasks_play import live_redis
+
+    settings = load_worker_settings()
+    clear_live(live_redis(settings.redis_url), settings.redis_prefix, match_id)
+
+
+@app.task(  # type: ignore[untyped-decorator]
+    name=MATCH_STARTED,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=TRANSIENT,
+    retry_backoff=2,
+    retry_backoff_max=60,
+    max_retries=5,
+    soft_time_limit=STORE_SOFT_LIMIT_S,
+    time_limit=STORE_HARD_LIMIT_S,
+)
+def match_started(match_id: int) -> bool:
+    """The bot-calling worker began playing ``match_id``: mark it running (idempotent)."""
+    from services import flow
+
+    changed: bool = run_db(lambda pool: flow.mark_running(pool, match_id))
+    return changed

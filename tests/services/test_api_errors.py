@@ -110,19 +110,35 @@ async def test_unexpected_error_is_a_500_problem_without_details(api_database_ur
     assert body["type"] == "/problems/internal"
 
 
-async def test_health_ok(api: Api) -> None:
+async def _answers(svc: object) -> None:
+    return None
+
+
+@pytest.fixture
+def broker_and_workers_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stand-ins for the broker and worker checks (tests/services/test_health.py uses real
+    ones): these tests are about the database part."""
+    from services.api import health
+
+    monkeypatch.setitem(health.CHECKS, "broker", _answers)
+    monkeypatch.setitem(health.CHECKS, "workers", _answers)
+
+
+async def test_health_ok(api: Api, broker_and_workers_answer: None) -> None:
     response = await api.client.get("/health")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "database": "ok"}
+    assert response.json() == {"status": "ok", "database": "ok", "broker": "ok", "workers": "ok"}
 
 
-async def test_health_503_when_the_database_does_not_answer(api_database_url: str) -> None:
+async def test_health_503_when_the_database_does_not_answer(
+    api_database_url: str, broker_and_workers_answer: None
+) -> None:
     pool = await create_pool(api_database_url, min_size=1, max_size=1)
     await pool.close()  # a pool that cannot answer
     app = create_app(settings(api_database_url), pool=pool)
     async with client_for(app) as client:
         body = assert_problem(await client.get("/health"), 503)
-    assert body["checks"] == {"database": "error"}
+    assert body["checks"] == {"database": "error", "broker": "ok", "workers": "ok"}
     assert "database" in str(body["detail"])
 
 
@@ -149,7 +165,9 @@ async def test_openapi_document_is_served_with_operation_ids(api: Api) -> None:
     assert "BearerAuth" in spec["components"]["securitySchemes"]
 
 
-async def test_app_opens_and_closes_its_own_pool(api_database_url: str) -> None:
+async def test_app_opens_and_closes_its_own_pool(
+    api_database_url: str, broker_and_workers_answer: None
+) -> None:
     app = create_app(settings(api_database_url))
     async with app.lifespan(), client_for(app) as client:
         response = await client.get("/health")

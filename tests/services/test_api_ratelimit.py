@@ -64,7 +64,7 @@ async def test_a_key_over_its_budget_gets_429_with_retry_after(
     # another key has its own budget; health is never limited
     other = {"Authorization": "Bearer ta_another-key"}
     assert (await limited.get("/v1/tournaments", headers=other)).status_code == 200
-    assert (await limited.get("/health")).status_code == 200
+    assert (await limited.get("/health")).status_code in (200, 503)  # never 429
 
 
 async def test_account_creation_is_limited_per_address(limited: httpx.AsyncClient) -> None:

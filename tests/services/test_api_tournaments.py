@@ -189,7 +189,11 @@ async def test_entries_and_start_refusals(idle_api: PlayApi, bot_server: BotServ
     match = (await api.client.get(f"/v1/matches/{match_id}")).json()
     assert match["status"] == "pending" and match["seed"] is None and match["games"] == []
     replay = await api.client.get(f"/v1/matches/{match_id}/replay")
-    assert replay.status_code == 409 and replay.json()["type"] == "/problems/match-not-finished"
+    # a pending match's replay is the live spectator document, empty so far
+    assert replay.status_code == 200, replay.text
+    live = replay.json()
+    assert live["live"] is True and live["status"] == "pending" and live["games"] == []
+    assert "seed" not in live
 
     # deleting a bot forfeits its match; with nobody left to pair, the Swiss ends
     assert (await api.client.delete(f"/v1/bots/{bot}", headers=owner)).status_code == 204

@@ -242,8 +242,12 @@ async def test_due_tournaments_are_the_registering_ones_whose_time_came(
             start_at=start,
         )
         ids.append(created.id)
-    due = await flow.due_tournaments(flow_pool, now)
+    due = await db_tournaments.due_tournaments(flow_pool, now)
     assert ids[0] in due and ids[1] not in due and ids[2] not in due
+    # no bot entered the due one: beat's flow.due_tournaments cancels it instead of starting
+    assert ids[0] not in await flow.due_tournaments(flow_pool, now)
+    cancelled = await db_tournaments.get_tournament(flow_pool, ids[0])
+    assert cancelled is not None and cancelled.status == "cancelled"
 
 
 async def test_challenges_check_bots_and_rules(flow_pool: asyncpg.Pool) -> None:

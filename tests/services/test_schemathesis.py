@@ -31,6 +31,7 @@ from schemathesis.python import asgi
 
 from arena.client import BotClient, ClientConfig
 from arena.egress import EgressPolicy
+from services.api import health
 from services.api.app import create_app
 from services.api.auth import hash_api_key, new_api_key
 from services.api.ratelimit import RateLimits
@@ -127,9 +128,17 @@ def api_key(api_database_url: str) -> str:  # noqa: F811
 schema = schemathesis.openapi.from_dict(full_openapi())
 
 
+async def _answers(svc: object) -> None:
+    return None
+
+
 @pytest.fixture(scope="module")
 def live_app(api_database_url: str) -> Iterator[Litestar]:  # noqa: F811
-    """The app on this run's database; it owns its pool (opened by its lifespan)."""
+    """The app on this run's database; it owns its pool (opened by its lifespan). No Celery
+    worker runs here, so /health's worker check is a stand-in that answers (a 503 from the
+    real one would count as a server error; tests/worker/test_live.py checks the real one)."""
+    patch = pytest.MonkeyPatch()
+    patch.setitem(health.CHECKS, "workers", _answers)
     app = create_app(
         app_settings(api_database_url),
         bot_client_factory=_factory,
@@ -140,6 +149,7 @@ def live_app(api_database_url: str) -> Iterator[Litestar]:  # noqa: F811
         yield app
     finally:
         asgi.shutdown_lifespans()  # close the app's pool before the database is dropped
+        patch.undo()
 
 
 @schema.parametrize()

@@ -63,7 +63,9 @@ def test_every_rest_operation_has_an_id_tags_and_problem_errors() -> None:
                 assert "application/problem+json" in too_many, (method, path)
     assert len(ids) == len(set(ids))
     replay = paths["/v1/matches/{match_id}/replay"]["get"]["responses"]["200"]
-    assert replay["content"]["application/json"]["schema"]["$ref"].endswith("/Replay")
+    # the whole replay once finished, the live spectator document while the match is played
+    refs = [r["$ref"] for r in replay["content"]["application/json"]["schema"]["oneOf"]]
+    assert [ref.rsplit("/", 1)[1] for ref in refs] == ["Replay", "LiveReplay"]
     # the replay's types are msgspec's, the same as the bot protocol's
     assert (
         document["components"]["schemas"]["Rules"]

@@ -69,8 +69,11 @@ def test_launcher_serves_house_bots_and_stops_cleanly(
     try:
         wait_for(lambda: "Ctrl-C to stop" in out.read_text(), 60, "the launcher", out)
         started_in = time.monotonic() - began
-        health = httpx.get(f"{api}/health", timeout=5)
-        assert health.status_code == 200
+        # /health is 200 once the database, Redis and a worker answer (the workers may
+        # still be starting when the launcher prints its banner)
+        wait_for(
+            lambda: httpx.get(f"{api}/health", timeout=5).status_code == 200, 30, "health", out
+        )
         names = {bot["name"] for bot in httpx.get(f"{api}/v1/bots", timeout=5).json()["items"]}
         assert {"house-heuristic", "house-random"} <= names
 

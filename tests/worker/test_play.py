@@ -55,9 +55,12 @@ def test_play_match_without_database_sends_the_replay(
     outcome = tasks_play.play_match.apply(args=[msgspec.to_builtins(message)], task_id="play-1")
     assert outcome.successful(), outcome.traceback
 
-    assert len(sent.calls) == 1
-    name, args, options = sent.calls[0]
-    assert name == "truco.store_result" and options["queue"] == "results"
+    # first truco.match_started (the match is running), then the result
+    assert [(c[0], c[2]["queue"]) for c in sent.calls] == [
+        ("truco.match_started", "results"),
+        ("truco.store_result", "results"),
+    ]
+    args = sent.calls[1][1]
     match_id, replay_json, task_id = args
     assert (match_id, task_id) == (501, "play-1")
     replay = check_replay(match_id, replay_json)  # decodes and re-simulates
@@ -77,7 +80,7 @@ def test_wrong_secret_means_faults_not_a_crash(
     message = _message(bots, [generate_secret(), generate_secret()], match_id=502)
     outcome = tasks_play.play_match.apply(args=[msgspec.to_builtins(message)])
     assert outcome.successful(), outcome.traceback
-    replay = msgspec.json.decode(sent.calls[0][1][1], type=Replay)
+    replay = msgspec.json.decode(sent.calls[-1][1][1], type=Replay)
     assert replay.result.winner == 1  # the bot that refuses our signature loses
 
 
@@ -116,7 +119,7 @@ def test_loopback_is_refused_in_production(
     message = _message(bots, [generate_secret(), generate_secret()], match_id=504)
     outcome = tasks_play.play_match.apply(args=[msgspec.to_builtins(message)])
     assert outcome.successful(), outcome.traceback
-    replay = msgspec.json.decode(sent.calls[0][1][1], type=Replay)
+    replay = msgspec.json.decode(sent.calls[-1][1][1], type=Replay)
     assert replay.result.reason == "walkover" and replay.result.walkover == (0, 1)
 
 
@@ -126,7 +129,7 @@ def test_store_side_refuses_foreign_or_forged_replays(
     bots = [bot_server_factory("random"), bot_server_factory("heuristic")]
     message = _message(bots, [generate_secret(), generate_secret()], match_id=505)
     assert tasks_play.play_match.apply(args=[msgspec.to_builtins(message)]).successful()
-    replay_json = sent.calls[0][1][1]
+    replay_json = sent.calls[-1][1][1]
     with pytest.raises(BadResult, match="for match '505'"):
         check_replay(506, replay_json)
     with pytest.raises(BadResult, match="does not decode"):

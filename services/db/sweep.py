@@ -1,0 +1,121 @@
+"""SQL of the recovery sweeper (``services.worker.tasks_sweep``): open matches nobody runs.
+
+A match is open while ``pending`` (created, never sent), ``queued`` (sent: ``attempts`` counts
+the sends) or ``running``. The sweeper looks for open matches that have stayed so for too long
+and either sends them again or, after too many attempts, gives up on them
+(:func:`give_up`). Every change here is made under the row locks ``services.flow`` takes
+(tournament row first, then the match row), and re-checks the match inside the transaction, so
+a result that lands at the same moment wins and the sweeper changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from services.db.accounts import Connection, Executor
+
+GAVE_UP = "error"
+"""``match_results.result.reason`` of a match the sweeper gave up on."""
+
+
+@dataclass(frozen=True, slots=True)
+class OpenMatch:
+    """An open match that has waited at least the shortest threshold, with what decides its
+    own threshold (its games and rules, its tournament's settings)."""
+
+    id: int
+    status: str
+    attempts: int
+    tournament_id: int | None
+    games_per_match: int
+    rules: dict[str, Any]
+    tournament_settings: dict[str, Any] | None
+    since: datetime
+    """When it was created (``pending``), last sent (``queued``) or last began (``running``)."""
+    age_s: float
+    """Seconds since ``since``, by the database's clock."""
+
+
+async def open_matches(
+    conn: Executor, *, pending_after_s: float, queued_after_s: float, limit: int = 500
+) -> list[OpenMatch]:
+    """Open matches ``pending`` for at least ``pending_after_s`` or ``queued``/``running`` for
+    at least ``queued_after_s`` (oldest first), in running tournaments or outside any."""
+    rows = await conn.fetch(
+        """
+        SELECT m.id, m.status, m.attempts, m.tournament_id, m.games_per_match, m.rules,
+               t.settings AS tournament_settings, s.since,
+               extract(epoch FROM now() - s.since)::float8 AS age_s
+        FROM matches m
+        LEFT JOIN tournaments t ON t.id = m.tournament_id
+        CROSS JOIN LATERAL (
+            SELECT CASE m.status
+                WHEN 'pending' THEN m.created_at
+                WHEN 'running' THEN coalesce(greatest(m.started_at, m.queued_at), m.created_at)
+                ELSE coalesce(m.queued_at, m.created_at) END AS since
+        ) s
+        WHERE m.status IN ('pending', 'queued', 'running')
+          AND NOT m.bye
+          AND (m.tournament_id IS NULL OR t.status = 'running')
+          AND s.since <= now() - make_interval(secs => CASE WHEN m.status = 'pending'
+                                                         THEN $1::float8 ELSE $2::float8 END)
+        ORDER BY s.since, m.id
+        LIMIT $3
+        """,
+        pending_after_s,
+        queued_after_s,
+        limit,
+    )
+    return [OpenMatch(**dict(row)) for row in rows]
+
+
+async def lock_open(conn: Connection, match_id: int) -> tuple[str, int] | None:
+    """Lock an open match (``FOR UPDATE``): (status, attempts), or None if it is not open."""
+    row = await conn.fetchrow(
+        "SELECT status, attempts FROM matches WHERE id = $1 "
+        "AND status IN ('pending', 'queued', 'running') FOR UPDATE",
+        match_id,
+    )
+    return None if row is None else (str(row["status"]), int(row["attempts"]))
+
+
+async def give_up(conn: Connection, match_id: int, *, in_tournament: bool, detail: str) -> bool:
+    """Give up on a locked open match; False if it has a result already (nothing changes).
+
+    In a tournament the match is decided without a winner and without rating change, so the
+    event goes on: a ``match_results`` row with reason ``error`` and status ``forfeit`` (the
+    status ``services.flow`` counts as finished; nobody is the forfeiting side). Outside a
+    tournament (a challenge) it just becomes ``error``: nothing waits for it.
+    """
+    if not in_tournament:
+        await conn.execute(
+            "UPDATE matches SET status = 'error', finished_at = now() WHERE id = $1", match_id
+        )
+        return True
+    document = {
+        "games": [],
+        "games_won": [0, 0],
+        "tantos": [0, 0],
+        "reason": GAVE_UP,
+        "forfeit": None,
+        "walkover": [],
+        "faults": [0, 0],
+        "error": detail,
+    }
+    stored = await conn.fetchval(
+        "INSERT INTO match_results (match_id, winner_side, result, task_id) "
+        "VALUES ($1, NULL, $2, NULL) "
+        "ON CONFLICT ON CONSTRAINT match_results_one_per_match DO NOTHING RETURNING id",
+        match_id,
+        document,
+    )
+    if stored is None:
+        return False
+    await conn.execute(
+        "UPDATE matches SET status = 'forfeit', winner_side = NULL, finished_at = now() "
+        "WHERE id = $1",
+        match_id,
+    )
+    return True

@@ -1,0 +1,194 @@
+"""``truco.requeue_stale_matches``: the recovery sweeper (beat, trusted worker, queue ``results``).
+
+Matches get lost in two ways, and this finds both:
+
+* **never sent**: a match still ``pending`` ``TRUCO_SWEEP_PENDING_AFTER_S`` (60 s) after it was
+  created. ``flow.record_result`` commits the next round and only then does the trusted
+  worker send it (``dispatch.enqueue``); a worker that dies in between, or a broker that is
+  down at that moment, leaves the round ``pending`` for good.
+* **sent, never finished**: a match ``queued`` (or ``running``) for longer than its task's
+  hard time limit (``limits.match_task_limits``, from its own settings) plus
+  ``TRUCO_SWEEP_MARGIN_S`` (60 s). No live worker can still be playing it: the hard limit kills
+  the process that runs it. Its message was lost with a worker killed outright (Redis would
+  hand it out again only after the 2 h visibility timeout), or with the broker's data.
+
+Both are sent again through ``dispatch.enqueue`` (``attempts`` + 1). A match that is stale
+again after ``TRUCO_SWEEP_MAX_ATTEMPTS`` (5) sends is given up: in a tournament it is decided
+with **no winner and no rating change** (status ``forfeit``, result reason ``error``, nobody is
+the forfeiting side: Swiss and round robin count it as a draw, a bracket sends the better seed
+through), so the event goes on; a challenge becomes ``error``. A match that ran twice is stored
+once (``UNIQUE (match_id)``), so sending again is always safe; a real result that arrives late
+for a match given up changes nothing.
+
+False alarms are avoided: while messages still wait in the broker (``matches`` or
+``results`` list not empty), a ``queued`` match may just be waiting its turn, so only
+``pending`` matches are sent that time. (A match whose bot stays at its concurrency cap longer
+than the threshold is the one case that may be sent twice; that is harmless.)
+
+Tests shorten the thresholds with the same variables (``TRUCO_SWEEP_QUEUED_AFTER_S`` replaces
+the per-match threshold with a fixed one, ``TRUCO_SWEEP_EVERY_S`` the beat period).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import asyncpg
+import msgspec
+import redis
+
+from arena.match import MatchSettings
+from engine.rules import Rules
+from services.db import sweep as db_sweep
+from services.db import tournaments as db_tournaments
+from services.worker.celery_app import REQUEUE_STALE, app
+from services.worker.db import run_db
+from services.worker.dispatch import enqueue
+from services.worker.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S, match_task_limits
+from services.worker.names import MATCHES, RESULTS
+from services.worker.settings import load_worker_settings
+
+if TYPE_CHECKING:
+    from services.worker.beat import SweepSettings
+
+logger = logging.getLogger(__name__)
+
+
+def match_settings(match: db_sweep.OpenMatch) -> MatchSettings:
+    """The settings the match is played under (as ``flow.match_specs`` builds them)."""
+    from services.flow import TournamentSettings
+
+    event = (
+        TournamentSettings()
+        if match.tournament_settings is None
+        else msgspec.convert(match.tournament_settings, TournamentSettings)
+    )
+    return MatchSettings(
+        rules=Rules.from_dict(match.rules),
+        games_per_match=match.games_per_match,
+        timeout_ms=event.timeout_ms,
+        time_bank_ms=event.time_bank_ms,
+        fault_limit=event.fault_limit,
+    )
+
+
+def stale_after_s(match: db_sweep.OpenMatch, settings: SweepSettings) -> float:
+    """How long ``match`` may stay in its status before the sweeper acts."""
+    if match.status == "pending":
+        return settings.pending_after_s
+    if settings.queued_after_s is not None:
+        return settings.queued_after_s
+    return match_task_limits(match_settings(match))[1] + settings.margin_s
+
+
+@dataclass
+class SweepReport:
+    requeued: list[int] = field(default_factory=list)
+    gave_up: list[int] = field(default_factory=list)
+    advanced: list[int] = field(default_factory=list)
+    """Matches the given-up ones made ready (sent too)."""
+    waiting_in_broker: int = 0
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "requeued": self.requeued,
+            "gave_up": self.gave_up,
+            "advanced": self.advanced,
+            "waiting_in_broker": self.waiting_in_broker,
+        }
+
+
+async def _give_up(
+    pool: asyncpg.Pool, match: db_sweep.OpenMatch, attempts: int
+) -> tuple[bool, list[int]]:
+    """Decide ``match`` without a winner (see the module docstring): (given up?, the matches
+    that made ready). Locks in ``flow``'s order (tournament, then match) and re-checks: a result or a
+    send that landed meanwhile wins."""
+    from services import flow
+
+    async with pool.acquire() as conn, conn.transaction():
+        if match.tournament_id is not None:
+            await db_tournaments.get_tournament(conn, match.tournament_id, lock="update")
+        locked = await db_sweep.lock_open(conn, match.id)
+        if locked is None or locked[1] != match.attempts:
+            return False, []
+        detail = f"no result after {attempts} attempt(s); given up by the recovery sweeper"
+        if not await db_sweep.give_up(
+            conn, match.id, in_tournament=match.tournament_id is not None, detail=detail
+        ):
+            return False, []
+        if match.tournament_id is None:
+            return True, []
+        # flow's own step, in the same transaction as the decision: what this made ready
+        return True, await flow._advance(conn, match.tournament_id)
+
+
+async def sweep(
+    pool: asyncpg.Pool, settings: SweepSettings, *, waiting_in_broker: int = 0
+) -> SweepReport:
+    """One pass: send stale matches again, give up on the hopeless ones."""
+    report = SweepReport(waiting_in_broker=waiting_in_broker)
+    floor = settings.queued_after_s if settings.queued_after_s is not None else settings.margin_s
+    found = await db_sweep.open_matches(
+        pool, pending_after_s=settings.pending_after_s, queued_after_s=max(floor, 0.5)
+    )
+    resend: list[int] = []
+    for match in found:
+        if match.status != "pending" and waiting_in_broker > 0:
+            continue  # it may be waiting its turn behind the backlog
+        if match.age_s < stale_after_s(match, settings):
+            continue
+        if match.status != "pending" and match.attempts >= settings.max_attempts:
+            done, made_ready = await _give_up(pool, match, match.attempts)
+            if done:
+                report.gave_up.append(match.id)
+                report.advanced += made_ready
+                logger.error(
+                    "match %s: no result after %s attempts; given up (no winner, unrated)",
+                    match.id,
+                    match.attempts,
+                )
+            continue
+        resend.append(match.id)
+    if resend:
+        logger.warning("re-sending stale matches %s", resend)
+        await enqueue(pool, resend)
+        report.requeued = resend
+    if report.advanced:
+        await enqueue(pool, report.advanced)
+    return report
+
+
+def waiting_in_broker() -> int:
+    """Messages waiting in the ``matches`` and ``results`` lists (-1 if Redis does not answer:
+    then only never-sent matches are handled)."""
+    settings = load_worker_settings()
+    try:
+        with contextlib.closing(
+            redis.Redis.from_url(settings.redis_url, socket_timeout=5, socket_connect_timeout=5)
+        ) as client:
+            return sum(int(client.llen(settings.redis_prefix + q)) for q in (MATCHES, RESULTS))
+    except redis.RedisError:
+        logger.warning("the broker did not answer; only never-sent matches are handled")
+        return -1
+
+
+@app.task(  # type: ignore[untyped-decorator]
+    name=REQUEUE_STALE,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=SHORT_SOFT_LIMIT_S,
+    time_limit=SHORT_HARD_LIMIT_S,
+)
+def requeue_stale_matches() -> dict[str, object]:
+    """Beat's recovery pass (see the module docstring); what it did."""
+    from services.worker.beat import load_sweep_settings  # beat imports this module's app
+
+    settings = load_sweep_settings()
+    backlog = waiting_in_broker()
+    # Redis not answering (-1) counts as a backlog: only never-sent matches are handled
+    report = run_db(lambda pool: sweep(pool, settings, waiting_in_broker=abs(backlog)))
+    return report.as_dict()

@@ -1,0 +1,224 @@
+"""Crashes with real processes: kill -9 a worker in the middle of its work; nothing is lost,
+nothing is stored twice, Elo moves once.
+
+What recovers what (docs/reliability.md, "Crashes"):
+
+* a pool process killed under a live worker (OOM killer): the worker sees it die and puts the
+  message back at once (``acks_late`` + ``reject_on_worker_lost``); another pool process plays
+  the match again;
+* a whole worker killed: its message stays unacknowledged in Redis (handed out again only
+  after the 2 h visibility timeout), so the recovery sweeper (beat, ``truco.requeue_stale_
+  matches``) sends the match again once it is stale; here with test thresholds of seconds;
+* the trusted worker killed after ``record_result`` committed and before it sent the next
+  round: the round stays ``pending`` and the sweeper sends it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from services import flow
+from services.worker import dispatch
+from tests.crash.stack import (
+    SlowBots,
+    base_env,
+    pool_children,
+    ratings_consistent,
+    register,
+    stack,
+    stored_once,
+    use_sender,
+    wait_db,
+    wait_until,
+)
+from tests.services.conftest import RedisTarget
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.timeout(120)]
+
+SWEEP_FAST = {
+    "TRUCO_SWEEP_EVERY_S": "1",
+    "TRUCO_SWEEP_PENDING_AFTER_S": "2",
+    "TRUCO_SWEEP_QUEUED_AFTER_S": "8",  # far above a test match (2-4 s), far below 2 h
+}
+
+
+@pytest.fixture
+def env(
+    database_url: str, redis_target: RedisTarget, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[dict[str, str]]:
+    environment = base_env(database_url, redis_target.url, redis_target.prefix, tmp_path / "d")
+    environment.update(SWEEP_FAST)  # read by beat (period) and the trusted worker (thresholds)
+    sender = use_sender(monkeypatch, environment)
+    yield environment
+    sender.close()
+
+
+@pytest.fixture
+def bots() -> Iterator[SlowBots]:
+    made = SlowBots()
+    yield made
+    made.stop()
+
+
+async def _challenge(pool: asyncpg.Pool, bots: SlowBots, delay_s: float) -> tuple[int, list[int]]:
+    bots.add("heuristic", delay_s, 1)
+    bots.add("random", delay_s, 2)
+    bot_ids = await register(pool, bots)
+    match_id = await flow.create_challenge(
+        pool, bot_ids[0], bot_ids[1], mode="1v1", rules={}, games_per_match=2, rated=True
+    )
+    return match_id, bot_ids
+
+
+async def _kill_mid_match(
+    pool: asyncpg.Pool, bots: SlowBots, match_id: int, kill: Callable[[], None]
+) -> int:
+    """Send the match, wait until it is surely being played, kill; the /act calls so far."""
+    await dispatch.enqueue(pool, [match_id])
+    await wait_until(lambda: bots.acts >= 8, 30, "the match under way")
+    acts = bots.acts
+    kill()
+    status = await pool.fetchval("SELECT status FROM matches WHERE id = $1", match_id)
+    assert status in ("queued", "running"), status
+    return acts
+
+
+async def test_bot_worker_killed_mid_match_whole_process_group_sweeper_recovers(
+    pool: asyncpg.Pool, env: dict[str, str], bots: SlowBots, tmp_path: Path
+) -> None:
+    match_id, bot_ids = await _challenge(pool, bots, 0.03)
+    with stack(env, tmp_path / "logs") as crew:
+        crew.trusted_worker()
+        crew.beat()
+        doomed = crew.bot_worker()
+        killed_at: list[float] = []
+
+        def kill() -> None:
+            crew.procs.remove(doomed)
+            doomed.kill9()
+            killed_at.append(time.monotonic())
+
+        acts = await _kill_mid_match(pool, bots, match_id, kill)
+        time.sleep(0.5)
+        assert bots.acts == acts  # nobody plays it now
+        crew.bot_worker()  # a new worker, as a supervisor would start
+        await wait_db(
+            pool, "SELECT status = 'done' FROM matches WHERE id = $1", match_id, logs=crew
+        )
+        recovered_s = time.monotonic() - killed_at[0]
+        beat_log = "\n".join(p.text() for p in crew.procs if p.log.name.startswith("beat"))
+        trusted_log = "\n".join(p.text() for p in crew.procs if p.log.name.startswith("trusted"))
+    counts = await stored_once(pool, [match_id])
+    assert counts == {"matches": 1, "results": 1, "rating_history": 2}
+    await ratings_consistent(pool, bot_ids)
+    assert await pool.fetchval("SELECT attempts FROM matches WHERE id = $1", match_id) == 2
+    assert "truco.requeue_stale_matches" in beat_log
+    assert f"re-sending stale matches [{match_id}]" in trusted_log
+    assert bots.acts > acts  # played again from the start
+    print(f"\nwhole bot-calling worker killed mid-match: done {recovered_s:.1f}s after the kill")
+
+
+async def test_pool_process_killed_mid_match_is_redelivered_at_once(
+    pool: asyncpg.Pool, env: dict[str, str], bots: SlowBots, tmp_path: Path
+) -> None:
+    """kill -9 of the prefork pool process only: reject_on_worker_lost puts it back at once."""
+    match_id, bot_ids = await _challenge(pool, bots, 0.03)
+    with stack(env, tmp_path / "logs") as crew:
+        crew.trusted_worker()
+        worker = crew.bot_worker(pool="prefork", concurrency=1)
+        children = pool_children(worker)
+        assert len(children) == 1
+        killed_at: list[float] = []
+
+        def kill() -> None:
+            import os
+            import signal
+
+            os.kill(children[0], signal.SIGKILL)
+            killed_at.append(time.monotonic())
+
+        await _kill_mid_match(pool, bots, match_id, kill)
+        await wait_db(
+            pool, "SELECT status = 'done' FROM matches WHERE id = $1", match_id, logs=crew
+        )
+        recovered_s = time.monotonic() - killed_at[0]
+        text = worker.text()
+    assert "WorkerLostError" in text or "exited prematurely" in text
+    counts = await stored_once(pool, [match_id])
+    assert counts == {"matches": 1, "results": 1, "rating_history": 2}
+    await ratings_consistent(pool, bot_ids)
+    # sent once: the broker handed the same message out again (no sweeper here)
+    assert await pool.fetchval("SELECT attempts FROM matches WHERE id = $1", match_id) == 1
+    print(f"\npool process killed mid-match: done {recovered_s:.1f}s after the kill")
+
+
+async def test_trusted_worker_killed_after_storing_before_sending_next_round(
+    pool: asyncpg.Pool, env: dict[str, str], bots: SlowBots, tmp_path: Path
+) -> None:
+    for k in range(4):
+        bots.add("heuristic" if k % 2 else "random", 0.0, k)
+    bot_ids = await register(pool, bots)
+    owner = await pool.fetchval("SELECT owner_id FROM bots WHERE id = $1", bot_ids[0])
+    tournament = await flow.create_tournament(
+        pool,
+        organiser_id=owner,
+        name="crash cup",
+        format="swiss",
+        mode="1v1",
+        settings=flow.TournamentSettings(rules={"points_to_win": 15}, rounds=3),
+    )
+    for bot_id in bot_ids:
+        await flow.enter_tournament(pool, tournament.id, bot_id)
+    marker = tmp_path / "blocked"
+    with stack(env, tmp_path / "logs") as crew:
+        hooked = crew.trusted_worker(
+            module="tests.crash.hooked_worker",
+            extra={"TRUCO_TEST_BLOCK_AFTER_RECORD": str(marker)},
+        )
+        crew.bot_worker()
+        await dispatch.enqueue(pool, await flow.start_tournament(pool, tournament.id))
+        await wait_until(marker.exists, 60, "the hook after record_result")
+        pid, stored_match, next_ids = marker.read_text().split()
+        assert int(pid) in {hooked.pid, *pool_children(hooked)}
+        pending = [int(x) for x in next_ids.split(",")]
+        statuses = await pool.fetch(
+            "SELECT status FROM matches WHERE id = ANY($1::bigint[])", pending
+        )
+        assert {r["status"] for r in statuses} == {"pending"}  # committed, never sent
+        assert (
+            await pool.fetchval(
+                "SELECT count(*) FROM match_results WHERE match_id = $1", int(stored_match)
+            )
+            == 1
+        )
+        crew.procs.remove(hooked)
+        hooked.kill9()
+        began = time.monotonic()
+        crew.trusted_worker()  # a plain one, as a supervisor would start
+        crew.beat()
+        await wait_db(
+            pool,
+            "SELECT status = 'finished' FROM tournaments WHERE id = $1",
+            tournament.id,
+            timeout=90,
+            logs=crew,
+        )
+        finished_s = time.monotonic() - began
+    match_ids = [
+        int(r["id"])
+        for r in await pool.fetch("SELECT id FROM matches WHERE tournament_id = $1", tournament.id)
+    ]
+    assert len(match_ids) == 6  # 3 rounds x 2 boards
+    counts = await stored_once(pool, match_ids)
+    assert counts == {"matches": 6, "results": 6, "rating_history": 12}
+    await ratings_consistent(pool, bot_ids)
+    attempts = await pool.fetch(
+        "SELECT attempts FROM matches WHERE id = ANY($1::bigint[])", pending
+    )
+    assert {r["attempts"] for r in attempts} == {1}  # sent by the sweeper, once
+    print(f"\ntrusted worker killed between store and send: finished {finished_s:.1f}s later")

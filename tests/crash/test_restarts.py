@@ -1,0 +1,148 @@
+"""PostgreSQL, then Redis, stopped and started again while a tournament runs (``make soak``).
+
+The servers are EMBEDDED ones this test starts under its temp dir on their own ports
+(``services.embedded``): the machine's shared PostgreSQL and Redis are never touched. The
+workers and beat are the real processes and are NOT restarted: they survive both outages
+(Celery reconnects to the broker; the trusted worker's ``store_result`` retries transient
+database errors with backoff; messages in flight during the Redis outage are put back, and a
+match played twice is stored once). The sweeper covers anything left behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from services import flow
+from services.db.migrate import migrate_url
+from services.db.pool import create_pool
+from services.embedded import EmbeddedPostgres, EmbeddedRedis
+from services.worker import dispatch
+from tests.crash.stack import (
+    SlowBots,
+    base_env,
+    ratings_consistent,
+    register,
+    stack,
+    stored_once,
+    use_sender,
+    wait_db,
+)
+from tests.worker.processes import free_port
+
+pytestmark = [pytest.mark.anyio, pytest.mark.soak, pytest.mark.timeout(300)]
+
+OUTAGE_S = 3.0
+
+
+@pytest.fixture
+def bots() -> Iterator[SlowBots]:
+    made = SlowBots()
+    yield made
+    made.stop()
+
+
+async def test_postgres_then_redis_restart_while_a_tournament_runs(
+    tmp_path: Path, bots: SlowBots, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    postgres = EmbeddedPostgres(tmp_path / "pg", port=free_port(), database="crash")
+    redis_server = EmbeddedRedis(tmp_path / "redis", port=free_port())
+    postgres.start()
+    redis_url = redis_server.start()
+    try:
+        database_url = postgres.server_url("crash")  # created by the embedded server
+        await migrate_url(database_url)
+        env = base_env(database_url, redis_url, "restart:", tmp_path / "d")
+        env.update(
+            {
+                "TRUCO_SWEEP_EVERY_S": "2",
+                "TRUCO_SWEEP_PENDING_AFTER_S": "5",
+                "TRUCO_SWEEP_QUEUED_AFTER_S": "30",
+            }
+        )
+        sender = use_sender(monkeypatch, env)
+        pool = await create_pool(database_url, min_size=1, max_size=4)
+        for k in range(8):
+            bots.add("heuristic" if k % 2 else "random", 0.01, k)
+        bot_ids = await register(pool, bots)
+        owner = await pool.fetchval("SELECT owner_id FROM bots WHERE id = $1", bot_ids[0])
+        tournament = await flow.create_tournament(
+            pool,
+            organiser_id=owner,
+            name="restart cup",
+            format="swiss",
+            mode="1v1",
+            settings=flow.TournamentSettings(rules={"points_to_win": 15}, rounds=4),
+        )
+        for bot_id in bot_ids:
+            await flow.enter_tournament(pool, tournament.id, bot_id)
+        timeline: dict[str, float] = {}
+        with stack(env, tmp_path / "logs") as crew:
+            crew.trusted_worker()
+            crew.bot_worker()
+            crew.beat()
+            began = time.monotonic()
+            done = asyncio.Event()
+
+            async def supervisor() -> None:
+                while not done.is_set():
+                    for name in await asyncio.to_thread(crew.supervise):
+                        timeline[f"{name} exited; restarted"] = time.monotonic() - began
+                    await asyncio.sleep(0.5)
+
+            watching = asyncio.create_task(supervisor())
+            await dispatch.enqueue(pool, await flow.start_tournament(pool, tournament.id))
+            # PostgreSQL goes away while round 1 is being played
+            await asyncio.sleep(1.0)
+            await pool.close()
+            postgres.stop()
+            timeline["postgres down"] = time.monotonic() - began
+            await asyncio.sleep(OUTAGE_S)
+            postgres.start()
+            timeline["postgres up"] = time.monotonic() - began
+            pool = await create_pool(database_url, min_size=1, max_size=4)
+            await wait_db(
+                pool,
+                "SELECT current_round >= 2 FROM tournaments WHERE id = $1",
+                tournament.id,
+                timeout=120,
+                logs=crew,
+            )
+            # Redis goes away while a later round is being played
+            await asyncio.sleep(0.5)
+            redis_server.stop()
+            timeline["redis down"] = time.monotonic() - began
+            await asyncio.sleep(OUTAGE_S)
+            redis_server.start()
+            timeline["redis up"] = time.monotonic() - began
+            await wait_db(
+                pool,
+                "SELECT status = 'finished' FROM tournaments WHERE id = $1",
+                tournament.id,
+                timeout=180,
+                logs=crew,
+            )
+            timeline["finished"] = time.monotonic() - began
+            done.set()
+            await watching
+            restarted = list(crew.restarted)
+        match_ids = [
+            int(r["id"])
+            for r in await pool.fetch(
+                "SELECT id FROM matches WHERE tournament_id = $1", tournament.id
+            )
+        ]
+        assert len(match_ids) == 16  # 4 rounds x 4 boards
+        counts = await stored_once(pool, match_ids)
+        assert counts == {"matches": 16, "results": 16, "rating_history": 32}
+        await ratings_consistent(pool, bot_ids)
+        await pool.close()
+        sender.close()
+        print("\nrestarts:", {k: round(v, 1) for k, v in timeline.items()}, restarted)
+    finally:
+        redis_server.stop()
+        postgres.stop()
