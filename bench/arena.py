@@ -2,8 +2,8 @@
 same number of POSTs with the same client (issue #3 target: at least 70% of the bare loop).
 
 Both bots run the SDK's server (the standard library's threading HTTP server), each in its own
-process; the bare loop sends a real ``ActRequest`` body to the same two ``/act`` endpoints in
-turn, signed, through the same guarded ``BotClient``, so the difference is what the match runner
+process; the bare loop (``bench.arena_client.bare_post_loop``) sends a real ``ActRequest`` body to the
+same two ``/act`` endpoints in turn, signed, through the same guarded ``BotClient``, so the difference is what the match runner
 adds: the engine, observations, request building, legality checks and the replay.
 """
 
@@ -16,21 +16,26 @@ import time
 
 import msgspec
 
-from arena.client import BotClient, ClientConfig, Reply, TimeBank
+from arena.client import BotClient, ClientConfig
 from arena.connection import HttpBot
 from arena.egress import EgressPolicy
 from arena.match import MatchSettings, run_match
 from arena.protocol import ActRequest
 from arena.replay import Decision, EntrantRecord
 from arena.signing import generate_secret
+from bench.arena_client import bare_post_loop
 from engine import Rules, legal_actions, new_game, observation
 
 GAMES = 6
 
 
+def _config() -> ClientConfig:
+    """The client settings shared by the match and the bare loop."""
+    return ClientConfig(timeout_ms=5000.0, policy=EgressPolicy(allow_loopback=True))
+
+
 def _client(url: str, secret: str) -> BotClient:
-    config = ClientConfig(timeout_ms=5000.0, policy=EgressPolicy(allow_loopback=True))
-    return BotClient(url, secret, config=config)
+    return BotClient(url, secret, config=_config())
 
 
 async def _match(urls: list[str], secret: str) -> tuple[int, float]:
@@ -49,9 +54,10 @@ async def _match(urls: list[str], secret: str) -> tuple[int, float]:
     return decisions, seconds
 
 
-async def _bare(urls: list[str], secret: str, n: int) -> float:
+def _act_body() -> ActRequest:
+    """A real ``/act`` request (the first decision of a game) for the bare loop."""
     state = new_game(Rules(flor=False), 1)
-    body = ActRequest(
+    return ActRequest(
         match_id="bench",
         game_id="bench-g1",
         seat=0,
@@ -61,18 +67,6 @@ async def _bare(urls: list[str], secret: str, n: int) -> float:
         time_bank_ms=30000,
         last_latency_ms=None,
     )
-    clients = [_client(url, secret) for url in urls]
-    bank = TimeBank(1e12)
-    try:
-        start = time.perf_counter()
-        for i in range(n):
-            result = await clients[i % 2].act(body, bank)
-            if not isinstance(result, Reply):
-                raise RuntimeError(f"bare loop call failed: {result}")
-        return time.perf_counter() - start
-    finally:
-        for client in clients:
-            await client.aclose()
 
 
 SERVER = """
@@ -106,7 +100,9 @@ def main() -> None:
     try:
         urls = [url for _, url in servers]
         decisions, match_s = asyncio.run(_match(urls, secret))
-        bare_s = asyncio.run(_bare(urls, secret, decisions))
+        bare_s = asyncio.run(
+            bare_post_loop(urls, decisions, body=_act_body(), secret=secret, config=_config())
+        )
     finally:
         for process, _ in servers:
             process.kill()

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 
-from arena.client import BotClient, ClientConfig, Fault, TimeBank
+from arena.client import BotClient, ClientConfig, Fault, Reply, TimeBank
 from arena.egress import EgressPolicy
 from arena.signing import generate_secret
 
@@ -24,25 +25,40 @@ SMALL_BODY = {
 _ENDLESS = TimeBank(float("inf"))
 
 
-async def bare_post_loop(url: str, n: int, *, config: ClientConfig | None = None) -> float:
-    """Seconds taken by ``n`` sequential ``POST {url}/act`` calls of a small JSON body.
+async def bare_post_loop(
+    urls: Sequence[str],
+    n: int,
+    *,
+    body: object = SMALL_BODY,
+    secret: str | None = None,
+    config: ClientConfig | None = None,
+) -> float:
+    """Seconds taken by ``n`` sequential ``POST {url}/act`` calls of ``body``, one client per
+    bot base URL in ``urls``, taking the URLs in turn (as a match alternates between bots).
 
-    One untimed warm-up call opens the (reused) connection first. ``url`` is the bot's base
-    URL; the default config allows loopback only. Raises if any call faults: a baseline with
-    faults in it would not be a baseline.
+    One untimed warm-up call per client opens its (reused) connection first. The default config
+    allows loopback only. Raises if any call faults: a baseline with faults is no baseline.
     """
     config = config or ClientConfig(policy=EgressPolicy(allow_loopback=True))
-    async with BotClient(url, generate_secret(), config=config) as client:
-        await client.pin()
-        warm = await client.act(SMALL_BODY, _ENDLESS)
-        if isinstance(warm, Fault):
-            raise RuntimeError(f"bench bot at {url} faulted: {warm.kind}: {warm.detail}")
+    key = secret or generate_secret()
+    clients = [BotClient(url, key, config=config) for url in urls]
+    try:
+        for client in clients:
+            await client.pin()
+            _check(await client.act(body, _ENDLESS))
         start = time.perf_counter()
-        for _ in range(n):
-            result = await client.act(SMALL_BODY, _ENDLESS)
-            if isinstance(result, Fault):
-                raise RuntimeError(f"bench bot at {url} faulted: {result.kind}: {result.detail}")
+        for i in range(n):
+            client = clients[i % len(clients)]
+            _check(await client.act(body, _ENDLESS))
         return time.perf_counter() - start
+    finally:
+        for client in clients:
+            await client.aclose()
+
+
+def _check(result: Reply | Fault) -> None:
+    if isinstance(result, Fault):
+        raise RuntimeError(f"bench bot faulted: {result.kind}: {result.detail}")
 
 
 async def _answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -77,7 +93,7 @@ async def _standalone(n: int) -> float:
     server = await asyncio.start_server(tracked, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     async with server:
-        seconds = await bare_post_loop(f"http://127.0.0.1:{port}", n)
+        seconds = await bare_post_loop([f"http://127.0.0.1:{port}"], n)
         await asyncio.wait(handlers, timeout=1.0)  # the client closed: each sees EOF and ends
     return seconds
 
