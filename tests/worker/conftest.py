@@ -5,10 +5,13 @@
 from __future__ import annotations
 
 import secrets
+import sys
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import asyncpg
 import pytest
+from celery import Celery
 
 from arena.sdk import BotServer, strategy_decider
 from arena.signing import generate_secret
@@ -17,6 +20,8 @@ from services.config import Secret
 from services.db import accounts as db_accounts
 from services.db import bots as db_bots
 from services.db.pool import create_pool
+from services.worker import dispatch
+from services.worker.celery_app import make_config
 from tests.services.conftest import (
     RedisTarget,
     anyio_backend,
@@ -101,3 +106,28 @@ def flow_available() -> bool:
 needs_flow = pytest.mark.skipif(
     not flow_available(), reason="services.flow (the tournament workflow) is not there yet"
 )
+
+
+@pytest.fixture
+def stack_env(
+    database_url: str, redis_target: RedisTarget, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[dict[str, str]]:
+    """The environment of a test's worker processes; this process sends tasks with the same
+    broker settings and reads Redis with the same key prefix."""
+    env = {
+        "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin",
+        "TRUCO_ENV": "local",
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_target.url,
+        "TRUCO_REDIS_PREFIX": f"{redis_target.prefix}{secrets.token_hex(3)}:",
+        "TRUCO_SECRET_KEY": SECRET_KEY,
+        "TRUCO_DATA_DIR": str(tmp_path / "data"),
+        "PYTHONUNBUFFERED": "1",
+    }
+    sender = Celery("truco-test-sender")
+    sender.conf.update(make_config(env))
+    monkeypatch.setattr(dispatch, "current_app", lambda: sender)
+    monkeypatch.setenv("TRUCO_SECRET_KEY", SECRET_KEY)
+    monkeypatch.setenv("TRUCO_REDIS_PREFIX", env["TRUCO_REDIS_PREFIX"])
+    yield env
+    sender.close()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import secrets
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,39 +14,13 @@ import anyio
 import asyncpg
 import httpx
 import pytest
-from celery import Celery
 
 from arena.signing import generate_secret
 from services.worker import dispatch
-from services.worker.celery_app import make_config
-from tests.services.conftest import RedisTarget
-from tests.worker.conftest import SECRET_KEY, make_account, make_bot, needs_flow
+from tests.worker.conftest import make_account, make_bot, needs_flow
 from tests.worker.processes import celery_worker, free_port, start, stop, wait_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
-
-
-@pytest.fixture
-def stack_env(
-    database_url: str, redis_target: RedisTarget, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[dict[str, str]]:
-    """The environment of the test's processes, and this process sending with the same prefix."""
-    env = {
-        "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin",
-        "TRUCO_ENV": "local",
-        "DATABASE_URL": database_url,
-        "REDIS_URL": redis_target.url,
-        "TRUCO_REDIS_PREFIX": f"{redis_target.prefix}{secrets.token_hex(3)}:",
-        "TRUCO_SECRET_KEY": SECRET_KEY,
-        "TRUCO_DATA_DIR": str(tmp_path / "data"),
-        "PYTHONUNBUFFERED": "1",
-    }
-    sender = Celery("truco-test-sender")
-    sender.conf.update(make_config(env))
-    monkeypatch.setattr(dispatch, "current_app", lambda: sender)
-    monkeypatch.setenv("TRUCO_SECRET_KEY", SECRET_KEY)
-    yield env
-    sender.close()
 
 
 async def _wait_db(pool: asyncpg.Pool, query: str, *args: Any, timeout: float = 60) -> None:

@@ -7,10 +7,7 @@ while the API serves its live document, /health answers 503 without a worker, 20
 from __future__ import annotations
 
 import re
-import secrets
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +17,6 @@ import httpx
 import msgspec
 import pytest
 import redis
-from celery import Celery
 
 from arena.match import MatchSettings
 from arena.protocol import ActResponse
@@ -36,7 +32,6 @@ from services.api.app import create_app
 from services.api.ratelimit import RateLimits
 from services.config import Secret, Settings
 from services.worker import dispatch, live, tasks_play
-from services.worker.celery_app import make_config
 from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.settings import load_worker_settings
 from tests.services.conftest import RedisTarget
@@ -179,32 +174,9 @@ def slow_decider(delay_s: float) -> Any:
     return slow
 
 
-@pytest.fixture
-def stack(
-    database_url: str, redis_target: RedisTarget, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[dict[str, str]]:
-    env = {
-        "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin",
-        "TRUCO_ENV": "local",
-        "DATABASE_URL": database_url,
-        "REDIS_URL": redis_target.url,
-        "TRUCO_REDIS_PREFIX": f"{redis_target.prefix}{secrets.token_hex(3)}:",
-        "TRUCO_SECRET_KEY": SECRET_KEY,
-        "TRUCO_DATA_DIR": str(tmp_path / "data"),
-        "PYTHONUNBUFFERED": "1",
-    }
-    sender = Celery("truco-live-test")
-    sender.conf.update(make_config(env))
-    monkeypatch.setattr(dispatch, "current_app", lambda: sender)
-    monkeypatch.setenv("TRUCO_SECRET_KEY", SECRET_KEY)
-    monkeypatch.setenv("TRUCO_REDIS_PREFIX", env["TRUCO_REDIS_PREFIX"])
-    yield env
-    sender.close()
-
-
 @pytest.mark.slow
 async def test_real_worker_live_replay_and_health(
-    pool: asyncpg.Pool, stack: dict[str, str], tmp_path: Path
+    pool: asyncpg.Pool, stack_env: dict[str, str], tmp_path: Path
 ) -> None:
     from services import flow
 
@@ -220,7 +192,7 @@ async def test_real_worker_live_replay_and_health(
     settings = Settings(
         env="local",
         database_url=None,
-        redis_url=stack["REDIS_URL"],
+        redis_url=stack_env["REDIS_URL"],
         secret_key=Secret(SECRET_KEY),
     )
     app = create_app(settings, pool=pool, rate_limits=RateLimits(enabled=False))
@@ -244,7 +216,7 @@ async def test_real_worker_live_replay_and_health(
                 games_per_match=2,
                 rated=False,
             )
-            with celery_worker(stack, tmp_path / "worker.log"):
+            with celery_worker(stack_env, tmp_path / "worker.log"):
                 await dispatch.enqueue(pool, [match_id])
                 seen_live: list[dict[str, Any]] = []
                 deadline = time.monotonic() + 90
@@ -271,8 +243,8 @@ async def test_real_worker_live_replay_and_health(
                 replay = msgspec.json.decode(response.content, type=Replay)
                 verify_replay(replay)
                 # the live feed is gone once the result is stored
-                reader = redis.Redis.from_url(stack["REDIS_URL"])
-                key = live.live_key(stack["TRUCO_REDIS_PREFIX"], match_id)
+                reader = redis.Redis.from_url(stack_env["REDIS_URL"])
+                key = live.live_key(stack_env["TRUCO_REDIS_PREFIX"], match_id)
                 for _ in range(50):
                     if not reader.exists(key):
                         break
