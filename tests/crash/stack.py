@@ -29,6 +29,7 @@ from arena.protocol import ActRequest
 from arena.sdk import BotServer, strategy_decider
 from arena.signing import generate_secret
 from engine import Action
+from services import flow
 from services.worker import dispatch
 from services.worker.celery_app import make_config
 from tests.worker.conftest import SECRET_KEY, make_account, make_bot
@@ -264,6 +265,26 @@ async def register(pool: asyncpg.Pool, bots: SlowBots) -> list[int]:
         await make_bot(pool, owner, server.url, secret)
         for server, secret in zip(bots.servers, bots.secrets, strict=True)
     ]
+
+
+async def swiss_event(
+    pool: asyncpg.Pool, bots: SlowBots, *, name: str, rounds: int
+) -> tuple[int, list[int]]:
+    """Register the bots and create a Swiss to 15 points with them entered: (its id, the bot
+    ids). Not started: the test starts it once its workers run."""
+    bot_ids = await register(pool, bots)
+    owner = await pool.fetchval("SELECT owner_id FROM bots WHERE id = $1", bot_ids[0])
+    tournament = await flow.create_tournament(
+        pool,
+        organiser_id=owner,
+        name=name,
+        format="swiss",
+        mode="1v1",
+        settings=flow.TournamentSettings(rules={"points_to_win": 15}, rounds=rounds),
+    )
+    for bot_id in bot_ids:
+        await flow.enter_tournament(pool, tournament.id, bot_id)
+    return tournament.id, bot_ids
 
 
 # --- waiting and checking ------------------------------------------------------------------

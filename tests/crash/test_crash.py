@@ -32,6 +32,7 @@ from tests.crash.stack import (
     register,
     stack,
     stored_once,
+    swiss_event,
     use_sender,
     wait_db,
     wait_until,
@@ -162,18 +163,7 @@ async def test_trusted_worker_killed_after_storing_before_sending_next_round(
 ) -> None:
     for k in range(4):
         bots.add("heuristic" if k % 2 else "random", 0.0, k)
-    bot_ids = await register(pool, bots)
-    owner = await pool.fetchval("SELECT owner_id FROM bots WHERE id = $1", bot_ids[0])
-    tournament = await flow.create_tournament(
-        pool,
-        organiser_id=owner,
-        name="crash cup",
-        format="swiss",
-        mode="1v1",
-        settings=flow.TournamentSettings(rules={"points_to_win": 15}, rounds=3),
-    )
-    for bot_id in bot_ids:
-        await flow.enter_tournament(pool, tournament.id, bot_id)
+    tournament_id, bot_ids = await swiss_event(pool, bots, name="crash cup", rounds=3)
     marker = tmp_path / "blocked"
     with stack(env, tmp_path / "logs") as crew:
         hooked = crew.trusted_worker(
@@ -181,7 +171,7 @@ async def test_trusted_worker_killed_after_storing_before_sending_next_round(
             extra={"TRUCO_TEST_BLOCK_AFTER_RECORD": str(marker)},
         )
         crew.bot_worker()
-        await dispatch.enqueue(pool, await flow.start_tournament(pool, tournament.id))
+        await dispatch.enqueue(pool, await flow.start_tournament(pool, tournament_id))
         await wait_until(marker.exists, 60, "the hook after record_result")
         pid, stored_match, next_ids = marker.read_text().split()
         assert int(pid) in {hooked.pid, *pool_children(hooked)}
@@ -204,14 +194,14 @@ async def test_trusted_worker_killed_after_storing_before_sending_next_round(
         await wait_db(
             pool,
             "SELECT status = 'finished' FROM tournaments WHERE id = $1",
-            tournament.id,
+            tournament_id,
             timeout=90,
             logs=crew,
         )
         finished_s = time.monotonic() - began
     match_ids = [
         int(r["id"])
-        for r in await pool.fetch("SELECT id FROM matches WHERE tournament_id = $1", tournament.id)
+        for r in await pool.fetch("SELECT id FROM matches WHERE tournament_id = $1", tournament_id)
     ]
     assert len(match_ids) == 6  # 3 rounds x 2 boards
     counts = await stored_once(pool, match_ids)

@@ -26,9 +26,9 @@ from tests.crash.stack import (
     SlowBots,
     base_env,
     ratings_consistent,
-    register,
     stack,
     stored_once,
+    swiss_event,
     use_sender,
     wait_db,
 )
@@ -68,18 +68,7 @@ async def test_postgres_then_redis_restart_while_a_tournament_runs(
         pool = await create_pool(database_url, min_size=1, max_size=4)
         for k in range(8):
             bots.add("heuristic" if k % 2 else "random", 0.01, k)
-        bot_ids = await register(pool, bots)
-        owner = await pool.fetchval("SELECT owner_id FROM bots WHERE id = $1", bot_ids[0])
-        tournament = await flow.create_tournament(
-            pool,
-            organiser_id=owner,
-            name="restart cup",
-            format="swiss",
-            mode="1v1",
-            settings=flow.TournamentSettings(rules={"points_to_win": 15}, rounds=4),
-        )
-        for bot_id in bot_ids:
-            await flow.enter_tournament(pool, tournament.id, bot_id)
+        tournament_id, bot_ids = await swiss_event(pool, bots, name="restart cup", rounds=4)
         timeline: dict[str, float] = {}
         with stack(env, tmp_path / "logs") as crew:
             crew.trusted_worker()
@@ -95,7 +84,7 @@ async def test_postgres_then_redis_restart_while_a_tournament_runs(
                     await asyncio.sleep(0.5)
 
             watching = asyncio.create_task(supervisor())
-            await dispatch.enqueue(pool, await flow.start_tournament(pool, tournament.id))
+            await dispatch.enqueue(pool, await flow.start_tournament(pool, tournament_id))
             # PostgreSQL goes away while round 1 is being played
             await asyncio.sleep(1.0)
             await pool.close()
@@ -108,7 +97,7 @@ async def test_postgres_then_redis_restart_while_a_tournament_runs(
             await wait_db(
                 pool,
                 "SELECT current_round >= 2 FROM tournaments WHERE id = $1",
-                tournament.id,
+                tournament_id,
                 timeout=120,
                 logs=crew,
             )
@@ -122,7 +111,7 @@ async def test_postgres_then_redis_restart_while_a_tournament_runs(
             await wait_db(
                 pool,
                 "SELECT status = 'finished' FROM tournaments WHERE id = $1",
-                tournament.id,
+                tournament_id,
                 timeout=180,
                 logs=crew,
             )
@@ -133,7 +122,7 @@ async def test_postgres_then_redis_restart_while_a_tournament_runs(
         match_ids = [
             int(r["id"])
             for r in await pool.fetch(
-                "SELECT id FROM matches WHERE tournament_id = $1", tournament.id
+                "SELECT id FROM matches WHERE tournament_id = $1", tournament_id
             )
         ]
         assert len(match_ids) == 16  # 4 rounds x 4 boards
