@@ -8,6 +8,7 @@ import secrets
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import asyncpg
 import pytest
@@ -93,6 +94,33 @@ async def make_bot(pool: asyncpg.Pool, owner: int, url: str, secret: str | None 
             key_id=BOX.key_id,
         )
     return bot.id
+
+
+class Challenge(NamedTuple):
+    match_id: int
+    bots: list[int]  # bot ids: heuristic, random
+    keys: list[str]  # their signing secrets
+
+
+async def rated_challenge(pool: asyncpg.Pool, bot_server_factory: Any) -> Challenge:
+    """Two signed SDK bots (heuristic, random) on 127.0.0.1, registered under one account, and
+    a rated 1v1 challenge to 15 between them."""
+    from services import flow
+
+    owner = await make_account(pool)
+    keys = [generate_secret(), generate_secret()]
+    servers = [bot_server_factory("heuristic", keys[0]), bot_server_factory("random", keys[1])]
+    bots = [await make_bot(pool, owner, s.url, k) for s, k in zip(servers, keys, strict=True)]
+    match_id = await flow.create_challenge(
+        pool,
+        bots[0],
+        bots[1],
+        mode="1v1",
+        rules={"points_to_win": 15},
+        games_per_match=2,
+        rated=True,
+    )
+    return Challenge(match_id, bots, keys)
 
 
 def flow_available() -> bool:

@@ -15,9 +15,8 @@ import asyncpg
 import httpx
 import pytest
 
-from arena.signing import generate_secret
 from services.worker import dispatch
-from tests.worker.conftest import make_account, make_bot, needs_flow
+from tests.worker.conftest import needs_flow, rated_challenge
 from tests.worker.processes import celery_worker, free_port, start, stop, wait_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -36,19 +35,7 @@ async def test_real_worker_stores_a_match_once_even_when_it_runs_twice(
 ) -> None:
     from services import flow
 
-    owner = await make_account(pool)
-    keys = [generate_secret(), generate_secret()]
-    servers = [bot_server_factory("heuristic", keys[0]), bot_server_factory("random", keys[1])]
-    bots = [await make_bot(pool, owner, s.url, k) for s, k in zip(servers, keys, strict=True)]
-    match_id = await flow.create_challenge(
-        pool,
-        bots[0],
-        bots[1],
-        mode="1v1",
-        rules={"points_to_win": 15},
-        games_per_match=2,
-        rated=True,
-    )
+    match_id, bots, _ = await rated_challenge(pool, bot_server_factory)
     log = tmp_path / "worker.log"
     with celery_worker(stack_env, log):
         specs = await flow.match_specs(pool, [match_id])

@@ -10,12 +10,18 @@ import asyncpg
 import msgspec
 import pytest
 
-from arena.signing import generate_secret
 from services.db import bot_health
 from services.worker import beat, dispatch, tasks_play, tasks_store
 from services.worker.messages import MatchMessage, ProbeOutcome, ProbeTarget
 from services.worker.tasks_probe import probe_all
-from tests.worker.conftest import BOX, SECRET_KEY, make_account, make_bot, needs_flow
+from tests.worker.conftest import (
+    BOX,
+    SECRET_KEY,
+    make_account,
+    make_bot,
+    needs_flow,
+    rated_challenge,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -37,21 +43,8 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[Any]]]:
 async def test_result_is_stored_once_when_the_match_ran_twice(
     pool: asyncpg.Pool, bot_server_factory: Any, captured: list[tuple[str, list[Any]]]
 ) -> None:
-    from services import flow
 
-    owner = await make_account(pool)
-    keys = [generate_secret(), generate_secret()]
-    servers = [bot_server_factory("heuristic", keys[0]), bot_server_factory("random", keys[1])]
-    bots = [await make_bot(pool, owner, s.url, k) for s, k in zip(servers, keys, strict=True)]
-    match_id = await flow.create_challenge(
-        pool,
-        bots[0],
-        bots[1],
-        mode="1v1",
-        rules={"points_to_win": 15},
-        games_per_match=2,
-        rated=True,
-    )
+    match_id, bots, keys = await rated_challenge(pool, bot_server_factory)
     await dispatch.enqueue(pool, [match_id])  # marks it queued, sends truco.play_match
     assert [name for name, _ in captured] == ["truco.play_match"]
     message = msgspec.convert(captured[0][1][0], MatchMessage)
