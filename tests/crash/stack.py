@@ -33,7 +33,7 @@ from services import flow
 from services.worker import dispatch
 from services.worker.celery_app import make_config
 from tests.worker.conftest import SECRET_KEY, make_account, make_bot
-from tests.worker.processes import descendants, start, stop, wait_for
+from tests.worker.processes import descendants, lower_priority, start, stop, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -166,6 +166,8 @@ class Stack:
         if nice:
             argv = ["nice", "-n", str(nice), *argv]
         proc = self._start(argv, env, "bots")
+        if nice:
+            lower_priority(proc.pid, nice)
         proc.restart = lambda: self.bot_worker(
             pool=pool, concurrency=concurrency, extra=extra, nice=nice
         )

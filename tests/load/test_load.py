@@ -3,9 +3,10 @@
 The full run (``make soak``): 32 SDK bots on 127.0.0.1 in 4 processes, two bot-calling
 worker processes, one trusted worker, the API under uvicorn; 64 rated matches (every bot in 4,
 its cap) are sent at once, and a load generator in ANOTHER process reads
-``GET /v1/leaderboards/1v1`` while they run (back to back over 2 keep-alive connections). Checks: every match finishes with a result, no
-walkover, no fault (the bots are healthy local servers, so a fault would be the platform's:
-a late call, a dropped connection), stored once; the leaderboard's p99 under 100 ms. The
+``GET /v1/leaderboards/1v1`` while they run (200 requests/s over 2 keep-alive connections).
+Checks: every match finishes with a result, no walkover, no fault (the bots are healthy local
+servers, so a fault would be the platform's: a late call, a dropped connection), stored once;
+the leaderboard's p99 under 100 ms. The
 default suite runs a reduced version (8 bots, 16 matches to 15 points). Figures are printed
 and kept in docs/reliability.md.
 """
@@ -13,6 +14,7 @@ and kept in docs/reliability.md.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -29,7 +31,7 @@ from services.embedded import EmbeddedRedis
 from services.worker import dispatch
 from tests.crash.stack import Stack, base_env, stack, stored_once, use_sender, wait_db
 from tests.worker.conftest import make_account, make_bot
-from tests.worker.processes import free_port, start, stop, wait_for
+from tests.worker.processes import free_port, lower_priority, start, stop, wait_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -37,13 +39,14 @@ P99_LIMIT_MS = 100.0
 NICE = 10
 """The bots and the bot-calling workers run at a lower CPU priority than the API: on this one
 2-core machine that stands in for what production has (bots on their owners' machines, the
-workers on their own nodes); without it the API waits behind ~70 busy threads (see
-docs/reliability.md for the figures both ways)."""
+workers on their own nodes). Each of them is its own session, so the priority is set on its
+scheduler autogroup (``lower_priority``) as well as with ``nice``; ``nice`` alone changed
+nothing (p99 91-135 ms). See docs/reliability.md for the figures."""
 NICE_ARGV = ["nice", "-n", str(NICE)]
-READ_RATE = 0
-"""Leaderboard reads per second (0: back to back on 2 keep-alive connections, ~200-500/s).
-Paced at 100/s the tail is WORSE on this machine (the API process sleeps between requests and
-waits to be scheduled again): see docs/reliability.md."""
+READ_RATE = int(os.environ.get("LOAD_READ_RATE", "200"))
+"""Leaderboard reads per second from the load generator, in all (0: back to back). A reader
+that never pauses, at the API's priority, keeps both cores busy and starves the deprioritised
+bots into walkovers: that measures the machine, not the platform."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,7 @@ def _bot_processes(
             text=True,
             start_new_session=True,
         )
+        lower_priority(proc.pid, NICE)
         procs.append(proc)
     for proc in procs:
         assert proc.stdout is not None
@@ -200,7 +204,6 @@ async def _run(
                 out, _ = loadgen.communicate(timeout=30)
             latency = json.loads(out.strip().splitlines()[-1])
             tracebacks = _platform_errors(crew)
-        counts = await stored_once(pool, match_ids)
         results = await pool.fetch(
             "SELECT r.result FROM match_results r WHERE r.match_id = ANY($1::bigint[])",
             match_ids,
@@ -208,6 +211,8 @@ async def _run(
         faults = sum(sum(r["result"]["faults"]) for r in results)
         walkovers = sum(len(r["result"]["walkover"]) for r in results)
         reasons = sorted({str(r["result"]["reason"]) for r in results})
+        print("\nload:", json.dumps({"faults": faults, "walkovers": walkovers, "reasons": reasons}))
+        counts = await stored_once(pool, match_ids)
     finally:
         stop(api)
         for proc in bot_procs:

@@ -34,6 +34,21 @@ def start(argv: list[str], env: Mapping[str, str], log: Path) -> subprocess.Pope
         )
 
 
+def lower_priority(pid: int, nice: int) -> None:
+    """Give the session (process group) of ``pid`` a lower CPU share.
+
+    ``nice`` alone is not enough here: with the kernel's scheduler autogroups (on by default,
+    ``/proc/sys/kernel/sched_autogroup_enabled``) every session started with
+    ``start_new_session`` competes as ONE group, with an equal share whatever its processes'
+    nice values; a nice value only orders processes inside their own group. The group's
+    weight is set through ``/proc/PID/autogroup``. Without autogroups, run the command under
+    ``nice -n`` as well (callers do both)."""
+    path = Path(f"/proc/{pid}/autogroup")
+    if path.exists():
+        with contextlib.suppress(OSError):  # an exited process, or a kernel that refuses
+            path.write_text(str(nice))
+
+
 def stop(process: subprocess.Popen[bytes], timeout: float = 10.0) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGTERM)
