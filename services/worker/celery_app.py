@@ -36,7 +36,7 @@ ROUTES: dict[str, str] = {**TASK_QUEUES, REQUEUE_STALE: RESULTS}
 
 def _queue(name: str) -> Queue:
     """A queue with its own direct exchange and routing key (nothing lands in another)."""
-    return Queue(name, Exchange(name, type="direct"), routing_key=name)  # type: ignore[no-untyped-call]
+    return Queue(name, Exchange(name, type="direct"), routing_key=name)
 
 
 def make_config(environ: dict[str, str] | None = None) -> dict[str, Any]:

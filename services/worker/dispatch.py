@@ -64,9 +64,26 @@ async def enqueue(pool: asyncpg.Pool, match_ids: list[int]) -> None:
     await asyncio.to_thread(send_matches, specs)
 
 
+RESULT_RETRY_POLICY = {
+    "max_retries": 20,
+    "interval_start": 0.2,
+    "interval_step": 0.5,
+    "interval_max": 2.0,
+}
+"""How long a played match's result keeps trying to reach the broker: about 35 s in all (Celery's
+default gives up after under a second). A Redis restart in that window no longer throws away a
+whole played match (the sweeper would have sent it to be played again)."""
+
+
 def send_result(match_id: int, replay_json: str, task_id: str | None) -> None:
     """Hand a finished match to the trusted worker."""
-    current_app().send_task(STORE_RESULT, args=[match_id, replay_json, task_id], queue=RESULTS)
+    current_app().send_task(
+        STORE_RESULT,
+        args=[match_id, replay_json, task_id],
+        queue=RESULTS,
+        retry=True,
+        retry_policy=RESULT_RETRY_POLICY,
+    )
 
 
 def send_probe(targets: Sequence[ProbeTarget]) -> None:

@@ -23,8 +23,8 @@ import json
 import logging
 import os
 import secrets
-from collections.abc import MutableMapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, MutableMapping, Sequence
+from typing import Any, cast
 
 import msgspec
 import redis
@@ -294,8 +294,9 @@ class LiveReader:
 
     async def items(self, match_id: int) -> list[bytes | str]:
         try:
-            found: list[bytes | str] = await self.client.lrange(
-                live_key(self.prefix, match_id), 0, -1
+            found = await cast(
+                Awaitable[list[bytes | str]],
+                self.client.lrange(live_key(self.prefix, match_id), 0, -1),
             )
         except (redis.RedisError, OSError) as exc:
             logger.warning("live view of match %s unreadable: %s", match_id, exc)
@@ -304,7 +305,7 @@ class LiveReader:
 
     async def length(self, match_id: int) -> int:
         try:
-            return int(await self.client.llen(live_key(self.prefix, match_id)))
+            return await cast(Awaitable[int], self.client.llen(live_key(self.prefix, match_id)))
         except (redis.RedisError, OSError):
             return 0
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable
+from typing import cast
 
 import redis
 
@@ -63,6 +64,6 @@ class BotSlots:
 
     def in_use(self, bot_id: int) -> int:
         """Holders of the bot's slots right now, expired ones not counted."""
-        seconds, micros = self.client.time()
+        seconds, micros = cast(tuple[int, int], self.client.time())  # a sync client
         now_ms = seconds * 1000 + micros // 1000
-        return int(self.client.zcount(self.key(bot_id), f"({now_ms}", "+inf"))
+        return cast(int, self.client.zcount(self.key(bot_id), f"({now_ms}", "+inf"))

@@ -111,6 +111,15 @@ async def play(
         )
 
 
+def release_slots(slots: BotSlots, bot_ids: list[int], token: str) -> None:
+    """Give the bots' slots back; a broker outage must not throw away the played match, so a
+    Redis error is logged and the slots are left to expire (after the match's hard limit)."""
+    try:
+        slots.release(bot_ids, token)
+    except redis.RedisError as exc:
+        logger.warning("slots of bots %s not released (%s); they expire on their own", bot_ids, exc)
+
+
 def busy_countdown(retries: int) -> float:
     """Seconds before a match whose bot is at its cap is tried again (grows, with jitter)."""
     base = min(BUSY_RETRY_MAX_S, BUSY_RETRY_S * (1.5 ** min(retries, 10)))
@@ -142,7 +151,7 @@ def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
             play(message, allow_loopback=settings.allow_loopback_bots, live=settings)
         )
     finally:
-        slots.release(message.bot_ids, token)
+        release_slots(slots, message.bot_ids, token)
     send_result(message.match_id, msgspec.json.encode(replay).decode(), self.request.id)
     result = replay.result
     return {"match_id": message.match_id, "winner": result.winner, "reason": result.reason}

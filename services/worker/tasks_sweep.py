@@ -34,7 +34,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import asyncpg
 import msgspec
@@ -170,7 +170,9 @@ def waiting_in_broker() -> int:
         with contextlib.closing(
             redis.Redis.from_url(settings.redis_url, socket_timeout=5, socket_connect_timeout=5)
         ) as client:
-            return sum(int(client.llen(settings.redis_prefix + q)) for q in (MATCHES, RESULTS))
+            return sum(
+                cast(int, client.llen(settings.redis_prefix + q)) for q in (MATCHES, RESULTS)
+            )
     except redis.RedisError:
         logger.warning("the broker did not answer; only never-sent matches are handled")
         return -1

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import time
 
+import pytest
 import redis
 
 from services.worker.slots import BotSlots
+from services.worker.tasks_play import release_slots
 from tests.services.conftest import RedisTarget
+from tests.worker.processes import free_port
 
 
 def _slots(target: RedisTarget, cap: int, hold_s: float = 60.0) -> BotSlots:
@@ -35,3 +39,25 @@ def test_a_dead_holders_slot_expires(redis_target: RedisTarget) -> None:
     assert slots.acquire([41]) is None
     time.sleep(0.3)
     assert slots.acquire([41]) is not None
+
+
+def test_a_broker_outage_at_release_keeps_the_played_match(
+    redis_target: RedisTarget, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis gone when a match ends: ``release_slots`` logs and returns (the task goes on to
+    send the result), and the slots it could not give back expire on their own."""
+    slots = _slots(redis_target, cap=1, hold_s=0.3)
+    token = slots.acquire([52])
+    assert token is not None
+    gone = BotSlots(
+        redis.Redis(host="127.0.0.1", port=free_port(), socket_connect_timeout=0.5),
+        cap=1,
+        hold_s=0.3,
+        prefix=redis_target.prefix,
+    )
+    with caplog.at_level(logging.WARNING, logger="services.worker.tasks_play"):
+        release_slots(gone, [52], token)  # a port nothing listens on: ConnectionError inside
+    assert "not released" in caplog.text
+    assert slots.acquire([52]) is None  # still held ...
+    time.sleep(0.4)
+    assert slots.acquire([52]) is not None  # ... until it expires
