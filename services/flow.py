@@ -486,12 +486,14 @@ async def create_challenge(
 ) -> int:
     """A casual match outside tournaments (``bot_a`` is side 0); returns its id to queue.
 
-    Raises :class:`SameBot`, :class:`BotNotFound`, :class:`BotUnavailable`, RulesError."""
+    Raises :class:`SameBot`, :class:`BotNotFound`, :class:`BotUnavailable`, RulesError,
+    :class:`SettingsTooLong` (a challenge plays under the default timeouts and time bank)."""
     if bot_a == bot_b:
         raise SameBot("a bot cannot challenge itself")
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}")
     parsed = mode_rules(mode, rules)
+    check_duration(TournamentSettings(games_per_match=games_per_match), parsed)
     async with pool.acquire() as conn, conn.transaction():
         for bot_id in (bot_a, bot_b):
             bot = await db_bots.get_bot(conn, bot_id)

@@ -16,6 +16,7 @@ from litestar.openapi.plugins import JsonRenderPlugin
 from services.api.auth import AccountController, security_components
 from services.api.bots import BotController, default_bot_client_factory
 from services.api.challenges import ChallengeController
+from services.api.content_type import json_body_hook
 from services.api.deps import (
     BotClientFactory,
     Dispatcher,
@@ -24,6 +25,7 @@ from services.api.deps import (
     get_pool,
 )
 from services.api.health import health
+from services.api.hooks import first_answer
 from services.api.leaderboards import LeaderboardController
 from services.api.matches import BotMatchController, MatchController
 from services.api.problems import exception_handlers
@@ -104,7 +106,7 @@ def create_app(
             health,
             web_router(),
         ],
-        before_request=rate_limit_hook(limits, counter),
+        before_request=first_answer(rate_limit_hook(limits, counter), json_body_hook),
         dependencies={"pool": Provide(get_pool, sync_to_thread=False)},
         exception_handlers=exception_handlers,
         lifespan=[lifespan],

@@ -75,7 +75,7 @@ class AccountController(Controller):
         summary="Create an account and its API key",
         description="The API key is in this response only; it is stored as a hash.",
         status_code=201,
-        responses=problem_responses(409, 413, 422),
+        responses=problem_responses(409, 413, 415, 422),
     )
     async def create_account(
         self, data: JSONBody[AccountCreate], pool: NamedDependency[asyncpg.Pool]

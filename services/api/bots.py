@@ -159,7 +159,7 @@ class BotController(Controller):
         status_code=201,
         dependencies=_auth,
         security=SECURITY,
-        responses=problem_responses(401, 409, 413, 422),
+        responses=problem_responses(401, 409, 413, 415, 422),
     )
     async def create_bot(
         self,
@@ -229,7 +229,7 @@ class BotController(Controller):
         description="A new URL re-runs the handshake.",
         dependencies=_auth,
         security=SECURITY,
-        responses=problem_responses(401, 403, 404, 409, 413, 422),
+        responses=problem_responses(401, 403, 404, 409, 413, 415, 422),
     )
     async def update_bot(
         self,

@@ -14,7 +14,7 @@ from services.api.auth import SECURITY, current_account
 from services.api.deps import dispatch, services
 from services.api.match_schemas import ChallengeCreate, ChallengeCreated
 from services.api.problems import ProblemError, problem_responses
-from services.api.tournaments import flow_problem
+from services.api.tournaments import flow_problem, too_long_problem
 from services.api.views import rules_problem
 from services.db import bots as db_bots
 from services.db.accounts import Account
@@ -30,12 +30,14 @@ class ChallengeController(Controller):
         summary="Challenge another bot with one of yours (unrated)",
         description=(
             "`bot_a` must be yours and `bot_b` active; the match is queued at once. Follow it "
-            "at GET /v1/matches/{match_id}."
+            "at GET /v1/matches/{match_id}. It plays under the default timeout (1 s) and time "
+            "bank (30 s): a `games_per_match` whose worst case outlasts the workers' cap on a "
+            "match is a 422 (`/problems/match-too-long`)."
         ),
         status_code=202,
         dependencies={"account": Provide(current_account)},
         security=SECURITY,
-        responses=problem_responses(401, 403, 404, 409, 413, 422),
+        responses=problem_responses(401, 403, 404, 409, 413, 415, 422),
     )
     async def create_challenge(
         self,
@@ -61,6 +63,8 @@ class ChallengeController(Controller):
             )
         except RulesError as exc:
             raise rules_problem(exc) from None
+        except flow.SettingsTooLong as exc:
+            raise too_long_problem(exc) from None
         except flow.FlowError as exc:
             raise flow_problem(exc) from None
         await dispatch(services(request.app.state), [match_id])

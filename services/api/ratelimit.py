@@ -19,7 +19,7 @@ import logging
 import math
 import os
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Protocol
 
 import msgspec
@@ -27,6 +27,7 @@ import redis.asyncio as aioredis
 from litestar import Request, Response
 from litestar.datastructures import State
 
+from services.api.hooks import Hook
 from services.api.problems import problem_response
 
 logger = logging.getLogger("services.api.ratelimit")
@@ -128,12 +129,9 @@ def request_key(request: Request[object, object, State]) -> str:
     return "ip:" + client_address(request)
 
 
-BeforeRequest = Callable[[Request[object, object, State]], Awaitable[Response[bytes] | None]]
-
-
 def rate_limit_hook(
     limits: RateLimits, counter: Counter, clock: Callable[[], float] = time.time
-) -> BeforeRequest:
+) -> Hook:
     """A Litestar ``before_request`` hook answering 429 problems with ``Retry-After``."""
 
     async def check(request: Request[object, object, State]) -> Response[bytes] | None:

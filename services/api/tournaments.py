@@ -58,6 +58,16 @@ def flow_problem(exc: flow.FlowError) -> ProblemError:
     return ProblemError(409, str(exc), slug=slug)
 
 
+def too_long_problem(exc: flow.SettingsTooLong) -> ProblemError:
+    """Settings under which a match could outlast the workers' cap: a 422 naming the games."""
+    return ProblemError(
+        422,
+        str(exc),
+        slug="match-too-long",
+        errors=[FieldError(field="body.games_per_match", message=str(exc))],
+    )
+
+
 def _entry(entry: Entry) -> EntryRead:
     return EntryRead(
         tournament_id=entry.tournament_id,
@@ -95,7 +105,7 @@ class TournamentController(Controller):
         status_code=201,
         dependencies=_auth,
         security=SECURITY,
-        responses=problem_responses(401, 413, 422),
+        responses=problem_responses(401, 413, 415, 422),
     )
     async def create_tournament(
         self,
@@ -124,12 +134,7 @@ class TournamentController(Controller):
         except RulesError as exc:
             raise rules_problem(exc) from None
         except flow.SettingsTooLong as exc:
-            raise ProblemError(
-                422,
-                str(exc),
-                slug="match-too-long",
-                errors=[FieldError(field="body.games_per_match", message=str(exc))],
-            ) from None
+            raise too_long_problem(exc) from None
         return await _detail(pool, tournament)
 
     @get(
@@ -194,7 +199,7 @@ class TournamentController(Controller):
         status_code=201,
         dependencies=_auth,
         security=SECURITY,
-        responses=problem_responses(400, 401, 403, 404, 409, 413, 422),
+        responses=problem_responses(400, 401, 403, 404, 409, 413, 415, 422),
     )
     async def enter(
         self,
