@@ -330,7 +330,7 @@ async def start_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]:
                 settings, rounds=fp.default_swiss_rounds(len(playing))
             )
         await db_tournaments.set_running(conn, tournament_id, msgspec.to_builtins(settings))
-        return await _advance(conn, tournament_id)
+        return await advance(conn, tournament_id)
 
 
 # --- matches for the workers ----------------------------------------------------------------
@@ -446,7 +446,7 @@ async def record_result(
             await _rate(conn, match, winner)
         if match.tournament_id is None:
             return []
-        return await _advance(conn, match.tournament_id)
+        return await advance(conn, match.tournament_id)
 
 
 async def _rate(conn: Connection, match: MatchRow, winner_side: int | None) -> None:
@@ -527,7 +527,7 @@ async def withdraw_bot(pool: asyncpg.Pool, bot_id: int) -> list[int]:
                 match = await db_matches.get_match(conn, match_id, for_update=True)
                 assert match is not None
                 await _forfeit(conn, match, {bot_id})
-            new += await _advance(conn, tournament_id)
+            new += await advance(conn, tournament_id)
     return new
 
 
@@ -570,9 +570,13 @@ async def event_state(
     return _entrants(entries), await db_matches.tournament_matches(conn, tournament_id)
 
 
-async def _advance(conn: Connection, tournament_id: int) -> list[int]:
+async def advance(conn: Connection, tournament_id: int) -> list[int]:
     """Create whatever the finished matches make ready; finish the event when it is over.
-    Loops while matches are decided on creation (byes, forfeits of withdrawn bots)."""
+    Loops while matches are decided on creation (byes, forfeits of withdrawn bots).
+
+    Call it inside the transaction that decided a match, holding the tournament's row lock
+    (``get_tournament(..., lock="update")``), so the next round is paired exactly once; the
+    returned match ids are to be queued after the commit."""
     to_queue: list[int] = []
     while True:
         tournament = await db_tournaments.get_tournament(conn, tournament_id)

@@ -58,6 +58,17 @@ def flow_problem(exc: flow.FlowError) -> ProblemError:
     return ProblemError(409, str(exc), slug=slug)
 
 
+async def _organised_by(
+    pool: asyncpg.Pool, tournament_id: int, account: Account, action: str
+) -> Tournament:
+    """The tournament, if ``account`` organises it: else a 404 (none) or a 403 naming
+    ``action``."""
+    tournament = await _tournament(pool, tournament_id)
+    if tournament.organiser_id != account.id:
+        raise ProblemError(403, f"only the tournament's organiser may {action} it")
+    return tournament
+
+
 def too_long_problem(exc: flow.SettingsTooLong) -> ProblemError:
     """Settings under which a match could outlast the workers' cap: a 422 naming the games."""
     return ProblemError(
@@ -241,9 +252,7 @@ class TournamentController(Controller):
         tournament_id: TournamentId,
         account: NamedDependency[Account],
     ) -> TournamentStarted:
-        tournament = await _tournament(pool, tournament_id)
-        if tournament.organiser_id != account.id:
-            raise ProblemError(403, "only the tournament's organiser may start it")
+        await _organised_by(pool, tournament_id, account, "start")
         try:
             queued = await flow.start_tournament(pool, tournament_id)
         except flow.FlowError as exc:
@@ -272,9 +281,7 @@ class TournamentController(Controller):
         tournament_id: TournamentId,
         account: NamedDependency[Account],
     ) -> TournamentCancelled:
-        tournament = await _tournament(pool, tournament_id)
-        if tournament.organiser_id != account.id:
-            raise ProblemError(403, "only the tournament's organiser may cancel it")
+        await _organised_by(pool, tournament_id, account, "cancel")
         try:
             cancelled = await flow.cancel_tournament(pool, tournament_id)
         except flow.FlowError as exc:

@@ -122,8 +122,8 @@ async def _give_up(
             return False, []
         if match.tournament_id is None:
             return True, []
-        # flow's own step, in the same transaction as the decision: what this made ready
-        return True, await flow._advance(conn, match.tournament_id)
+        # flow.advance in the same transaction as the decision: what this made ready
+        return True, await flow.advance(conn, match.tournament_id)
 
 
 async def sweep(
