@@ -16,23 +16,7 @@ from engine.events import (
     RoundEnded,
     TrucoSettled,
 )
-
-WORDS = {
-    "truco": "¡Truco!",
-    "retruco": "¡Quiero retruco!",
-    "vale_cuatro": "¡Quiero vale cuatro!",
-    "envido": "Envido.",
-    "real_envido": "Real envido.",
-    "falta_envido": "¡Falta envido!",
-    "flor": "¡Flor!",
-    "contraflor": "¡Contraflor!",
-    "contraflor_al_resto": "¡Contraflor al resto!",
-    "con_flor_quiero": "Con flor quiero.",
-    "con_flor_me_achico": "Con flor me achico.",
-    "quiero": "Quiero.",
-    "no_quiero": "No quiero.",
-    "mazo": "Me voy al mazo.",
-}
+from engine.spoken import said
 
 
 def _team(team: int | None) -> str:
@@ -49,7 +33,7 @@ def narrate(event: Event, names: Sequence[str]) -> str | None:
         )
     if isinstance(event, ActionTaken):
         who = names[event.seat]
-        text = f"plays {event.card}" if event.action == "play" else WORDS[event.action]
+        text = f"plays {event.card}" if event.action == "play" else said(event.action)
         extra = f"  “{event.say}”" if event.say else ""
         sena = f"  [seña: {event.sena}]" if event.sena else ""
         return f"   {who:>10}  {text}{extra}{sena}"
@@ -57,11 +41,11 @@ def narrate(event: Event, names: Sequence[str]) -> str | None:
         won = "parda" if event.winner is None else f"won by {names[event.next_leader]}"
         return f"   {'':>10}  · round {event.round + 1} {won}"
     if isinstance(event, EnvidoSettled):
-        said = ", ".join(
+        stated = ", ".join(
             f"{names[d.seat]} {d.points if d.points is not None else 'son buenas'}"
             for d in event.declarations
         )
-        result = f"querido ({said})" if event.querido else "no querido"
+        result = f"querido ({stated})" if event.querido else "no querido"
         return f"   {'':>10}  · envido {result}: {event.points} to {_team(event.winner)}"
     if isinstance(event, EnvidoCancelled):
         return f"   {'':>10}  · the envido is cancelled by a flor"

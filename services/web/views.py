@@ -28,6 +28,7 @@ from engine.events import (
     TrucoSettled,
 )
 from engine.observe import seat_view, spectator_view
+from engine.spoken import named, said
 from services.db.pages import (
     FINISHED_MATCH,
     BotRow,
@@ -55,22 +56,6 @@ TIEBREAK_LABELS = {
     "tantos_difference": ("+/-", "tantos difference"),
 }
 
-WORDS = {
-    "truco": "¡Truco!",
-    "retruco": "¡Quiero retruco!",
-    "vale_cuatro": "¡Quiero vale cuatro!",
-    "envido": "Envido",
-    "real_envido": "Real envido",
-    "falta_envido": "Falta envido",
-    "flor": "¡Flor!",
-    "contraflor": "Contraflor",
-    "contraflor_al_resto": "Contraflor al resto",
-    "con_flor_quiero": "Con flor quiero",
-    "con_flor_me_achico": "Con flor me achico",
-    "quiero": "Quiero",
-    "no_quiero": "No quiero",
-    "mazo": "Me voy al mazo",
-}
 ANSWERS = {"quiero", "no_quiero", "con_flor_quiero", "con_flor_me_achico"}
 
 
@@ -825,13 +810,13 @@ def describe(event: Event | StartFault, names: list[BotLink], team_names: tuple[
     if isinstance(event, ActionTaken):
         if event.action == "play" and event.card:
             return f"{seat(event.seat)} plays the {card_name(event.card)}"
-        return f"{seat(event.seat)}: {WORDS.get(event.action, event.action)}"
+        return f"{seat(event.seat)}: {said(event.action)}"
     if isinstance(event, RoundEnded):
         if event.winner is None:
             return f"Round {event.round + 1}: parda"
         return f"Round {event.round + 1} to {team_names[event.winner]}"
     if isinstance(event, EnvidoSettled):
-        chain = " + ".join(WORDS.get(c, c) for c in event.chain)
+        chain = " + ".join(named(c) for c in event.chain)
         decl = ", ".join(
             f"{seat(d.seat)} {d.points if d.points is not None else 'son buenas'}"
             for d in event.declarations
@@ -842,13 +827,10 @@ def describe(event: Event | StartFault, names: list[BotLink], team_names: tuple[
     if isinstance(event, EnvidoCancelled):
         return f"Envido cancelled ({event.reason.replace('_', ' ')})"
     if isinstance(event, FlorSettled):
-        return (
-            f"{WORDS.get(event.bet, event.bet)} ({event.outcome}): {event.points} to "
-            f"{team_names[event.winner]}"
-        )
+        return f"{named(event.bet)} ({event.outcome}): {event.points} to {team_names[event.winner]}"
     if isinstance(event, TrucoSettled):
         answer = "querido" if event.querido else "no querido"
-        return f"{WORDS.get(event.level, event.level).strip('¡!')} {answer} by {seat(event.seat)}"
+        return f"{named(event.level)} {answer} by {seat(event.seat)}"
     if isinstance(event, HandEnded):
         if event.winner is None:
             return f"Hand {event.hand + 1} ends: the game is over"
@@ -1008,9 +990,7 @@ def _fold(
                 trick.append((ev.seat, ev.card))
             d = step.decision
             s.bubble = Bubble(
-                text=card_name(ev.card)
-                if ev.action == "play" and ev.card
-                else WORDS.get(ev.action, ev.action),
+                text=card_name(ev.card) if ev.action == "play" and ev.card else said(ev.action),
                 say=ev.say,
                 sena=ev.sena.replace("_", " ") if ev.sena else None,
                 fault=d.fault if d is not None else None,
