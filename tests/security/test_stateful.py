@@ -43,14 +43,8 @@ from services.api.auth import hash_api_key, new_api_key
 from services.api.ratelimit import RateLimits
 from services.api.spec import LINKS, full_openapi
 from services.db.migrate import TABLE as MIGRATIONS_TABLE
-from services.db.migrate import migrate_url
 from services.db.pool import connect
-from tests.services.conftest import (
-    PostgresServer,
-    create_database,
-    drop_database,
-    new_database_name,
-)
+from tests.services.conftest import PostgresServer, migrated_database
 from tests.services.test_api_helpers import NetworkGuard
 from tests.services.test_api_helpers import settings as app_settings
 
@@ -120,13 +114,8 @@ class Reset:
 @pytest.fixture(scope="module")
 def stateful_database_url(postgres_server: PostgresServer) -> Iterator[str]:
     """A migrated database of this module's own: the resets must touch nothing else."""
-    name = new_database_name()
-    url = asyncio.run(create_database(postgres_server, name))
-    try:
-        asyncio.run(migrate_url(url))
+    with migrated_database(postgres_server) as url:
         yield url
-    finally:
-        asyncio.run(drop_database(postgres_server, name))
 
 
 async def _nothing(pool: object, match_ids: list[int]) -> None:

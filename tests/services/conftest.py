@@ -140,16 +140,23 @@ def postgres_server() -> Iterator[PostgresServer]:
             embedded.stop()  # only stops it if this run started it
 
 
-@pytest.fixture(scope="session")
-def database_url(postgres_server: PostgresServer) -> Iterator[str]:
-    """A migrated database for this test run; dropped at the end."""
+@contextlib.contextmanager
+def migrated_database(server: PostgresServer) -> Iterator[str]:
+    """A new database with every migration applied (its URL); dropped on leaving."""
     name = new_database_name()
-    url = asyncio.run(create_database(postgres_server, name))
+    url = asyncio.run(create_database(server, name))
     try:
         asyncio.run(migrate_url(url))
         yield url
     finally:
-        asyncio.run(drop_database(postgres_server, name))
+        asyncio.run(drop_database(server, name))
+
+
+@pytest.fixture(scope="session")
+def database_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """A migrated database for this test run; dropped at the end."""
+    with migrated_database(postgres_server) as url:
+        yield url
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ every use and refuse (fail the test) anything but loopback, so no packet goes el
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -24,14 +23,8 @@ from arena.egress import EgressPolicy
 from arena.sdk import BotServer, strategy_decider
 from services.api.app import create_app
 from services.config import Secret, Settings
-from services.db.migrate import migrate_url
 from services.db.pool import create_pool
-from tests.services.conftest import (
-    PostgresServer,
-    create_database,
-    drop_database,
-    new_database_name,
-)
+from tests.services.conftest import PostgresServer, migrated_database
 
 LOOPBACK = ("127.0.0.1", "::1")
 # the only names the tests resolve (no real DNS); a name mixing in a private address must be
@@ -142,13 +135,8 @@ def settings(database_url: str) -> Settings:
 @pytest.fixture(scope="session")
 def api_database_url(postgres_server: PostgresServer) -> Iterator[str]:
     """A migrated database of the API tests' own (the run's ``database_url`` stays empty)."""
-    name = new_database_name()
-    url = asyncio.run(create_database(postgres_server, name))
-    try:
-        asyncio.run(migrate_url(url))
+    with migrated_database(postgres_server) as url:
         yield url
-    finally:
-        asyncio.run(drop_database(postgres_server, name))
 
 
 @pytest.fixture
