@@ -17,6 +17,8 @@ from typing import Any
 
 import msgspec
 import redis
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 
 from arena.client import BotClient, ClientConfig
 from arena.connection import BotConnection, HttpBot
@@ -40,10 +42,32 @@ BUSY_RETRY_MAX_S = 60.0
 _redis: tuple[str, redis.Redis] | None = None
 
 
+SLOTS_RETRY_BACKOFF = ExponentialBackoff(cap=2.0, base=0.2)
+SLOTS_RETRIES = 20
+"""A slot call that meets a lost connection is tried again for about 35 s (0.2 s doubling to
+2 s between tries): a short Redis restart neither fails a match at its start nor leaves its
+bots' slots held until they expire at its end."""
+
+
+def slots_client(url: str) -> redis.Redis:
+    """A Redis client for the per-bot slots, retrying through short outages."""
+    return redis.Redis.from_url(
+        url,
+        # OSError too: a refused connect (the server is down) is not a redis error
+        retry=Retry(
+            SLOTS_RETRY_BACKOFF,
+            SLOTS_RETRIES,
+            supported_errors=(redis.ConnectionError, redis.TimeoutError, OSError),
+        ),
+        socket_connect_timeout=2.0,
+        socket_timeout=10.0,
+    )
+
+
 def _redis_client(url: str) -> redis.Redis:
     global _redis
     if _redis is None or _redis[0] != url:
-        _redis = (url, redis.Redis.from_url(url))
+        _redis = (url, slots_client(url))
     return _redis[1]
 
 
@@ -112,8 +136,9 @@ async def play(
 
 
 def release_slots(slots: BotSlots, bot_ids: list[int], token: str) -> None:
-    """Give the bots' slots back; a broker outage must not throw away the played match, so a
-    Redis error is logged and the slots are left to expire (after the match's hard limit)."""
+    """Give the bots' slots back (the client retries through a short outage). A longer outage
+    must not throw away the played match: the error is logged and the slots are left to expire
+    (after the match's hard limit)."""
     try:
         slots.release(bot_ids, token)
     except redis.RedisError as exc:

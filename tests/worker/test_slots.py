@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
+from pathlib import Path
 
 import pytest
 import redis
 
+from services.embedded import EmbeddedRedis
 from services.worker.slots import BotSlots
-from services.worker.tasks_play import release_slots
+from services.worker.tasks_play import release_slots, slots_client
 from tests.services.conftest import RedisTarget
 from tests.worker.processes import free_port
 
@@ -61,3 +64,26 @@ def test_a_broker_outage_at_release_keeps_the_played_match(
     assert slots.acquire([52]) is None  # still held ...
     time.sleep(0.4)
     assert slots.acquire([52]) is not None  # ... until it expires
+
+
+def test_slots_are_given_back_once_a_restarted_redis_answers(tmp_path: Path) -> None:
+    """A Redis of this test's own goes away as a match ends and is back 1.5 s later: the
+    slots client retries, the release lands, and the bot is free again (no warning)."""
+    server = EmbeddedRedis(tmp_path / "redis", port=free_port())
+    url = server.start()
+    try:
+        slots = BotSlots(slots_client(url), cap=1, hold_s=600)
+        token = slots.acquire([61])
+        assert token is not None
+        server.stop()
+        releasing = threading.Thread(target=slots.release, args=([61], token))
+        began = time.monotonic()
+        releasing.start()
+        time.sleep(1.5)
+        server.start()
+        releasing.join(40)
+        assert not releasing.is_alive()
+        assert time.monotonic() - began >= 1.5  # it waited for the server, it did not fail
+        assert slots.in_use(61) == 0
+    finally:
+        server.stop()
