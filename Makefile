@@ -18,7 +18,8 @@ $(STAMP): pyproject.toml
 run: install
 	$(BIN)/python -m services.local
 
-# one more worker or beat by hand (set REDIS_URL; the results worker and beat need DATABASE_URL)
+# one more worker or beat by hand (set REDIS_URL; the results worker also needs DATABASE_URL;
+# beat only sends messages)
 worker-matches: install
 	env -u DATABASE_URL -u TRUCO_SECRET_KEY $(BIN)/celery -A services.worker.celery_app worker -Q matches -n matches@%h --loglevel=INFO
 

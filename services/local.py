@@ -267,7 +267,7 @@ def wait_until(ready: Any, *, what: str, child: Child | None, timeout: float) ->
 
 def _answers(url: str) -> bool:
     try:
-        return httpx.get(url, timeout=2.0).status_code == 200
+        return httpx.get(url, timeout=2.0, trust_env=False).status_code == 200
     except httpx.HTTPError:
         return False
 
@@ -314,7 +314,7 @@ def register_house(api: str, path: Path, bots: list[HouseBot]) -> None:
     Fills in each bot's id and signing secret; keeps both (and the account's key) in ``path``.
     """
     state = _load(path)
-    with httpx.Client(base_url=api, timeout=15.0) as client:
+    with httpx.Client(base_url=api, timeout=15.0, trust_env=False) as client:
         if "api_key" not in state:
             name = HOUSE_ACCOUNT
             answer = client.post("/v1/accounts", json={"name": name})
@@ -356,7 +356,7 @@ def warm_up(api: str, path: Path, bots: list[HouseBot]) -> int | None:
     the leaderboard fills within seconds of the first start. Returns its id, or None."""
     state = _load(path)
     auth = {"authorization": f"Bearer {state['api_key']}"}
-    with httpx.Client(base_url=api, timeout=15.0, headers=auth) as client:
+    with httpx.Client(base_url=api, timeout=15.0, headers=auth, trust_env=False) as client:
         board = client.get("/v1/leaderboards/1v1")
         if board.status_code != 200 or board.json()["entries"]:
             return None

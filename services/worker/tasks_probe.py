@@ -8,6 +8,7 @@ the trusted worker sends the list of bots and records the outcomes it gets back
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -26,14 +27,22 @@ from services.worker.settings import load_worker_settings
 PROBE_TIMEOUT_MS = 5000.0
 PROBE_CONCURRENCY = 16
 
+ClientFactory = Callable[[str, str, EgressPolicy], BotClient]
+"""``(url, signing_secret, policy) -> BotClient``: tests inject one with a fake resolver and a
+network backend that refuses anything but loopback."""
 
-async def probe(target: ProbeTarget, *, allow_loopback: bool) -> ProbeOutcome:
+
+def probe_client(url: str, secret: str, policy: EgressPolicy) -> BotClient:
+    return BotClient(url, secret, config=ClientConfig(timeout_ms=PROBE_TIMEOUT_MS, policy=policy))
+
+
+async def probe(
+    target: ProbeTarget, *, allow_loopback: bool, make_client: ClientFactory = probe_client
+) -> ProbeOutcome:
     """One ``GET {url}/`` through the guarded client: ok if it answers protocol v1 info."""
-    config = ClientConfig(
-        timeout_ms=PROBE_TIMEOUT_MS, policy=EgressPolicy(allow_loopback=allow_loopback)
-    )
+    policy = EgressPolicy(allow_loopback=allow_loopback)
     # GET / carries no game data: a throwaway signing secret, as for a URL change
-    async with BotClient(target.url, generate_secret(), config=config) as client:
+    async with make_client(target.url, generate_secret(), policy) as client:
         result = await client.info()
     error: str | None = None
     if isinstance(result, Fault):
@@ -47,12 +56,14 @@ async def probe(target: ProbeTarget, *, allow_loopback: bool) -> ProbeOutcome:
     return ProbeOutcome(target.bot_id, error is None, error)
 
 
-async def probe_all(targets: list[ProbeTarget], *, allow_loopback: bool) -> list[ProbeOutcome]:
+async def probe_all(
+    targets: list[ProbeTarget], *, allow_loopback: bool, make_client: ClientFactory = probe_client
+) -> list[ProbeOutcome]:
     gate = asyncio.Semaphore(PROBE_CONCURRENCY)
 
     async def one(target: ProbeTarget) -> ProbeOutcome:
         async with gate:
-            return await probe(target, allow_loopback=allow_loopback)
+            return await probe(target, allow_loopback=allow_loopback, make_client=make_client)
 
     return list(await asyncio.gather(*(one(target) for target in targets)))
 

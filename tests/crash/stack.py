@@ -353,8 +353,9 @@ async def ratings_consistent(pool: asyncpg.Pool, bot_ids: list[int]) -> None:
         "AS history FROM ratings r WHERE r.bot_id = ANY($1::bigint[]) AND r.mode = '1v1'",
         bot_ids,
     )
+    assert len(rows) == len(bot_ids), rows  # every bot played rated matches
     for row in rows:
-        assert row["matches"] == row["history"], dict(row)
+        assert row["matches"] > 0 and row["matches"] == row["history"], dict(row)
 
 
 def use_sender(monkeypatch: Any, env: Mapping[str, str]) -> Celery:

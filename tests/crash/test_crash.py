@@ -15,6 +15,7 @@ What recovers what (docs/reliability.md, "Crashes"):
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -82,8 +83,9 @@ async def _kill_mid_match(
     """Send the match, wait until it is surely being played, kill; the /act calls so far."""
     await dispatch.enqueue(pool, [match_id])
     await wait_until(lambda: bots.acts >= 8, 30, "the match under way")
-    acts = bots.acts
     kill()
+    await asyncio.sleep(0.2)  # a call already on the wire may still land: count after it
+    acts = bots.acts
     status = await pool.fetchval("SELECT status FROM matches WHERE id = $1", match_id)
     assert status in ("queued", "running"), status
     return acts

@@ -191,17 +191,25 @@ async def test_a_result_that_lands_first_wins_over_giving_up(
     assert await _status(pool, ids[0]) == ("queued", FAST.max_attempts + 1)
 
 
+@pytest.mark.parametrize("status", ["finished", "cancelled"])
 async def test_cancelled_and_finished_tournaments_are_left_alone(
-    pool: asyncpg.Pool, broker: RecordingApp
+    pool: asyncpg.Pool, broker: RecordingApp, status: str
 ) -> None:
+    """Old, never-sent matches of an event that is over are neither sent again nor given up
+    (the tournament's status is set directly, so its matches stay pending)."""
     tournament_id, ids = await _swiss(pool)
+    before = [await _status(pool, match_id) for match_id in ids]
+    assert {state for state, _ in before} == {"pending"}
     await _age(pool, ids, "created_at", 3600)
     await pool.execute(
-        "UPDATE tournaments SET status = 'finished', finished_at = now() WHERE id = $1",
+        "UPDATE tournaments SET status = $2, finished_at = now() WHERE id = $1",
         tournament_id,
+        status,
     )
     report = await tasks_sweep.sweep(pool, FAST)
     assert not set(ids) & set(report.requeued)
+    assert not set(ids) & set(report.gave_up)
+    assert [await _status(pool, match_id) for match_id in ids] == before
 
 
 def test_settings_schedule_and_route() -> None:

@@ -57,7 +57,7 @@ def main() -> None:
 
     def run() -> None:
         due = time.monotonic()
-        with httpx.Client(timeout=5.0) as client:
+        with httpx.Client(timeout=5.0, trust_env=False) as client:
             while time.monotonic() < deadline and take():
                 if args.stop and os.path.exists(args.stop):
                     return

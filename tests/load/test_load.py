@@ -236,7 +236,7 @@ async def _run(
 
 def _ok(url: str) -> bool:
     try:
-        return httpx.get(url, timeout=2).status_code == 200
+        return httpx.get(url, timeout=2, trust_env=False).status_code == 200
     except httpx.HTTPError:
         return False
 

@@ -155,16 +155,25 @@ async def test_keys_and_secrets_are_stored_hashed_or_encrypted_and_never_logged(
     replay = await api.client.get(f"/v1/matches/{match_id}/replay")
     assert replay.status_code == 200
 
-    # error paths
-    await api.client.post("/v1/accounts", json={"name": "x" * 65})
-    await api.client.post(
+    # error paths (each checked to be the error it is meant to be, so the search below looks
+    # at the answers and logs of those paths)
+    too_long = await api.client.post("/v1/accounts", json={"name": "x" * 65})
+    assert too_long.status_code == 422, too_long.text
+    unreachable = await api.client.post(
         "/v1/bots", json={"name": "n", "url": "http://127.0.0.1:1/"}, headers=owner
     )
-    await api.client.patch(f"/v1/bots/{mine['id']}", json={"name": "stolen"}, headers=other)
-    await api.client.delete(f"/v1/bots/{mine['id']}", headers=other)
-    await api.client.post(
+    assert unreachable.status_code == 422, unreachable.text
+    assert unreachable.json()["type"] == "/problems/bot-handshake-failed"
+    stolen = await api.client.patch(
+        f"/v1/bots/{mine['id']}", json={"name": "stolen"}, headers=other
+    )
+    assert stolen.status_code == 403, stolen.text
+    deleted = await api.client.delete(f"/v1/bots/{mine['id']}", headers=other)
+    assert deleted.status_code == 403, deleted.text
+    taken = await api.client.post(
         "/v1/bots", json={"name": str(mine["name"]), "url": bot_servers[0].url}, headers=owner
     )
+    assert taken.status_code == 409, taken.text
     for wrong in (keys[0] + "x", keys[0][:-1], "ta_" + keys[0][3:][::-1], keys[0].upper()):
         response = await api.client.post(
             "/v1/bots",

@@ -123,19 +123,6 @@ async def rated_challenge(pool: asyncpg.Pool, bot_server_factory: Any) -> Challe
     return Challenge(match_id, bots, keys)
 
 
-def flow_available() -> bool:
-    try:
-        import services.flow
-    except ImportError:
-        return False
-    return True
-
-
-needs_flow = pytest.mark.skipif(
-    not flow_available(), reason="services.flow (the tournament workflow) is not there yet"
-)
-
-
 @pytest.fixture
 def stack_env(
     database_url: str, redis_target: RedisTarget, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

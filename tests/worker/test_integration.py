@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from services.worker import dispatch
-from tests.worker.conftest import needs_flow, rated_challenge
+from tests.worker.conftest import rated_challenge
 from tests.worker.processes import celery_worker, free_port, start, stop, wait_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -29,7 +29,6 @@ async def _wait_db(pool: asyncpg.Pool, query: str, *args: Any, timeout: float = 
         await anyio.sleep(0.1)
 
 
-@needs_flow
 async def test_real_worker_stores_a_match_once_even_when_it_runs_twice(
     pool: asyncpg.Pool, stack_env: dict[str, str], bot_server_factory: Any, tmp_path: Path
 ) -> None:
@@ -60,7 +59,6 @@ async def test_real_worker_stores_a_match_once_even_when_it_runs_twice(
     assert [row["matches"] for row in counts] == [1, 1]
 
 
-@needs_flow
 async def test_end_to_end_swiss_through_api_and_workers(
     pool: asyncpg.Pool, stack_env: dict[str, str], bot_server_factory: Any, tmp_path: Path
 ) -> None:
@@ -89,7 +87,7 @@ async def test_end_to_end_swiss_through_api_and_workers(
         servers = [bot_server_factory("heuristic" if i == 0 else "random") for i in range(4)]
         with (
             celery_worker(stack_env, tmp_path / "worker.log"),
-            httpx.Client(base_url=api_url, timeout=10) as client,
+            httpx.Client(base_url=api_url, timeout=10, trust_env=False) as client,
         ):
             wait_for(lambda: _ok(client, "/health"), 30, "the API", api_log)
             account = client.post("/v1/accounts", json={"name": f"e2e-{secrets.token_hex(3)}"})
@@ -108,7 +106,7 @@ async def test_end_to_end_swiss_through_api_and_workers(
             assert set(before.values()) == {1500.0}
 
             began = time.monotonic()
-            tournament_id = await _start_swiss(client, auth, pool, bot_ids)
+            tournament_id = _start_swiss(client, auth, bot_ids)
             await _wait_db(
                 pool,
                 "SELECT status = 'finished' FROM tournaments WHERE id = $1",
@@ -144,12 +142,8 @@ def _ratings(client: httpx.Client, bot_ids: list[int]) -> dict[int, float]:
     return {b: float(client.get(f"/v1/bots/{b}").json()["rating"]["1v1"]) for b in bot_ids}
 
 
-async def _start_swiss(
-    client: httpx.Client, auth: dict[str, str], pool: asyncpg.Pool, bot_ids: list[int]
-) -> int:
-    """Through the API's tournament endpoints when it has them, else as they will (flow +
-    ``dispatch.enqueue``)."""
-    paths = client.get("/schema/openapi.json").json()["paths"]
+def _start_swiss(client: httpx.Client, auth: dict[str, str], bot_ids: list[int]) -> int:
+    """Create, enter and start a Swiss through the API's tournament endpoints."""
     body = {
         "name": "e2e swiss",
         "format": "swiss",
@@ -157,33 +151,17 @@ async def _start_swiss(
         "games_per_match": 2,
         "rules": {"points_to_win": 15},
     }
-    if "/v1/tournaments" in paths:
-        created = client.post("/v1/tournaments", json=body, headers=auth)
-        assert created.status_code == 201, created.text
-        tournament_id = int(created.json()["id"])
-        for bot_id in bot_ids:
-            entry = client.post(
-                f"/v1/tournaments/{tournament_id}/entries", json={"bot_id": bot_id}, headers=auth
-            )
-            assert entry.status_code == 201, entry.text
-        started = client.post(f"/v1/tournaments/{tournament_id}/start", headers=auth)
-        assert started.status_code == 202, started.text
-        return tournament_id
-    from services import flow
-
-    owner = await pool.fetchval("SELECT owner_id FROM bots WHERE id = $1", bot_ids[0])
-    tournament = await flow.create_tournament(
-        pool,
-        organiser_id=owner,
-        name=body["name"],
-        format="swiss",
-        mode="1v1",
-        settings=flow.TournamentSettings(rules={"points_to_win": 15}, games_per_match=2),
-    )
+    created = client.post("/v1/tournaments", json=body, headers=auth)
+    assert created.status_code == 201, created.text
+    tournament_id = int(created.json()["id"])
     for bot_id in bot_ids:
-        await flow.enter_tournament(pool, tournament.id, bot_id)
-    await dispatch.enqueue(pool, await flow.start_tournament(pool, tournament.id))
-    return tournament.id
+        entry = client.post(
+            f"/v1/tournaments/{tournament_id}/entries", json={"bot_id": bot_id}, headers=auth
+        )
+        assert entry.status_code == 201, entry.text
+    started = client.post(f"/v1/tournaments/{tournament_id}/start", headers=auth)
+    assert started.status_code == 202, started.text
+    return tournament_id
 
 
 async def test_health_checks_see_broker_and_worker(

@@ -72,13 +72,19 @@ def test_launcher_serves_house_bots_and_stops_cleanly(
         # /health is 200 once the database, Redis and a worker answer (the workers may
         # still be starting when the launcher prints its banner)
         wait_for(
-            lambda: httpx.get(f"{api}/health", timeout=5).status_code == 200, 30, "health", out
+            lambda: httpx.get(f"{api}/health", timeout=5, trust_env=False).status_code == 200,
+            30,
+            "health",
+            out,
         )
-        names = {bot["name"] for bot in httpx.get(f"{api}/v1/bots", timeout=5).json()["items"]}
+        names = {
+            bot["name"]
+            for bot in httpx.get(f"{api}/v1/bots", timeout=5, trust_env=False).json()["items"]
+        }
         assert {"house-heuristic", "house-random"} <= names
 
         def leaderboard_names() -> set[str]:
-            board = httpx.get(f"{api}/v1/leaderboards/1v1", timeout=5).json()
+            board = httpx.get(f"{api}/v1/leaderboards/1v1", timeout=5, trust_env=False).json()
             return {entry["name"] for entry in board["entries"]}
 
         # the warm-up round robin between the house bots fills the leaderboard by itself

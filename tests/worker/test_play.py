@@ -81,7 +81,10 @@ def test_wrong_secret_means_faults_not_a_crash(
     outcome = tasks_play.play_match.apply(args=[msgspec.to_builtins(message)])
     assert outcome.successful(), outcome.traceback
     replay = msgspec.json.decode(sent.calls[-1][1][1], type=Replay)
-    assert replay.result.winner == 1  # the bot that refuses our signature loses
+    # the bot that refuses our signature (401 on /start) cannot be played: a walkover to the
+    # other, named as the unreachable entrant, and no game was played
+    assert replay.result.reason == "walkover" and replay.result.walkover == (0,)
+    assert replay.result.winner == 1 and replay.games == []
 
 
 def test_a_bot_at_its_cap_is_retried_later(

@@ -14,12 +14,12 @@ from services.db import bot_health
 from services.worker import beat, dispatch, tasks_play, tasks_store
 from services.worker.messages import MatchMessage, ProbeOutcome, ProbeTarget
 from services.worker.tasks_probe import probe_all
+from tests.services.test_api_helpers import NetworkGuard
 from tests.worker.conftest import (
     BOX,
     SECRET_KEY,
     make_account,
     make_bot,
-    needs_flow,
     rated_challenge,
 )
 
@@ -39,7 +39,6 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[Any]]]:
     return calls
 
 
-@needs_flow
 async def test_result_is_stored_once_when_the_match_ran_twice(
     pool: asyncpg.Pool, bot_server_factory: Any, captured: list[tuple[str, list[Any]]]
 ) -> None:
@@ -67,7 +66,8 @@ async def test_result_is_stored_once_when_the_match_ran_twice(
     history = await pool.fetchval(
         "SELECT count(*) FROM rating_history WHERE match_id = $1", match_id
     )
-    assert history == (0 if first.result.reason == "walkover" else 2)
+    assert first.result.reason != "walkover"  # two healthy bots: a played, rated match
+    assert history == 2
     matches = await pool.fetch(
         "SELECT matches FROM ratings WHERE mode = '1v1' AND bot_id = ANY($1)", bots
     )
@@ -107,21 +107,29 @@ async def test_health_marks_unavailable_after_n_failures_and_back(pool: asyncpg.
 
 
 async def test_probes_through_the_guarded_client(bot_server_factory: Any) -> None:
+    """Probes go through the egress guard; the test's resolver and network backend fail the
+    test if anything but loopback is ever resolved or connected to."""
     server = bot_server_factory("random")
+    guard = NetworkGuard()
     targets = [
         ProbeTarget(1, server.url),
         ProbeTarget(2, "http://127.0.0.1:9"),  # nothing listens
         ProbeTarget(3, "http://169.254.169.254"),  # refused by the egress guard
+        ProbeTarget(4, "http://rebind.example"),  # resolves to loopback AND a private address
     ]
-    outcomes = await probe_all(targets, allow_loopback=True)
-    assert [o.ok for o in outcomes] == [True, False, False]
+    outcomes = await probe_all(targets, allow_loopback=True, make_client=guard.factory)
+    assert [o.ok for o in outcomes] == [True, False, False, False]
     assert outcomes[1].error is not None and outcomes[1].error.startswith("connect")
     assert outcomes[2].error is not None and "metadata" in outcomes[2].error
-    refused = await probe_all([ProbeTarget(1, server.url)], allow_loopback=False)
+    assert outcomes[3].error is not None and "10.0.0.5" in outcomes[3].error
+    refused = await probe_all(
+        [ProbeTarget(1, server.url)], allow_loopback=False, make_client=guard.factory
+    )
     assert not refused[0].ok and "loopback" in (refused[0].error or "")
+    assert guard.refused == []  # nothing but loopback was ever resolved or connected to
+    assert {host for host, _ in guard.connected} == {"127.0.0.1"}
 
 
-@needs_flow
 async def test_unavailable_bot_withdraws_from_its_tournament(
     pool: asyncpg.Pool, captured: list[tuple[str, list[Any]]]
 ) -> None:
@@ -156,7 +164,6 @@ async def test_unavailable_bot_withdraws_from_its_tournament(
     }
 
 
-@needs_flow
 async def test_due_tournaments_start_and_queue(
     pool: asyncpg.Pool, captured: list[tuple[str, list[Any]]]
 ) -> None:
