@@ -19,15 +19,16 @@ import httpx
 import pytest
 
 from arena.sdk import BotServer
-from services.api.app import MAX_BODY_BYTES, create_app
-from services.api.ratelimit import MemoryCounter, RateLimits
-from services.db.pool import create_pool
+from services.api.app import MAX_BODY_BYTES
+from services.api.ratelimit import RateLimits
 from tests.security.helpers import PROBLEM, Operation, assert_problem, operations
 from tests.services.test_api_helpers import (  # noqa: F401 - fixtures
     Api,
+    FrozenCounter,
     NetworkGuard,
     api,
     api_database_url,
+    app_client,
     bot_server,
     client_for,
     guard,
@@ -375,28 +376,12 @@ async def test_an_overlong_challenge_is_a_422(api: Api, bot_server: BotServer) -
     assert await api.pool.fetchval(count, [b["id"] for b in bots]) == 2
 
 
-class FrozenCounter(MemoryCounter):
-    """Always 30 s into the same window, so a burst never straddles two minutes."""
-
-    async def hit(self, key: str, limit: int, now: float) -> float | None:
-        return await super().hit(key, limit, 30.0)
-
-
 @pytest.fixture
 async def limited(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[httpx.AsyncClient]:
-    pool = await create_pool(api_database_url, min_size=1, max_size=8)
-    try:
-        app = create_app(
-            settings(api_database_url),
-            pool=pool,
-            bot_client_factory=guard.factory,
-            rate_limits=RateLimits(per_key_per_minute=7, accounts_per_minute=3),
-            rate_counter=FrozenCounter(),
-        )
-        async with client_for(app) as client:
-            yield client
-    finally:
-        await pool.close()
+    limits = RateLimits(per_key_per_minute=7, accounts_per_minute=3)
+    options = {"rate_limits": limits, "rate_counter": FrozenCounter()}
+    async with app_client(api_database_url, guard, pool_size=8, **options) as (_, client):
+        yield client
 
 
 async def test_rate_limit_holds_exactly_under_a_concurrent_burst(

@@ -15,12 +15,10 @@ import asyncpg
 import pytest
 
 from arena.sdk import BotServer, strategy_decider
-from services.api.app import create_app
 from services.api.deps import Dispatcher
 from services.api.ratelimit import RateLimits
-from services.db.pool import create_pool
 from tests.services.flow_helpers import InProcessDispatcher, over_http
-from tests.services.test_api_helpers import Api, NetworkGuard, client_for, settings
+from tests.services.test_api_helpers import Api, NetworkGuard, app_client
 
 NO_LIMITS = RateLimits(enabled=False)
 
@@ -53,19 +51,9 @@ class PlayApi(Api):
 async def _api(
     database_url: str, guard: NetworkGuard, dispatcher: Dispatcher | None
 ) -> AsyncIterator[tuple[asyncpg.Pool, PlayApi]]:
-    pool = await create_pool(database_url, min_size=1, max_size=8)
-    try:
-        app = create_app(
-            settings(database_url),
-            pool=pool,
-            bot_client_factory=guard.factory,
-            dispatcher=dispatcher,
-            rate_limits=NO_LIMITS,
-        )
-        async with client_for(app) as client:
-            yield pool, PlayApi(client, pool, guard)
-    finally:
-        await pool.close()
+    options = {"dispatcher": dispatcher, "rate_limits": NO_LIMITS}
+    async with app_client(database_url, guard, pool_size=8, **options) as (pool, client):
+        yield pool, PlayApi(client, pool, guard)
     assert guard.refused == [], f"non-loopback network use: {guard.refused}"
 
 

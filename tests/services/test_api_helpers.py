@@ -7,9 +7,11 @@ every use and refuse (fail the test) anything but loopback, so no packet goes el
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import asyncpg
 import httpcore
@@ -22,6 +24,7 @@ from arena.client import BotClient, ClientConfig
 from arena.egress import EgressPolicy
 from arena.sdk import BotServer, strategy_decider
 from services.api.app import create_app
+from services.api.ratelimit import MemoryCounter
 from services.config import Secret, Settings
 from services.db.pool import create_pool
 from tests.services.conftest import PostgresServer, migrated_database
@@ -132,6 +135,30 @@ def settings(database_url: str) -> Settings:
     return Settings(env="local", database_url=database_url, secret_key=Secret("s" * 48))
 
 
+class FrozenCounter(MemoryCounter):
+    """Always 30 s into the same window, so a test never straddles two minutes."""
+
+    async def hit(self, key: str, limit: int, now: float) -> float | None:
+        return await super().hit(key, limit, 30.0)
+
+
+@contextlib.asynccontextmanager
+async def app_client(
+    database_url: str, guard: NetworkGuard, *, pool_size: int = 4, **options: Any
+) -> AsyncIterator[tuple[asyncpg.Pool, httpx.AsyncClient]]:
+    """A pool on ``database_url`` and a client of the app over it (bot handshakes through
+    ``guard``; ``options`` go to ``create_app``); the pool is closed on leaving."""
+    pool = await create_pool(database_url, min_size=1, max_size=pool_size)
+    try:
+        app = create_app(
+            settings(database_url), pool=pool, bot_client_factory=guard.factory, **options
+        )
+        async with client_for(app) as client:
+            yield pool, client
+    finally:
+        await pool.close()
+
+
 @pytest.fixture(scope="session")
 def api_database_url(postgres_server: PostgresServer) -> Iterator[str]:
     """A migrated database of the API tests' own (the run's ``database_url`` stays empty)."""
@@ -146,13 +173,8 @@ def guard() -> NetworkGuard:
 
 @pytest.fixture
 async def api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[Api]:
-    pool = await create_pool(api_database_url, min_size=1, max_size=4)
-    try:
-        app = create_app(settings(api_database_url), pool=pool, bot_client_factory=guard.factory)
-        async with client_for(app) as client:
-            yield Api(client, pool, guard)
-    finally:
-        await pool.close()
+    async with app_client(api_database_url, guard) as (pool, client):
+        yield Api(client, pool, guard)
     assert guard.refused == [], f"non-loopback network use: {guard.refused}"
 
 

@@ -9,13 +9,13 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from services.api.app import create_app
-from services.api.ratelimit import MemoryCounter, RateLimits, RedisCounter
-from services.db.pool import create_pool
+from services.api.ratelimit import RateLimits, RedisCounter
 from tests.services.conftest import RedisTarget
 from tests.services.test_api_helpers import (  # noqa: F401
+    FrozenCounter,
     NetworkGuard,
     api_database_url,
+    app_client,
     client_for,
     guard,
     settings,
@@ -24,28 +24,12 @@ from tests.services.test_api_helpers import (  # noqa: F401
 pytestmark = pytest.mark.anyio
 
 
-class FrozenCounter(MemoryCounter):
-    """Always 30 s into the same window, so the test never straddles two minutes."""
-
-    async def hit(self, key: str, limit: int, now: float) -> float | None:
-        return await super().hit(key, limit, 30.0)
-
-
 @pytest.fixture
 async def limited(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[httpx.AsyncClient]:
-    pool = await create_pool(api_database_url, min_size=1, max_size=2)
-    try:
-        app = create_app(
-            settings(api_database_url),
-            pool=pool,
-            bot_client_factory=guard.factory,
-            rate_limits=RateLimits(per_key_per_minute=4, accounts_per_minute=2),
-            rate_counter=FrozenCounter(),
-        )
-        async with client_for(app) as client:
-            yield client
-    finally:
-        await pool.close()
+    limits = RateLimits(per_key_per_minute=4, accounts_per_minute=2)
+    options = {"rate_limits": limits, "rate_counter": FrozenCounter()}
+    async with app_client(api_database_url, guard, pool_size=2, **options) as (_, client):
+        yield client
 
 
 async def test_a_key_over_its_budget_gets_429_with_retry_after(
