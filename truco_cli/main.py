@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("truco_cli.replay", "verify replay files by re-simulating them"),
     "bot": ("truco_cli.bot", "serve a built-in bot over the bot protocol"),
     "check": ("truco_cli.check", "probe a bot for conformance with the bot protocol"),
+    "export": ("truco_cli.export", "export decision datasets (JSON lines) from finished replays"),
 }
 
 

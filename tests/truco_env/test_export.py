@@ -1,0 +1,152 @@
+"""`truco export decisions`: rows from real replays, nothing hidden, tensors that re-encode."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import msgspec
+import numpy as np
+import pytest
+
+from arena.entrants import connect
+from arena.match import MatchSettings, run_match
+from arena.replay import Replay
+from engine import Rules
+from engine.events import ActionTaken, HandStarted
+from truco_cli.main import main
+from truco_env.encoding import encode
+from truco_env.export import replay_rows, row_observation
+
+
+def _play(seed: int, players: int = 2) -> Replay:
+    settings = MatchSettings(rules=Rules(players=players, points_to_win=15), games_per_match=2)
+    entrants = [
+        connect(spec, seed=seed + i, secret="", timeout_ms=1000, allow_loopback=True)
+        for i, spec in enumerate(("builtin:heuristic", "builtin:random"))
+    ]
+    return asyncio.run(run_match(f"m{seed}", seed, settings, entrants))
+
+
+@pytest.fixture(scope="module")
+def replays() -> list[Replay]:
+    return [_play(3), _play(4, players=4)]
+
+
+def test_one_row_per_decision_with_what_the_seat_knew(replays: list[Replay]) -> None:
+    for replay in replays:
+        rows = list(replay_rows(replay))
+        actions = [e for g in replay.games for e in g.events if isinstance(e, ActionTaken)]
+        assert len(rows) == len(actions) > 0
+        for row in rows:
+            legal = [(a["action"], a.get("card")) for a in row["legal_actions"]]
+            assert (row["action"]["action"], row["action"].get("card")) in legal
+            assert row["observation"]["seat"] == row["seat"] == row["observation"]["to_act"]
+            assert row["outcome"] in (-1, 1)
+
+
+def test_rows_never_hold_another_seats_unplayed_cards(replays: list[Replay]) -> None:
+    for replay in replays:
+        deals: dict[tuple[int, int], tuple[tuple[str, ...], ...]] = {}
+        for game in replay.games:
+            for event in game.events:
+                if isinstance(event, HandStarted):
+                    deals[(game.number, event.hand)] = event.deal
+        for row in replay_rows(replay):
+            obs = row["observation"]
+            deal = deals[(row["game"], obs["hand"])]
+            played = {card for rnd in obs["rounds"] for _, card in rnd}
+            hidden = {c for s, cards in enumerate(deal) if s != row["seat"] for c in cards} - played
+            current = json.dumps([obs["cards"], obs["rounds"], obs["events"]])
+            assert not {c for c in hidden if f'"{c}"' in current}
+            assert set(obs["cards"]) <= set(deal[row["seat"]])
+
+
+def test_tensors_round_trip(replays: list[Replay]) -> None:
+    for replay in replays:
+        for row in replay_rows(replay, tensors=True):
+            vector = encode(row_observation(row))
+            assert np.array_equal(vector, np.asarray(row["observation_tensor"], np.float32))
+            assert row["action_mask"][row["action_index"]] == 1
+            assert sum(row["action_mask"]) == len(row["legal_actions"])
+
+
+class _Platform(BaseHTTPRequestHandler):
+    """A loopback stand-in for the API's two read endpoints, serving real replays."""
+
+    documents: ClassVar[dict[str, bytes]] = {}
+
+    def do_GET(self) -> None:
+        body = self.documents.get(self.path)
+        self.send_response(200 if body is not None else 404)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(body or b'{"title": "Not found"}')
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def platform(replays: list[Replay]) -> Iterator[str]:
+    tournament = {
+        "id": 9,
+        "rounds": [
+            {
+                "number": 1,
+                "matches": [
+                    {"id": 1, "status": "finished", "bye": False},
+                    {"id": 2, "status": "finished", "bye": True},
+                    {"id": 3, "status": "running", "bye": False},
+                ],
+            },
+            {"number": 2, "matches": [{"id": 4, "status": "finished", "bye": False}]},
+        ],
+    }
+    _Platform.documents = {
+        "/v1/tournaments/9": json.dumps(tournament).encode(),
+        "/v1/matches/1/replay": msgspec.json.encode(replays[0]),
+        "/v1/matches/3/replay": b'{"live": true, "games": []}',
+        "/v1/matches/4/replay": msgspec.json.encode(replays[1]),
+    }
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Platform)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def test_cli_exports_files_and_a_tournaments_finished_matches(
+    replays: list[Replay], platform: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = tmp_path / "a.replay.json"
+    file.write_bytes(msgspec.json.encode(replays[0]))
+    out = tmp_path / "rows.jsonl"
+    assert main(["export", "decisions", str(file), "--out", str(out)]) == 0
+    assert len(out.read_text().splitlines()) == len(list(replay_rows(replays[0])))
+    assert main(["export", "decisions", str(file), "--out", str(out)]) == 2  # no overwrite
+    assert "exists" in capsys.readouterr().err
+    out2 = tmp_path / "t.jsonl"
+    assert (
+        main(
+            ["export", "decisions", f"{platform}/v1/tournaments/9", "--out", str(out2), "--tensors"]
+        )
+        == 0
+    )
+    lines = [json.loads(line) for line in out2.read_text().splitlines()]
+    assert {row["match_id"] for row in lines} == {replays[0].match_id, replays[1].match_id}
+    assert all("observation_tensor" in row for row in lines)
+    assert (
+        main(["export", "decisions", f"{platform}/v1/tournaments/8", "--out", str(tmp_path / "x")])
+        == 2
+    )
+    assert "HTTP 404" in capsys.readouterr().err
+    assert (
+        main(["export", "decisions", str(tmp_path / "missing.json"), "--out", str(tmp_path / "y")])
+        == 2
+    )
