@@ -59,12 +59,18 @@ def context_features(x: npt.NDArray[Any]) -> Array:
     points = float(parts["envido_points"][0])
     envido_open = float(parts["envido_chain"].any() and not parts["envido_settled"][0])
     truco_open = float(parts["truco_pending"][1:].any())
+    falta_open = envido_open * float(parts["envido_chain"].reshape(-1, 3)[:, 2].any())
+    ours, theirs = parts["score"]
     return np.array(
         [
             *top,
             envido_open * points,
             envido_open * float(points >= 27 / 33),
             envido_open * float(points < 24 / 33),
+            falta_open,
+            falta_open * points,
+            falta_open * float(points >= 30 / 33),
+            falta_open * float(ours > theirs),
             truco_open * top[0],
             truco_open * top.sum() / 3,
             truco_open * float(top[0] >= 10 / 14),

@@ -143,7 +143,7 @@ def main() -> int:
     parser.add_argument("--out", default="policy.npz", help="where to save the policy")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--batch", type=int, default=16, help="games per update")
-    parser.add_argument("--lr", type=float, default=0.01, help="Adam's step size")
+    parser.add_argument("--lr", type=float, default=0.02, help="Adam's step size")
     parser.add_argument("--eval-random", type=int, default=400)
     parser.add_argument("--eval-heuristic", type=int, default=200)
     args = parser.parse_args()

@@ -112,3 +112,16 @@ def test_an_illegal_action_is_refused_with_the_legal_ones() -> None:
         env.step(illegal)
     with pytest.raises(ValueError, match="from 0 to"):
         env.step(NUM_ACTIONS)
+
+
+def test_the_docs_table_is_the_layout() -> None:
+    from pathlib import Path
+
+    from truco_env.encoding import LAYOUT
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "training.md").read_text()
+    at = 0
+    for name, size in LAYOUT:
+        assert f"| {at}-{at + size - 1} | `{name}` | {size} |" in docs, name
+        at += size
+    assert f"float32[{SIZE}]" in docs
