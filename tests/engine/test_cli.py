@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import SHARED
+from tests.conftest import OWN_SCENARIOS
 from truco_cli.main import main
 
 
@@ -19,7 +19,7 @@ def truco(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_scenario_command_reports_ok_and_fail(tmp_path: Path) -> None:
-    good = SHARED / "scenarios" / "truco_no_querido.json"
+    good = OWN_SCENARIOS / "vale_cuatro_no_querido_gives_three.json"
     data = json.loads(good.read_text())
     data["expect"]["score"] = [2, 0]
     wrong = tmp_path / "wrong.json"
@@ -29,7 +29,7 @@ def test_scenario_command_reports_ok_and_fail(tmp_path: Path) -> None:
     result = truco("scenario", str(good), str(wrong), str(broken), str(tmp_path / "missing.json"))
     lines = result.stdout.splitlines()
     assert lines[0] == f"{good}: ok"
-    assert lines[1] == f"{wrong}: FAIL score: expected [2, 0], got [1, 0]"
+    assert lines[1] == f"{wrong}: FAIL score: expected [2, 0], got [3, 0]"
     assert lines[2].startswith(f"{broken}: FAIL invalid scenario: not valid JSON")
     assert lines[3].startswith(f"{tmp_path / 'missing.json'}: FAIL invalid scenario: cannot read")
     assert "Traceback" not in result.stdout + result.stderr
@@ -37,13 +37,13 @@ def test_scenario_command_reports_ok_and_fail(tmp_path: Path) -> None:
 
 
 def test_scenario_json_prints_the_actual_outcome() -> None:
-    path = SHARED / "scenarios" / "falta_envido_wins_game.json"
+    path = OWN_SCENARIOS / "falta_to_target_level_score_wins_game.json"
     result = truco("scenario", "--json", str(path))
     assert result.returncode == 0
     outcome = json.loads(result.stdout)
-    assert outcome["score"] == [30, 20]
-    assert outcome["game_over"] is True and outcome["winner"] == 0
-    assert outcome["envido_points"] == [33, 32]
+    assert outcome["score"] == [12, 30]
+    assert outcome["game_over"] is True and outcome["winner"] == 1
+    assert outcome["envido_points"] == [6, 33]
 
 
 def test_bench_json_counts_what_it_played() -> None:
