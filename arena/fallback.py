@@ -1,4 +1,4 @@
-"""The documented fallback action of a seat whose bot faulted (shared/BOT_PROTOCOL.md).
+"""The documented fallback action of a seat whose bot faulted (docs/protocol.md).
 
 Sing a flor it must sing; answer ``no_quiero`` to a pending question (``con_flor_me_achico`` to
 a flor bet, which has no ``no_quiero``); otherwise play its weakest card.

@@ -1,4 +1,4 @@
-"""The bot callback protocol, version 1 (shared/BOT_PROTOCOL.md), as msgspec types.
+"""The bot callback protocol, version 1 (docs/protocol.md), as msgspec types.
 
 These types are the single source of truth: the arena encodes requests with them, the SDK
 decodes them, and the OpenAPI document's ``webhooks`` section is generated from them.

@@ -1,4 +1,4 @@
-"""The match rules object: every option of shared/RULES.md, validated, with its default."""
+"""The match rules object: every option of docs/rules.md, validated, with its default."""
 
 from __future__ import annotations
 

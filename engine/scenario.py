@@ -1,4 +1,4 @@
-"""The scenario-file runner (shared/SCENARIOS.md): scripted hands with known outcomes.
+"""The scenario-file runner (docs/scenarios.md): scripted hands with known outcomes.
 
 ``run_scenario(data)`` plays a decoded scenario and returns its :class:`Outcome`;
 ``check_scenario(data)`` also compares it with the file's ``expect`` and returns the first

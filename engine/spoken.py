@@ -1,4 +1,4 @@
-"""The words of the game as players say them (RULES.md's action words, in Spanish).
+"""The words of the game as players say them (the action words of docs/rules.md R-10, in Spanish).
 
 ``SAID`` is what a seat says aloud when it takes the action ("¡Quiero retruco!"); ``NAMED`` is
 the bare name of the call or bet, for labels and timelines ("Retruco"). Narrations (the

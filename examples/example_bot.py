@@ -17,7 +17,7 @@ def decide(req: ActRequest) -> Action:
         good = strong >= 1 if "mazo" in words else obs.envido_points >= 27
         return words["quiero" if good else "no_quiero"]
     if "truco" in words and strong >= 2:
-        return words["truco"]
+        return Action("truco", say="¡Truco!")  # any answer may carry a say (and, in 2v2, a sena)
     table = [strength(card) for _, card in obs.rounds[-1]]  # the round being played
     mine = sorted(obs.cards, key=strength)
     winners = [card for card in mine if strength(card) > max(table, default=99)]

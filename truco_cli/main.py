@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 # command name -> (module path, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "scenario": ("truco_cli.scenario", "run golden scenario files (shared/SCENARIOS.md)"),
+    "scenario": ("truco_cli.scenario", "run golden scenario files (docs/scenarios.md)"),
     "bench": ("truco_cli.bench", "play random-vs-random games and report hands per second"),
     "demo": ("truco_cli.demo", "play one demo game between two built-in agents and print it"),
     "pair": ("truco_cli.pair", "pair the next Swiss round of a tournament file (JSON)"),

@@ -27,7 +27,7 @@ class GameRead(msgspec.Struct):
 
 class LiveGame(msgspec.Struct, kw_only=True):
     """A game of a live match so far: ``teams`` are the entrant indexes seated as team 0 and
-    team 1, ``score`` is by team, ``events`` the spectator events (RULES.md R-11)."""
+    team 1, ``score`` is by team, ``events`` the spectator events (docs/rules.md, R-11)."""
 
     number: int
     teams: list[int]

@@ -56,7 +56,7 @@ class MatchController(Controller):
             "A finished match: seed, rules and every game's deal and events (actions, say, "
             "faults, latencies), as verified by `truco replay verify` (format "
             "truco-arena-replay/1). A pending, queued or running match: the spectator view "
-            'so far (RULES.md R-11), marked `"live": true` (format truco-arena-live/1): per '
+            'so far (docs/rules.md, R-11), marked `"live": true` (format truco-arena-live/1): per '
             "game its seating, score and events without deals, señas or seeds; a "
             "`hand_started` event has no `deal`, a `decision` only its seat, latency and fault "
             "kind. A bye or a forfeit without play has no replay (404); a cancelled match is "

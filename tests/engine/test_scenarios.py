@@ -9,11 +9,25 @@ import msgspec
 import pytest
 
 from engine.scenario import ScenarioError, check_scenario, run_scenario
-from tests.conftest import OWN_SCENARIOS, SHARED_MISSING, SHARED_SCENARIOS, shared_scenario_files
+from tests.conftest import (
+    OWN_SCENARIOS,
+    ROOT,
+    SHARED_MISSING,
+    SHARED_SCENARIOS,
+    shared_scenario_files,
+)
 
 SHARED_FILES = shared_scenario_files()
 OWN_FILES = sorted(OWN_SCENARIOS.glob("*.json"))
 EXAMPLE = OWN_SCENARIOS / "example_envido_then_truco_in_round_two.json"
+
+
+def test_the_format_page_shows_the_example_file_and_it_passes() -> None:
+    page = (ROOT / "docs" / "scenarios.md").read_text()
+    shown = page.split("<!-- scenario example -->\n```json\n", 1)[1].split("```", 1)[0]
+    assert shown == EXAMPLE.read_text()
+    _, difference = check_scenario(msgspec.json.decode(shown))
+    assert difference is None
 
 
 def test_own_scenarios_are_present() -> None:
