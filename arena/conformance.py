@@ -2,10 +2,14 @@
 
 The probe calls ``GET /`` (apiversion "1" and a name), ``POST /start``, then one ``POST /act``
 per kind of decision, each a real engine position (:func:`probes`): a card in each round, the
-answer to every truco, envido and flor question, a forced flor, 2v2 seats. Every answer must
-be one of ``legal_actions`` and arrive within the timeout. Then one request signed with a wrong
-key (the bot should refuse it) and ``POST /end``. Calls go through the arena's own
-:class:`arena.client.BotClient` (no redirects, 64 KiB limit, signed), with loopback allowed.
+answer to every truco, envido and flor question, a forced flor, 2v2 seats. Then at least
+``decisions`` more ``POST /act`` from random seeded games steered to reach every family of
+decision (:mod:`arena.exploration`), stopping at the first bad answer with the position, the
+answer and the arena's error. Every answer is judged by :func:`arena.judge.judge`, the code the
+match runner uses, so the check fails exactly what a match would count as a fault. Then
+``POST /end`` and one request signed with a wrong key (the bot should refuse it). Calls go
+through the arena's own :class:`arena.client.BotClient` (no redirects, 64 KiB limit, signed),
+with loopback allowed.
 """
 
 from __future__ import annotations
@@ -17,14 +21,17 @@ from typing import Literal
 
 from arena import signing
 from arena.client import BotClient, ClientConfig, Fault, Reply, TimeBank
+from arena.connection import answer_from
 from arena.egress import EgressPolicy
-from arena.protocol import ActRequest, ActResponse, BotInfo, EndRequest, StartRequest, legal_answer
+from arena.exploration import FAMILIES, Position, describe, explore
+from arena.judge import Accepted, Rejected, judge
+from arena.protocol import ActRequest, BotInfo, EndRequest, StartRequest
 from engine import Action, Rules, State, apply, legal_actions, new_game, observation
-from engine.actions import SENA_SET
 from engine.play import with_deal
 
 Status = Literal["pass", "fail", "warn"]
 MATCH_ID = "truco-check"
+RANDOM_DECISIONS = 200  # the least number of decisions from random games
 
 
 @dataclass(frozen=True)
@@ -34,7 +41,10 @@ class Check:
     detail: str
 
     def line(self) -> str:
-        return f"{self.status.upper():<5} {self.name}: {self.detail}"
+        first, *rest = self.detail.splitlines() or [""]
+        return "\n".join(
+            [f"{self.status.upper():<5} {self.name}: {first}"] + ["      " + x for x in rest]
+        )
 
 
 @dataclass
@@ -144,58 +154,104 @@ def finished_game() -> State:
 
 
 def _fault_text(fault: Fault, secret_given: bool) -> str:
-    text = f"{fault.kind}: {fault.detail}"
-    if fault.kind == "http_status" and "HTTP 401" in fault.detail and not secret_given:
-        text += " (the bot checks signatures: pass its secret with --secret)"
-    return text
+    return _rejection_text(Rejected(fault.kind, fault.detail), [], secret_given)
 
 
-def _judge_answer(response: ActResponse, probe: Probe) -> str | None:
-    """Why this answer is wrong for the probe, or None when it is legal."""
-    legal = probe.legal
-    if legal_answer(response, legal) is None:
-        shown = ", ".join(str(option) for option in legal)
-        given = f"{response.action} {response.card}" if response.card else response.action
-        return f"answered {given!r}, which is not legal here; legal: {shown}"
-    if response.sena is not None:
-        if probe.state.players < 4:
-            return f"sent a seña ({response.sena!r}) in 1v1; señas exist only in 2v2"
-        if response.sena not in SENA_SET:
-            return f"unknown seña {response.sena!r}; the señas are: {', '.join(sorted(SENA_SET))}"
-    return None
-
-
-async def _act(client: BotClient, probe: Probe, index: int, timeout_ms: int) -> Reply | Fault:
-    request = ActRequest(
+def _act_request(state: State, game_id: str, timeout_ms: int) -> ActRequest:
+    seat = state.to_act
+    return ActRequest(
         match_id=MATCH_ID,
-        game_id=f"check-{index}",
-        seat=probe.seat,
-        observation=observation(probe.state, probe.seat),
-        legal_actions=probe.legal,
+        game_id=game_id,
+        seat=seat,
+        observation=observation(state, seat),
+        legal_actions=legal_actions(state),
         timeout_ms=timeout_ms,
         time_bank_ms=timeout_ms * 10,
         last_latency_ms=None,
     )
-    return await client.act(request, TimeBank(float(timeout_ms)))
+
+
+async def _act(
+    client: BotClient, state: State, game_id: str, timeout_ms: int
+) -> tuple[Reply | Fault, Accepted | Rejected]:
+    """Ask the bot to decide in ``state``; the raw result and the arena's verdict on it."""
+    result = await client.act(_act_request(state, game_id, timeout_ms), TimeBank(timeout_ms))
+    return result, judge(state, state.to_act, legal_actions(state), answer_from(result))
+
+
+def _rejection_text(verdict: Rejected, legal: list[Action], secret_given: bool) -> str:
+    text = f"{verdict.kind}: {verdict.detail}"
+    if verdict.kind == "illegal_action":
+        text += f"; legal: {', '.join(str(option) for option in legal)}"
+    if verdict.kind == "http_status" and "HTTP 401" in verdict.detail and not secret_given:
+        text += " (the bot checks signatures: pass its secret with --secret)"
+    return text
 
 
 async def _check_acts(client: BotClient, report: Report, timeout_ms: int, secret: bool) -> None:
     for index, probe in enumerate(probes(), start=1):
         name = f"act: {probe.name}"
-        result = await _act(client, probe, index, timeout_ms)
-        if isinstance(result, Fault):
-            report.add(name, "fail", _fault_text(result, secret))
-            continue
-        response = result.decode(ActResponse)
-        if isinstance(response, Fault):
-            report.add(name, "fail", f"not an ActResponse: {response.detail}")
-            continue
-        problem = _judge_answer(response, probe)
-        if problem is not None:
-            report.add(name, "fail", problem)
+        result, verdict = await _act(client, probe.state, f"check-{index}", timeout_ms)
+        if isinstance(verdict, Rejected):
+            report.add(name, "fail", _rejection_text(verdict, probe.legal, secret))
         else:
-            word = f"{response.action} {response.card}" if response.card else response.action
-            report.add(name, "pass", f"{word} ({result.latency_ms:.0f} ms)")
+            report.add(name, "pass", f"{verdict.action} ({result.latency_ms:.0f} ms)")
+
+
+def _shown_answer(result: Reply | Fault) -> str:
+    if isinstance(result, Fault):
+        return f"no answer ({result.kind}, {result.latency_ms:.0f} ms)"
+    body = result.body.decode("utf-8", "replace")
+    body = body if len(body) <= 300 else body[:297] + "..."
+    return f"{body} (HTTP {result.status}, {result.latency_ms:.0f} ms)"
+
+
+async def _check_random(
+    client: BotClient, report: Report, timeout_ms: int, secret: bool, seed: int, decisions: int
+) -> None:
+    """Positions from random games; stop at the first answer the arena would not play."""
+    exploration = explore(seed, decisions)
+    total = len(exploration.positions)
+    name = "random games"
+    asked: Position | None = None
+    for position in exploration.positions:
+        asked = position
+        game_id = f"check-r{seed}-g{position.game}-d{position.number}"
+        result, verdict = await _act(client, position.state, game_id, timeout_ms)
+        if isinstance(verdict, Rejected):
+            legal = legal_actions(position.state)
+            lines = [
+                f"decision {position.number} of {total} (game {position.game}, seed {seed}): "
+                + _rejection_text(verdict, legal, secret),
+                *("position: " + line for line in describe(position.state)),
+                f"legal: {', '.join(str(option) for option in legal)}",
+                f"answer: {_shown_answer(result)}",
+                f"families: {', '.join(sorted(position.families)) or 'none'}",
+                f"again: the same games come with --seed {seed}",
+            ]
+            report.add(name, "fail", "\n".join(lines))
+            return
+    games = exploration.games
+    report.add(
+        name,
+        "pass",
+        f"{total} decisions from {games} random games (seed {seed}): every answer legal",
+    )
+    if asked is not None and exploration.missing:
+        report.add(
+            f"{name}: coverage",
+            "fail",
+            f"never reached: {', '.join(exploration.missing)} (a bug in truco check: report it)",
+        )
+    elif asked is not None:
+        rare = sorted(exploration.reached.items(), key=lambda item: item[1])[:3]
+        report.add(
+            f"{name}: coverage",
+            "pass",
+            f"all {len(FAMILIES)} families of decision reached (rarest: "
+            + ", ".join(f"{family} x{count}" for family, count in rare)
+            + ")",
+        )
 
 
 async def _check_info(client: BotClient, report: Report, secret: bool) -> bool:
@@ -218,8 +274,8 @@ async def _check_signature(
 ) -> None:
     name = "signature: a request signed with a wrong key"
     async with BotClient(url, signing.generate_secret(), config=config) as forger:
-        probe = probes()[0]
-        result = await _act(forger, probe, 0, int(config.timeout_ms))
+        request = _act_request(probes()[0].state, "check-forged", int(config.timeout_ms))
+        result = await forger.act(request, TimeBank(config.timeout_ms))
     if isinstance(result, Fault) and result.kind == "http_status" and "HTTP 4" in result.detail:
         report.add(name, "pass", f"rejected ({result.detail.split(',')[0]})")
     elif isinstance(result, Fault):
@@ -267,8 +323,12 @@ async def check_bot_async(
     secret: str | None = None,
     timeout_ms: int = 1000,
     policy: EgressPolicy | None = None,
+    seed: int = 1,
+    decisions: int = RANDOM_DECISIONS,
 ) -> Report:
-    """Probe the bot at ``url``; every check is a line of the returned :class:`Report`."""
+    """Probe the bot at ``url``; every check is a line of the returned :class:`Report`.
+
+    ``decisions`` from random games seeded by ``seed`` follow the fixed positions (0: none)."""
     report = Report(url)
     policy = policy or EgressPolicy(allow_loopback=True)
     config = ClientConfig(timeout_ms=float(timeout_ms), policy=policy, max_connections=1)
@@ -287,6 +347,8 @@ async def check_bot_async(
         else:
             report.add("start (POST /start)", "pass", f"HTTP {started.status}")
         await _check_acts(client, report, timeout_ms, given)
+        if decisions > 0:
+            await _check_random(client, report, timeout_ms, given, seed, decisions)
         ended = await client.end(_end_request())
         if isinstance(ended, Fault):
             report.add("end (POST /end)", "fail", _fault_text(ended, given))
@@ -301,6 +363,8 @@ def check_bot(
     secret: str | None = None,
     timeout_ms: int = 1000,
     policy: EgressPolicy | None = None,
+    seed: int = 1,
+    decisions: int = RANDOM_DECISIONS,
 ) -> Report:
     """Synchronous :func:`check_bot_async`."""
-    return asyncio.run(check_bot_async(url, secret, timeout_ms, policy))
+    return asyncio.run(check_bot_async(url, secret, timeout_ms, policy, seed, decisions))

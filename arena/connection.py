@@ -107,20 +107,24 @@ class HttpBot:
         return result if isinstance(result, Fault) else None
 
     async def act(self, request: ActRequest, bank: TimeBank) -> Answer:
-        result = await self.client.act(request, bank)
-        if isinstance(result, Fault):
-            return Answer(None, result, result.latency_ms)
-        assert isinstance(result, Reply)
-        decoded = result.decode(ActResponse)
-        if isinstance(decoded, Fault):
-            return Answer(None, decoded, result.latency_ms)
-        return Answer(decoded, None, result.latency_ms)
+        return answer_from(await self.client.act(request, bank))
 
     async def end(self, request: EndRequest) -> None:
         await self.client.end(request)
 
     async def close(self) -> None:
         await self.client.aclose()
+
+
+def answer_from(result: Reply | Fault) -> Answer:
+    """What an HTTP ``/act`` call produced: the decoded ``ActResponse``, or the fault (the
+    call's own, or ``bad_body`` when the body is not an ``ActResponse``)."""
+    if isinstance(result, Fault):
+        return Answer(None, result, result.latency_ms)
+    decoded = result.decode(ActResponse)
+    if isinstance(decoded, Fault):
+        return Answer(None, decoded, result.latency_ms)
+    return Answer(decoded, None, result.latency_ms)
 
 
 def random_decider(seed: int) -> Decide:

@@ -23,7 +23,8 @@ import msgspec
 from arena.client import TimeBank
 from arena.connection import Answer, BotConnection
 from arena.fallback import fallback_action
-from arena.protocol import ActRequest, EndRequest, StartRequest, legal_answer
+from arena.judge import Accepted, judge
+from arena.protocol import ActRequest, EndRequest, StartRequest
 from arena.replay import (
     FORMAT,
     Decision,
@@ -37,7 +38,6 @@ from arena.replay import (
     decide_result,
 )
 from engine.actions import Action
-from engine.errors import EngineError
 from engine.events import Event
 from engine.legal import legal_actions
 from engine.observe import observation
@@ -258,25 +258,11 @@ def _resolve(
     state: State, seat: int, legal: list[Action], answer: Answer
 ) -> tuple[State, list[Event], tuple[str, str] | None]:
     """Apply the bot's answer, or on a fault the fallback: (state, events, (kind, detail))."""
-    fault: tuple[str, str]
-    if answer.fault is not None:
-        fault = (answer.fault.kind, answer.fault.detail)
-    else:
-        assert answer.response is not None
-        action = legal_answer(answer.response, legal)
-        if action is None:
-            named = answer.response.action
-            if answer.response.card:
-                named += f" {answer.response.card}"
-            fault = ("illegal_action", f"{named!r} is not legal now")
-        else:
-            try:
-                after, caused = apply(state, action, seat)
-                return after, caused, None
-            except EngineError as exc:  # a seña in 1v1, a bad seña word, a say over 280 chars
-                fault = ("illegal_action", str(exc)[:300])
+    verdict = judge(state, seat, legal, answer)
+    if isinstance(verdict, Accepted):
+        return verdict.state, verdict.events, None
     after, caused = apply(state, fallback_action(legal), seat)
-    return after, caused, fault
+    return after, caused, (verdict.kind, verdict.detail)
 
 
 async def run_match(

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from arena.conformance import check_bot
+from arena.conformance import RANDOM_DECISIONS, check_bot
 from arena.signing import InvalidSecret
 
 
@@ -21,15 +21,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout-ms", type=int, default=1000, help="limit of each call in ms (default 1000)"
     )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        help="seed of the random games (default 1): another seed asks other positions",
+    )
+    parser.add_argument(
+        "--decisions",
+        type=int,
+        default=RANDOM_DECISIONS,
+        help=f"decisions from random games, at least {RANDOM_DECISIONS} (the default); more "
+        "are played until every family of decision is reached",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     if args.timeout_ms < 1:
         print("error: --timeout-ms must be at least 1", file=sys.stderr)
         return 2
+    if args.decisions < RANDOM_DECISIONS:
+        print(f"error: --decisions must be at least {RANDOM_DECISIONS}", file=sys.stderr)
+        return 2
     print(f"truco check {args.url}", flush=True)
     try:
-        report = check_bot(args.url, args.secret or None, args.timeout_ms)
+        report = check_bot(
+            args.url,
+            args.secret or None,
+            args.timeout_ms,
+            seed=args.seed,
+            decisions=args.decisions,
+        )
     except InvalidSecret as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -79,8 +79,12 @@ def test_a_bot_answering_illegal_actions_fails(capsys: pytest.CaptureFixture[str
     with BotServer(stubborn, name="stubborn") as server:
         code, out = run_cli(server.url, capsys)
     assert code == 1
-    assert "FAIL  act: lead round 1 (mano): answered 'quiero', which is not legal here" in out
+    assert (
+        "FAIL  act: lead round 1 (mano): illegal_action: 'quiero' is not legal now; "
+        "legal: play 1E, play 4C, play 5O, truco, envido, real_envido, falta_envido, mazo\n" in out
+    )
     assert "PASS  act: answer a truco: quiero" in out
+    assert "FAIL  random games: decision 1 of " in out  # the random games stop at once
     assert out.strip().splitlines()[-1].startswith("FAIL: ")
 
 
