@@ -16,7 +16,9 @@ A complete bot::
 With a ``secret`` (the ``whsec_...`` given at registration) every request must carry a valid
 Standard Webhooks signature no older than 5 minutes, or it is answered 401 before ``decide``
 runs. Bodies that are not valid protocol JSON get 400; an exception in ``decide`` (or a hook)
-gets 500 with its text, which the arena counts as a fault, and the server keeps running.
+gets 500 with its text, which the arena counts as a fault, and the server keeps running. Every
+refused request is logged at WARNING on the ``arena.sdk`` logger with its reason (never the
+secret).
 
 For tests and programs: ``BotServer(decide, name=...)`` with ``start()`` (a background thread;
 returns the bound port, ``port=0`` picks a free one), ``url`` and ``stop()``; it is also a
@@ -163,20 +165,25 @@ class BotServer:
 
     # --- request handling (called from the handler threads) ------------------------------------
 
-    def handle_post(self, path: str, headers: dict[str, str], body: bytes) -> tuple[int, bytes]:
+    def handle_post(
+        self, path: str, headers: dict[str, str], body: bytes, peer: str = "?"
+    ) -> tuple[int, bytes]:
         """Answer one POST: (status, JSON body)."""
         decoder = _DECODERS.get(path)
         if decoder is None:
-            return _error(HTTPStatus.NOT_FOUND, f"no endpoint {path}; use /start, /act or /end")
+            message = f"no endpoint {path}; use /start, /act or /end"
+            return self.refuse(HTTPStatus.NOT_FOUND, f"POST {path}", message, peer)
         if self.secret is not None:
             try:
                 signing.verify(self.secret, headers, body, tolerance=self.tolerance_s)
             except signing.SignatureError as exc:
-                return _error(HTTPStatus.UNAUTHORIZED, str(exc))
+                kind = type(exc).__name__  # MissingSignature, StaleTimestamp, BadSignature
+                return self.refuse(HTTPStatus.UNAUTHORIZED, f"POST {path}", f"{kind}: {exc}", peer)
         try:
             request = decoder.decode(body)
         except msgspec.DecodeError as exc:
-            return _error(HTTPStatus.BAD_REQUEST, f"bad {path} body: {exc}")
+            message = f"bad {path} body: {exc}"
+            return self.refuse(HTTPStatus.BAD_REQUEST, f"POST {path}", message, peer)
         try:
             if isinstance(request, ActRequest):
                 return HTTPStatus.OK, _ENCODER.encode(self._act(request))
@@ -188,6 +195,14 @@ class BotServer:
             log.exception("bot %s failed on %s", self.info.name, path)
             return _error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{type(exc).__name__}: {exc}")
         return HTTPStatus.OK, b'{"ok":true}'
+
+    def refuse(self, status: int, request: str, message: str, peer: str) -> tuple[int, bytes]:
+        """Refuse a request: log why at WARNING (the secret is never in the message), and
+        answer ``{"error": message}`` with ``status``."""
+        log.warning(
+            "bot %s refused %s from %s: %d %s", self.info.name, request, peer, status, message
+        )
+        return _error(status, message)
 
     def _act(self, request: ActRequest) -> ActResponse:
         answer = self.decide(request)
@@ -226,26 +241,35 @@ def _make_handler(bot: BotServer) -> type[BaseHTTPRequestHandler]:
         timeout = 120  # an idle keep-alive connection is closed after this many seconds
 
         def do_GET(self) -> None:
-            if self.path.split("?")[0] != "/":
-                self._send(*_error(HTTPStatus.NOT_FOUND, f"no endpoint {self.path}; use /"))
+            path = self.path.split("?")[0]
+            if path != "/":
+                message = f"no endpoint {path}; use /"
+                self._send(*bot.refuse(HTTPStatus.NOT_FOUND, f"GET {path}", message, self._peer()))
                 return
             self._send(HTTPStatus.OK, bot.info_body)
 
         def do_POST(self) -> None:
+            path = self.path.split("?")[0]
             length_text = self.headers.get("content-length", "")
             if not length_text.isdigit():
                 self.close_connection = True
-                self._send(*_error(HTTPStatus.LENGTH_REQUIRED, "a Content-Length is required"))
+                message = "a Content-Length is required"
+                status = HTTPStatus.LENGTH_REQUIRED
+                self._send(*bot.refuse(status, f"POST {path}", message, self._peer()))
                 return
             length = int(length_text)
             if length > MAX_REQUEST_BYTES:
                 self.close_connection = True
                 message = f"the body is {length} bytes; the limit is {MAX_REQUEST_BYTES}"
-                self._send(*_error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, message))
+                status = HTTPStatus.REQUEST_ENTITY_TOO_LARGE
+                self._send(*bot.refuse(status, f"POST {path}", message, self._peer()))
                 return
             body = self.rfile.read(length)
             headers = {name.lower(): value for name, value in self.headers.items()}
-            self._send(*bot.handle_post(self.path.split("?")[0], headers, body))
+            self._send(*bot.handle_post(path, headers, body, self._peer()))
+
+        def _peer(self) -> str:
+            return str(self.client_address[0])
 
         def _send(self, status: int, body: bytes) -> None:
             self.send_response(status)

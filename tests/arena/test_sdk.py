@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -149,6 +151,39 @@ def test_bad_json_gets_400(signed_bot: BotServer) -> None:
 def test_unknown_path_gets_404(signed_bot: BotServer) -> None:
     assert post(signed_bot.url, "/move", b"{}").status_code == 404
     assert httpx.get(signed_bot.url + "/nope", trust_env=False).status_code == 404
+
+
+def test_every_refused_request_is_logged_with_its_reason_and_never_the_secret(
+    signed_bot: BotServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    body = msgspec.json.encode(act_request())
+    now = int(time.time())
+    with caplog.at_level(logging.WARNING, logger="arena.sdk"):
+        assert post(signed_bot.url, "/act", body).status_code == 200  # a good one: no warning
+        assert caplog.records == []
+        refused = {
+            "MissingSignature": post(signed_bot.url, "/act", body, secret=None),
+            "BadSignature": post(signed_bot.url, "/act", body, secret=signing.generate_secret()),
+            "StaleTimestamp": post(signed_bot.url, "/act", body, stamp=now - 301),
+            "bad /act body": post(signed_bot.url, "/act", b"{not json"),
+            "no endpoint /move": post(signed_bot.url, "/move", b"{}"),
+            "no endpoint /nope": httpx.get(signed_bot.url + "/nope", trust_env=False),
+        }
+        with socket.create_connection((signed_bot.host, signed_bot.port)) as sock:
+            sock.sendall(b"POST /act HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n")
+            assert sock.recv(100).startswith(b"HTTP/1.1 413")
+    messages = [record.getMessage() for record in caplog.records]
+    assert all(record.levelno == logging.WARNING for record in caplog.records)
+    assert len(messages) == len(refused) + 1, messages
+    for reason, answer in refused.items():
+        assert answer.status_code in (400, 401, 404)
+        line = next((m for m in messages if reason in m), None)
+        assert line is not None, (reason, messages)
+        assert line.startswith("bot recorder refused ") and " from 127.0.0.1: " in line
+        assert f": {answer.status_code} " in line
+    assert any("413 the body is 99999999 bytes" in m for m in messages)
+    key = SECRET.removeprefix("whsec_")
+    assert not any(key in m or key[:12] in m for m in messages)
 
 
 def test_author_errors_get_500_and_the_server_lives_on() -> None:
