@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,7 +19,6 @@ import httpx
 import pytest
 
 from arena import signing
-from arena.conformance import check_bot
 from arena.entrants import connect
 from arena.match import MatchSettings, run_match
 from arena.replay import Decision
@@ -63,13 +63,19 @@ def js_bot(tmp_path: Path) -> Iterator[NodeBot]:
 
 
 def test_the_javascript_starter_passes_truco_check(js_bot: NodeBot) -> None:
-    report = check_bot(js_bot.url, SECRET, 2000)
-    assert report.ok, "\n".join(report.lines())
-    lines = report.lines()
+    """The command its README gives, as a user runs it."""
+    command = [sys.executable, "-m", "truco_cli.main", "check", js_bot.url, "--secret", SECRET]
+    done = subprocess.run(
+        [*command, "--timeout-ms", "2000"], capture_output=True, text=True, timeout=300
+    )
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert lines[-1].startswith("PASS: ") and " 0 failed, 0 warnings" in lines[-1]
     assert any(
         line.startswith("PASS  signature: ") and "rejected (HTTP 401" in line for line in lines
     )
-    assert any(line.startswith("PASS  random games: ") for line in lines), lines
+    assert any(line.startswith("PASS  random games: ") for line in lines)
+    assert any(line.startswith("PASS  random games: coverage: all ") for line in lines)
 
 
 def _post(url: str, body: bytes, headers: dict[str, str]) -> httpx.Response:
