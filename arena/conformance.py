@@ -23,7 +23,7 @@ from arena import signing
 from arena.client import BotClient, ClientConfig, Fault, Reply, TimeBank
 from arena.connection import answer_from
 from arena.egress import EgressPolicy
-from arena.exploration import FAMILIES, Position, describe, explore
+from arena.exploration import FAMILIES, describe, explore
 from arena.judge import Accepted, Rejected, judge
 from arena.protocol import ActRequest, BotInfo, EndRequest, StartRequest
 from engine import Action, Rules, State, apply, legal_actions, new_game, observation
@@ -213,9 +213,7 @@ async def _check_random(
     exploration = explore(seed, decisions)
     total = len(exploration.positions)
     name = "random games"
-    asked: Position | None = None
     for position in exploration.positions:
-        asked = position
         game_id = f"check-r{seed}-g{position.game}-d{position.number}"
         result, verdict = await _act(client, position.state, game_id, timeout_ms)
         if isinstance(verdict, Rejected):
@@ -237,13 +235,13 @@ async def _check_random(
         "pass",
         f"{total} decisions from {games} random games (seed {seed}): every answer legal",
     )
-    if asked is not None and exploration.missing:
+    if exploration.missing:
         report.add(
             f"{name}: coverage",
             "fail",
             f"never reached: {', '.join(exploration.missing)} (a bug in truco check: report it)",
         )
-    elif asked is not None:
+    else:
         rare = sorted(exploration.reached.items(), key=lambda item: item[1])[:3]
         report.add(
             f"{name}: coverage",

@@ -137,14 +137,14 @@ class Exploration:
         return [name for name, count in self.reached.items() if count == 0]
 
 
-def families_of(state: State, cards_seen: set[Card]) -> set[str]:
-    """The families the decision of the seat to act in ``state`` belongs to."""
+def families_of(state: State) -> set[str]:
+    """The families the decision of the seat to act in ``state`` belongs to ("every card" is
+    counted over a whole exploration, by :func:`explore`)."""
     seat = state.to_act
     legal = {a.action for a in legal_actions(state)}
     found: set[str] = set()
     if "play" in legal:
         found.add(f"card in round {state.round + 1}")
-    cards_seen.update(state.deal[seat])
     pending = state.truco_pending
     if pending and state.truco_answerer == seat and "quiero" in legal and "mazo" in legal:
         found.add(f"answer {TRUCO_LEVELS[pending].replace('_', ' ')}")
@@ -245,7 +245,8 @@ def _play(
     for _ in range(150):
         if state.game_over:
             return
-        yield state, families_of(state, cards_seen)
+        cards_seen.update(state.deal[state.to_act])
+        yield state, families_of(state)
         state, events = apply(state, _choose(state, rng, result.missing))
         if any(isinstance(event, HandStarted) for event in events) and not state.game_over:
             state = _deal(state, rng, cards_seen, result.missing)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
+from arena import conformance
 from arena.conformance import Report, check_bot, probes
 from arena.connection import InProcessBot
 from arena.exploration import FAMILIES, explore, families_of
@@ -134,7 +135,7 @@ def test_random_games_reach_every_family_and_enough_decisions(seed: int) -> None
 def test_families_are_what_the_position_offers() -> None:
     exploration = explore(5, 200)
     for position in exploration.positions[:300]:
-        found = families_of(position.state, set())
+        found = families_of(position.state)
         assert found <= set(FAMILIES)
         assert found == position.families - {"every card"}
 
@@ -159,3 +160,12 @@ def test_the_check_and_the_match_runner_judge_alike() -> None:
     faults = [e for g in replay.games for e in g.events if isinstance(e, Decision) and e.fault]
     assert faults and faults[0].fault == "illegal_action"
     assert f"illegal_action: {faults[0].detail}" in check_line
+
+
+def test_a_family_never_reached_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """If the random games ever missed a family, the check says so and fails."""
+    monkeypatch.setattr(conformance, "explore", lambda seed, n: explore(seed, 10, max_games=1))
+    report = _check(good, decisions=200)
+    coverage = next(line for line in report.lines() if "random games: coverage" in line)
+    assert coverage.startswith("FAIL  random games: coverage: never reached: ")
+    assert "a bug in truco check" in coverage and not report.ok
