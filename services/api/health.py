@@ -1,6 +1,6 @@
 """``GET /health``: every registered check must answer; 503 naming the failing ones otherwise.
 
-The checks (API.md): ``database`` (``SELECT 1``), ``broker`` (Redis accepts a connection) and
+The checks: ``database`` (``SELECT 1``), ``broker`` (Redis accepts a connection) and
 ``workers`` (at least one Celery worker answers a ping; the two checks are in
 :mod:`services.worker.checks` and run in a thread, off the event loop). The workers' ping
 waits up to a second for answers, so its outcome is cached for :data:`WORKERS_CACHE_S` per

@@ -1,4 +1,4 @@
-"""Checks for ``GET /health`` (API.md: the database, the broker and at least one worker).
+"""Checks for ``GET /health`` (the database, the broker and at least one worker).
 
 To wire them in, ``services/api/health.py`` adds them to its ``CHECKS``::
 

@@ -1,4 +1,4 @@
-"""Live matches: what a spectator may see of a match while it is played (RULES.md R-11).
+"""Live matches: what a spectator may see of a match while it is played (docs/rules.md, R-11).
 
 The bot-calling worker (no database) publishes as it plays; the API and the web pages read.
 
