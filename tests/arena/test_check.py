@@ -143,3 +143,12 @@ def test_the_example_bot_runs_and_passes(capsys: pytest.CaptureFixture[str]) -> 
 def test_the_docs_show_the_example_bot_verbatim() -> None:
     example = (ROOT / "examples" / "example_bot.py").read_text()
     assert example in (ROOT / "docs" / "bots.md").read_text()
+
+
+def test_fewer_than_200_random_decisions_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    parser = argparse.ArgumentParser()
+    check_cli.add_arguments(parser)
+    assert check_cli.run(parser.parse_args(["http://127.0.0.1:9", "--decisions", "199"])) == 2
+    assert "--decisions must be at least 200" in capsys.readouterr().err
