@@ -120,13 +120,11 @@ class Position:
     state: State
     families: frozenset[str]
 
-    @property
-    def seat(self) -> int:
-        return self.state.to_act
-
 
 @dataclass
 class Exploration:
+    """What :func:`explore` played: the positions, how often each family came up, the games."""
+
     seed: int
     positions: list[Position] = field(default_factory=list)
     reached: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAMILIES, 0))
