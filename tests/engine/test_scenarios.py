@@ -8,7 +8,13 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from engine.scenario import ScenarioError, check_scenario, run_scenario
+from engine.scenario import (
+    EXPECT_KEYS,
+    KNOWN_KEYS,
+    ScenarioError,
+    check_scenario,
+    run_scenario,
+)
 from tests.conftest import (
     OWN_SCENARIOS,
     ROOT,
@@ -28,6 +34,12 @@ def test_the_format_page_shows_the_example_file_and_it_passes() -> None:
     assert shown == EXAMPLE.read_text()
     _, difference = check_scenario(msgspec.json.decode(shown))
     assert difference is None
+
+
+def test_the_format_page_names_every_key_the_runner_knows() -> None:
+    page = (ROOT / "docs" / "scenarios.md").read_text()
+    for key in KNOWN_KEYS | EXPECT_KEYS | {"deal", "mano", "actions"}:
+        assert f"| `{key}` |" in page, key
 
 
 def test_own_scenarios_are_present() -> None:
