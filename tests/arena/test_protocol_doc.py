@@ -13,6 +13,16 @@ import msgspec
 import pytest
 
 from arena import signing
+from arena.protocol import (
+    FAULT_KINDS,
+    ActRequest,
+    ActResponse,
+    BotInfo,
+    EndRequest,
+    StartRequest,
+)
+from engine.events import EVENT_TYPES, HandStarted
+from engine.observe import Observation
 from tests.arena import protocol_doc
 from tests.conftest import ROOT
 
@@ -102,3 +112,16 @@ def test_the_docs_never_send_a_reader_outside_the_repository() -> None:
         for target in re.findall(r"\]\(([^)#]+)", text):
             if not target.startswith(("http://", "https://", "mailto:")):
                 assert (page.parent / target).resolve().exists(), f"{page}: broken link {target}"
+
+
+def test_every_field_and_event_of_the_protocol_is_described() -> None:
+    structs = (BotInfo, StartRequest, ActRequest, ActResponse, EndRequest, Observation)
+    for struct in structs:
+        for name in struct.__struct_fields__:
+            assert f"`{name}`" in DOC_TEXT, f"{struct.__name__}.{name} is not in docs/protocol.md"
+    for event in EVENT_TYPES:
+        if event is HandStarted:  # it holds the deal: a seat never sees it
+            continue
+        assert f"| `{event.__struct_config__.tag}` |" in DOC_TEXT, event.__name__
+    for kind in FAULT_KINDS:
+        assert f"| `{kind}` |" in DOC_TEXT, kind
