@@ -104,10 +104,14 @@ class LinearPolicy:
         p = np.exp(logits)
         return p / p.sum()  # type: ignore[no-any-return]
 
-    def gradient(self, feats: Array, mask: npt.NDArray[Any], action: int) -> tuple[Array, Array]:
-        """d log p(action) / d (W, u)."""
-        g = -self.probabilities(feats, mask)
-        g[action] += 1.0
+    def gradient(
+        self, feats: Array, mask: npt.NDArray[Any], action: int, advantage: float, entropy: float
+    ) -> tuple[Array, Array]:
+        """d (advantage * log p(action) + entropy * H(p)) / d (W, u)."""
+        p = self.probabilities(feats, mask)
+        logp = np.log(p, where=p > 0, out=np.zeros_like(p))
+        g = -advantage * p - entropy * p * (logp + -(p * logp).sum())
+        g[action] += advantage
         return np.outer(g, feats), g[: len(DECK)] @ card_features(feats[:SIZE])
 
     def act(self, feats: Array, mask: npt.NDArray[Any], rng: np.random.Generator) -> int:

@@ -103,7 +103,7 @@ class Adam:
             param += self.lr * m_hat / (np.sqrt(v_hat) + 1e-8)
 
 
-def update(policy: LinearPolicy, episodes: list[Episode], adam: Adam) -> None:
+def update(policy: LinearPolicy, episodes: list[Episode], adam: Adam, entropy: float) -> None:
     returns = np.concatenate([e.returns for e in episodes])
     if len(returns) == 0:
         return
@@ -112,9 +112,9 @@ def update(policy: LinearPolicy, episodes: list[Episode], adam: Adam) -> None:
     i = 0
     for e in episodes:
         for feats, mask, action in zip(e.feats, e.masks, e.actions, strict=True):
-            gw, gu = policy.gradient(feats, mask, action)
-            grad_w += adv[i] * gw
-            grad_u += adv[i] * gu
+            gw, gu = policy.gradient(feats, mask, action, float(adv[i]), entropy)
+            grad_w += gw
+            grad_u += gu
             i += 1
     adam.step([policy.w, policy.u], [grad_w / len(returns), grad_u / len(returns)])
 
@@ -144,6 +144,10 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--batch", type=int, default=16, help="games per update")
     parser.add_argument("--lr", type=float, default=0.02, help="Adam's step size")
+    parser.add_argument(
+        "--self-play", type=float, default=0.25, help="share of games against its own copies"
+    )
+    parser.add_argument("--entropy", type=float, default=0.02, help="entropy bonus")
     parser.add_argument("--eval-random", type=int, default=400)
     parser.add_argument("--eval-heuristic", type=int, default=200)
     args = parser.parse_args()
@@ -159,12 +163,12 @@ def main() -> int:
         batch = []
         for _ in range(args.batch):
             opponent = None
-            if snapshots and rng.random() < 0.5:
+            if snapshots and rng.random() < args.self_play:
                 opponent = snapshots[int(rng.integers(len(snapshots)))]
             seed = int(rng.integers(2**62))
             batch.append(play_training_game(env, policy, opponent, games % 2, rng, seed))
             games += 1
-        update(policy, batch, adam)
+        update(policy, batch, adam, args.entropy)
         updates += 1
         if updates % 25 == 0:
             snapshots = [*snapshots[-4:], policy.copy()]
