@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from celery import Celery
 from celery.signals import celeryd_after_setup
 from kombu.entity import Exchange, Queue
 
-from services.config import ConfigError
 from services.worker.limits import VISIBILITY_TIMEOUT_S
 from services.worker.names import MATCHES, RESULTS, TASK_QUEUES
 from services.worker.settings import celery_broker_url, load_worker_settings
@@ -32,6 +32,7 @@ logger = logging.getLogger(__name__)
 
 REQUEUE_STALE = "truco.requeue_stale_matches"  # services.worker.tasks_sweep (the sweeper)
 ROUTES: dict[str, str] = {**TASK_QUEUES, REQUEUE_STALE: RESULTS}
+BOT_WORKER_FORBIDDEN = ("DATABASE_URL", "TRUCO_SECRET_KEY")
 
 
 def _queue(name: str) -> Queue:
@@ -74,18 +75,37 @@ app = Celery("truco")
 app.conf.update(make_config())
 
 
+EX_CONFIG = 78  # sysexits.h: a configuration error; the worker exits with it
+
+
+def bot_worker_credentials(queues: set[str], environ: Mapping[str, str]) -> list[str]:
+    """The platform credentials a worker that consumes ``queues`` holds but must not: a worker
+    that calls bots never gets ``DATABASE_URL`` or ``TRUCO_SECRET_KEY``."""
+    if MATCHES not in queues:
+        return []
+    return [name for name in BOT_WORKER_FORBIDDEN if environ.get(name, "").strip()]
+
+
 @celeryd_after_setup.connect  # type: ignore[untyped-decorator]
-def _refuse_database_on_bot_worker(sender: str, instance: Any, **kwargs: Any) -> None:
-    """The bot-calling worker must not hold database credentials (refused in production)."""
+def _refuse_credentials_on_bot_worker(sender: str, instance: Any, **kwargs: Any) -> None:
+    """The bot-calling worker must not hold database credentials or the master key.
+
+    In production it exits with status 78 before its consumer starts: Celery catches (and only
+    logs) an ``Exception`` raised in a signal handler and goes on to consume, so this raises
+    ``SystemExit``, which the worker turns into a stop with that exit code. Local mode warns.
+    """
     queues = set(instance.app.amqp.queues.consume_from or ())
-    if MATCHES not in queues or not os.environ.get("DATABASE_URL"):
+    held = bot_worker_credentials(queues, os.environ)
+    if not held:
         return
     message = (
-        f"worker {sender} consumes the '{MATCHES}' queue (it calls bots) and has DATABASE_URL "
-        "in its environment; run the bot-calling worker without database credentials"
+        f"worker {sender} consumes the '{MATCHES}' queue (it calls bots) and has "
+        f"{' and '.join(held)} in its environment; run the bot-calling worker without "
+        "database credentials or the master key"
     )
     if os.environ.get("TRUCO_ENV", "").strip().lower() == "production":
-        raise ConfigError(message)
+        logger.critical("refusing to start: %s", message)
+        raise SystemExit(EX_CONFIG)
     logger.warning(message)
 
 

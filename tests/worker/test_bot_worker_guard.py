@@ -1,0 +1,68 @@
+"""A bot-calling worker started with platform credentials in production exits before it takes a
+message (issue 11, finding 1): a real ``celery worker`` process against the run's Redis."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import redis
+from celery import Celery
+
+from services.worker.celery_app import EX_CONFIG, bot_worker_credentials, make_config
+from tests.services.conftest import RedisTarget
+from tests.worker.processes import start, stop, worker_argv
+
+pytestmark = pytest.mark.slow
+
+
+def test_only_a_matches_consumer_is_checked() -> None:
+    env = {"DATABASE_URL": "postgresql://h/db", "TRUCO_SECRET_KEY": "k" * 40}
+    assert bot_worker_credentials({"matches"}, env) == ["DATABASE_URL", "TRUCO_SECRET_KEY"]
+    assert bot_worker_credentials({"matches", "results"}, {"TRUCO_SECRET_KEY": "k"}) == [
+        "TRUCO_SECRET_KEY"
+    ]
+    assert bot_worker_credentials({"results"}, env) == []
+    assert bot_worker_credentials({"matches"}, {"DATABASE_URL": "  "}) == []
+
+
+@pytest.mark.parametrize("credential", ["DATABASE_URL", "TRUCO_SECRET_KEY"])
+def test_production_bot_worker_with_credentials_exits_before_consuming(
+    credential: str, redis_target: RedisTarget, tmp_path: Path
+) -> None:
+    prefix = f"{redis_target.prefix}{secrets.token_hex(3)}:"
+    env = {
+        "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin",
+        "TRUCO_ENV": "production",
+        "REDIS_URL": redis_target.url,
+        "TRUCO_REDIS_PREFIX": prefix,
+        "PYTHONUNBUFFERED": "1",
+        credential: "postgresql://truco:pw@127.0.0.1:1/truco"
+        if credential == "DATABASE_URL"
+        else "m" * 48,
+    }
+    sender = Celery("truco-guard-sender")
+    sender.conf.update(make_config(env))
+    with contextlib.closing(redis.Redis.from_url(redis_target.url)) as client:
+        sender.send_task("truco.probe_bots", args=[[]], queue="matches")
+        queue_key = f"{prefix}matches"
+        assert client.llen(queue_key) == 1
+        log = tmp_path / "worker.log"
+        process = start(worker_argv("matches", f"guard-{secrets.token_hex(3)}"), env, log)
+        try:
+            code = process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            stop(process)
+            pytest.fail(f"the worker kept running:\n{log.read_text(errors='replace')[-3000:]}")
+        finally:
+            sender.close()
+        text = log.read_text(errors="replace")
+        assert code == EX_CONFIG, text[-3000:]
+        assert " ready." not in text
+        assert f"has {credential} in its environment" in text
+        assert client.llen(queue_key) == 1  # the message was never taken
+        assert not client.exists(f"{prefix}unacked")
