@@ -168,9 +168,13 @@ def bot_calling_env(env: Mapping[str, str]) -> dict[str, str]:
     return without(env, "DATABASE_URL", "TRUCO_SECRET_KEY")
 
 
-def bot_env(env: Mapping[str, str]) -> dict[str, str]:
-    """A house bot's environment: none of the platform's servers or secrets."""
-    return without(env, "DATABASE_URL", "REDIS_URL", "TRUCO_SECRET_KEY", "TRUCO_BOT_SECRET")
+def bot_env(env: Mapping[str, str], secret: str | None = None) -> dict[str, str]:
+    """A house bot's environment: none of the platform's servers or secrets, only its own
+    signing secret (``TRUCO_BOT_SECRET``, which ``truco bot serve`` reads) when it has one."""
+    bare = without(env, "DATABASE_URL", "REDIS_URL", "TRUCO_SECRET_KEY", "TRUCO_BOT_SECRET")
+    if secret:
+        bare["TRUCO_BOT_SECRET"] = secret
+    return bare
 
 
 # --- the processes ------------------------------------------------------------------------------
@@ -230,8 +234,10 @@ def beat_argv(data_dir: Path) -> list[str]:
     ]
 
 
-def bot_argv(strategy: str, port: int, name: str, secret: str | None) -> list[str]:
-    argv = [
+def bot_argv(strategy: str, port: int, name: str) -> list[str]:
+    """A house bot's command line: never its secret, which anyone can read in ``ps``; the
+    secret goes in its environment (``bot_env``), readable only by this user."""
+    return [
         _python(),
         "-m",
         "truco_cli.main",
@@ -246,9 +252,6 @@ def bot_argv(strategy: str, port: int, name: str, secret: str | None) -> list[st
         "--name",
         name,
     ]
-    if secret:
-        argv += ["--secret", secret]
-    return argv
 
 
 def wait_until(ready: Any, *, what: str, child: Child | None, timeout: float) -> None:
@@ -408,7 +411,9 @@ def start_bots(
     started = {}
     for bot in bots:
         child = children.start(
-            f"bot-{bot.strategy}", bot_argv(bot.strategy, bot.port, bot.name, bot.secret), env
+            f"bot-{bot.strategy}",
+            bot_argv(bot.strategy, bot.port, bot.name),
+            bot_env(env, bot.secret),
         )
         started[bot.name] = child
     for bot in bots:
@@ -440,7 +445,7 @@ def run(settings: Settings, *, out: Any = None) -> int:
                 bots.append(
                     HouseBot(name, strategy, port, f"http://{LOOPBACK}:{port}", None, secret)
                 )
-            bot_children = start_bots(children, bot_env(env), bots)
+            bot_children = start_bots(children, env, bots)
             api = children.start("api", api_argv(settings.port), env)
             children.start("worker-matches", worker_argv("matches", 8), bot_calling_env(env))
             children.start("worker-results", worker_argv("results", 4), env)
@@ -456,7 +461,7 @@ def run(settings: Settings, *, out: Any = None) -> int:
             if fresh:  # restart them with their new secrets: they check signatures from now on
                 for bot in fresh:
                     children.stop(bot_children[bot.name])
-                start_bots(children, bot_env(env), fresh)
+                start_bots(children, env, fresh)
             warm = warm_up(api_url, house_file(data_dir, servers.database_url), bots)
             _print_banner(say, settings, servers.embedded, api_url, bots, data_dir, began, warm)
             while True:
@@ -491,7 +496,7 @@ def _print_banner(
         f"Truco Arena is running ({settings.env} mode, {where}; "
         f"started in {time.monotonic() - began:.1f}s)",
         f"  web       {api_url}/",
-        f"  API       {api_url}/v1",
+        f"  API       {api_url}/v1/leaderboards/1v1  (every endpoint lives under /v1/)",
         f"  OpenAPI   {api_url}/schema/openapi.json",
         f"  health    {api_url}/health",
         f"  bots      {api_url}/v1/bots",

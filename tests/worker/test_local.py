@@ -4,7 +4,9 @@ it migrates, starts everything, registers the house bots, and stops cleanly on S
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -101,6 +103,21 @@ def test_launcher_serves_house_bots_and_stops_cleanly(
         environ = _read(f"/proc/{bot_calling[0]}/environ")
         assert b"DATABASE_URL=" not in environ and b"TRUCO_SECRET_KEY=" not in environ
         assert b"REDIS_URL=" in environ
+        # house bots get their signing secrets in their environment, never on a command line
+        # (anyone on the machine can read every process's command line with ps)
+        secrets_kept = {b["secret"] for b in json.loads(house[0].read_text())["bots"].values()}
+        assert len(secrets_kept) == 2
+        for pid in children:
+            assert b"whsec_" not in _read(f"/proc/{pid}/cmdline"), pid
+        house_bots = [pid for pid in children if b"bot\x00serve" in _read(f"/proc/{pid}/cmdline")]
+        assert len(house_bots) == 2
+        assert {_environ(pid).get("TRUCO_BOT_SECRET") for pid in house_bots} == secrets_kept
+        # every URL the banner prints answers (the web, the API, OpenAPI, health, bots)
+        banner = text[text.index("Truco Arena is running") : text.index("Ctrl-C to stop")]
+        urls = re.findall(r"https?://[^\s)]+", banner)
+        assert len(urls) >= 7, banner
+        for url in urls:
+            assert httpx.get(url, timeout=5, trust_env=False).status_code == 200, url
         groups = {os.getpgid(pid) for pid in children if pid_alive(pid)}
         assert len(children) >= 6  # api, two workers, beat, two bots
         stop_began = time.monotonic()
@@ -114,6 +131,11 @@ def test_launcher_serves_house_bots_and_stops_cleanly(
         if launcher.poll() is None:
             os.killpg(launcher.pid, signal.SIGKILL)
             launcher.wait()
+
+
+def _environ(pid: int) -> dict[str, str]:
+    pairs = _read(f"/proc/{pid}/environ").decode(errors="replace").split("\0")
+    return dict(pair.split("=", 1) for pair in pairs if "=" in pair)
 
 
 def _read(path: str) -> bytes:
