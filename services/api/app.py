@@ -35,7 +35,8 @@ from services.api.secretbox import SecretBox
 from services.api.tournaments import TournamentController
 from services.config import Settings, load_settings
 from services.db.pool import create_pool
-from services.web import web_router
+from services.log_levels import quiet_noisy_loggers
+from services.web import pages_for_browser_routes, web_router
 
 MAX_BODY_BYTES = 64 * 1024
 API_VERSION = "1.0.0"
@@ -108,7 +109,7 @@ def create_app(
         ],
         before_request=first_answer(rate_limit_hook(limits, counter), json_body_hook),
         dependencies={"pool": Provide(get_pool, sync_to_thread=False)},
-        exception_handlers=exception_handlers,
+        exception_handlers=pages_for_browser_routes(exception_handlers),
         lifespan=[lifespan],
         state=State({"services": svc}),
         request_max_body_size=MAX_BODY_BYTES,
@@ -125,4 +126,5 @@ def create_app(
 
 def app_from_env() -> Litestar:
     """``uvicorn --factory services.api.app:app_from_env``."""
+    quiet_noisy_loggers()
     return create_app(load_settings())

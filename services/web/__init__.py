@@ -2,9 +2,11 @@
 
 ``web_router()`` is a Litestar ``Router`` with the pages, a small JSON endpoint per live page
 (polled by ``static/live.js``) and the static files (CSS, JS). Templates are Jinja2 with
-autoescape on; every page answers with a strict Content-Security-Policy.
+autoescape on; every page answers with a strict Content-Security-Policy. Errors on any path
+outside the API (``/v1``, ``/schema``, ``/health``) are HTML error pages with the same headers.
 """
 
+from services.web.errors import pages_for_browser_routes
 from services.web.pages import CSP, web_router
 
-__all__ = ["CSP", "web_router"]
+__all__ = ["CSP", "pages_for_browser_routes", "web_router"]

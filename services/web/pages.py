@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from functools import cache
+from http import HTTPStatus
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,6 +21,7 @@ from litestar.template import TemplateConfig
 from arena.replay import FORMAT, EntrantRecord, GameRecord, MatchResult, Replay, ReplayEvent
 from engine.rules import Rules
 from services.api.deps import services
+from services.api.problems import ProblemError
 from services.db import matches as db_matches
 from services.db import pages as db
 from services.web import views
@@ -42,7 +44,8 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "same-origin",
     "X-Frame-Options": "DENY",
 }
-HTML = "text/html; charset=utf-8"
+# Litestar adds "; charset=utf-8" to every text/* media type itself: never spell it here
+HTML = "text/html"
 LIVE_TOURNAMENT = ("registering", "running")
 LIVE_MATCH = ("pending", "queued", "running")
 Id = Annotated[int, Parameter(ge=1, le=2**63 - 1)]
@@ -64,9 +67,16 @@ def _engine() -> JinjaTemplateEngine:
     return engine
 
 
-def render(name: str, status_code: int = 200, **context: Any) -> Response[str]:
+def render(
+    name: str, status_code: int = 200, headers: dict[str, str] | None = None, **context: Any
+) -> Response[str]:
     html = _engine().get_template(name).render(**context)
-    return Response(html, status_code=status_code, media_type=HTML, headers=SECURITY_HEADERS)
+    return Response(
+        html,
+        status_code=status_code,
+        media_type=HTML,
+        headers={**SECURITY_HEADERS, **(headers or {})},
+    )
 
 
 @get("/", name="web:home")
@@ -249,23 +259,49 @@ async def match_live(
     )
 
 
-def _html_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+def html_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    """An error on a browser route: the site's error page (layout, CSP, security headers); the
+    live endpoints that pages poll answer a small JSON document instead."""
+    headers: dict[str, str] = {}
     if isinstance(exc, HTTPException):
         status, detail = exc.status_code, exc.detail
+        headers = dict(exc.headers or {})
+    elif isinstance(exc, ProblemError):
+        status, detail = exc.status, exc.detail
+        headers = dict(exc.headers or {})
     else:
         logger.exception("unhandled error on %s %s", request.method, request.url.path)
-        status, detail = 500, "an unexpected error occurred; it has been logged"
+        status, detail = 500, ""
+    if status >= 500:
+        detail = "an unexpected error occurred; it has been logged"
+    elif status == 404 and detail in ("", "Not Found"):
+        detail = "there is no page at this address"
     if request.url.path.endswith("/live"):
         return Response(
-            {"status": status, "detail": detail}, status_code=status, headers=SECURITY_HEADERS
+            {"status": status, "detail": detail},
+            status_code=status,
+            headers={**SECURITY_HEADERS, **headers},
         )
-    message = "Not found" if status == 404 else "Bad request" if status < 500 else "Error"
-    return render("error.html", status_code=status, status=status, message=message)
+    return render(
+        "error.html",
+        status_code=status,
+        headers=headers,
+        status=status,
+        message=_error_title(status),
+        detail=detail,
+    )
+
+
+def _error_title(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
 
 
 MEDIA_TYPES = {
-    ".css": "text/css; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css",
+    ".js": "text/javascript",
     ".svg": "image/svg+xml",
 }
 
@@ -308,9 +344,9 @@ def web_router() -> Router:
         ],
         response_headers=[ResponseHeader(name=k, value=v) for k, v in SECURITY_HEADERS.items()],
         exception_handlers={
-            ValidationException: _html_error,
-            HTTPException: _html_error,
-            Exception: _html_error,
+            ValidationException: html_error,
+            HTTPException: html_error,
+            Exception: html_error,
         },
         include_in_schema=False,
     )

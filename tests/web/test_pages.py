@@ -117,6 +117,41 @@ async def test_unknown_ids_are_html_404_with_the_csp(client: httpx.AsyncClient) 
     assert response.headers["content-security-policy"] == CSP
 
 
+async def test_every_browser_route_errs_with_the_site_error_page(
+    client: httpx.AsyncClient,
+) -> None:
+    cases = [
+        ("GET", "/no/such/page", 404),
+        ("GET", "/bots/abc", 404),
+        ("GET", "/tournaments/abc/live/x", 404),
+        ("GET", "/static/nope.css", 404),
+        ("GET", "/bots/999999", 404),
+        ("GET", "/matches/1?step=abc", 400),
+        ("DELETE", "/", 405),
+    ]
+    for method, path, status in cases:
+        response = await client.request(method, path)
+        assert response.status_code == status, path
+        assert response.headers["content-type"] == "text/html; charset=utf-8", path
+        assert response.headers["content-security-policy"] == CSP, path
+        assert response.headers["x-frame-options"] == "DENY", path
+        assert '<header class="top">' in response.text, path  # the site's layout
+        assert f"<h1>{status}: " in response.text, path
+    # the API keeps its problem documents, also where a path looks like a page's
+    for path in ["/v1", "/v1/no/such", "/v1/bots/abc", "/v1/bots/999999", "/health/x"]:
+        response = await client.get(path, headers={"accept": "text/html"})
+        assert response.status_code in (400, 404), path
+        assert response.headers["content-type"] == "application/problem+json", path
+        assert response.json()["status"] == response.status_code
+
+
+async def test_pages_send_one_charset(client: httpx.AsyncClient, web_data: WebData) -> None:
+    paths = [*await pages(web_data), "/no/such/page", "/static/site.css", "/static/live.js"]
+    for path in paths:
+        kind = (await client.get(path)).headers["content-type"]
+        assert kind.count("charset") == 1 and kind.endswith("; charset=utf-8"), (path, kind)
+
+
 async def test_seat_view_hides_other_seats_unplayed_cards(
     client: httpx.AsyncClient, web_data: WebData
 ) -> None:
