@@ -20,6 +20,7 @@ from arena.replay import Replay
 from arena.signing import generate_secret
 from engine.rules import Rules
 from engine.state import State
+from truco_cli import replay_file
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,7 +41,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=os.environ.get("TRUCO_BOT_SECRET"),
         help="signing secret (whsec_...) for URL bots; default $TRUCO_BOT_SECRET or a fresh one",
     )
-    parser.add_argument("--out", type=Path, help="replay file (default match-SEED.replay.json)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="replay file (default match-SEED.replay.json, or match-SEED-N.replay.json when "
+        "that exists); an existing FILE is refused without --force",
+    )
+    parser.add_argument("--force", action="store_true", help="let --out replace an existing file")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -106,10 +113,10 @@ def run(args: argparse.Namespace) -> int:
             )
             for i, spec in enumerate(args.bots)
         ]
-    except (BadBotSpec, ValueError) as exc:
+        out = replay_file.choose(args.out, args.seed, force=args.force)
+    except (BadBotSpec, ValueError, replay_file.ReplayFileExists) as exc:
         print(f"truco play: {exc}", file=sys.stderr)
         return 2
-    out: Path = args.out or Path(f"match-{args.seed}.replay.json")
     match_id = f"local-{args.seed}"
 
     with Progress(
@@ -133,10 +140,13 @@ def run(args: argparse.Namespace) -> int:
             )
 
         replay = asyncio.run(run_match(match_id, args.seed, settings, entrants, on_progress))
+    wanted = args.out or replay_file.default_path(args.seed)
     try:
-        out.write_bytes(msgspec.json.encode(replay))
+        out = replay_file.write(out, msgspec.json.encode(replay), replace=args.force)
     except OSError as exc:
         print(f"truco play: cannot write the replay to {out}: {exc.strerror}", file=sys.stderr)
         return 1
     _report(console, replay, out)
+    if out != wanted:
+        console.print(f"({wanted} already exists and was left as it was; --out names the file)")
     return 0
