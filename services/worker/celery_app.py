@@ -24,6 +24,7 @@ from celery import Celery
 from celery.signals import celeryd_after_setup
 from kombu.entity import Exchange, Queue
 
+from services.log_levels import quiet_noisy_loggers
 from services.worker.limits import VISIBILITY_TIMEOUT_S
 from services.worker.names import MATCHES, RESULTS, TASK_QUEUES
 from services.worker.settings import celery_broker_url, load_worker_settings
@@ -71,6 +72,7 @@ def make_config(environ: dict[str, str] | None = None) -> dict[str, Any]:
     }
 
 
+quiet_noisy_loggers()
 app = Celery("truco")
 app.conf.update(make_config())
 
