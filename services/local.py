@@ -188,9 +188,7 @@ def api_argv(port: int) -> list[str]:
     return [
         _python(),
         "-m",
-        "uvicorn",
-        "--factory",
-        "services.api.app:app_from_env",
+        "services.api.serve",  # uvicorn with the API's limits (slow clients, connections)
         "--host",
         LOOPBACK,
         "--port",

@@ -32,6 +32,7 @@ from services.api.problems import exception_handlers
 from services.api.ratelimit import PREFIX as RATE_LIMIT_PREFIX
 from services.api.ratelimit import Counter, MemoryCounter, RateLimits, RedisCounter, rate_limit_hook
 from services.api.secretbox import SecretBox
+from services.api.slow_clients import body_deadline
 from services.api.tournaments import TournamentController
 from services.config import Settings, load_settings
 from services.db.pool import create_pool
@@ -108,6 +109,7 @@ def create_app(
             web_router(),
         ],
         before_request=first_answer(rate_limit_hook(limits, counter), json_body_hook),
+        middleware=[body_deadline],
         dependencies={"pool": Provide(get_pool, sync_to_thread=False)},
         exception_handlers=pages_for_browser_routes(exception_handlers),
         lifespan=[lifespan],

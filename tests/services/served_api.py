@@ -1,0 +1,64 @@
+"""The API served as in production (``services.api.serve``: uvicorn with the head deadline,
+keep-alive and connection limit; the app with its body deadline) on 127.0.0.1 in a thread,
+with the timeouts shortened so tests of slow clients are quick."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+import uvicorn
+
+from services.api import serve, slow_clients
+from services.api.app import create_app
+from services.config import Secret, Settings
+
+HEAD_S = 1.0
+BODY_S = 1.0
+KEEP_ALIVE_S = 1
+MAX_CONNECTIONS = 8
+SLACK_S = 2.5  # a loaded 2-core machine
+
+
+@dataclass(frozen=True)
+class Served:
+    port: int
+
+    def connect(self) -> socket.socket:
+        sock = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+        sock.settimeout(HEAD_S + BODY_S + SLACK_S + 5)
+        return sock
+
+
+@contextlib.contextmanager
+def serve_api(database_url: str) -> Iterator[Served]:
+    slow = pytest.MonkeyPatch()
+    slow.setattr(slow_clients, "BODY_TIMEOUT_S", BODY_S)
+    app = create_app(Settings(env="local", database_url=database_url, secret_key=Secret("s" * 48)))
+    server = uvicorn.Server(
+        serve.config(
+            app,
+            host="127.0.0.1",
+            port=0,
+            head_timeout_s=HEAD_S,
+            keep_alive_s=KEEP_ALIVE_S,
+            max_connections=MAX_CONNECTIONS,
+        )
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield Served(server.servers[0].sockets[0].getsockname()[1])
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        slow.undo()
