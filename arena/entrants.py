@@ -15,6 +15,24 @@ class BadBotSpec(ValueError):
     """A bot spec that is neither an http(s) URL nor ``builtin:NAME`` with a known name."""
 
 
+def builtin_name(spec: str) -> str | None:
+    """The strategy named by a ``builtin:NAME`` spec, or None for anything else (a URL)."""
+    return spec[len(BUILTIN_PREFIX) :] if spec.startswith(BUILTIN_PREFIX) else None
+
+
+def builtin_bot(spec: str, *, seed: int, label: str | None = None) -> InProcessBot:
+    """The in-process bot for ``builtin:NAME``; raises :class:`BadBotSpec` for another spec or
+    an unknown name. No network, no egress guard: the strategy runs in this process."""
+    name = builtin_name(spec)
+    if name is None:
+        raise BadBotSpec(f"{spec!r} is not a built-in bot (builtin:NAME)")
+    try:
+        decide = strategy_decider(name, seed)
+    except KeyError as exc:
+        raise BadBotSpec(str(exc)) from None
+    return InProcessBot(label or name, decide)
+
+
 def connect(
     spec: str,
     *,
@@ -25,14 +43,9 @@ def connect(
     label: str | None = None,
 ) -> tuple[EntrantRecord, BotConnection]:
     """An entrant record and a connection for ``spec``; raises :class:`BadBotSpec`."""
-    if spec.startswith(BUILTIN_PREFIX):
-        name = spec[len(BUILTIN_PREFIX) :]
-        try:
-            decide = strategy_decider(name, seed)
-        except KeyError as exc:
-            raise BadBotSpec(str(exc)) from None
-        shown = label or name
-        return EntrantRecord(shown, spec), InProcessBot(shown, decide)
+    if builtin_name(spec) is not None:
+        bot = builtin_bot(spec, seed=seed, label=label)
+        return EntrantRecord(bot.name, spec), bot
     if not spec.startswith(("http://", "https://")):
         raise BadBotSpec(
             f"bad bot {spec!r}: give a base URL such as http://127.0.0.1:8080 "

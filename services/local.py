@@ -5,20 +5,25 @@
 1. with no ``DATABASE_URL``/``REDIS_URL``, starts the embedded PostgreSQL and Redis (data in
    ``.data/``, kept between runs); with them set, uses those servers;
 2. applies the migrations;
-3. starts, each as a child process in its own process group: the API (uvicorn on
-   127.0.0.1:``PORT``), the bot-calling worker (queue ``matches``, no database credentials in
-   its environment), the trusted worker (queue ``results``), beat, and two built-in bots
-   (``truco bot serve``);
-4. registers the two bots under a local "house" account through the API (its key and the
-   bots' signing secrets are kept in ``<data dir>/house-*.json``, mode 0600), so the
-   leaderboard is not empty, and prints the URLs;
+3. starts, each as a child process in its own process group (``services.local_children``):
+   the API (``services.api.serve`` on 127.0.0.1:``PORT``), the bot-calling worker (queue
+   ``matches``, no database credentials in its environment), the trusted worker (queue
+   ``results``), beat, and in local mode two built-in bots (``truco bot serve``, their
+   signing secrets in their environment, never on a command line);
+4. makes a "house" account through the API and its two bots: in local mode the HTTP bots,
+   registered through the API; in production ``builtin:heuristic`` and ``builtin:random``,
+   stored by the platform itself (``services.house``) and played in process by the
+   bot-calling worker. The key and the bots' ids (and local secrets) are kept in
+   ``<data dir>/house-*.json``, mode 0600. With an empty leaderboard it starts a warm-up
+   round robin between them, and prints the URLs;
 5. on Ctrl-C or SIGTERM stops every child (SIGTERM to its process group, SIGKILL after a grace
    period), then the embedded servers. Children also get SIGTERM from the kernel if this
    process dies without stopping them (Linux ``PR_SET_PDEATHSIG``).
 
 Local mode (``TRUCO_ENV`` unset or ``local``) lets bots run on loopback. With
-``TRUCO_ENV=production`` nothing here relaxes that: loopback bots are refused, and
-``services.config`` requires DATABASE_URL, REDIS_URL and TRUCO_SECRET_KEY from the environment.
+``TRUCO_ENV=production`` nothing here relaxes that: loopback bots are refused (the house bots
+need no loopback: they are built in), and ``services.config`` requires DATABASE_URL,
+REDIS_URL and TRUCO_SECRET_KEY from the environment.
 Logs go to ``<data dir>/logs/<process>.log``.
 """
 
@@ -31,114 +36,29 @@ import json
 import os
 import secrets
 import signal
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 import httpx
 
-from services.config import ConfigError, Settings, load_settings
+from services.config import ConfigError, Secret, Settings, load_settings
 from services.db.migrate import migrate_url
 from services.embedded import EmbeddedServerError, local_servers
-from services.embedded._process import _die_with_parent, choose_port
+from services.embedded._process import choose_port
+from services.house import HouseError, store_builtin_bots
+from services.local_children import Child, Children, LaunchError
 
 LOOPBACK = "127.0.0.1"
 HOUSE_ACCOUNT = "house"
 HOUSE_BOTS = (("house-heuristic", "heuristic", 8101), ("house-random", "random", 8102))
-STOP_GRACE_S = 8.0
 READY_TIMEOUT_S = 90.0
 CELERY_APP = "services.worker.celery_app"
-
-
-class LaunchError(RuntimeError):
-    """A child process did not start or died; the message says which and where its log is."""
-
-
-@dataclass
-class Child:
-    name: str
-    argv: list[str]
-    process: subprocess.Popen[bytes]
-    log_path: Path
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    def log_tail(self, lines: int = 15) -> str:
-        try:
-            tail = self.log_path.read_text(errors="replace").splitlines()[-lines:]
-        except OSError:
-            return ""
-        return "\n".join(f"    {line}" for line in tail)
-
-
-@dataclass
-class Children:
-    """Child processes, each the leader of its own process group."""
-
-    log_dir: Path
-    started: list[Child] = field(default_factory=list)
-
-    def start(self, name: str, argv: Sequence[str], env: Mapping[str, str]) -> Child:
-        self.log_dir.mkdir(parents=True, exist_ok=True)
-        log_path = self.log_dir / f"{name}.log"
-        preexec = None
-        if threading.current_thread() is threading.main_thread() and sys.platform == "linux":
-            preexec = _die_with_parent(signal.SIGTERM)
-        with log_path.open("ab") as log:
-            log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(argv)}\n".encode())
-            log.flush()
-            process = subprocess.Popen(
-                list(argv),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=dict(env),
-                start_new_session=True,  # its own group: Ctrl-C reaches only us; we stop it
-                preexec_fn=preexec,
-            )
-        child = Child(name, list(argv), process, log_path)
-        self.started.append(child)
-        return child
-
-    def stop(self, child: Child) -> None:
-        self._stop([child])
-        self.started.remove(child)
-
-    def first_dead(self) -> Child | None:
-        for child in self.started:
-            if child.process.poll() is not None:
-                return child
-        return None
-
-    def stop_all(self, grace_s: float = STOP_GRACE_S) -> None:
-        self._stop(list(reversed(self.started)), grace_s)
-        self.started.clear()
-
-    @staticmethod
-    def _stop(children: list[Child], grace_s: float = STOP_GRACE_S) -> None:
-        for child in children:
-            _signal_group(child.pid, signal.SIGTERM)
-        deadline = time.monotonic() + grace_s
-        for child in children:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                child.process.wait(timeout=max(0.0, deadline - time.monotonic()))
-        for child in children:  # the group too: a worker's pool processes, if any
-            _signal_group(child.pid, signal.SIGKILL)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                child.process.wait(timeout=5)
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
 
 
 # --- environments: who gets which secret -------------------------------------------------------
@@ -309,22 +229,52 @@ def _save(path: Path, state: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
+def house_account(client: httpx.Client, path: Path) -> dict[str, Any]:
+    """The house account's state from ``path``, creating the account through the API first
+    if the file has no key (a second name if "house" is taken, e.g. the file was lost)."""
+    state = _load(path)
+    if "api_key" not in state:
+        name = HOUSE_ACCOUNT
+        answer = client.post("/v1/accounts", json={"name": name})
+        if answer.status_code == 409:
+            name = f"{HOUSE_ACCOUNT}-{secrets.token_hex(3)}"
+            answer = client.post("/v1/accounts", json={"name": name})
+        answer.raise_for_status()
+        state = {"account": name, "api_key": answer.json()["api_key"], "bots": {}}
+        _save(path, state)
+    return state
+
+
+def register_builtin_house(
+    api: str, path: Path, bots: list[HouseBot], database_url: str, secret_key: Secret
+) -> None:
+    """Production: the house account (through the API) owns ``builtin:STRATEGY`` bots, stored
+    in the database directly (``services.house``; the API never accepts such a URL)."""
+    with httpx.Client(base_url=api, timeout=15.0, trust_env=False) as client:
+        state = house_account(client, path)
+    known = {name: int(entry["id"]) for name, entry in state.get("builtin", {}).items()}
+    wanted = [(bot.name, bot.strategy) for bot in bots]
+    try:
+        stored = asyncio.run(
+            store_builtin_bots(database_url, secret_key, state["api_key"], wanted, known)
+        )
+    except HouseError as exc:
+        raise LaunchError(
+            f"storing the house bots failed: {exc} (remove {path} to start over)"
+        ) from None
+    for bot in bots:
+        bot.bot_id = stored[bot.name]
+    state["builtin"] = {name: {"id": bot_id} for name, bot_id in stored.items()}
+    _save(path, state)
+
+
 def register_house(api: str, path: Path, bots: list[HouseBot]) -> None:
     """Make sure the house account exists and owns ``bots`` at their current URLs.
 
     Fills in each bot's id and signing secret; keeps both (and the account's key) in ``path``.
     """
-    state = _load(path)
     with httpx.Client(base_url=api, timeout=15.0, trust_env=False) as client:
-        if "api_key" not in state:
-            name = HOUSE_ACCOUNT
-            answer = client.post("/v1/accounts", json={"name": name})
-            if answer.status_code == 409:  # the name is taken (the file was lost): another
-                name = f"{HOUSE_ACCOUNT}-{secrets.token_hex(3)}"
-                answer = client.post("/v1/accounts", json={"name": name})
-            answer.raise_for_status()
-            state = {"account": name, "api_key": answer.json()["api_key"], "bots": {}}
-            _save(path, state)
+        state = house_account(client, path)
         auth = {"authorization": f"Bearer {state['api_key']}"}
         known: dict[str, Any] = state.setdefault("bots", {})
         for bot in bots:
@@ -403,6 +353,17 @@ def _ignore_stop_signals() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
+def local_house_bots(known: Mapping[str, Any]) -> list[HouseBot]:
+    """Local mode's house bots: each on a free loopback port (its usual one if free), with
+    the signing secret stored last time, if any."""
+    bots = []
+    for name, strategy, preferred in HOUSE_BOTS:
+        port = choose_port([preferred])
+        secret = known.get(name, {}).get("secret")
+        bots.append(HouseBot(name, strategy, port, f"http://{LOOPBACK}:{port}", None, secret))
+    return bots
+
+
 def start_bots(
     children: Children, env: Mapping[str, str], bots: list[HouseBot]
 ) -> dict[str, Child]:
@@ -435,15 +396,16 @@ def run(settings: Settings, *, out: Any = None) -> int:
         children = Children(data_dir / "logs")
         try:
             api_url = f"http://{LOOPBACK}:{settings.port}"
-            known = _load(house_file(data_dir, servers.database_url)).get("bots", {})
-            bots = []
-            for name, strategy, preferred in HOUSE_BOTS:
-                port = choose_port([preferred])
-                secret = known.get(name, {}).get("secret")
-                bots.append(
-                    HouseBot(name, strategy, port, f"http://{LOOPBACK}:{port}", None, secret)
-                )
-            bot_children = start_bots(children, env, bots)
+            path = house_file(data_dir, servers.database_url)
+            if settings.production:  # built-in strategies in the bot-calling worker
+                bots = [
+                    HouseBot(name, strategy, 0, f"builtin:{strategy}")
+                    for name, strategy, _ in HOUSE_BOTS
+                ]
+                bot_children: dict[str, Child] = {}
+            else:  # HTTP servers on loopback, registered through the API like anyone's bots
+                bots = local_house_bots(_load(path).get("bots", {}))
+                bot_children = start_bots(children, env, bots)
             api = children.start("api", api_argv(settings.port), env)
             children.start("worker-matches", worker_argv("matches", 8), bot_calling_env(env))
             children.start("worker-results", worker_argv("results", 4), env)
@@ -454,13 +416,19 @@ def run(settings: Settings, *, out: Any = None) -> int:
                 child=api,
                 timeout=READY_TIMEOUT_S,
             )
-            fresh = [bot for bot in bots if bot.secret is None]
-            register_house(api_url, house_file(data_dir, servers.database_url), bots)
-            if fresh:  # restart them with their new secrets: they check signatures from now on
-                for bot in fresh:
-                    children.stop(bot_children[bot.name])
-                start_bots(children, env, fresh)
-            warm = warm_up(api_url, house_file(data_dir, servers.database_url), bots)
+            if settings.production:
+                assert settings.secret_key is not None  # production requires it
+                register_builtin_house(
+                    api_url, path, bots, servers.database_url, settings.secret_key
+                )
+            else:
+                fresh = [bot for bot in bots if bot.secret is None]
+                register_house(api_url, path, bots)
+                if fresh:  # restart them with their new secrets: they check signatures now
+                    for bot in fresh:
+                        children.stop(bot_children[bot.name])
+                    start_bots(children, env, fresh)
+            warm = warm_up(api_url, path, bots)
             _print_banner(say, settings, servers.embedded, api_url, bots, data_dir, began, warm)
             while True:
                 dead = children.first_dead()

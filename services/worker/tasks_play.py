@@ -2,7 +2,8 @@
 
 This worker holds no database credentials: the match, its bots' URLs and signing secrets come
 in the message; the replay leaves as a ``truco.store_result`` message to the trusted worker.
-Bots are called through the arena's guarded client (loopback only when ``TRUCO_ENV=local``).
+Bots are called through the arena's guarded client (loopback only when ``TRUCO_ENV=local``);
+a ``builtin:NAME`` bot (a house bot) is the strategy itself, played in this process.
 
 While it plays, the match is published for spectators (:mod:`services.worker.live`): a
 ``truco.match_started`` message when play begins, then one Redis item per decision.
@@ -23,13 +24,14 @@ from redis.retry import Retry
 from arena.client import BotClient, ClientConfig
 from arena.connection import BotConnection, HttpBot
 from arena.egress import EgressPolicy
+from arena.entrants import builtin_bot, builtin_name
 from arena.match import run_match
 from arena.replay import EntrantRecord, Replay
 from services.worker.celery_app import app
 from services.worker.dispatch import send_result
 from services.worker.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
 from services.worker.live import LivePublisher, RecordingBot, send_started
-from services.worker.messages import MatchMessage
+from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.names import PLAY_MATCH
 from services.worker.settings import WorkerSettings, load_worker_settings
 from services.worker.slots import BotSlots
@@ -97,6 +99,15 @@ def entrant_source(bot_id: int) -> str:
     return f"bot:{bot_id}"
 
 
+def bot_connection(entrant: EntrantMessage, config: ClientConfig, *, seed: int) -> BotConnection:
+    """How this worker reaches an entrant: over HTTP through the guarded client, or, for a
+    ``builtin:NAME`` bot (the platform's house bots; users can never register such a URL), the
+    strategy in this process: no connection, no exception to the egress guard."""
+    if builtin_name(entrant.url) is not None:
+        return builtin_bot(entrant.url, seed=seed, label=entrant.name)
+    return HttpBot(entrant.name, BotClient(entrant.url, entrant.secret, config=config))
+
+
 def live_publisher(
     message: MatchMessage, bots: list[RecordingBot], settings: WorkerSettings | None
 ) -> LivePublisher:
@@ -116,8 +127,8 @@ async def play(
         policy=EgressPolicy(allow_loopback=allow_loopback),
     )
     bots = [
-        RecordingBot(HttpBot(entrant.name, BotClient(entrant.url, entrant.secret, config=config)))
-        for entrant in message.entrants
+        RecordingBot(bot_connection(entrant, config, seed=message.seed + index))
+        for index, entrant in enumerate(message.entrants)
     ]
     entrants: list[tuple[EntrantRecord, BotConnection]] = [
         (EntrantRecord(entrant.name, entrant_source(entrant.bot_id)), bot)

@@ -15,6 +15,7 @@ import msgspec
 
 from arena.client import BotClient, ClientConfig, Fault
 from arena.egress import EgressPolicy
+from arena.entrants import BadBotSpec, builtin_bot, builtin_name
 from arena.protocol import API_VERSION, BotInfo
 from arena.signing import generate_secret
 from services.worker.celery_app import app
@@ -39,7 +40,14 @@ def probe_client(url: str, secret: str, policy: EgressPolicy) -> BotClient:
 async def probe(
     target: ProbeTarget, *, allow_loopback: bool, make_client: ClientFactory = probe_client
 ) -> ProbeOutcome:
-    """One ``GET {url}/`` through the guarded client: ok if it answers protocol v1 info."""
+    """One ``GET {url}/`` through the guarded client: ok if it answers protocol v1 info. A
+    ``builtin:NAME`` bot runs in the bot-calling worker itself: ok if the strategy exists."""
+    if builtin_name(target.url) is not None:
+        try:
+            builtin_bot(target.url, seed=0)
+        except BadBotSpec as exc:
+            return ProbeOutcome(target.bot_id, False, f"bad_body: {exc}")
+        return ProbeOutcome(target.bot_id, True, None)
     policy = EgressPolicy(allow_loopback=allow_loopback)
     # GET / carries no game data: a throwaway signing secret, as for a URL change
     async with make_client(target.url, generate_secret(), policy) as client:

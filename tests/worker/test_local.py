@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import asyncpg
 import httpx
 import pytest
 
@@ -41,10 +42,7 @@ def empty_database(postgres_server: PostgresServer) -> Iterator[str]:
         asyncio.run(drop_database(postgres_server, name))
 
 
-def test_launcher_serves_house_bots_and_stops_cleanly(
-    empty_database: str, redis_target: RedisTarget, tmp_path: Path
-) -> None:
-    port = free_port()
+def launcher_env(database: str, redis_target: RedisTarget, data: Path, port: int) -> dict[str, str]:
     env = {
         key: value
         for key, value in os.environ.items()
@@ -52,11 +50,19 @@ def test_launcher_serves_house_bots_and_stops_cleanly(
     }
     env.update(
         PORT=str(port),
-        DATABASE_URL=empty_database,
+        DATABASE_URL=database,
         REDIS_URL=redis_target.url,
         TRUCO_REDIS_PREFIX=f"{redis_target.prefix}{secrets.token_hex(3)}:",
-        TRUCO_DATA_DIR=str(tmp_path / "data"),
+        TRUCO_DATA_DIR=str(data),
     )
+    return env
+
+
+def test_launcher_serves_house_bots_and_stops_cleanly(
+    empty_database: str, redis_target: RedisTarget, tmp_path: Path
+) -> None:
+    port = free_port()
+    env = launcher_env(empty_database, redis_target, tmp_path / "data", port)
     out = tmp_path / "launcher.out"
     began = time.monotonic()
     with out.open("wb") as handle:
@@ -133,6 +139,14 @@ def test_launcher_serves_house_bots_and_stops_cleanly(
             launcher.wait()
 
 
+async def _urls(database: str) -> dict[str, str]:
+    conn = await asyncpg.connect(database)
+    try:
+        return {row["name"]: row["url"] for row in await conn.fetch("SELECT name, url FROM bots")}
+    finally:
+        await conn.close()
+
+
 def _environ(pid: int) -> dict[str, str]:
     pairs = _read(f"/proc/{pid}/environ").decode(errors="replace").split("\0")
     return dict(pair.split("=", 1) for pair in pairs if "=" in pair)
@@ -143,3 +157,74 @@ def _read(path: str) -> bytes:
         return Path(path).read_bytes()
     except OSError:
         return b""
+
+
+def test_production_launcher_plays_the_house_bots_in_process(
+    empty_database: str, redis_target: RedisTarget, tmp_path: Path
+) -> None:
+    """README's production command against a real PostgreSQL and Redis and a fresh database:
+    it starts, the house bots are registered as built-in bots (no loopback server, none
+    refused), and their warm-up matches are played by the bot-calling worker."""
+    port = free_port()
+    env = launcher_env(empty_database, redis_target, tmp_path / "data", port)
+    env.update(TRUCO_ENV="production", TRUCO_SECRET_KEY=secrets.token_urlsafe(48))
+    out = tmp_path / "launcher.out"
+    with out.open("wb") as handle:
+        launcher = subprocess.Popen(
+            [sys.executable, "-m", "services.local"],
+            env=env,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    api = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(
+            lambda: "Ctrl-C to stop" in out.read_text() or launcher.poll() is not None,
+            90,
+            "the launcher",
+            out,
+        )
+        assert launcher.poll() is None, out.read_text()
+        text = out.read_text()
+        assert "production mode" in text and "builtin:heuristic" in text
+        with httpx.Client(base_url=api, timeout=10, trust_env=False) as client:
+            bots = {b["name"]: b for b in client.get("/v1/bots").json()["items"]}
+            assert {"house-heuristic", "house-random"} <= set(bots)
+            assert asyncio.run(_urls(empty_database)) == {
+                "house-heuristic": "builtin:heuristic",
+                "house-random": "builtin:random",
+            }
+
+            def board() -> list[dict[str, object]]:
+                entries: list[dict[str, object]] = client.get("/v1/leaderboards/1v1").json()[
+                    "entries"
+                ]
+                return entries
+
+            wait_for(lambda: len(board()) == 2, 120, "the warm-up's matches", out)
+            house_id = bots["house-heuristic"]["id"]
+            played = client.get(f"/v1/bots/{house_id}/matches").json()["items"]
+            finished = [m for m in played if m["status"] == "done"]
+            assert finished, played
+            match = client.get(f"/v1/matches/{finished[0]['id']}").json()
+            assert match["reason"] in ("games", "tantos", "draw"), match
+            assert match["games_won"] is not None and sum(match["games_won"]) >= 1
+            # no user can register a built-in URL, nor switch a bot to one
+            account = client.post("/v1/accounts", json={"name": f"p-{secrets.token_hex(3)}"})
+            auth = {"authorization": f"Bearer {account.json()['api_key']}"}
+            for url in ("builtin:heuristic", "BUILTIN:heuristic", " builtin:random"):
+                created = client.post(
+                    "/v1/bots", json={"name": f"b-{secrets.token_hex(3)}", "url": url}, headers=auth
+                )
+                assert created.status_code == 422, (url, created.text)
+        children = descendants(launcher.pid)
+        assert not [p for p in children if b"bot\x00serve" in _read(f"/proc/{p}/cmdline")]
+        worker_log = (tmp_path / "data" / "logs" / "worker-matches.log").read_text()
+        assert "refused" not in worker_log and "Traceback" not in worker_log
+        launcher.send_signal(signal.SIGTERM)
+        assert launcher.wait(timeout=20) == 0
+    finally:
+        if launcher.poll() is None:
+            os.killpg(launcher.pid, signal.SIGKILL)
+            launcher.wait()
