@@ -96,6 +96,24 @@ async def make_bot(pool: asyncpg.Pool, owner: int, url: str, secret: str | None 
     return bot.id
 
 
+class Sent:
+    """Task messages this process would have sent (``send_task`` replaced)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, list[Any], dict[str, Any]]] = []
+
+    def __call__(self, name: str, args: list[Any], **options: Any) -> object:
+        self.calls.append((name, args, options))
+        return type("R", (), {"id": f"sent-{len(self.calls)}"})()
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> Sent:
+    capture = Sent()
+    monkeypatch.setattr(dispatch.current_app(), "send_task", capture)
+    return capture
+
+
 class Challenge(NamedTuple):
     match_id: int
     bots: list[int]  # bot ids: heuristic, random

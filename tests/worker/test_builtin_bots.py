@@ -18,7 +18,7 @@ from services.worker.messages import EntrantMessage, MatchMessage, ProbeTarget
 from services.worker.tasks_probe import probe_all
 from services.worker.tasks_store import check_replay
 from tests.services.conftest import RedisTarget
-from tests.worker.test_play import Sent, sent  # noqa: F401 - the fixture
+from tests.worker.conftest import Sent
 
 
 class NoNetwork:
@@ -30,7 +30,7 @@ class NoNetwork:
 
 def test_builtin_house_bots_play_in_process_in_production(
     worker_env: RedisTarget,
-    sent: Sent,  # noqa: F811
+    sent: Sent,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("TRUCO_ENV", "production")  # loopback refused
@@ -52,7 +52,7 @@ def test_builtin_house_bots_play_in_process_in_production(
 
 def test_a_url_bot_beside_a_builtin_one_still_goes_through_the_guard(
     worker_env: RedisTarget,
-    sent: Sent,  # noqa: F811
+    sent: Sent,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("TRUCO_ENV", "production")

@@ -13,26 +13,11 @@ from arena.match import MatchSettings
 from arena.replay import Replay
 from arena.signing import generate_secret
 from engine.rules import Rules
-from services.worker import dispatch, tasks_play
+from services.worker import tasks_play
 from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.tasks_store import BadResult, check_replay
 from tests.services.conftest import RedisTarget
-
-
-class Sent:
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, list[Any], dict[str, Any]]] = []
-
-    def __call__(self, name: str, args: list[Any], **options: Any) -> object:
-        self.calls.append((name, args, options))
-        return type("R", (), {"id": f"sent-{len(self.calls)}"})()
-
-
-@pytest.fixture
-def sent(monkeypatch: pytest.MonkeyPatch) -> Sent:
-    capture = Sent()
-    monkeypatch.setattr(dispatch.current_app(), "send_task", capture)
-    return capture
+from tests.worker.conftest import Sent
 
 
 def _message(bots: list[Any], secrets_: list[str], match_id: int = 501) -> MatchMessage:
