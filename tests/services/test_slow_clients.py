@@ -174,3 +174,10 @@ def test_past_the_connection_limit_requests_get_a_503_at_once(served: Served) ->
     with served.connect() as sock:  # the limit frees as connections go
         sock.sendall(b"GET /schema/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+
+
+def test_an_oversized_request_head_is_a_400_and_closed(served: Served) -> None:
+    with served.connect() as sock:
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 20_000)
+        answer, _ = read_until_closed(sock)
+    assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]
