@@ -37,7 +37,8 @@ class EgressRefused(EgressError):
 
     ``reason`` is a sentence for the bot author ("10.0.0.5 is a private address"),
     ``category`` a stable code ("private", "loopback", "metadata", ...), ``address`` the
-    offending address when there is one.
+    offending address when there is one (for the platform's own use: when a host NAME
+    resolved to it, ``reason`` does not show it).
     """
 
     def __init__(self, reason: str, *, category: str, address: str | None = None) -> None:
@@ -209,7 +210,8 @@ def judge_address(ip: IPAddress, policy: EgressPolicy, *, host: str | None = Non
 
     IPv4-mapped IPv6 addresses come back as their IPv4 address. Forms that embed an IPv4
     address (mapped, NAT64, 6to4, Teredo) are judged by it, with loopback never allowed
-    there. ``host`` (the name that resolved to ``ip``) only improves the message.
+    there. With ``host`` (the name that resolved to ``ip``) the message names the host and the
+    kind of address but never the address: the platform's DNS answers are not the author's.
     """
     ip = _unscoped(ip)
     try:
@@ -218,10 +220,14 @@ def judge_address(ip: IPAddress, policy: EgressPolicy, *, host: str | None = Non
         description = exc.description
         if exc.category == "loopback" and exc.ip.is_loopback:
             description += " (loopback is allowed only for local play)"
-        subject = f"{ip} is" if host is None else f"{host} resolves to {ip}, which is"
-        raise EgressRefused(
-            f"{subject} {description}", category=exc.category, address=str(ip)
-        ) from None
+        if host is None:  # the author wrote the address: naming it tells nothing new
+            reason = f"{ip} is {description}"
+        else:  # never echo what the platform's resolver answered (internal DNS)
+            kind = exc.category.replace("_", " ")
+            reason = f"{host} resolves to a non-public address ({kind})"
+            if exc.category == "loopback" and exc.ip.is_loopback:
+                reason += "; loopback is allowed only for local play"
+        raise EgressRefused(reason, category=exc.category, address=str(ip)) from None
 
 
 # --- host and URL parsing ---------------------------------------------------------------------
@@ -360,7 +366,7 @@ def _as_ip(text: str, host: str) -> IPAddress:
     try:
         return ipaddress.ip_address(text.split("%", 1)[0])
     except ValueError:
-        raise UnresolvableHost(f"{host} resolved to {text!r}, which is not an address") from None
+        raise UnresolvableHost(f"{host} resolved to something that is not an address") from None
 
 
 async def check_url(

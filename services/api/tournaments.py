@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated
 
 import asyncpg
@@ -79,6 +80,20 @@ def too_long_problem(exc: flow.SettingsTooLong) -> ProblemError:
     )
 
 
+def check_start_at(start_at: datetime | None) -> None:
+    """A 422 naming ``start_at`` for an instant outside what the database stores: year 1 at
+    +14:00 is year 0 in UTC, which neither Python nor PostgreSQL can hold."""
+    if start_at is None:
+        return
+    try:
+        start_at.astimezone(UTC)
+    except (OverflowError, ValueError):
+        message = "start_at must be an instant between 0001-01-01 and 9999-12-31 in UTC"
+        raise ProblemError(
+            422, message, errors=[FieldError(field="body.start_at", message=message)]
+        ) from None
+
+
 def _entry(entry: Entry) -> EntryRead:
     return EntryRead(
         tournament_id=entry.tournament_id,
@@ -124,6 +139,7 @@ class TournamentController(Controller):
         pool: NamedDependency[asyncpg.Pool],
         account: NamedDependency[Account],
     ) -> TournamentDetail:
+        check_start_at(data.start_at)
         settings = flow.TournamentSettings(
             rules=data.rules or {},
             rounds=data.rounds,

@@ -133,22 +133,22 @@ async def test_refusal_message_reads_well() -> None:
 
 
 @pytest.mark.parametrize(
-    ("answers", "category", "message"),
+    ("answers", "category"),
     [
-        (["10.0.0.5"], "private", "bot.example resolves to 10.0.0.5, which is a private address"),
-        (["127.0.0.1"], "loopback", "bot.example resolves to 127.0.0.1"),
-        (["169.254.169.254"], "metadata", "cloud metadata"),
-        (["fd00:ec2::254"], "metadata", "fd00:ec2::254"),
-        (["fd00::5"], "unique_local", "unique-local"),
-        (["fe80::1%2"], "link_local", "fe80::1"),
-        (["::ffff:10.1.2.3"], "private", "10.1.2.3"),
+        (["10.0.0.5"], "private"),
+        (["127.0.0.1"], "loopback"),
+        (["169.254.169.254"], "metadata"),
+        (["fd00:ec2::254"], "metadata"),
+        (["fd00::5"], "unique_local"),
+        (["fe80::1%2"], "link_local"),
+        (["::ffff:10.1.2.3"], "private"),
         # one bad answer among good ones refuses the name: the good one is not picked
-        ([PUBLIC_V4, "10.0.0.5"], "private", "10.0.0.5"),
-        (["10.0.0.5", PUBLIC_V4], "private", "10.0.0.5"),
-        ([PUBLIC_V6, PUBLIC_V4, "::1"], "loopback", "::1"),
+        ([PUBLIC_V4, "10.0.0.5"], "private"),
+        (["10.0.0.5", PUBLIC_V4], "private"),
+        ([PUBLIC_V6, PUBLIC_V4, "::1"], "loopback"),
     ],
 )
-async def test_refused_resolutions(answers: list[str], category: str, message: str) -> None:
+async def test_refused_resolutions(answers: list[str], category: str) -> None:
     asked: list[tuple[str, int]] = []
 
     async def resolver(host: str, port: int) -> list[str]:
@@ -158,7 +158,12 @@ async def test_refused_resolutions(answers: list[str], category: str, message: s
     with pytest.raises(EgressRefused) as caught:
         await check_url("https://Bot.Example./v1", STRICT, resolver)
     assert caught.value.category == category
-    assert message in str(caught.value)
+    kind = category.replace("_", " ")
+    assert caught.value.reason.startswith(f"bot.example resolves to a non-public address ({kind})")
+    # the platform's DNS answers never reach the author (finding 8): no address, not even
+    # the embedded IPv4 of a mapped form
+    for answer in [*answers, "10.1.2.3", "fe80::1"]:
+        assert answer.split("%")[0] not in str(caught.value)
     assert asked == [("bot.example", 443)]
 
 
@@ -225,7 +230,9 @@ async def test_localhost_name_under_local_policy() -> None:
 
     target = await check_url("http://localhost:8000/", LOCAL, resolver)
     assert target.ip == ipaddress.ip_address("::1")
-    with pytest.raises(EgressRefused, match="localhost resolves to ::1"):
+    with pytest.raises(
+        EgressRefused, match=r"localhost resolves to a non-public address \(loopback\)"
+    ):
         await check_url("http://localhost:8000/", STRICT, resolver)
 
 
@@ -409,12 +416,15 @@ async def test_rebound_name_is_refused_before_any_connection(
         network_backend=arena_forbidden_backend,
     )
     async with client:
-        with pytest.raises(EgressRefused, match=r"resolves to 10\.0\.0\.5"):
+        with pytest.raises(
+            EgressRefused, match=r"rebind\.example resolves to a non-public address \(private\)"
+        ):
             await client.pin()
         result = await client.act({}, TimeBank(1000))
     assert isinstance(result, Fault)
     assert result.kind == "connect"
-    assert "private address" in result.detail
+    assert "non-public address (private)" in result.detail
+    assert "10.0.0.5" not in result.detail
     assert arena_forbidden_backend.calls == []
     assert resolver.lookups == 2  # the refusal is final: no further lookups
 
