@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from types import TracebackType
 from typing import Any, Literal, Self, TypeVar
+from urllib.parse import urlsplit
 
 import httpcore
 import httpx
@@ -31,6 +32,7 @@ from arena.egress import (
     Resolver,
     check_url,
 )
+from arena.fault_detail import public_detail
 from arena.pinning import PinnedBackend, PinnedTransport
 
 T = TypeVar("T")
@@ -246,18 +248,24 @@ class BotClient:
         exact_200: bool = False,
     ) -> Result:
         start = time.perf_counter()
+        error: BaseException | None = None
         try:
             async with asyncio.timeout(limit_ms / 1000.0):
-                return await self._exchange(method, endpoint, body, limit_ms, exact_200, start)
+                result = await self._exchange(method, endpoint, body, limit_ms, exact_200, start)
         except TimeoutError:
-            return Fault("timeout", f"no complete answer within {limit_ms:.0f} ms", _ms(start))
+            result = Fault("timeout", f"no complete answer within {limit_ms:.0f} ms", _ms(start))
         except EgressError as exc:
-            return Fault("connect", _clip(str(exc)), _ms(start))
+            result = Fault("connect", str(exc), _ms(start))
         except httpx.TimeoutException as exc:
-            return Fault("timeout", _clip(f"{type(exc).__name__}: {exc}"), _ms(start))
+            result = Fault("timeout", f"{type(exc).__name__}: {exc}", _ms(start))
         except httpx.HTTPError as exc:
+            error = exc
             detail = str(exc) or "the connection failed or was closed before a full answer"
-            return Fault("connect", _clip(f"{type(exc).__name__}: {detail}"), _ms(start))
+            result = Fault("connect", f"{type(exc).__name__}: {detail}", _ms(start))
+        if isinstance(result, Fault):  # replays are public: no host name, TLS by reason only
+            detail = public_detail(result.detail, urlsplit(self._base_url).hostname, error)
+            result = Fault(result.kind, _clip(detail), result.latency_ms)
+        return result
 
     async def _exchange(
         self,

@@ -28,6 +28,7 @@ from services.api.health import health
 from services.api.hooks import first_answer
 from services.api.leaderboards import LeaderboardController
 from services.api.matches import BotMatchController, MatchController
+from services.api.no_store import no_store_credentials
 from services.api.problems import exception_handlers
 from services.api.ratelimit import PREFIX as RATE_LIMIT_PREFIX
 from services.api.ratelimit import Counter, MemoryCounter, RateLimits, RedisCounter, rate_limit_hook
@@ -110,6 +111,7 @@ def create_app(
         ],
         before_request=first_answer(rate_limit_hook(limits, counter), json_body_hook),
         middleware=[body_deadline],
+        after_request=no_store_credentials,
         dependencies={"pool": Provide(get_pool, sync_to_thread=False)},
         exception_handlers=pages_for_browser_routes(exception_handlers),
         lifespan=[lifespan],

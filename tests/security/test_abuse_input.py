@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from arena.sdk import BotServer
 from tests.security.helpers import assert_problem
 from tests.services.test_api_helpers import (  # noqa: F401 - fixtures
     Api,
@@ -44,3 +45,23 @@ async def test_start_at_at_the_edges_of_the_range_is_accepted(api: Api) -> None:
         response = await api.client.post("/v1/tournaments", json=body, headers=headers)
         assert response.status_code == 201, response.text
         assert response.json()["start_at"].startswith(start_at[:19])
+
+
+async def test_answers_carrying_a_key_or_a_secret_are_not_stored(
+    api: Api, bot_server: BotServer
+) -> None:
+    account = await api.client.post("/v1/accounts", json={"name": unique("f11")})
+    assert account.status_code == 201
+    assert "api_key" in account.json()
+    assert account.headers["cache-control"] == "no-store"
+    headers = {"Authorization": f"Bearer {account.json()['api_key']}"}
+    bot = await api.client.post(
+        "/v1/bots", json={"name": unique("f11"), "url": bot_server.url}, headers=headers
+    )
+    assert bot.status_code == 201
+    assert "signing_secret" in bot.json()
+    assert bot.headers["cache-control"] == "no-store"
+    # a public answer without a credential is left to the caches
+    profile = await api.client.get(f"/v1/bots/{bot.json()['id']}")
+    assert profile.status_code == 200
+    assert "cache-control" not in profile.headers

@@ -1,0 +1,158 @@
+"""Abuse finding 11: a fault's detail goes into a PUBLIC replay, so it never carries the bot's
+host name (shown to its owner only); a TLS failure is described by its reason code.
+
+A real TLS handshake with a self-signed certificate on 127.0.0.1, and a hostname mismatch as
+httpx raises it (a certificate for another name cannot be made trusted without changing the
+client's trust store, which the guarded client does not allow).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import ipaddress
+import socket
+import ssl
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from arena.client import BotClient, ClientConfig, Fault, TimeBank
+from arena.egress import EgressPolicy
+from arena.fault_detail import HOST_PLACEHOLDER, public_detail
+from arena.signing import generate_secret
+
+pytestmark = pytest.mark.anyio
+LOCAL = EgressPolicy(allow_loopback=True)
+SECRET_HOST = "bot-7.internal.example"
+
+
+async def _resolve(host: str, port: int) -> list[str]:
+    assert host == SECRET_HOST, f"unexpected lookup of {host!r}"
+    return ["127.0.0.1"]
+
+
+def _self_signed(folder: Path) -> tuple[Path, Path]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, SECRET_HOST)])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [x509.DNSName(SECRET_HOST), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+            ),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_path, key_path
+
+
+@contextlib.contextmanager
+def tls_server(folder: Path) -> Iterator[int]:
+    """A TLS listener on 127.0.0.1 with a self-signed certificate; handshakes only."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(*_self_signed(folder))
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with conn, contextlib.suppress(OSError):
+                conn.settimeout(2)
+                context.wrap_socket(conn, server_side=True).close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join(5)
+        listener.close()
+
+
+async def test_a_real_tls_failure_is_described_by_its_reason(tmp_path: Path) -> None:
+    with tls_server(tmp_path) as port:
+        client = BotClient(
+            f"https://{SECRET_HOST}:{port}",
+            generate_secret(),
+            config=ClientConfig(timeout_ms=3000, policy=LOCAL),
+            resolver=_resolve,
+        )
+        async with client:
+            result = await client.info()
+    assert isinstance(result, Fault)
+    assert result.kind == "connect"
+    assert result.detail.startswith("TLS handshake failed (CERTIFICATE_VERIFY_FAILED)")
+    assert SECRET_HOST not in result.detail
+
+
+class _MismatchTransport(httpx.AsyncBaseTransport):
+    """Fails every request the way httpx does on a certificate for another name."""
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        error = ssl.SSLCertVerificationError(
+            1,
+            "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: Hostname mismatch, "
+            f"certificate is not valid for '{SECRET_HOST}'. (_ssl.c:1000)",
+        )
+        error.reason = "CERTIFICATE_VERIFY_FAILED"
+        error.verify_code = 62
+        error.verify_message = f"Hostname mismatch, certificate is not valid for '{SECRET_HOST}'."
+        raise httpx.ConnectError(str(error)) from error
+
+
+async def test_a_hostname_mismatch_never_names_the_host() -> None:
+    client = BotClient(
+        f"https://{SECRET_HOST}:8443/bot",
+        generate_secret(),
+        config=ClientConfig(timeout_ms=1000, policy=LOCAL),
+        resolver=_resolve,
+        transport=_MismatchTransport(),
+    )
+    async with client:
+        result = await client.act({}, TimeBank(1000))
+    assert isinstance(result, Fault)
+    assert result.kind == "connect"
+    assert SECRET_HOST not in result.detail
+    assert "bot-7" not in result.detail
+    assert result.detail == (
+        "TLS handshake failed (CERTIFICATE_VERIFY_FAILED): Hostname mismatch, certificate is "
+        "not valid for the bot's host name"
+    )
+
+
+def test_other_details_lose_the_host_in_any_case() -> None:
+    detail = f"ConnectError: cannot reach BOT-7.Internal.Example. ({SECRET_HOST})"
+    scrubbed = public_detail(detail, SECRET_HOST)
+    assert "internal" not in scrubbed.lower()
+    assert scrubbed.count(HOST_PLACEHOLDER) == 2
