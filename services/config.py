@@ -9,6 +9,9 @@
 ``TRUCO_SECRET_KEY``   at least 32 characters; the root of the keys that encrypt bots'
                        signing secrets. Local mode makes one in ``.data/secret_key`` if unset
 ``TRUCO_DATA_DIR``     where local data lives (default ``.data`` in the checkout)
+``TRUCO_TRUSTED_PROXIES``  comma-separated addresses or networks (``10.0.0.7``,
+                       ``10.1.0.0/16``) of the reverse proxies whose ``X-Forwarded-For`` is
+                       believed; none by default (the peer's address is the client's)
 =====================  ==================================================================
 
 Production refuses loopback bot URLs and requires DATABASE_URL, REDIS_URL and
@@ -17,6 +20,7 @@ TRUCO_SECRET_KEY from the environment.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 from collections.abc import Mapping
@@ -71,6 +75,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     port: Annotated[int, msgspec.Meta(ge=1, le=65535)] = 8000
     secret_key: Secret | None = None
     data_dir: str = ".data"
+    trusted_proxies: tuple[str, ...] = ()
+    """Networks (``ipaddress`` strings) whose ``X-Forwarded-For`` the API believes."""
 
     @property
     def production(self) -> bool:
@@ -126,6 +132,24 @@ def _parse_env(value: str | None) -> Env:
     raise ConfigError(f"TRUCO_ENV must be 'local' or 'production', got {value!r}")
 
 
+def _parse_proxies(value: str | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    networks = []
+    for part in value.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            networks.append(str(ipaddress.ip_network(part, strict=False)))
+        except ValueError:
+            raise ConfigError(
+                f"TRUCO_TRUSTED_PROXIES must list IP addresses or networks separated by commas "
+                f"(for example 10.0.0.7,10.1.0.0/16); {part!r} is neither"
+            ) from None
+    return tuple(networks)
+
+
 def _check_secret(value: str) -> Secret:
     if len(value) < MIN_SECRET_LENGTH:
         raise ConfigError(
@@ -164,6 +188,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     port = _parse_port(_get(env_vars, "PORT"))
     data_dir = default_data_dir(env_vars)
     raw_secret = _get(env_vars, "TRUCO_SECRET_KEY")
+    trusted_proxies = _parse_proxies(_get(env_vars, "TRUCO_TRUSTED_PROXIES"))
 
     if env == "production":
         missing = [
@@ -188,4 +213,5 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         port=port,
         secret_key=secret,
         data_dir=str(data_dir),
+        trusted_proxies=trusted_proxies,
     )

@@ -16,6 +16,7 @@ from litestar.openapi.plugins import JsonRenderPlugin
 from services.api.auth import AccountController, security_components
 from services.api.bots import BotController, default_bot_client_factory
 from services.api.challenges import ChallengeController
+from services.api.client_address import client_address_reader
 from services.api.content_type import json_body_hook
 from services.api.deps import (
     BotClientFactory,
@@ -109,7 +110,12 @@ def create_app(
             health,
             web_router(),
         ],
-        before_request=first_answer(rate_limit_hook(limits, counter), json_body_hook),
+        before_request=first_answer(
+            rate_limit_hook(
+                limits, counter, address_of=client_address_reader(settings.trusted_proxies)
+            ),
+            json_body_hook,
+        ),
         middleware=[body_deadline],
         after_request=no_store_credentials,
         dependencies={"pool": Provide(get_pool, sync_to_thread=False)},

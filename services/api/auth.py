@@ -48,18 +48,45 @@ def _unauthorized(detail: str) -> ProblemError:
     return ProblemError(401, detail, headers={"WWW-Authenticate": 'Bearer realm="truco-arena"'})
 
 
+_RESOLVED = "resolved_account"
+"""Where :func:`request_account` keeps its answer in ``request.state`` (one lookup a request)."""
+
+
+def bearer_key(request: Request[object, object, State]) -> str | None:
+    """The token of ``Authorization: Bearer <token>``, stripped; None without one."""
+    scheme, _, key = request.headers.get("authorization", "").partition(" ")
+    key = key.strip()
+    return key if scheme.lower() == "bearer" and key else None
+
+
+def well_formed(key: str) -> bool:
+    return key.startswith(KEY_PREFIX) and len(key) <= 200
+
+
+async def request_account(request: Request[object, object, State]) -> Account | None:
+    """The account whose valid key the request carries, else None (no key, a malformed or an
+    unknown one). Looked up once per request: the rate limiter asks first, the handler's
+    :func:`current_account` reuses the answer."""
+    if _RESOLVED in request.state:
+        found: Account | None = request.state[_RESOLVED]
+        return found
+    key = bearer_key(request)
+    account = None
+    if key is not None and well_formed(key):
+        pool = get_pool(request.app.state)
+        account = await db_accounts.account_by_key_hash(pool, hash_api_key(key))
+    request.state[_RESOLVED] = account
+    return account
+
+
 async def current_account(request: Request[object, object, State]) -> Account:
     """Dependency: the account whose key is in ``Authorization: Bearer``, else 401."""
-    header = request.headers.get("authorization")
-    if not header:
+    if not request.headers.get("authorization"):
         raise _unauthorized("missing Authorization header: send 'Authorization: Bearer <api_key>'")
-    scheme, _, key = header.partition(" ")
-    key = key.strip()
-    if scheme.lower() != "bearer" or not key:
+    key = bearer_key(request)
+    if key is None:
         raise _unauthorized("the Authorization header must be 'Bearer <api_key>'")
-    if not key.startswith(KEY_PREFIX) or len(key) > 200:
-        raise _unauthorized("invalid API key")
-    account = await db_accounts.account_by_key_hash(get_pool(request.app.state), hash_api_key(key))
+    account = await request_account(request)
     if account is None:
         raise _unauthorized("invalid API key")
     return account

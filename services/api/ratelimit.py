@@ -1,20 +1,28 @@
-"""Per-key rate limits: 429 with ``Retry-After`` (fixed one-minute windows).
+"""Rate limits: 429 problems with ``Retry-After`` (fixed one-minute windows).
 
-Every request under ``/v1`` counts against its API key (the SHA-256 of the bearer token, so
-an unknown key is limited too) or, without a key, its client address; ``POST /v1/accounts``
-also counts against a smaller per-address budget. Counters live in Redis when the app has a
-``REDIS_URL`` (shared by every API process), else in this process's memory (tests, or Redis
-not answering: the limiter falls back and logs it).
+A request under ``/v1`` counts against its account once its API key is VALIDATED (looked up
+here, the handler reuses the answer); until then it counts against its client address:
+without a key, and with a key that is malformed or unknown. So random bearer strings share
+their address's budget instead of each getting a fresh one. A request carrying credentials
+that do not validate is also a failed authentication of its address; past
+``TRUCO_AUTH_FAILURE_LIMIT_PER_MINUTE`` failures, every request of that address that carries
+credentials gets a 429 without a database lookup until the window ends. ``POST /v1/accounts``
+also counts against a smaller per-address budget. The client address is the peer's, or
+what a trusted proxy forwarded (:mod:`services.api.client_address`).
 
-=====================================  =========  =====================================
-``TRUCO_RATE_LIMIT_PER_MINUTE``        600        per key (or address without a key)
-``TRUCO_ACCOUNT_RATE_LIMIT_PER_MINUTE`` 60        account creation per client address
-=====================================  =========  =====================================
+Counters live in Redis when the app has a ``REDIS_URL`` (shared by every API process), else
+in this process's memory (tests, or Redis not answering: the limiter falls back and logs it).
+
+=========================================  =======  =============================================
+``TRUCO_RATE_LIMIT_PER_MINUTE``            600      per account (or client address without a
+                                                    validated key)
+``TRUCO_ACCOUNT_RATE_LIMIT_PER_MINUTE``    60       account creation per client address
+``TRUCO_AUTH_FAILURE_LIMIT_PER_MINUTE``    20       failed authentications per client address
+=========================================  =======  =============================================
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
 import os
@@ -27,8 +35,11 @@ import redis.asyncio as aioredis
 from litestar import Request, Response
 from litestar.datastructures import State
 
+from services.api.auth import request_account
+from services.api.client_address import AddressOf, client_address_reader
 from services.api.hooks import Hook
 from services.api.problems import problem_response
+from services.db.accounts import Account
 
 logger = logging.getLogger("services.api.ratelimit")
 WINDOW_S = 60
@@ -38,6 +49,7 @@ PREFIX = "truco:ratelimit:"
 class RateLimits(msgspec.Struct, frozen=True, kw_only=True):
     per_key_per_minute: Annotated[int, msgspec.Meta(ge=1)] = 600
     accounts_per_minute: Annotated[int, msgspec.Meta(ge=1)] = 60
+    auth_failures_per_minute: Annotated[int, msgspec.Meta(ge=1)] = 20
     enabled: bool = True
 
     @classmethod
@@ -47,6 +59,7 @@ class RateLimits(msgspec.Struct, frozen=True, kw_only=True):
         for name, field in (
             ("TRUCO_RATE_LIMIT_PER_MINUTE", "per_key_per_minute"),
             ("TRUCO_ACCOUNT_RATE_LIMIT_PER_MINUTE", "accounts_per_minute"),
+            ("TRUCO_AUTH_FAILURE_LIMIT_PER_MINUTE", "auth_failures_per_minute"),
         ):
             raw = env.get(name, "").strip()
             if raw:
@@ -65,6 +78,10 @@ class Counter(Protocol):
         """Count one request; None if within ``limit``, else seconds until the window ends."""
         ...
 
+    async def peek(self, key: str, limit: int, now: float) -> float | None:
+        """Without counting: None if another hit would be within ``limit``, else the wait."""
+        ...
+
     async def aclose(self) -> None: ...
 
 
@@ -81,6 +98,11 @@ class MemoryCounter:
         count = self._counts.get((key, window), 0) + 1
         self._counts[(key, window)] = count
         return None if count <= limit else (window + 1) * WINDOW_S - now
+
+    async def peek(self, key: str, limit: int, now: float) -> float | None:
+        window = int(now // WINDOW_S)
+        count = self._counts.get((key, window), 0)
+        return None if count < limit else (window + 1) * WINDOW_S - now
 
     async def aclose(self) -> None:
         return None
@@ -112,46 +134,71 @@ class RedisCounter:
         self._warned = False
         return None if int(count) <= limit else (window + 1) * WINDOW_S - now
 
+    async def peek(self, key: str, limit: int, now: float) -> float | None:
+        window = int(now // WINDOW_S)
+        try:
+            raw = await self._redis.get(f"{self._prefix}{key}:{window}")
+        except Exception:  # Redis down: the fallback's counts are the ones being kept
+            return await self._fallback.peek(key, limit, now)
+        count = int(raw) if raw is not None else 0
+        return None if count < limit else (window + 1) * WINDOW_S - now
+
     async def aclose(self) -> None:
         await self._redis.aclose()
 
 
-def client_address(request: Request[object, object, State]) -> str:
-    return request.client.host if request.client else "unknown"
+def _refusal(limit: int, what: str, wait: float) -> Response[bytes]:
+    seconds = max(1, math.ceil(wait))
+    return problem_response(
+        429,
+        f"too many {what}: at most {limit} a minute; retry in {seconds} s",
+        headers={"Retry-After": str(seconds)},
+    )
 
 
-def request_key(request: Request[object, object, State]) -> str:
-    """The API key's hash (never the key) or the client address."""
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return "key:" + hashlib.sha256(token.strip().encode()).hexdigest()[:32]
-    return "ip:" + client_address(request)
+async def _validated(request: Request[object, object, State]) -> Account | None:
+    """The request's account if its key is valid; None when it cannot be told (no database)."""
+    try:
+        return await request_account(request)
+    except Exception as exc:  # the handler will answer; the request counts as unvalidated
+        logger.warning("rate limit: the key could not be looked up: %s", exc)
+        return None
 
 
 def rate_limit_hook(
-    limits: RateLimits, counter: Counter, clock: Callable[[], float] = time.time
+    limits: RateLimits,
+    counter: Counter,
+    clock: Callable[[], float] = time.time,
+    address_of: AddressOf | None = None,
 ) -> Hook:
     """A Litestar ``before_request`` hook answering 429 problems with ``Retry-After``."""
+    client_address = address_of or client_address_reader()
 
     async def check(request: Request[object, object, State]) -> Response[bytes] | None:
         if not limits.enabled or not request.url.path.startswith("/v1/"):
             return None
         now = clock()
-        buckets = [(request_key(request), limits.per_key_per_minute, "requests")]
+        address = client_address(request)
+        buckets = []
         if request.method == "POST" and request.url.path.rstrip("/") == "/v1/accounts":
-            buckets.append(
-                ("accounts:" + client_address(request), limits.accounts_per_minute, "accounts")
-            )
+            buckets.append(("accounts:" + address, limits.accounts_per_minute, "accounts"))
+        if request.headers.get("authorization"):
+            failures = ("authfail:" + address, limits.auth_failures_per_minute)
+            wait = await counter.peek(*failures, now)
+            if wait is not None:  # this address spent its failures: no more key lookups
+                return _refusal(failures[1], "failed authentications", wait)
+            account = await _validated(request)
+            if account is not None:
+                buckets.append((f"account:{account.id}", limits.per_key_per_minute, "requests"))
+            else:
+                buckets.append(("ip:" + address, limits.per_key_per_minute, "requests"))
+                buckets.append((*failures, "failed authentications"))
+        else:
+            buckets.append(("ip:" + address, limits.per_key_per_minute, "requests"))
         for key, limit, what in buckets:
             wait = await counter.hit(key, limit, now)
             if wait is not None:
-                seconds = max(1, math.ceil(wait))
-                return problem_response(
-                    429,
-                    f"too many {what}: at most {limit} a minute; retry in {seconds} s",
-                    headers={"Retry-After": str(seconds)},
-                )
+                return _refusal(limit, what, wait)
         return None
 
     return check

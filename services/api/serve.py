@@ -18,6 +18,9 @@ connections                 512       with more connections or requests in fligh
                                       requests get a 503 at once
 ==========================  ========  ===========================================================
 
+``X-Forwarded-For`` is not read by uvicorn (``proxy_headers=False``): the app believes it only
+from ``TRUCO_TRUSTED_PROXIES`` (``services/api/client_address.py``).
+
 A reverse proxy in front (``infra/nginx.conf``) should have tighter or equal timeouts and do
 the per-address limiting; these limits are what holds when something reaches uvicorn directly.
 """
@@ -121,6 +124,10 @@ def config(
         limit_concurrency=max_connections,
         h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         access_log=access_log,
+        # X-Forwarded-For is the app's to judge (TRUCO_TRUSTED_PROXIES, services/api/
+        # client_address.py), not uvicorn's: by default uvicorn believes it from any loopback
+        # peer, so forged values bought fresh rate-limit budgets and reached the access log
+        proxy_headers=False,
     )
 
 

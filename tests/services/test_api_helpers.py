@@ -131,8 +131,13 @@ def unique(prefix: str) -> str:
     return f"{prefix}-{secrets.token_hex(4)}"
 
 
-def settings(database_url: str) -> Settings:
-    return Settings(env="local", database_url=database_url, secret_key=Secret("s" * 48))
+def settings(database_url: str, trusted_proxies: tuple[str, ...] = ()) -> Settings:
+    return Settings(
+        env="local",
+        database_url=database_url,
+        secret_key=Secret("s" * 48),
+        trusted_proxies=trusted_proxies,
+    )
 
 
 class FrozenCounter(MemoryCounter):
@@ -144,14 +149,22 @@ class FrozenCounter(MemoryCounter):
 
 @contextlib.asynccontextmanager
 async def app_client(
-    database_url: str, guard: NetworkGuard, *, pool_size: int = 4, **options: Any
+    database_url: str,
+    guard: NetworkGuard,
+    *,
+    pool_size: int = 4,
+    trusted_proxies: tuple[str, ...] = (),
+    **options: Any,
 ) -> AsyncIterator[tuple[asyncpg.Pool, httpx.AsyncClient]]:
     """A pool on ``database_url`` and a client of the app over it (bot handshakes through
     ``guard``; ``options`` go to ``create_app``); the pool is closed on leaving."""
     pool = await create_pool(database_url, min_size=1, max_size=pool_size)
     try:
         app = create_app(
-            settings(database_url), pool=pool, bot_client_factory=guard.factory, **options
+            settings(database_url, trusted_proxies),
+            pool=pool,
+            bot_client_factory=guard.factory,
+            **options,
         )
         async with client_for(app) as client:
             yield pool, client

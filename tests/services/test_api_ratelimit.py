@@ -19,6 +19,7 @@ from tests.services.test_api_helpers import (  # noqa: F401
     client_for,
     guard,
     settings,
+    unique,
 )
 
 pytestmark = pytest.mark.anyio
@@ -35,9 +36,9 @@ async def limited(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[h
 async def test_a_key_over_its_budget_gets_429_with_retry_after(
     limited: httpx.AsyncClient,
 ) -> None:
-    created = await limited.post("/v1/accounts", json={"name": "limited-one"})
-    assert created.status_code in (201, 409)
-    key = {"Authorization": "Bearer ta_some-key-for-limits"}
+    created = await limited.post("/v1/accounts", json={"name": unique("limited")})
+    assert created.status_code == 201  # counted against the address, not the new account
+    key = {"Authorization": f"Bearer {created.json()['api_key']}"}
     answers = [(await limited.get("/v1/tournaments", headers=key)).status_code for _ in range(5)]
     assert answers == [200, 200, 200, 200, 429]
     refused = await limited.get("/v1/bots", headers=key)
@@ -45,9 +46,8 @@ async def test_a_key_over_its_budget_gets_429_with_retry_after(
     assert refused.headers["retry-after"] == "30"
     assert refused.headers["content-type"] == "application/problem+json"
     assert refused.json()["type"] == "/problems/rate-limited"
-    # another key has its own budget; health is never limited
-    other = {"Authorization": "Bearer ta_another-key"}
-    assert (await limited.get("/v1/tournaments", headers=other)).status_code == 200
+    # the address has its own budget (one request spent); health is never limited
+    assert (await limited.get("/v1/tournaments")).status_code == 200
     assert (await limited.get("/health")).status_code in (200, 503)  # never 429
 
 
@@ -87,9 +87,15 @@ async def test_without_redis_the_counter_falls_back_to_memory() -> None:
 
 def test_limits_come_from_the_environment() -> None:
     limits = RateLimits.from_env(
-        {"TRUCO_RATE_LIMIT_PER_MINUTE": "100", "TRUCO_ACCOUNT_RATE_LIMIT_PER_MINUTE": "5"}
+        {
+            "TRUCO_RATE_LIMIT_PER_MINUTE": "100",
+            "TRUCO_ACCOUNT_RATE_LIMIT_PER_MINUTE": "5",
+            "TRUCO_AUTH_FAILURE_LIMIT_PER_MINUTE": "7",
+        }
     )
-    assert limits == RateLimits(per_key_per_minute=100, accounts_per_minute=5)
+    assert limits == RateLimits(
+        per_key_per_minute=100, accounts_per_minute=5, auth_failures_per_minute=7
+    )
     assert RateLimits.from_env({}) == RateLimits()
     with pytest.raises(ValueError, match="TRUCO_RATE_LIMIT_PER_MINUTE"):
         RateLimits.from_env({"TRUCO_RATE_LIMIT_PER_MINUTE": "lots"})
