@@ -17,6 +17,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import JSONBody
 
 from services.api.deps import get_pool
+from services.api.names import check_name
 from services.api.problems import ProblemError, problem_responses
 from services.api.schemas import AccountCreate, AccountCreated
 from services.db import accounts as db_accounts
@@ -107,11 +108,15 @@ class AccountController(Controller):
     async def create_account(
         self, data: JSONBody[AccountCreate], pool: NamedDependency[asyncpg.Pool]
     ) -> AccountCreated:
+        check_name(data.name)
         key = new_api_key()
         try:
             account = await db_accounts.create_account(pool, data.name, hash_api_key(key))
         except DuplicateName:
             raise ProblemError(
-                409, f"the account name {data.name!r} is taken", slug="name-taken"
+                409,
+                f"the account name {data.name!r} is taken (or too like a taken one: names "
+                "are unique ignoring case and look-alike characters)",
+                slug="name-taken",
             ) from None
         return AccountCreated(id=account.id, name=account.name, api_key=key)

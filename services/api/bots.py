@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import asyncpg
 from litestar import Controller, Request, delete, get, patch, post
@@ -17,6 +17,7 @@ from arena.signing import generate_secret
 from services import flow
 from services.api.auth import SECURITY, current_account
 from services.api.deps import BotClientFactory, dispatch, services
+from services.api.names import check_name
 from services.api.problems import FieldError, ProblemError, problem_responses
 from services.api.schemas import (
     BotCreate,
@@ -96,6 +97,10 @@ def _status(value: str) -> BotStatus:
     return _STATUSES[value]
 
 
+def _policy_of(bot: Bot) -> Literal["open", "owner_only"]:
+    return "owner_only" if bot.challenges == "owner_only" else "open"
+
+
 def _profile(bot: Bot, rating: dict[str, float]) -> BotProfile:
     return BotProfile(
         id=bot.id,
@@ -104,6 +109,8 @@ def _profile(bot: Bot, rating: dict[str, float]) -> BotProfile:
         status=_status(bot.status),
         created_at=bot.created_at,
         rating=rating,
+        open=bot.open,
+        challenges=_policy_of(bot),
         deleted_at=bot.deleted_at,
     )
 
@@ -117,6 +124,8 @@ def _read(bot: Bot) -> BotRead:
         status=_status(bot.status),
         created_at=bot.created_at,
         updated_at=bot.updated_at,
+        open=bot.open,
+        challenges=_policy_of(bot),
     )
 
 
@@ -125,7 +134,12 @@ def _not_found(bot_id: int) -> ProblemError:
 
 
 def _name_taken(name: str | None) -> ProblemError:
-    return ProblemError(409, f"a bot named {name!r} already exists", slug="name-taken")
+    return ProblemError(
+        409,
+        f"a bot named {name!r} already exists (or one too like it: names are unique ignoring "
+        "case and look-alike characters)",
+        slug="name-taken",
+    )
 
 
 async def _owned_bot(
@@ -154,7 +168,9 @@ class BotController(Controller):
         description=(
             "Calls GET {url}/ through the guarded client first; a URL that fails the handshake "
             "or whose address the platform refuses is a 422. The signing secret is in this "
-            "response only."
+            "response only. `open` (default false): anyone may enter the bot into their "
+            "tournaments. `challenges` (default open): `owner_only` refuses challenges from "
+            "other accounts' bots."
         ),
         status_code=201,
         dependencies=_auth,
@@ -167,6 +183,7 @@ class BotController(Controller):
         data: JSONBody[BotCreate],
         account: NamedDependency[Account],
     ) -> BotCreated:
+        check_name(data.name)
         svc = services(request.app.state)
         secret = generate_secret()
         await handshake(svc.bot_client_factory, data.url, secret, _policy(request.app.state))
@@ -181,11 +198,19 @@ class BotController(Controller):
                     url=data.url,
                     encrypt_secret=lambda bot_id: box.encrypt(secret, bot_id),
                     key_id=box.key_id,
+                    open=data.open,
+                    challenges=data.challenges,
                 )
             except DuplicateName:
                 raise _name_taken(data.name) from None
         return BotCreated(
-            id=bot.id, name=bot.name, url=bot.url, status=_status(bot.status), signing_secret=secret
+            id=bot.id,
+            name=bot.name,
+            url=bot.url,
+            status=_status(bot.status),
+            signing_secret=secret,
+            open=bot.open,
+            challenges=_policy_of(bot),
         )
 
     @get(
@@ -225,8 +250,12 @@ class BotController(Controller):
     @patch(
         "/{bot_id:int}",
         operation_id="updateBot",
-        summary="Change a bot's name or URL (owner only)",
-        description="A new URL re-runs the handshake.",
+        summary="Change a bot's name, URL, openness or challenge policy (owner only)",
+        description=(
+            "A new URL re-runs the handshake. `open: true` lets anyone enter the bot into "
+            'their tournaments; `challenges: "owner_only"` refuses challenges from other '
+            "accounts' bots (403)."
+        ),
         dependencies=_auth,
         security=SECURITY,
         responses=problem_responses(401, 403, 404, 409, 413, 415, 422),
@@ -239,6 +268,7 @@ class BotController(Controller):
         data: JSONBody[BotUpdate],
         account: NamedDependency[Account],
     ) -> BotRead:
+        check_name(data.name)
         bot = await _owned_bot(pool, bot_id, account)
         if data.url is not None and data.url != bot.url:
             svc = services(request.app.state)
@@ -247,7 +277,14 @@ class BotController(Controller):
                 svc.bot_client_factory, data.url, generate_secret(), _policy(request.app.state)
             )
         try:
-            updated = await db_bots.update_bot(pool, bot_id, name=data.name, url=data.url)
+            updated = await db_bots.update_bot(
+                pool,
+                bot_id,
+                name=data.name,
+                url=data.url,
+                open=data.open,
+                challenges=data.challenges,
+            )
         except DuplicateName:
             raise _name_taken(data.name) from None
         if updated is None:

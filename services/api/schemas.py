@@ -13,7 +13,10 @@ Name = Annotated[
         min_length=1,
         max_length=64,
         pattern=r"^[^\s\x00]([^\x00]*[^\s\x00])?$",
-        description="1-64 characters, no leading or trailing space, no NUL",
+        description=(
+            "1-64 characters, no leading or trailing space, no control or format characters; "
+            "unique ignoring case and confusable characters"
+        ),
         examples=["alice"],
     ),
 ]
@@ -28,6 +31,13 @@ BotUrl = Annotated[
     ),
 ]
 BotStatus = Literal["active", "unavailable", "deleted"]
+ChallengePolicy = Annotated[
+    Literal["open", "owner_only"],
+    msgspec.Meta(description="who may challenge the bot: anyone ('open') or only its owner's bots"),
+]
+OpenToEntries = Annotated[
+    bool, msgspec.Meta(description="whether anyone may enter the bot into their tournaments")
+]
 
 
 # --- accounts -------------------------------------------------------------------------------
@@ -57,6 +67,8 @@ class AccountRead(msgspec.Struct):
 class BotCreate(msgspec.Struct, forbid_unknown_fields=True):
     name: Name
     url: BotUrl
+    open: OpenToEntries = False
+    challenges: ChallengePolicy = "open"
 
 
 class BotUpdate(msgspec.Struct, forbid_unknown_fields=True):
@@ -64,6 +76,8 @@ class BotUpdate(msgspec.Struct, forbid_unknown_fields=True):
 
     name: Name | None = None
     url: BotUrl | None = None
+    open: OpenToEntries | None = None
+    challenges: ChallengePolicy | None = None
 
 
 class BotCreated(msgspec.Struct):
@@ -74,6 +88,8 @@ class BotCreated(msgspec.Struct):
     url: str
     status: BotStatus
     signing_secret: str
+    open: bool
+    challenges: ChallengePolicy
 
 
 class BotRead(msgspec.Struct):
@@ -86,6 +102,8 @@ class BotRead(msgspec.Struct):
     status: BotStatus
     created_at: datetime
     updated_at: datetime
+    open: bool
+    challenges: ChallengePolicy
 
 
 class BotProfile(msgspec.Struct):
@@ -97,6 +115,8 @@ class BotProfile(msgspec.Struct):
     status: BotStatus
     created_at: datetime
     rating: dict[str, float]
+    open: bool
+    challenges: ChallengePolicy
     deleted_at: datetime | None = None
 
 

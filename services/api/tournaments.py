@@ -15,6 +15,7 @@ from engine.errors import RulesError
 from services import flow
 from services.api.auth import SECURITY, current_account
 from services.api.deps import dispatch, services
+from services.api.names import check_name
 from services.api.problems import FieldError, ProblemError, problem_responses
 from services.api.tournament_schemas import (
     EntryCreate,
@@ -139,6 +140,7 @@ class TournamentController(Controller):
         pool: NamedDependency[asyncpg.Pool],
         account: NamedDependency[Account],
     ) -> TournamentDetail:
+        check_name(data.name)
         check_start_at(data.start_at)
         settings = flow.TournamentSettings(
             rules=data.rules or {},
@@ -222,7 +224,11 @@ class TournamentController(Controller):
     @post(
         "/{tournament_id:int}/entries",
         operation_id="enterTournament",
-        summary="Enter one of your bots (while registering)",
+        summary="Enter one of your bots, or an open bot (while registering)",
+        description=(
+            'The bot must be yours, or open (`"open": true` on the bot, like the house '
+            "bots) and the tournament yours: an organiser may enter any open bot."
+        ),
         status_code=201,
         dependencies=_auth,
         security=SECURITY,
@@ -235,12 +241,19 @@ class TournamentController(Controller):
         data: JSONBody[EntryCreate],
         account: NamedDependency[Account],
     ) -> EntryRead:
-        await _tournament(pool, tournament_id)
+        tournament = await _tournament(pool, tournament_id)
         bot = await db_bots.get_bot(pool, data.bot_id)
         if bot is None:
             raise ProblemError(404, f"there is no bot {data.bot_id}", slug="bot-not-found")
         if bot.owner_id != account.id:
-            raise ProblemError(403, "only the bot's owner may enter it")
+            if not bot.open:
+                raise ProblemError(
+                    403, "only the bot's owner may enter it (its owner has not opened it)"
+                )
+            if tournament.organiser_id != account.id:
+                raise ProblemError(
+                    403, "an open bot may be entered by its owner or the tournament's organiser"
+                )
         try:
             entry = await flow.enter_tournament(pool, tournament_id, data.bot_id)
         except flow.FlowError as exc:

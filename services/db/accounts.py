@@ -8,6 +8,8 @@ from datetime import datetime
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
+from services.names import name_key
+
 Executor = asyncpg.Pool | asyncpg.Connection | PoolConnectionProxy
 """What repository functions accept: a pool, a connection or a pooled connection."""
 Connection = asyncpg.Connection | PoolConnectionProxy
@@ -15,7 +17,7 @@ Connection = asyncpg.Connection | PoolConnectionProxy
 
 
 class DuplicateName(Exception):
-    """The name is taken (names are unique ignoring case)."""
+    """The name is taken (names are unique ignoring case and confusable characters)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,17 +31,22 @@ def _account(row: asyncpg.Record) -> Account:
     return Account(id=row["id"], name=row["name"], created_at=row["created_at"])
 
 
+NAME_CONSTRAINTS = frozenset({"accounts_name_unique", "accounts_name_key_unique"})
+
+
 async def create_account(conn: Executor, name: str, api_key_hash: bytes) -> Account:
-    """Insert an account; raise :class:`DuplicateName` if the name is taken."""
+    """Insert an account; raise :class:`DuplicateName` if the name is taken (ignoring case, or
+    confusable with a taken one: :func:`services.names.name_key`)."""
     try:
         row = await conn.fetchrow(
-            "INSERT INTO accounts (name, api_key_hash) VALUES ($1, $2) "
+            "INSERT INTO accounts (name, name_key, api_key_hash) VALUES ($1, $2, $3) "
             "RETURNING id, name, created_at",
             name,
+            name_key(name),
             api_key_hash,
         )
     except asyncpg.UniqueViolationError as exc:
-        if exc.constraint_name == "accounts_name_unique":
+        if exc.constraint_name in NAME_CONSTRAINTS:
             raise DuplicateName(name) from None
         raise
     assert row is not None

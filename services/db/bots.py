@@ -9,10 +9,12 @@ from datetime import datetime
 import asyncpg
 
 from services.db.accounts import Connection, DuplicateName, Executor
+from services.names import name_key
 
 MODES = ("1v1", "2v2")
 DEFAULT_RATING = 1500.0
-_COLUMNS = "id, owner_id, name, url, status, created_at, updated_at, deleted_at"
+_COLUMNS = "id, owner_id, name, url, status, created_at, updated_at, deleted_at, open, challenges"
+NAME_CONSTRAINTS = frozenset({"bots_name_unique", "bots_name_key_unique"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +27,8 @@ class Bot:
     created_at: datetime
     updated_at: datetime
     deleted_at: datetime | None
+    open: bool = False  # anyone may enter it into their tournaments
+    challenges: str = "open"  # or "owner_only": only its owner's bots may challenge it
 
 
 def _bot(row: asyncpg.Record) -> Bot:
@@ -37,11 +41,13 @@ def _bot(row: asyncpg.Record) -> Bot:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         deleted_at=row["deleted_at"],
+        open=row["open"],
+        challenges=row["challenges"],
     )
 
 
 def _name_conflict(exc: asyncpg.UniqueViolationError, name: str | None) -> Exception:
-    if exc.constraint_name == "bots_name_unique":
+    if exc.constraint_name in NAME_CONSTRAINTS:
         return DuplicateName(name or "")
     return exc
 
@@ -54,6 +60,8 @@ async def create_bot(
     url: str,
     encrypt_secret: Callable[[int], bytes],
     key_id: str,
+    open: bool = False,
+    challenges: str = "open",
 ) -> Bot:
     """Insert a bot; ``encrypt_secret(bot_id)`` gives the stored secret (the id is bound in).
 
@@ -62,12 +70,16 @@ async def create_bot(
     try:
         async with conn.transaction():
             row = await conn.fetchrow(
-                "INSERT INTO bots (owner_id, name, url, signing_secret_enc, signing_key_id) "
-                f"VALUES ($1, $2, $3, '', $4) RETURNING {_COLUMNS}",
+                "INSERT INTO bots (owner_id, name, name_key, url, signing_secret_enc, "
+                "signing_key_id, open, challenges) "
+                f"VALUES ($1, $2, $3, $4, '', $5, $6, $7) RETURNING {_COLUMNS}",
                 owner_id,
                 name,
+                name_key(name),
                 url,
                 key_id,
+                open,
+                challenges,
             )
             assert row is not None
             await conn.execute(
@@ -119,16 +131,27 @@ async def ratings(conn: Executor, bot_ids: list[int]) -> dict[int, dict[str, flo
 
 
 async def update_bot(
-    conn: Executor, bot_id: int, *, name: str | None = None, url: str | None = None
+    conn: Executor,
+    bot_id: int,
+    *,
+    name: str | None = None,
+    url: str | None = None,
+    open: bool | None = None,
+    challenges: str | None = None,
 ) -> Bot | None:
-    """Change name and/or url of a live bot; None if there is no such live bot."""
+    """Change what is given of a live bot; None if there is no such live bot."""
     try:
         row = await conn.fetchrow(
             "UPDATE bots SET name = COALESCE($2, name), url = COALESCE($3, url), "
-            f"updated_at = now() WHERE id = $1 AND status <> 'deleted' RETURNING {_COLUMNS}",
+            "name_key = COALESCE($4, name_key), open = COALESCE($5, open), "
+            "challenges = COALESCE($6, challenges), updated_at = now() "
+            f"WHERE id = $1 AND status <> 'deleted' RETURNING {_COLUMNS}",
             bot_id,
             name,
             url,
+            None if name is None else name_key(name),
+            open,
+            challenges,
         )
     except asyncpg.UniqueViolationError as exc:
         raise _name_conflict(exc, name) from None

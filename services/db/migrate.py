@@ -31,6 +31,8 @@ from pathlib import Path
 import asyncpg
 import msgspec
 
+from services.db.name_keys import fill_missing_name_keys
+
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 TABLE = "schema_migrations"
 # One fixed 64-bit key for "migrating this database"; derived from a name so it does not
@@ -219,6 +221,7 @@ async def migrate(
             except asyncpg.PostgresError as exc:
                 raise MigrationFailedError(migration.version, migration.name, exc) from exc
             done_now.append(migration.version)
+        await fill_missing_name_keys(conn)
         return MigrationReport(applied=done_now, already_applied=[row.version for row in applied])
     finally:
         await _release_lock(conn)

@@ -40,15 +40,14 @@ pytestmark = pytest.mark.anyio
 BODY_OPERATIONS = [op for op in operations() if op.has_body]
 ROOT = Path(__file__).resolve().parents[2]
 
+# control and format characters (a tab, an RTL override, zero-width joiners) are refused:
+# tests/security/test_abuse_input.py
 UNICODE_NAMES = [
     "🤖 bot 🂡",  # emoji (astral plane)
-    "👩‍👩‍👧‍👦 family",  # zero-width joiners
     "בוט ערבי مرحبا",  # right-to-left scripts
-    "\u202eevil\u202c name",  # RTL override
     "Zalgo Z\u0351\u0300\u0300\u036ba\u0308\u0301",  # combining marks
-    "e\u0301 vs \u00e9",  # NFD vs NFC: must not be normalised
-    "tab\tinside",  # a control character inside
-    "𝔘𝔫𝔦𝔠𝔬𝔡𝔢",
+    "e\u0301 vs \u00e9",  # NFD vs NFC: stored as sent (compared after NFKC)
+    "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ℌ𝔞𝔫𝔡",
 ]
 SQL_NAMES = [
     "'; DROP TABLE bots; --",

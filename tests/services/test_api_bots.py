@@ -39,7 +39,8 @@ async def test_register_a_real_bot(api: Api, bot_server: BotServer) -> None:
     )
     assert response.status_code == 201, response.text
     body = response.json()
-    assert set(body) == {"id", "name", "url", "status", "signing_secret"}
+    assert set(body) == {"id", "name", "url", "status", "signing_secret", "open", "challenges"}
+    assert body["open"] is False and body["challenges"] == "open"  # the defaults
     assert body["name"] == name and body["url"] == bot_server.url and body["status"] == "active"
     secret = body["signing_secret"]
     assert secret.startswith("whsec_")

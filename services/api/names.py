@@ -1,0 +1,16 @@
+"""A 422 naming the field for a name with characters a name may not have (services/names.py)."""
+
+from __future__ import annotations
+
+from services.api.problems import FieldError, ProblemError
+from services.names import name_problem
+
+
+def check_name(name: str | None, field: str = "body.name") -> None:
+    if name is None:
+        return
+    problem = name_problem(name)
+    if problem is not None:
+        raise ProblemError(
+            422, f"{field.removeprefix('body.')}: {problem}", errors=[FieldError(field, problem)]
+        )
