@@ -12,6 +12,9 @@
 ``TRUCO_TRUSTED_PROXIES``  comma-separated addresses or networks (``10.0.0.7``,
                        ``10.1.0.0/16``) of the reverse proxies whose ``X-Forwarded-For`` is
                        believed; none by default (the peer's address is the client's)
+``TRUCO_OPEN_CHALLENGES_PER_ACCOUNT``  open challenges an account may have (default 8)
+``TRUCO_OPEN_CHALLENGES_PER_BOT``      open challenges a bot may receive from other
+                       accounts (default 4)
 =====================  ==================================================================
 
 Production refuses loopback bot URLs and requires DATABASE_URL, REDIS_URL and
@@ -77,6 +80,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     data_dir: str = ".data"
     trusted_proxies: tuple[str, ...] = ()
     """Networks (``ipaddress`` strings) whose ``X-Forwarded-For`` the API believes."""
+    open_challenges_per_account: Annotated[int, msgspec.Meta(ge=1)] = 8
+    open_challenges_per_bot: Annotated[int, msgspec.Meta(ge=1)] = 4
 
     @property
     def production(self) -> bool:
@@ -130,6 +135,19 @@ def _parse_env(value: str | None) -> Env:
         if lowered == env:
             return env
     raise ConfigError(f"TRUCO_ENV must be 'local' or 'production', got {value!r}")
+
+
+def _parse_count(environ: Mapping[str, str], name: str, default: int) -> int:
+    value = _get(environ, name)
+    if value is None:
+        return default
+    try:
+        count = int(value)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, got {value!r}") from None
+    if count < 1:
+        raise ConfigError(f"{name} must be at least 1, got {count}")
+    return count
 
 
 def _parse_proxies(value: str | None) -> tuple[str, ...]:
@@ -214,4 +232,6 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         secret_key=secret,
         data_dir=str(data_dir),
         trusted_proxies=trusted_proxies,
+        open_challenges_per_account=_parse_count(env_vars, "TRUCO_OPEN_CHALLENGES_PER_ACCOUNT", 8),
+        open_challenges_per_bot=_parse_count(env_vars, "TRUCO_OPEN_CHALLENGES_PER_BOT", 4),
     )

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -483,11 +483,14 @@ async def create_challenge(
     rules: dict[str, Any],
     games_per_match: int,
     rated: bool,
+    check: Callable[[Connection], Awaitable[None]] | None = None,
 ) -> int:
     """A casual match outside tournaments (``bot_a`` is side 0); returns its id to queue.
 
-    Raises :class:`SameBot`, :class:`BotNotFound`, :class:`BotUnavailable`, RulesError,
-    :class:`SettingsTooLong` (a challenge plays under the default timeouts and time bank)."""
+    ``check(conn)`` runs in the inserting transaction (``services.challenge_quota``) and may
+    raise to refuse. Raises :class:`SameBot`, :class:`BotNotFound`, :class:`BotUnavailable`,
+    RulesError, :class:`SettingsTooLong` (a challenge plays under the default timeouts and
+    time bank)."""
     if bot_a == bot_b:
         raise SameBot("a bot cannot challenge itself")
     if mode not in MODES:
@@ -501,6 +504,8 @@ async def create_challenge(
                 raise BotNotFound(f"there is no bot {bot_id}")
             if bot.status != "active":
                 raise BotUnavailable(f"bot {bot_id} is {bot.status}")
+        if check is not None:
+            await check(conn)
         return await db_matches.insert_match(
             conn,
             bots=(bot_a, bot_b),

@@ -280,17 +280,18 @@ def register_house(api: str, path: Path, bots: list[HouseBot]) -> None:
         for bot in bots:
             entry = known.get(bot.name)
             if entry is not None:
-                answer = client.patch(
-                    f"/v1/bots/{entry['id']}", json={"url": bot.url}, headers=auth
+                answer = client.patch(  # open: anyone may enter a house bot (issue 12)
+                    f"/v1/bots/{entry['id']}", json={"url": bot.url, "open": True}, headers=auth
                 )
                 if answer.status_code == 200:
                     bot.bot_id, bot.secret = int(entry["id"]), str(entry["secret"])
                     continue
             shown = bot.name
-            answer = client.post("/v1/bots", json={"name": shown, "url": bot.url}, headers=auth)
+            body = {"name": shown, "url": bot.url, "open": True}
+            answer = client.post("/v1/bots", json=body, headers=auth)
             if answer.status_code == 409:
-                shown = f"{bot.name}-{secrets.token_hex(2)}"
-                answer = client.post("/v1/bots", json={"name": shown, "url": bot.url}, headers=auth)
+                body["name"] = shown = f"{bot.name}-{secrets.token_hex(2)}"
+                answer = client.post("/v1/bots", json=body, headers=auth)
             if answer.status_code != 201:
                 raise LaunchError(
                     f"registering {bot.name} at {bot.url} failed: "

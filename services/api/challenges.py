@@ -16,6 +16,7 @@ from services.api.match_schemas import ChallengeCreate, ChallengeCreated
 from services.api.problems import ProblemError, problem_responses
 from services.api.tournaments import flow_problem, too_long_problem
 from services.api.views import rules_problem
+from services.challenge_quota import RETRY_AFTER_S, QuotaExceeded, challenge_quota
 from services.db import bots as db_bots
 from services.db.accounts import Account
 
@@ -32,12 +33,16 @@ class ChallengeController(Controller):
             "`bot_a` must be yours and `bot_b` active; the match is queued at once. Follow it "
             "at GET /v1/matches/{match_id}. It plays under the default timeout (1 s) and time "
             "bank (30 s): a `games_per_match` whose worst case outlasts the workers' cap on a "
-            "match is a 422 (`/problems/match-too-long`)."
+            "match is a 422 (`/problems/match-too-long`). A bot whose owner set "
+            "`challenges: owner_only` refuses other accounts' challenges (403). Quotas "
+            "(defaults): an account may have 8 open (unfinished) challenges and a bot may "
+            "receive 4 from other accounts (settings TRUCO_OPEN_CHALLENGES_PER_ACCOUNT and "
+            "TRUCO_OPEN_CHALLENGES_PER_BOT); over either is a 429 (`/problems/too-many-challenges`) with Retry-After."
         ),
         status_code=202,
         dependencies={"account": Provide(current_account)},
         security=SECURITY,
-        responses=problem_responses(401, 403, 404, 409, 413, 415, 422),
+        responses=problem_responses(401, 403, 404, 409, 413, 415, 422, 429),
     )
     async def create_challenge(
         self,
@@ -51,6 +56,21 @@ class ChallengeController(Controller):
             raise ProblemError(404, f"there is no bot {data.bot_a}", slug="bot-not-found")
         if bot.owner_id != account.id:
             raise ProblemError(403, "bot_a must be one of your bots")
+        target = await db_bots.get_bot(pool, data.bot_b)
+        if target is None:
+            raise ProblemError(404, f"there is no bot {data.bot_b}", slug="bot-not-found")
+        if target.challenges == "owner_only" and target.owner_id != account.id:
+            raise ProblemError(
+                403, f"bot {data.bot_b} accepts challenges only from its owner's bots"
+            )
+        limits = services(request.app.state).settings
+        quota = challenge_quota(
+            account.id,
+            target.id,
+            target.owner_id,
+            per_account=limits.open_challenges_per_account,
+            per_bot=limits.open_challenges_per_bot,
+        )
         try:
             match_id = await flow.create_challenge(
                 pool,
@@ -60,7 +80,15 @@ class ChallengeController(Controller):
                 rules=data.rules or {},
                 games_per_match=data.games_per_match,
                 rated=False,
+                check=quota,
             )
+        except QuotaExceeded as exc:
+            raise ProblemError(
+                429,
+                str(exc),
+                slug="too-many-challenges",
+                headers={"Retry-After": str(RETRY_AFTER_S)},
+            ) from None
         except RulesError as exc:
             raise rules_problem(exc) from None
         except flow.SettingsTooLong as exc:

@@ -49,8 +49,9 @@ def limited(api_database_url: str, guard: NetworkGuard) -> Limited:
         limits: RateLimits, trusted_proxies: tuple[str, ...] = ()
     ) -> AsyncIterator[httpx.AsyncClient]:
         options: dict[str, Any] = {"rate_limits": limits, "rate_counter": FrozenCounter()}
+        fields = {"trusted_proxies": trusted_proxies}
         async with app_client(
-            api_database_url, guard, pool_size=4, trusted_proxies=trusted_proxies, **options
+            api_database_url, guard, pool_size=4, settings_fields=fields, **options
         ) as (_, client):
             yield client
 

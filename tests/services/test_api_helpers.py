@@ -131,13 +131,9 @@ def unique(prefix: str) -> str:
     return f"{prefix}-{secrets.token_hex(4)}"
 
 
-def settings(database_url: str, trusted_proxies: tuple[str, ...] = ()) -> Settings:
-    return Settings(
-        env="local",
-        database_url=database_url,
-        secret_key=Secret("s" * 48),
-        trusted_proxies=trusted_proxies,
-    )
+def settings(database_url: str, **fields: Any) -> Settings:
+    """The API's settings in the tests (``fields`` override the defaults)."""
+    return Settings(env="local", database_url=database_url, secret_key=Secret("s" * 48), **fields)
 
 
 class FrozenCounter(MemoryCounter):
@@ -153,15 +149,16 @@ async def app_client(
     guard: NetworkGuard,
     *,
     pool_size: int = 4,
-    trusted_proxies: tuple[str, ...] = (),
+    settings_fields: dict[str, Any] | None = None,
     **options: Any,
 ) -> AsyncIterator[tuple[asyncpg.Pool, httpx.AsyncClient]]:
     """A pool on ``database_url`` and a client of the app over it (bot handshakes through
-    ``guard``; ``options`` go to ``create_app``); the pool is closed on leaving."""
+    ``guard``; ``settings_fields`` override the settings, ``options`` go to ``create_app``);
+    the pool is closed on leaving."""
     pool = await create_pool(database_url, min_size=1, max_size=pool_size)
     try:
         app = create_app(
-            settings(database_url, trusted_proxies),
+            settings(database_url, **(settings_fields or {})),
             pool=pool,
             bot_client_factory=guard.factory,
             **options,
