@@ -25,7 +25,7 @@ from services.api.deps import (
     default_dispatcher,
     get_pool,
 )
-from services.api.health import health
+from services.api.health import health, liveness
 from services.api.hooks import first_answer
 from services.api.leaderboards import LeaderboardController
 from services.api.matches import BotMatchController, MatchController
@@ -108,6 +108,7 @@ def create_app(
             MatchController,
             LeaderboardController,
             health,
+            liveness,
             web_router(),
         ],
         before_request=first_answer(

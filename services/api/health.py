@@ -1,10 +1,17 @@
-"""``GET /health``: every registered check must answer; 503 naming the failing ones otherwise.
+"""Health: ``GET /health/live`` (the process answers) and ``GET /health`` (readiness: every
+check answers; 503 naming the failing ones otherwise).
 
-The checks: ``database`` (``SELECT 1``), ``broker`` (Redis accepts a connection) and
-``workers`` (at least one Celery worker answers a ping; the two checks are in
-:mod:`services.worker.checks` and run in a thread, off the event loop). The workers' ping
-waits up to a second for answers, so its outcome is cached for :data:`WORKERS_CACHE_S` per
-app: a load balancer polling ``/health`` does not broadcast a ping each time.
+The readiness checks: ``database`` (``SELECT 1``), ``broker`` (Redis accepts a
+connection) and ``workers`` (at least one Celery worker answers a ping; the two are in
+:mod:`services.worker.checks` and run in a thread, off the event loop).
+
+A burst of requests must not become a burst of checks (100 concurrent requests once made
+100 Celery ping broadcasts, which timed out one another into 503s). So each check is
+**single-flight**: while it runs, every request waits for that one run; and its outcome is
+**cached** per app, a success for :data:`OK_TTL_S` and a failure for :data:`FAIL_TTL_S` (a
+failure is retried soon, but never by every request at once). A check that raises or passes
+:data:`CHECK_TIMEOUT_S` is a failure. Both endpoints are rate limited per client address
+(``TRUCO_HEALTH_RATE_LIMIT_PER_MINUTE``, :mod:`services.api.ratelimit`).
 
 Add a check by adding a function to :data:`CHECKS`.
 """
@@ -24,6 +31,9 @@ from services.api.problems import ProblemError, problem_responses
 from services.worker.checks import check_broker, check_workers
 
 CHECK_TIMEOUT_S = 3.0
+OK_TTL_S = 5.0
+FAIL_TTL_S = 1.0
+CACHE_STATE_KEY = "health_cache"
 logger = logging.getLogger("services.api.health")
 
 Check = Callable[[Services], Awaitable[None]]
@@ -37,16 +47,11 @@ async def check_database(svc: Services) -> None:
         raise RuntimeError("SELECT 1 gave a wrong answer")
 
 
-WORKERS_CACHE_S = 5.0
-CACHE_STATE_KEY = "health_cache"
-
 CHECKS: dict[str, Check] = {
     "database": check_database,
     "broker": check_broker,
     "workers": check_workers,
 }
-CACHE_S: dict[str, float] = {"workers": WORKERS_CACHE_S}
-"""Checks whose outcome is reused for that many seconds (per app, in its state)."""
 
 
 async def _run(name: str, check: Check, svc: Services) -> str:
@@ -59,31 +64,68 @@ async def _run(name: str, check: Check, svc: Services) -> str:
     return "ok"
 
 
-async def _cached_run(name: str, svc: Services, cache: dict[str, tuple[float, str]]) -> str:
-    ttl = CACHE_S.get(name)
-    if ttl is not None:
-        hit = cache.get(name)
-        if hit is not None and time.monotonic() - hit[0] < ttl:
-            return hit[1]
-    result = await _run(name, CHECKS[name], svc)
-    if ttl is not None:
-        cache[name] = (time.monotonic(), result)
-    return result
+class HealthCache:
+    """Single-flight, cached outcomes of the checks (one per app, in its state)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._done: dict[str, tuple[float, str]] = {}
+        self._running: dict[str, asyncio.Future[str]] = {}
+        self.runs: dict[str, int] = {}
+        """How many times each check really ran (for tests and curiosity)."""
+
+    def _fresh(self, name: str) -> str | None:
+        hit = self._done.get(name)
+        if hit is None:
+            return None
+        at, result = hit
+        ttl = OK_TTL_S if result == "ok" else FAIL_TTL_S
+        return result if self._clock() - at < ttl else None
+
+    async def result(self, name: str, svc: Services) -> str:
+        cached = self._fresh(name)
+        if cached is not None:
+            return cached
+        running = self._running.get(name)
+        if running is None:
+            running = asyncio.ensure_future(self._check(name, svc))
+            self._running[name] = running
+        # shield: a request that goes away does not cancel the run others wait for
+        return await asyncio.shield(running)
+
+    async def _check(self, name: str, svc: Services) -> str:
+        try:
+            self.runs[name] = self.runs.get(name, 0) + 1
+            result = await _run(name, CHECKS[name], svc)
+            self._done[name] = (self._clock(), result)
+            return result
+        finally:
+            self._running.pop(name, None)
+
+
+def health_cache(state: State) -> HealthCache:
+    found: HealthCache = state.setdefault(CACHE_STATE_KEY, HealthCache())
+    return found
 
 
 @get(
     "/health",
     operation_id="getHealth",
-    summary="Whether the service and what it depends on answer",
+    summary="Readiness: whether the service and what it depends on answer",
+    description=(
+        "200 with each check's outcome, or a 503 problem naming the failing ones. Outcomes "
+        "are cached briefly (5 s, a failure 1 s) and each check runs once however many "
+        "requests wait for it. Rate limited per client address."
+    ),
     tags=["operations"],
-    responses=problem_responses(503, common=False),
+    responses=problem_responses(429, 503, common=False),
 )
 async def health(request: Request[object, object, State]) -> dict[str, str]:
     state = request.app.state
     svc = services(state)
-    cache: dict[str, tuple[float, str]] = state.setdefault(CACHE_STATE_KEY, {})
+    cache = health_cache(state)
     names = list(CHECKS)
-    results = await asyncio.gather(*(_cached_run(name, svc, cache) for name in names))
+    results = await asyncio.gather(*(cache.result(name, svc) for name in names))
     checks = dict(zip(names, results, strict=True))
     failing = [name for name, result in checks.items() if result != "ok"]
     if failing:
@@ -91,3 +133,14 @@ async def health(request: Request[object, object, State]) -> dict[str, str]:
             503, f"not answering: {', '.join(failing)}", slug="unavailable", checks=checks
         )
     return {"status": "ok", **checks}
+
+
+@get(
+    "/health/live",
+    operation_id="getLiveness",
+    summary="Liveness: the API process answers (no dependency is checked)",
+    tags=["operations"],
+    responses=problem_responses(429, common=False),
+)
+async def liveness() -> dict[str, str]:
+    return {"status": "ok"}

@@ -18,6 +18,8 @@ in this process's memory (tests, or Redis not answering: the limiter falls back 
                                                     validated key)
 ``TRUCO_ACCOUNT_RATE_LIMIT_PER_MINUTE``    60       account creation per client address
 ``TRUCO_AUTH_FAILURE_LIMIT_PER_MINUTE``    20       failed authentications per client address
+``TRUCO_HEALTH_RATE_LIMIT_PER_MINUTE``     300      ``/health`` and ``/health/live`` per client
+                                                    address
 =========================================  =======  =============================================
 """
 
@@ -50,6 +52,7 @@ class RateLimits(msgspec.Struct, frozen=True, kw_only=True):
     per_key_per_minute: Annotated[int, msgspec.Meta(ge=1)] = 600
     accounts_per_minute: Annotated[int, msgspec.Meta(ge=1)] = 60
     auth_failures_per_minute: Annotated[int, msgspec.Meta(ge=1)] = 20
+    health_per_minute: Annotated[int, msgspec.Meta(ge=1)] = 300
     enabled: bool = True
 
     @classmethod
@@ -60,6 +63,7 @@ class RateLimits(msgspec.Struct, frozen=True, kw_only=True):
             ("TRUCO_RATE_LIMIT_PER_MINUTE", "per_key_per_minute"),
             ("TRUCO_ACCOUNT_RATE_LIMIT_PER_MINUTE", "accounts_per_minute"),
             ("TRUCO_AUTH_FAILURE_LIMIT_PER_MINUTE", "auth_failures_per_minute"),
+            ("TRUCO_HEALTH_RATE_LIMIT_PER_MINUTE", "health_per_minute"),
         ):
             raw = env.get(name, "").strip()
             if raw:
@@ -175,7 +179,15 @@ def rate_limit_hook(
     client_address = address_of or client_address_reader()
 
     async def check(request: Request[object, object, State]) -> Response[bytes] | None:
-        if not limits.enabled or not request.url.path.startswith("/v1/"):
+        path = request.url.path
+        if not limits.enabled:
+            return None
+        if path == "/health" or path.startswith("/health/"):
+            wait = await counter.hit(
+                "health:" + client_address(request), limits.health_per_minute, clock()
+            )
+            return None if wait is None else _refusal(limits.health_per_minute, "requests", wait)
+        if not path.startswith("/v1/"):
             return None
         now = clock()
         address = client_address(request)
