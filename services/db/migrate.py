@@ -8,7 +8,9 @@ Migrations are the files ``services/db/migrations/NNNN_name.sql``. ``migrate()``
   file, and refuses to go on when an applied file was edited, when the database knows a
   version this code does not, or when a new file sorts before one already applied;
 * runs each migration and its bookkeeping row in one transaction: a failing migration
-  leaves no trace and stops the run.
+  leaves no trace and stops the run;
+* then gives rows without a ``name_key`` theirs (``services/db/name_keys.py``: a key is
+  computed in Python, so a SQL file cannot fill it).
 
 There is no "down": to undo, write the next migration.
 

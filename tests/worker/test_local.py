@@ -85,11 +85,11 @@ def test_launcher_serves_house_bots_and_stops_cleanly(
             "health",
             out,
         )
-        names = {
-            bot["name"]
-            for bot in httpx.get(f"{api}/v1/bots", timeout=5, trust_env=False).json()["items"]
-        }
-        assert {"house-heuristic", "house-random"} <= names
+        listed = httpx.get(f"{api}/v1/bots", timeout=5, trust_env=False).json()["items"]
+        house_bots = {bot["name"]: bot for bot in listed}
+        assert {"house-heuristic", "house-random"} <= set(house_bots)
+        assert house_bots["house-heuristic"]["open"] and house_bots["house-random"]["open"]
+        _newcomer_enters_a_house_bot(api, house_bots["house-heuristic"]["id"])
 
         def leaderboard_names() -> set[str]:
             board = httpx.get(f"{api}/v1/leaderboards/1v1", timeout=5, trust_env=False).json()
@@ -150,6 +150,25 @@ async def _urls(database: str) -> dict[str, str]:
 def _environ(pid: int) -> dict[str, str]:
     pairs = _read(f"/proc/{pid}/environ").decode(errors="replace").split("\0")
     return dict(pair.split("=", 1) for pair in pairs if "=" in pair)
+
+
+def _newcomer_enters_a_house_bot(api: str, bot_id: int) -> None:
+    """The house bots are open (issue 12 point 6): a newcomer enters one in their own
+    tournament (a 403 before)."""
+    with httpx.Client(base_url=api, timeout=10, trust_env=False) as client:
+        account = client.post("/v1/accounts", json={"name": f"newcomer-{secrets.token_hex(3)}"})
+        assert account.status_code == 201, account.text
+        auth = {"authorization": f"Bearer {account.json()['api_key']}"}
+        cup = client.post(
+            "/v1/tournaments",
+            json={"name": "My first cup", "format": "swiss", "mode": "1v1"},
+            headers=auth,
+        )
+        assert cup.status_code == 201, cup.text
+        entry = client.post(
+            f"/v1/tournaments/{cup.json()['id']}/entries", json={"bot_id": bot_id}, headers=auth
+        )
+        assert entry.status_code == 201, entry.text
 
 
 def _read(path: str) -> bytes:
