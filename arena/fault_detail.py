@@ -44,10 +44,13 @@ def tls_detail(exc: BaseException) -> str | None:
 
 
 def scrub_host(text: str, host: str | None) -> str:
-    """``text`` with every spelling of ``host`` (any case) replaced by a placeholder."""
-    if not host:
+    """``text`` with ``host`` (any case, as a whole name: ``bot`` in ``robot`` stays) replaced
+    by a placeholder."""
+    name = host.strip("[]").rstrip(".") if host else ""
+    if not name:
         return text
-    return re.sub(re.escape(host.strip("[]").rstrip(".")), HOST_PLACEHOLDER, text, flags=re.I)
+    pattern = rf"(?<![A-Za-z0-9_-]){re.escape(name)}(?![A-Za-z0-9_-])"
+    return re.sub(pattern, HOST_PLACEHOLDER, text, flags=re.IGNORECASE)
 
 
 def public_detail(text: str, host: str | None, exc: BaseException | None = None) -> str:

@@ -156,3 +156,10 @@ def test_other_details_lose_the_host_in_any_case() -> None:
     scrubbed = public_detail(detail, SECRET_HOST)
     assert "internal" not in scrubbed.lower()
     assert scrubbed.count(HOST_PLACEHOLDER) == 2
+
+
+def test_a_short_host_name_is_replaced_as_a_whole_name_only() -> None:
+    detail = "ConnectError: bot refused the robot's call to bot:8080 (Bot)"
+    assert public_detail(detail, "bot") == (
+        "ConnectError: <bot host> refused the robot's call to <bot host>:8080 (<bot host>)"
+    )
