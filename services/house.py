@@ -62,6 +62,8 @@ async def store_builtin_bots(
             bot = await db_bots.get_bot(conn, bot_id) if bot_id is not None else None
             live = bot is not None and bot.status != "deleted"
             if live and bot is not None and bot.owner_id == account.id and bot.url == url:
+                if not bot.open:  # stored before bots could be open
+                    await db_bots.update_bot(conn, bot.id, open=True)
                 stored[name] = bot.id
                 continue
             stored[name] = await _create(conn, box, account.id, name, url)
@@ -83,6 +85,7 @@ async def _create(
                 url=url,
                 encrypt_secret=lambda bot_id: box.encrypt(secret, bot_id),
                 key_id=box.key_id,
+                open=True,  # anyone may enter a house bot into their tournament (issue 12)
             )
         except db_accounts.DuplicateName:
             continue

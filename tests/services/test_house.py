@@ -33,7 +33,12 @@ async def test_builtin_bots_are_stored_once_and_replaced_when_deleted(database_u
             bot = await db_bots.get_bot(conn, bot_id)
             assert bot is not None and bot.owner_id == account.id
             assert (bot.name, bot.url) == (name, f"builtin:{strategy}")
+            assert bot.open  # anyone may enter a house bot into their tournament
+        # one stored before bots could be open is opened on the next run
+        await db_bots.update_bot(conn, first[wanted[1][0]], open=False)
         assert await store_builtin_bots(database_url, KEY, api_key, wanted, first) == first
+        reopened = await db_bots.get_bot(conn, first[wanted[1][0]])
+        assert reopened is not None and reopened.open
         await db_bots.soft_delete_bot(conn, first[wanted[0][0]])
         again = await store_builtin_bots(database_url, KEY, api_key, wanted, first)
         assert again[wanted[1][0]] == first[wanted[1][0]]

@@ -210,6 +210,8 @@ def test_production_launcher_plays_the_house_bots_in_process(
         with httpx.Client(base_url=api, timeout=10, trust_env=False) as client:
             bots = {b["name"]: b for b in client.get("/v1/bots").json()["items"]}
             assert {"house-heuristic", "house-random"} <= set(bots)
+            assert bots["house-heuristic"]["open"] and bots["house-random"]["open"]
+            _newcomer_enters_a_house_bot(api, bots["house-random"]["id"])
             assert asyncio.run(_urls(empty_database)) == {
                 "house-heuristic": "builtin:heuristic",
                 "house-random": "builtin:random",
