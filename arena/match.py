@@ -1,8 +1,10 @@
 """The match runner: plays a match between two entrants and produces its replay.
 
-A match is ``games_per_match`` games under one rules object. With ``duplicate`` (the default)
-games come in pairs that deal the same cards hand by hand with the entrants' seats swapped, so
-card luck cancels out. In 2v2 an entrant is a team: its bot fills both seats of its side and is
+A match is ``games_per_match`` games under one rules object. Every game is dealt from its own
+stream derived from the match seed (``deals="independent"``, the default) or, with
+``deals="mirrored"``, games come in pairs that deal the same cards with the entrants' seats
+swapped (:mod:`arena.deals`: only safe between bots of one owner). Seats alternate game to
+game either way. In 2v2 an entrant is a team: its bot fills both seats of its side and is
 called separately for each seat, with that seat's observation only.
 
 Everything a bot does wrong is a fault: recorded in the replay, answered with the fallback action
@@ -13,7 +15,6 @@ and the bots' answers.
 
 from __future__ import annotations
 
-import hashlib
 import statistics
 from collections.abc import Callable, Sequence
 from typing import Annotated
@@ -22,6 +23,7 @@ import msgspec
 
 from arena.client import TimeBank
 from arena.connection import Answer, BotConnection
+from arena.deals import INDEPENDENT, Deals, game_seed, seating
 from arena.fallback import fallback_action
 from arena.judge import Accepted, judge
 from arena.protocol import ActRequest, EndRequest, StartRequest
@@ -49,25 +51,13 @@ from engine.state import State
 class MatchSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     rules: Rules = Rules()
     games_per_match: Annotated[int, msgspec.Meta(ge=1, le=100)] = 2
-    duplicate: bool = True
+    deals: Deals = INDEPENDENT
     timeout_ms: Annotated[int, msgspec.Meta(ge=10, le=60_000)] = 1000
     time_bank_ms: Annotated[int, msgspec.Meta(ge=10, le=3_600_000)] = 30_000
     fault_limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 5
 
 
 Progress = Callable[[int, State], None]  # (game index, state after a decision)
-
-
-def game_seed(match_seed: int, game_index: int, duplicate: bool) -> int:
-    """The engine seed of a game: shared by both games of a duplicate pair."""
-    unit = game_index // 2 if duplicate else game_index
-    digest = hashlib.sha256(f"{match_seed}/game/{unit}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
-
-
-def seating(game_index: int) -> tuple[int, int]:
-    """Entrant index seated as team 0 and team 1: swapped in every other game."""
-    return (0, 1) if game_index % 2 == 0 else (1, 0)
 
 
 def _latency(samples: list[float]) -> Latency:
@@ -134,7 +124,7 @@ class MatchRunner:
             match_id=self.match_id,
             seed=self.seed,
             rules=s.rules,
-            duplicate=s.duplicate,
+            deals=s.deals,
             games_per_match=s.games_per_match,
             timeout_ms=s.timeout_ms,
             time_bank_ms=s.time_bank_ms,
@@ -149,7 +139,7 @@ class MatchRunner:
         rules = s.rules
         players = rules.players
         teams = seating(index)
-        seed = game_seed(self.seed, index, s.duplicate)
+        seed = game_seed(self.seed, index, s.deals)
         game_id = f"{self.match_id}-g{index + 1}"
         names = [self.records[teams[0]].name, self.records[teams[1]].name]
         state = new_game(rules, seed)

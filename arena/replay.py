@@ -1,9 +1,14 @@
 """The replay document of a match, and its verification by re-simulation.
 
-A replay is one JSON document: the match seed and rules, the entrants, and per game its engine
-seed, seating, every event (the engine's events interleaved with the arena's ``decision``
-records: latency, fault, fallback), the final score and the result. ``verify_replay`` replays
-every game through the engine from its seed and the actions taken, and fails on any difference.
+A replay is one JSON document: the match seed, how its games were dealt (``deals``) and the
+rules, the entrants, and per game its engine seed, seating, every event (the engine's events interleaved with the arena's ``decision``
+records: latency, fault, fallback), the final score and the result. ``verify_replay`` checks
+that every game's seed is the one the match seed and ``deals`` give, replays every game through
+the engine from its seed and the actions taken, and fails on any difference.
+
+Format ``truco-arena-replay/2`` names the dealing in ``deals``; version 1 (before independent
+deals) had ``duplicate: true|false`` instead, which :func:`load_replay` reads as ``mirrored`` /
+``independent``.
 """
 
 from __future__ import annotations
@@ -12,13 +17,15 @@ from typing import Literal
 
 import msgspec
 
+from arena.deals import Deals, game_seed, seating
 from engine.actions import Action
 from engine.errors import EngineError
 from engine.events import ActionTaken, Event
 from engine.play import apply, initial_events, new_game
 from engine.rules import Rules
 
-FORMAT = "truco-arena-replay/1"
+FORMAT = "truco-arena-replay/2"
+LEGACY_FORMAT = "truco-arena-replay/1"  # ``duplicate`` instead of ``deals``
 
 
 class Decision(msgspec.Struct, frozen=True, tag="decision", omit_defaults=True):
@@ -87,7 +94,7 @@ class Replay(msgspec.Struct):
     match_id: str
     seed: int
     rules: Rules
-    duplicate: bool
+    deals: Deals
     games_per_match: int
     timeout_ms: int
     time_bank_ms: int
@@ -177,9 +184,17 @@ def verify_game(rules: Rules, game: GameRecord) -> None:
 def verify_replay(replay: Replay) -> None:
     """Re-simulate every game and recompute the result; raise :class:`VerifyError` if anything
     differs from what the replay records."""
-    if replay.format != FORMAT:
+    if replay.format not in (FORMAT, LEGACY_FORMAT):
         raise VerifyError(f"unknown replay format {replay.format!r}, expected {FORMAT!r}")
     for game in replay.games:
+        expected_seed = game_seed(replay.seed, game.number - 1, replay.deals)
+        if game.seed != expected_seed:
+            raise VerifyError(
+                f"game {game.number}: seed {game.seed} recorded, but match seed {replay.seed} "
+                f"with {replay.deals} deals gives {expected_seed}"
+            )
+        if tuple(game.teams) != seating(game.number - 1):
+            raise VerifyError(f"game {game.number}: seating {game.teams} recorded")
         verify_game(replay.rules, game)
     if replay.result.walkover:
         return
@@ -193,8 +208,22 @@ def verify_replay(replay: Replay) -> None:
             )
 
 
-def load_replay(data: bytes) -> Replay:
+def load_replay(data: bytes | str) -> Replay:
+    """Decode a replay document; a version 1 document's ``duplicate`` becomes ``deals``."""
     try:
         return msgspec.json.decode(data, type=Replay)
     except msgspec.DecodeError as exc:
-        raise VerifyError(f"not a valid replay document: {exc}") from None
+        problem = exc
+    try:
+        raw = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        raw = None
+    if isinstance(raw, dict) and raw.get("format") == LEGACY_FORMAT and "deals" not in raw:
+        duplicate = raw.pop("duplicate", None)
+        if isinstance(duplicate, bool):
+            raw["deals"] = "mirrored" if duplicate else "independent"
+            try:
+                return msgspec.convert(raw, Replay)
+            except msgspec.ValidationError as exc:
+                problem = exc
+    raise VerifyError(f"not a valid replay document: {problem}") from None

@@ -1,8 +1,8 @@
 """Seeded deals (R-2): each hand's cards come from a PRNG keyed by (seed, hand number).
 
-Keying by hand number, not by a PRNG carried through the game, keeps the state a plain value and
-lets a duplicate match deal the same cards hand by hand with the seats swapped: same seed, same
-hand number, same cards per seat. The shuffle is a Fisher-Yates over ``getrandbits`` so it does
+Keying by hand number, not by a PRNG carried through the game, keeps the state a plain value:
+the same seed deals the same cards hand by hand. The match runner gives every game its own seed
+(or, with mirrored deals, one seed to both games of a pair: ``arena.deals``). The shuffle is a Fisher-Yates over ``getrandbits`` so it does
 not depend on how a Python version implements ``random.shuffle``.
 """
 

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from arena.deals import INDEPENDENT, MIRRORED
 from arena.entrants import BadBotSpec, connect
 from arena.match import MatchSettings, run_match
 from arena.replay import Replay
@@ -30,8 +31,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=1, help="the match seed (default 1)")
     parser.add_argument("--points", type=int, choices=(15, 30), default=30)
     parser.add_argument("--no-flor", action="store_true", help="play without flor")
-    parser.add_argument(
-        "--no-duplicate", action="store_true", help="deal every game afresh (no duplicate pairs)"
+    deals = parser.add_mutually_exclusive_group()
+    deals.add_argument(
+        "--mirrored",
+        action="store_const",
+        const=MIRRORED,
+        dest="deals",
+        default=INDEPENDENT,
+        help=(
+            "mirrored deals: each pair of games deals the same cards with the seats swapped "
+            "(less luck, but a bot that remembers its hands knows its opponent's in every "
+            "second game); default: every game dealt independently"
+        ),
+    )
+    # the old flag: independent deals are the default now, so it changes nothing
+    deals.add_argument(
+        "--no-duplicate",
+        action="store_const",
+        const=INDEPENDENT,
+        dest="deals",
+        help=argparse.SUPPRESS,
     )
     parser.add_argument("--timeout-ms", type=int, default=1000, help="per /act call (default 1000)")
     parser.add_argument("--bank-ms", type=int, default=30000, help="time bank per game")
@@ -58,7 +77,7 @@ def _settings(args: argparse.Namespace) -> MatchSettings:
             {
                 "rules": rules,
                 "games_per_match": args.games,
-                "duplicate": not args.no_duplicate,
+                "deals": args.deals,
                 "timeout_ms": args.timeout_ms,
                 "time_bank_ms": args.bank_ms,
                 "fault_limit": args.fault_limit,
@@ -73,7 +92,7 @@ def _settings(args: argparse.Namespace) -> MatchSettings:
 def _report(console: Console, replay: Replay, out: Path) -> None:
     result = replay.result
     names = [e.name for e in replay.entrants]
-    table = Table(title=f"match {replay.match_id} · seed {replay.seed}")
+    table = Table(title=f"match {replay.match_id} · seed {replay.seed} · {replay.deals} deals")
     for column in ("bot", "games", "tantos", "faults", "p50 ms", "p95 ms", "calls"):
         table.add_column(column, justify="right" if column != "bot" else "left")
     for i, name in enumerate(names):

@@ -53,10 +53,12 @@ class MatchController(Controller):
         operation_id="getMatchReplay",
         summary="The replay of a match: whole once finished, the spectator view while live",
         description=(
-            "A finished match: seed, rules and every game's deal and events (actions, say, "
-            "faults, latencies), as verified by `truco replay verify` (format "
-            "truco-arena-replay/1). A pending, queued or running match: the spectator view "
-            'so far (docs/rules.md, R-11), marked `"live": true` (format truco-arena-live/1): per '
+            "A finished match: seed, `deals` (independent or mirrored), rules and every "
+            "game's deal and events (actions, say, faults, latencies), as verified by `truco "
+            "replay verify` (format truco-arena-replay/2; a match stored before version 2 has "
+            "`duplicate: true` in place of `deals: mirrored`). A pending, queued or running "
+            'match: the spectator view so far (docs/rules.md, R-11), marked `"live": true` '
+            "(format truco-arena-live/1): per "
             "game its seating, score and events without deals, señas or seeds; a "
             "`hand_started` event has no `deal`, a `decision` only its seat, latency and fault "
             "kind. A bye or a forfeit without play has no replay (404); a cancelled match is "

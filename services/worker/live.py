@@ -32,7 +32,8 @@ import redis.asyncio
 
 from arena.client import Fault, TimeBank
 from arena.connection import Answer, BotConnection
-from arena.match import MatchSettings, game_seed, seating
+from arena.deals import game_seed, seating
+from arena.match import MatchSettings
 from arena.protocol import ActRequest, EndRequest, StartRequest
 from engine.events import ActionTaken, Event, GameEnded
 from engine.observe import spectator_view
@@ -140,9 +141,7 @@ class LivePublisher:
         """The spectator events of the decision that led to ``state`` (pure; tests use it)."""
         out: list[dict[str, Any]] = []
         if index != self._game:
-            first = new_game(
-                self.settings.rules, game_seed(self.seed, index, self.settings.duplicate)
-            )
+            first = new_game(self.settings.rules, game_seed(self.seed, index, self.settings.deals))
             out.append(hand_marker(first))
             self._game, self._hand, self._seen = index, first.hand, ()
         if not state.game_over and state.hand == self._hand:

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import asyncpg
 import kombu.exceptions
-import msgspec
 
-from arena.replay import Replay, VerifyError, verify_replay
+from arena.replay import Replay, VerifyError, load_replay, verify_replay
 from services.worker.celery_app import app
 from services.worker.db import run_db
 from services.worker.dispatch import enqueue
@@ -44,8 +43,8 @@ class BadResult(ValueError):
 def check_replay(match_id: int, replay_json: str | bytes) -> Replay:
     """Decode and verify a replay sent for ``match_id``; raise :class:`BadResult` if wrong."""
     try:
-        replay = msgspec.json.decode(replay_json, type=Replay)
-    except msgspec.DecodeError as exc:
+        replay = load_replay(replay_json)
+    except VerifyError as exc:
         raise BadResult(f"match {match_id}: the replay does not decode: {exc}") from None
     if replay.match_id != str(match_id):
         raise BadResult(f"match {match_id}: the replay is for match {replay.match_id!r}")

@@ -1,4 +1,5 @@
-"""The match runner with in-process bots: duplicate pairs, faults, forfeits, walkovers, replays."""
+"""The match runner with in-process bots: faults, forfeits, walkovers, replays (deals:
+test_deals.py)."""
 
 from __future__ import annotations
 
@@ -36,18 +37,6 @@ def anyio_backend() -> str:
 
 def bot(name: str, seed: int) -> tuple[EntrantRecord, InProcessBot]:
     return EntrantRecord(name, "builtin:random"), InProcessBot(name, random_decider(seed))
-
-
-async def test_duplicate_pairs_deal_the_same_cards_with_seats_swapped() -> None:
-    replay = await run_match("m1", 11, MatchSettings(games_per_match=4), [bot("a", 1), bot("b", 2)])
-    first, second, third = replay.games[0], replay.games[1], replay.games[2]
-    assert first.seed == second.seed != third.seed
-    assert first.teams == (0, 1) and second.teams == (1, 0)
-    deals_1 = [e.deal for e in first.events if isinstance(e, HandStarted)]
-    deals_2 = [e.deal for e in second.events if isinstance(e, HandStarted)]
-    shared = min(len(deals_1), len(deals_2))
-    assert shared >= 1 and deals_1[:shared] == deals_2[:shared]
-    verify_replay(load_replay(msgspec.json.encode(replay)))
 
 
 async def test_result_counts_games_then_tantos() -> None:

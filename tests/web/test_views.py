@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from arena.replay import Decision, EntrantRecord, GameRecord, MatchResult, Replay, ReplayEvent
+from arena.replay import (
+    FORMAT,
+    Decision,
+    EntrantRecord,
+    GameRecord,
+    MatchResult,
+    Replay,
+    ReplayEvent,
+)
 from engine.events import ActionTaken, HandEnded, HandStarted, RoundEnded, Shown
 from engine.rules import Rules
 from services.db.pages import Entrant, HistoryPoint, LeaderRow, MatchRow
@@ -46,11 +54,11 @@ def replay_2v2() -> Replay:
     ]
     game = GameRecord(number=1, game_id="g1", seed=1, teams=(0, 1), events=events, score=(1, 0))
     return Replay(
-        format="truco-arena-replay/1",
+        format=FORMAT,
         match_id="m1",
         seed=1,
         rules=Rules(players=4),
-        duplicate=False,
+        deals="independent",
         games_per_match=1,
         timeout_ms=1000,
         time_bank_ms=30000,
