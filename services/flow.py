@@ -32,6 +32,7 @@ from typing import Annotated, Any, Literal
 import asyncpg
 import msgspec
 
+from arena.deals import INDEPENDENT, MEMORY_RISK, MIRRORED, DealsMode
 from arena.match import MatchSettings
 from arena.replay import Replay
 from engine.errors import RulesError
@@ -106,6 +107,20 @@ class SettingsTooLong(ValueError):
     """A match under these settings could outlast the bot-calling worker's cap (API: 422)."""
 
 
+class MirroredDealsRefused(ValueError):
+    """Mirrored deals asked for, or a bot entered in a mirrored event, where not every bot
+    belongs to one owner (API: 422)."""
+
+
+class ResultMismatch(FlowError):
+    """A replay sent for a match that was not played under the match's seed and deals."""
+
+
+MIRRORED_ONLY_ONE_OWNER = (
+    "mirrored deals are only for bots of one owner: " + MEMORY_RISK + "; use independent deals"
+)
+
+
 # --- value types ----------------------------------------------------------------------------
 
 
@@ -148,6 +163,7 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     time_bank_ms: Annotated[int, msgspec.Meta(ge=10, le=3_600_000)] = 30_000
     fault_limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 5
     third_place: bool = False
+    deals: DealsMode = INDEPENDENT
     rated: bool = True
 
 
@@ -241,6 +257,11 @@ async def enter_tournament(
             raise BotNotFound(f"there is no bot {bot_id}")
         if bot.status != "active":
             raise BotUnavailable(f"bot {bot_id} is {bot.status}")
+        if settings_of(tournament).deals == MIRRORED and bot.owner_id != tournament.organiser_id:
+            raise MirroredDealsRefused(
+                f"tournament {tournament_id} deals mirrored games, so only its organiser's bots "
+                f"may enter; {MIRRORED_ONLY_ONE_OWNER}"
+            )
         entry = await db_tournaments.add_entry(conn, tournament_id, bot_id)
         if entry is None:
             raise AlreadyEntered(f"bot {bot_id} is already entered in tournament {tournament_id}")
@@ -315,6 +336,17 @@ async def start_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]:
             raise NotEnoughEntrants(
                 f"tournament {tournament_id} has {len(playing)} available bot(s); it needs 2"
             )
+        settings = settings_of(tournament)
+        if settings.deals == MIRRORED:
+            foreign = await db_tournaments.entries_not_owned_by(
+                conn, tournament_id, tournament.organiser_id
+            )
+            if foreign:
+                raise MirroredDealsRefused(
+                    f"tournament {tournament_id} deals mirrored games but bot(s) "
+                    f"{', '.join(map(str, foreign))} belong to another owner; "
+                    + MIRRORED_ONLY_ONE_OWNER
+                )
         if gone:
             await db_tournaments.withdraw_entries(conn, tournament_id, gone)
         rating = await db_bots.ratings(conn, [e.bot_id for e in playing])
@@ -324,7 +356,6 @@ async def start_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]:
         await db_tournaments.set_seeds(
             conn, tournament_id, {e.bot_id: k + 1 for k, e in enumerate(ranked)}
         )
-        settings = settings_of(tournament)
         if tournament.format == fp.SWISS and settings.rounds is None:
             settings = msgspec.structs.replace(
                 settings, rounds=fp.default_swiss_rounds(len(playing))
@@ -375,6 +406,7 @@ async def match_specs(
             timeout_ms=event.timeout_ms,
             time_bank_ms=event.time_bank_ms,
             fault_limit=event.fault_limit,
+            deals=match.deals,
         )
         entrants = []
         for bot_id in match.bots:
@@ -434,6 +466,11 @@ async def record_result(
         assert match is not None
         if match.finished or match.bot1 is None or match.status == db_matches.CANCELLED:
             return []
+        if (replay.seed, replay.deals) != (match.seed, match.deals):
+            raise ResultMismatch(
+                f"match {match_id} has seed {match.seed} and {match.deals} deals; the replay "
+                f"was played with seed {replay.seed} and {replay.deals} deals"
+            )
         winner = replay.result.winner
         stored = await db_matches.insert_result(
             conn, match_id, winner_side=winner, result=result_document(replay), task_id=task_id
@@ -484,13 +521,14 @@ async def create_challenge(
     games_per_match: int,
     rated: bool,
     check: Callable[[Connection], Awaitable[None]] | None = None,
+    deals: DealsMode = INDEPENDENT,
 ) -> int:
     """A casual match outside tournaments (``bot_a`` is side 0); returns its id to queue.
 
     ``check(conn)`` runs in the inserting transaction (``services.challenge_quota``) and may
     raise to refuse. Raises :class:`SameBot`, :class:`BotNotFound`, :class:`BotUnavailable`,
     RulesError, :class:`SettingsTooLong` (a challenge plays under the default timeouts and
-    time bank)."""
+    time bank), :class:`MirroredDealsRefused` (mirrored deals between bots of two owners)."""
     if bot_a == bot_b:
         raise SameBot("a bot cannot challenge itself")
     if mode not in MODES:
@@ -498,12 +536,18 @@ async def create_challenge(
     parsed = mode_rules(mode, rules)
     check_duration(TournamentSettings(games_per_match=games_per_match), parsed)
     async with pool.acquire() as conn, conn.transaction():
+        owners = set()
         for bot_id in (bot_a, bot_b):
             bot = await db_bots.get_bot(conn, bot_id)
             if bot is None:
                 raise BotNotFound(f"there is no bot {bot_id}")
             if bot.status != "active":
                 raise BotUnavailable(f"bot {bot_id} is {bot.status}")
+            owners.add(bot.owner_id)
+        if deals == MIRRORED and len(owners) > 1:
+            raise MirroredDealsRefused(
+                f"bots {bot_a} and {bot_b} have different owners; {MIRRORED_ONLY_ONE_OWNER}"
+            )
         if check is not None:
             await check(conn)
         return await db_matches.insert_match(
@@ -514,6 +558,7 @@ async def create_challenge(
             rated=rated,
             games_per_match=games_per_match,
             rules=parsed.to_dict(),
+            deals=deals,
         )
 
 
@@ -686,6 +731,7 @@ async def _create(
             bracket_match=planned.bracket_match,
             board=planned.board,
             bye=planned.bye,
+            deals=settings.deals,
         )
         if planned.bye:
             decided += 1

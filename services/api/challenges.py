@@ -8,13 +8,14 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.params import JSONBody
 
+from arena.deals import MEMORY_RISK
 from engine.errors import RulesError
 from services import flow
 from services.api.auth import SECURITY, current_account
 from services.api.deps import dispatch, services
 from services.api.match_schemas import ChallengeCreate, ChallengeCreated
 from services.api.problems import ProblemError, problem_responses
-from services.api.tournaments import flow_problem, too_long_problem
+from services.api.tournaments import flow_problem, mirrored_problem, too_long_problem
 from services.api.views import rules_problem
 from services.challenge_quota import RETRY_AFTER_S, QuotaExceeded, challenge_quota
 from services.db import bots as db_bots
@@ -37,7 +38,10 @@ class ChallengeController(Controller):
             "`challenges: owner_only` refuses other accounts' challenges (403). Quotas "
             "(defaults): an account may have 8 open (unfinished) challenges and a bot may "
             "receive 4 from other accounts (settings TRUCO_OPEN_CHALLENGES_PER_ACCOUNT and "
-            "TRUCO_OPEN_CHALLENGES_PER_BOT); over either is a 429 (`/problems/too-many-challenges`) with Retry-After."
+            "TRUCO_OPEN_CHALLENGES_PER_BOT); over either is a 429 (`/problems/too-many-challenges`) with Retry-After. "
+            "`deals` is `independent` by default; `mirrored` is accepted only when both bots "
+            "are yours (otherwise a 422, `/problems/mirrored-deals-refused`), because "
+            f"{MEMORY_RISK}."
         ),
         status_code=202,
         dependencies={"account": Provide(current_account)},
@@ -81,6 +85,7 @@ class ChallengeController(Controller):
                 games_per_match=data.games_per_match,
                 rated=False,
                 check=quota,
+                deals=data.deals,
             )
         except QuotaExceeded as exc:
             raise ProblemError(
@@ -93,6 +98,8 @@ class ChallengeController(Controller):
             raise rules_problem(exc) from None
         except flow.SettingsTooLong as exc:
             raise too_long_problem(exc) from None
+        except flow.MirroredDealsRefused as exc:
+            raise mirrored_problem(exc, "body.deals") from None
         except flow.FlowError as exc:
             raise flow_problem(exc) from None
         await dispatch(services(request.app.state), [match_id])

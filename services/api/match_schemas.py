@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import msgspec
 
+from arena.deals import Deals
 from services.api.tournament_schemas import (
     GamesPerMatch,
     MatchEntrant,
@@ -61,6 +62,7 @@ class MatchRead(msgspec.Struct, kw_only=True):
     bye: bool
     rated: bool
     games_per_match: int
+    deals: Deals
     rules: dict[str, Any]
     entrants: list[MatchEntrant]
     games: list[GameRead]
@@ -81,13 +83,15 @@ class MatchPage(msgspec.Struct):
 
 
 class ChallengeCreate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """A casual, unrated match of your bot ``bot_a`` against any active bot ``bot_b``."""
+    """A casual, unrated match of your bot ``bot_a`` against any active bot ``bot_b``;
+    ``deals: "mirrored"`` only when both bots are yours."""
 
     bot_a: BotRef
     bot_b: BotRef
     mode: Mode = "1v1"
     games_per_match: GamesPerMatch = 2
     rules: RulesObject | None = None
+    deals: Deals = "independent"
 
 
 class ChallengeCreated(msgspec.Struct):

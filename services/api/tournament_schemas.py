@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from arena.deals import Deals
+
 Format = Literal["swiss", "single_elimination", "double_elimination", "round_robin"]
 Mode = Literal["1v1", "2v2"]
 TournamentStatus = Literal["registering", "running", "finished", "cancelled"]
@@ -38,7 +40,8 @@ GamesPerMatch = Annotated[int, msgspec.Meta(ge=1, le=100, description="games in 
 
 class TournamentCreate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """A new tournament; ``rounds`` is the Swiss round count (default ceil(log2 n) + 1,
-    capped so a small field can be paired without rematches)."""
+    capped so a small field can be paired without rematches); with ``deals: "mirrored"`` only
+    the organiser's own bots may enter."""
 
     name: TournamentName
     format: Format
@@ -50,6 +53,7 @@ class TournamentCreate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
     fault_limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 5
     third_place: bool = False
     start_at: datetime | None = None
+    deals: Deals = "independent"
 
 
 class TournamentSettingsRead(msgspec.Struct, kw_only=True):
@@ -60,6 +64,7 @@ class TournamentSettingsRead(msgspec.Struct, kw_only=True):
     time_bank_ms: int
     fault_limit: int
     third_place: bool
+    deals: Deals
     rated: bool
 
 

@@ -11,6 +11,7 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.params import JSONBody, Parameter
 
+from arena.deals import MEMORY_RISK
 from engine.errors import RulesError
 from services import flow
 from services.api.auth import SECURITY, current_account
@@ -95,6 +96,12 @@ def check_start_at(start_at: datetime | None) -> None:
         ) from None
 
 
+def mirrored_problem(exc: flow.MirroredDealsRefused, field: str | None = None) -> ProblemError:
+    """Mirrored deals where the bots have more than one owner: a 422 saying why."""
+    errors = None if field is None else [FieldError(field=field, message=str(exc))]
+    return ProblemError(422, str(exc), slug="mirrored-deals-refused", errors=errors)
+
+
 def _entry(entry: Entry) -> EntryRead:
     return EntryRead(
         tournament_id=entry.tournament_id,
@@ -127,7 +134,9 @@ class TournamentController(Controller):
             "Settings under which a match could outlast the workers' cap on a match's duration "
             "(every bot using its whole time bank and per-call timeout in every game) are a 422 "
             "that says the limit. A tournament with a `start_at` starts by itself then, or is "
-            "cancelled if fewer than 2 available bots entered."
+            "cancelled if fewer than 2 available bots entered. `deals` is `independent` by "
+            "default; with `mirrored` only the organiser's own bots may enter (any other is a "
+            f"422 `/problems/mirrored-deals-refused`), because {MEMORY_RISK}."
         ),
         status_code=201,
         dependencies=_auth,
@@ -149,6 +158,7 @@ class TournamentController(Controller):
             timeout_ms=data.timeout_ms,
             fault_limit=data.fault_limit,
             third_place=data.third_place,
+            deals=data.deals,
         )
         try:
             tournament = await flow.create_tournament(
@@ -227,7 +237,9 @@ class TournamentController(Controller):
         summary="Enter one of your bots, or an open bot (while registering)",
         description=(
             'The bot must be yours, or open (`"open": true` on the bot, like the house '
-            "bots) and the tournament yours: an organiser may enter any open bot."
+            "bots) and the tournament yours: an organiser may enter any open bot. A "
+            "tournament with mirrored deals takes only its organiser's own bots: any other "
+            "bot, open ones included, is a 422 (`/problems/mirrored-deals-refused`)."
         ),
         status_code=201,
         dependencies=_auth,
@@ -258,6 +270,8 @@ class TournamentController(Controller):
             entry = await flow.enter_tournament(pool, tournament_id, data.bot_id)
         except flow.FlowError as exc:
             raise flow_problem(exc) from None
+        except flow.MirroredDealsRefused as exc:
+            raise mirrored_problem(exc, "body.bot_id") from None
         return _entry(entry)
 
     @post(
@@ -267,12 +281,13 @@ class TournamentController(Controller):
         description=(
             "Seeds the entries by rating, creates the first round (or the first bracket "
             "matches) and queues its matches. The status becomes running, and finished when "
-            "the last match is done."
+            "the last match is done. A tournament with mirrored deals in which a bot of "
+            "another owner is entered does not start (422, `/problems/mirrored-deals-refused`)."
         ),
         status_code=202,
         dependencies=_auth,
         security=SECURITY,
-        responses=problem_responses(400, 401, 403, 404, 409),
+        responses=problem_responses(400, 401, 403, 404, 409, 422),
     )
     async def start(
         self,
@@ -286,6 +301,8 @@ class TournamentController(Controller):
             queued = await flow.start_tournament(pool, tournament_id)
         except flow.FlowError as exc:
             raise flow_problem(exc) from None
+        except flow.MirroredDealsRefused as exc:
+            raise mirrored_problem(exc) from None
         await dispatch(services(request.app.state), queued)
         return TournamentStarted(id=tournament_id, status="running", queued=queued)
 
@@ -341,4 +358,4 @@ async def _detail(pool: asyncpg.Pool, tournament: Tournament) -> TournamentDetai
     )
 
 
-__all__ = ["TournamentController", "flow_problem"]
+__all__ = ["TournamentController", "flow_problem", "mirrored_problem", "too_long_problem"]

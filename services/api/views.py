@@ -90,6 +90,7 @@ def match_read(match: MatchRow, names: dict[int, str]) -> MatchRead:
         bye=match.bye,
         rated=match.rated,
         games_per_match=match.games_per_match,
+        deals=match.deals,
         rules=match.rules,
         entrants=entrants_of(match, names),
         games=games,

@@ -15,6 +15,7 @@ from typing import Any
 
 import asyncpg
 
+from arena.deals import DealsMode
 from services.db.accounts import Connection, Executor
 
 OPEN_STATUSES = ("pending", "queued", "running")
@@ -24,7 +25,7 @@ CANCELLED = "cancelled"  # its tournament was cancelled (migration 0003); a late
 _COLUMNS = (
     "m.id, m.tournament_id, m.round_id, r.number AS round_number, m.bracket, m.bracket_match, "
     "m.board, m.mode, m.status, m.seed, m.rated, m.games_per_match, m.rules, m.winner_side, "
-    "m.bye, m.attempts, m.created_at, m.queued_at, m.finished_at, "
+    "m.bye, m.attempts, m.created_at, m.queued_at, m.finished_at, m.deals, "
     "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND side = 0) AS bot0, "
     "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND side = 1) AS bot1, "
     "mr.result"
@@ -58,6 +59,7 @@ class MatchRow:
     created_at: datetime
     queued_at: datetime | None
     finished_at: datetime | None
+    deals: DealsMode  # how its games are dealt (arena.deals; migration 0004)
     bot0: int
     bot1: int | None
     result: dict[str, Any] | None
@@ -101,13 +103,14 @@ async def insert_match(
     bracket_match: str | None = None,
     board: int = 0,
     bye: bool = False,
+    deals: DealsMode = "independent",
 ) -> int:
     """A new match (status ``pending``, or ``done`` for a bye) with one bot per side."""
     match_id: int = await conn.fetchval(
         "INSERT INTO matches (tournament_id, round_id, bracket, bracket_match, board, mode, "
-        "status, seed, rated, games_per_match, rules, winner_side, bye, finished_at) "
+        "status, seed, rated, games_per_match, rules, winner_side, bye, finished_at, deals) "
         "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-        "CASE WHEN $13 THEN now() END) RETURNING id",
+        "CASE WHEN $13 THEN now() END, $14) RETURNING id",
         tournament_id,
         round_id,
         bracket,
@@ -121,6 +124,7 @@ async def insert_match(
         rules,
         0 if bye else None,
         bye,
+        deals,
     )
     await conn.executemany(
         "INSERT INTO match_entrants (match_id, slot, bot_id, side) VALUES ($1, $2, $3, $2)",

@@ -184,6 +184,18 @@ async def entries(conn: Executor, tournament_id: int) -> list[Entry]:
     return [Entry(**dict(row)) for row in rows]
 
 
+async def entries_not_owned_by(conn: Executor, tournament_id: int, owner_id: int) -> list[int]:
+    """Bots entered (and not withdrawn) in the tournament whose owner is not ``owner_id``."""
+    rows = await conn.fetch(
+        "SELECT e.bot_id FROM tournament_entries e JOIN bots b ON b.id = e.bot_id "
+        "WHERE e.tournament_id = $1 AND e.withdrawn_at IS NULL AND b.owner_id <> $2 "
+        "ORDER BY e.bot_id",
+        tournament_id,
+        owner_id,
+    )
+    return [int(r["bot_id"]) for r in rows]
+
+
 async def entries_page(
     conn: Executor, tournament_id: int, *, limit: int, cursor: int | None
 ) -> tuple[list[Entry], bool]:

@@ -185,7 +185,7 @@ async def live_replay(
         match_id=str(m.id),
         seed=0,
         rules=rules,
-        deals="independent",
+        deals=row.deals,
         games_per_match=row.games_per_match,
         timeout_ms=0,
         time_bank_ms=0,

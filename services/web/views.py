@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from arena.deals import MEMORY_RISK, MIRRORED
 from arena.replay import Decision, Replay, ReplayEvent, StartFault
 from engine.cards import RANK, SUIT, SUIT_NAMES
 from engine.events import (
@@ -227,6 +228,17 @@ class TournamentView:
     brackets: list[BracketSection]
     crosstable: list[CrossRow] | None
     cross_header: list[BotLink] = field(default_factory=list)
+    deals_note: str = ""
+
+
+def deals_note(settings: dict[str, object]) -> str:
+    """One sentence on how the tournament's games are dealt, and what memory can do then."""
+    if settings.get("deals") == MIRRORED:
+        return f"Mirrored deals: only the organiser's bots may enter, because {MEMORY_RISK}."
+    return (
+        "Independent deals: every game of a match is dealt from its own stream, so what a bot "
+        "remembers of earlier games tells it nothing about the cards of the next."
+    )
 
 
 def _fmt(value: float) -> str:
@@ -472,6 +484,7 @@ def tournament_view(
         brackets=brackets,
         crosstable=cross,
         cross_header=[BotLink(e.name, e.bot_id) for e in entries],
+        deals_note=deals_note(t.settings),
     )
 
 
