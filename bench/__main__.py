@@ -1,11 +1,12 @@
-"""Run every benchmark, or the ones named: ``python -m bench [engine|tournaments|arena ...]``."""
+"""Run every benchmark, or the ones named:
+``python -m bench [engine|tournaments|arena|match_length ...]``."""
 
 from __future__ import annotations
 
 import importlib
 import sys
 
-BENCHMARKS = ["engine", "tournaments", "arena"]
+BENCHMARKS = ["engine", "tournaments", "arena", "match_length"]
 
 
 def main(argv: list[str]) -> int:

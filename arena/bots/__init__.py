@@ -1,8 +1,9 @@
 """Built-in bot strategies: pure functions of one seat's observation, the legal actions and a
 seeded PRNG (no I/O). ``get_strategy("heuristic")`` returns a fresh instance.
 
-Names: ``random`` (uniform), ``heuristic`` (a reasonable player), ``first`` (always the first
-legal action), ``mazo`` (goes to the mazo whenever it may).
+Names: ``random`` (uniform), ``heuristic`` (a reasonable player), ``weak-heuristic`` (the
+heuristic playing a random legal action at a quarter of its decisions), ``first`` (always the
+first legal action), ``mazo`` (goes to the mazo whenever it may).
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from arena.bots.base import Strategy
-from arena.bots.heuristic import HeuristicStrategy
+from arena.bots.heuristic import WEAK_NOISE, HeuristicStrategy
 from arena.bots.simple import FirstStrategy, MazoStrategy, RandomStrategy
 
 BUILTINS: dict[str, Callable[[], Strategy]] = {
     "random": RandomStrategy,
     "heuristic": HeuristicStrategy,
+    "weak-heuristic": lambda: HeuristicStrategy(noise=WEAK_NOISE, name="weak-heuristic"),
     "first": FirstStrategy,
     "mazo": MazoStrategy,
 }

@@ -9,6 +9,10 @@
 - Cards: win the round cheaply when possible, otherwise throw the weakest; lead strong after
   round 1.
 It only ever returns an action from ``legal``.
+
+``HeuristicStrategy(noise=p)`` is a weakened heuristic: at each decision, with probability ``p``,
+it plays a uniformly random legal action instead (``weak-heuristic`` is ``noise=0.25``: a
+stronger opponent than ``random`` for measuring how long a match must be).
 """
 
 from __future__ import annotations
@@ -33,10 +37,19 @@ ENVIDO_FALTA = 33
 FLOR_WORDS = {"flor", "contraflor", "contraflor_al_resto", "con_flor_quiero", "con_flor_me_achico"}
 
 
+WEAK_NOISE = 0.25  # the noise of ``weak-heuristic``
+
+
 class HeuristicStrategy:
-    name = "heuristic"
+    def __init__(self, noise: float = 0.0, name: str | None = None) -> None:
+        if not 0.0 <= noise <= 1.0:
+            raise ValueError(f"noise must be between 0 and 1, not {noise}")
+        self.noise = noise
+        self.name = name or ("heuristic" if noise == 0.0 else f"heuristic(noise={noise:g})")
 
     def decide(self, obs: Observation, legal: list[Action], rng: random.Random) -> Action:
+        if self.noise and rng.random() < self.noise:  # no draw at noise 0: same games as ever
+            return legal[rng.randrange(len(legal))]
         options = words(legal)
         if options & FLOR_WORDS:
             return _flor(obs, legal, options)

@@ -31,7 +31,7 @@ def decide(name: str, state: State, seed: int = 0) -> Action:
 
 
 def test_registry_names_and_instances() -> None:
-    assert set(BUILTINS) == {"random", "heuristic", "first", "mazo"}
+    assert set(BUILTINS) == {"random", "heuristic", "weak-heuristic", "first", "mazo"}
     for name in BUILTINS:
         assert get_strategy(name).name == name
 
