@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
-from typing import Annotated
+from typing import Annotated, Final
 
 import msgspec
 
@@ -47,10 +47,20 @@ from engine.play import apply, initial_events, new_game
 from engine.rules import Rules
 from engine.state import State
 
+DEFAULT_GAMES_PER_MATCH: Final = {2: 6, 4: 14}
+"""Games per match by number of players when none is given (platform, ``truco play``): the
+shortest match in which ``heuristic`` beats ``weak-heuristic`` at least 95% of the time with
+independent deals, measured by ``python -m bench.match_length`` (docs/deals.md)."""
+
+
+def default_games_per_match(players: int) -> int:
+    """The default match length for ``players`` (2 or 4)."""
+    return DEFAULT_GAMES_PER_MATCH[players]
+
 
 class MatchSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     rules: Rules = Rules()
-    games_per_match: Annotated[int, msgspec.Meta(ge=1, le=100)] = 2
+    games_per_match: Annotated[int, msgspec.Meta(ge=1, le=100)] = DEFAULT_GAMES_PER_MATCH[2]
     deals: Deals = INDEPENDENT
     timeout_ms: Annotated[int, msgspec.Meta(ge=10, le=60_000)] = 1000
     time_bank_ms: Annotated[int, msgspec.Meta(ge=10, le=3_600_000)] = 30_000

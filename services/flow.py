@@ -33,7 +33,7 @@ import asyncpg
 import msgspec
 
 from arena.deals import INDEPENDENT, MEMORY_RISK, MIRRORED, DealsMode
-from arena.match import MatchSettings
+from arena.match import MatchSettings, default_games_per_match
 from arena.replay import Replay
 from engine.errors import RulesError
 from engine.rules import Rules
@@ -158,7 +158,7 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
 
     rules: dict[str, Any] = msgspec.field(default_factory=dict)
     rounds: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None
-    games_per_match: Annotated[int, msgspec.Meta(ge=1, le=100)] = 2
+    games_per_match: Annotated[int, msgspec.Meta(ge=1, le=100)] = default_games_per_match(2)
     timeout_ms: Annotated[int, msgspec.Meta(ge=10, le=60_000)] = 1000
     time_bank_ms: Annotated[int, msgspec.Meta(ge=10, le=3_600_000)] = 30_000
     fault_limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 5
@@ -180,6 +180,11 @@ def mode_rules(mode: str, rules: dict[str, Any] | None) -> Rules:
 def new_seed() -> int:
     """A random 63-bit match seed (fits PostgreSQL's bigint)."""
     return secrets.randbits(SEED_BITS)
+
+
+def default_games(mode: str) -> int:
+    """Games per match when a tournament or challenge does not say (by mode)."""
+    return default_games_per_match(PLAYERS[mode])
 
 
 def settings_of(tournament: Tournament) -> TournamentSettings:
@@ -518,7 +523,7 @@ async def create_challenge(
     *,
     mode: str,
     rules: dict[str, Any],
-    games_per_match: int,
+    games_per_match: int | None,
     rated: bool,
     check: Callable[[Connection], Awaitable[None]] | None = None,
     deals: DealsMode = INDEPENDENT,
@@ -534,6 +539,7 @@ async def create_challenge(
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}")
     parsed = mode_rules(mode, rules)
+    games_per_match = games_per_match or default_games(mode)
     check_duration(TournamentSettings(games_per_match=games_per_match), parsed)
     async with pool.acquire() as conn, conn.transaction():
         owners = set()

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from arena.deals import INDEPENDENT, MIRRORED
 from arena.entrants import BadBotSpec, connect
-from arena.match import MatchSettings, run_match
+from arena.match import DEFAULT_GAMES_PER_MATCH, MatchSettings, default_games_per_match, run_match
 from arena.replay import Replay
 from arena.signing import generate_secret
 from engine.rules import Rules
@@ -27,7 +27,14 @@ from truco_cli import replay_file
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("bots", nargs=2, metavar="BOT", help="a base URL or builtin:NAME")
     parser.add_argument("--players", type=int, choices=(2, 4), default=2)
-    parser.add_argument("--games", type=int, default=2, help="games in the match (default 2)")
+    parser.add_argument(
+        "--games",
+        type=int,
+        help=(
+            f"games in the match (default {DEFAULT_GAMES_PER_MATCH[2]} with --players 2, "
+            f"{DEFAULT_GAMES_PER_MATCH[4]} with --players 4)"
+        ),
+    )
     parser.add_argument("--seed", type=int, default=1, help="the match seed (default 1)")
     parser.add_argument("--points", type=int, choices=(15, 30), default=30)
     parser.add_argument("--no-flor", action="store_true", help="play without flor")
@@ -76,7 +83,7 @@ def _settings(args: argparse.Namespace) -> MatchSettings:
         return msgspec.convert(
             {
                 "rules": rules,
-                "games_per_match": args.games,
+                "games_per_match": args.games or default_games_per_match(args.players),
                 "deals": args.deals,
                 "timeout_ms": args.timeout_ms,
                 "time_bank_ms": args.bank_ms,

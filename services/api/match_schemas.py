@@ -89,7 +89,7 @@ class ChallengeCreate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     bot_a: BotRef
     bot_b: BotRef
     mode: Mode = "1v1"
-    games_per_match: GamesPerMatch = 2
+    games_per_match: GamesPerMatch | None = None
     rules: RulesObject | None = None
     deals: Deals = "independent"
 

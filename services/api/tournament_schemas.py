@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from arena.deals import Deals
+from arena.match import DEFAULT_GAMES_PER_MATCH
 
 Format = Literal["swiss", "single_elimination", "double_elimination", "round_robin"]
 Mode = Literal["1v1", "2v2"]
@@ -35,7 +36,18 @@ RulesObject = Annotated[
         examples=[{"points_to_win": 15, "flor": False}],
     ),
 ]
-GamesPerMatch = Annotated[int, msgspec.Meta(ge=1, le=100, description="games in each match")]
+GamesPerMatch = Annotated[
+    int,
+    msgspec.Meta(
+        ge=1,
+        le=100,
+        description=(
+            f"games in each match; default {DEFAULT_GAMES_PER_MATCH[2]} in 1v1 and "
+            f"{DEFAULT_GAMES_PER_MATCH[4]} in 2v2: the shortest matches in which the built-in "
+            "heuristic bot beats a weakened copy of itself 95% of the time (docs/deals.md)"
+        ),
+    ),
+]
 
 
 class TournamentCreate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -47,7 +59,7 @@ class TournamentCreate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
     format: Format
     mode: Mode
     rounds: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None
-    games_per_match: GamesPerMatch = 2
+    games_per_match: GamesPerMatch | None = None
     rules: RulesObject | None = None
     timeout_ms: Annotated[int, msgspec.Meta(ge=10, le=60_000)] = 1000
     fault_limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 5

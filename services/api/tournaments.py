@@ -154,7 +154,7 @@ class TournamentController(Controller):
         settings = flow.TournamentSettings(
             rules=data.rules or {},
             rounds=data.rounds,
-            games_per_match=data.games_per_match,
+            games_per_match=data.games_per_match or flow.default_games(data.mode),
             timeout_ms=data.timeout_ms,
             fault_limit=data.fault_limit,
             third_place=data.third_place,

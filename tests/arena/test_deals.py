@@ -148,3 +148,17 @@ def test_truco_play_deals_independently_unless_mirrored_is_asked(
     with pytest.raises(SystemExit) as refused:
         main([*base, "--mirrored", "--no-duplicate"])
     assert refused.value.code == 2
+
+
+def test_truco_play_defaults_to_the_measured_match_length() -> None:
+    import argparse
+
+    from truco_cli import play
+
+    parser = argparse.ArgumentParser()
+    play.add_arguments(parser)
+    for players, games in (("2", 6), ("4", 14)):
+        args = parser.parse_args(["builtin:random", "builtin:first", "--players", players])
+        assert play._settings(args).games_per_match == games
+    args = parser.parse_args(["builtin:random", "builtin:first", "--games", "3"])
+    assert play._settings(args).games_per_match == 3

@@ -171,3 +171,23 @@ async def test_a_result_played_under_other_deals_is_not_stored(
         await flow.record_result(api.pool, match_id, replay)
     match = await db_matches.get_match(api.pool, match_id)
     assert match is not None and match.status == "queued" and match.result is None
+
+
+async def test_games_per_match_defaults_follow_the_mode(
+    idle_api: PlayApi, bot_servers: list[BotServer]
+) -> None:
+    """The defaults measured by bench/match_length.py: 6 games in 1v1, 14 in 2v2."""
+    api = idle_api
+    _, me = await api.account("me")
+    bots = await api.bots(me, bot_servers[:2])
+    for mode, games in (("1v1", 6), ("2v2", 14)):
+        created = await api.tournament(me, mode=mode)
+        assert created["settings"]["games_per_match"] == games  # type: ignore[index]
+        challenge = await api.client.post(
+            "/v1/challenges", json={"bot_a": bots[0], "bot_b": bots[1], "mode": mode}, headers=me
+        )
+        assert challenge.status_code == 202, challenge.text
+        match = (await api.client.get(f"/v1/matches/{challenge.json()['match_id']}")).json()
+        assert match["games_per_match"] == games and match["deals"] == "independent"
+    given = await api.tournament(me, games_per_match=3)
+    assert given["settings"]["games_per_match"] == 3  # type: ignore[index]

@@ -82,9 +82,10 @@ def test_config_from_environment() -> None:
 
 def test_match_deadlines() -> None:
     default = MatchSettings()
-    # 2 games x (2 banks of 30 s + 2 seats x 2 calls x 1 s) + 2 handshakes + margin
-    assert limits.match_worst_case_s(default) == 2 * (60 + 4) + 2
-    assert limits.match_deadline_s(default) == 160
+    # 6 games x (2 banks of 30 s + 2 seats x 2 calls x 1 s) + 2 handshakes + margin
+    assert default.games_per_match == 6
+    assert limits.match_worst_case_s(default) == 6 * (60 + 4) + 2
+    assert limits.match_deadline_s(default) == 6 * 64 + 2 + 30
     soft, hard = limits.match_task_limits(default)
     assert limits.match_deadline_s(default) < soft < hard <= limits.MATCH_HARD_LIMIT_S
     huge = MatchSettings(games_per_match=100, time_bank_ms=3_600_000)
