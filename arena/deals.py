@@ -36,9 +36,9 @@ Deals = Annotated[
     DealsMode,
     msgspec.Meta(
         description=(
-            "how the games of a match are dealt: `independent` (default) deals every game from "
-            "its own stream derived from the match seed; `mirrored` deals each pair of games "
-            f"alike with the seats swapped; {MEMORY_RISK}"
+            "how the games of a match are dealt: `independent` (the default) deals every game "
+            "from its own stream derived from the match seed; `mirrored` is accepted only "
+            f"between bots of one owner, because {MEMORY_RISK}"
         )
     ),
 ]
