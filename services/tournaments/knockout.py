@@ -1,6 +1,6 @@
 """Who goes through a knockout match that cannot end level.
 
-Order: more games won; then more tantos; then, if the extra pair of duplicate games has not
+Order: more games won; then more tantos; then, if an extra pair of games has not
 been played yet, ask for it (:data:`PLAY_EXTRA_PAIR`); after it, the better seed goes through.
 """
 

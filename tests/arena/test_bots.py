@@ -109,7 +109,7 @@ def test_evaluate_is_deterministic_and_symmetric() -> None:
     mirror = evaluate("random", "heuristic", games=20, seed=5)
     assert mirror.wins_b > mirror.wins_a  # the heuristic wins from either side
     same = evaluate("first", "first", games=20, seed=5)
-    assert same.wins_a == same.wins_b == 10  # duplicate pairs: identical bots split evenly
+    assert same.wins_a == same.wins_b == 10  # mirrored pairs: identical bots split
 
 
 # --- heuristic decisions in key positions -----------------------------------------------------
