@@ -47,7 +47,7 @@ from engine.play import apply, initial_events, new_game
 from engine.rules import Rules
 from engine.state import State
 
-DEFAULT_GAMES_PER_MATCH: Final = {2: 6, 4: 14}
+DEFAULT_GAMES_PER_MATCH: Final = {2: 6, 4: 12}
 """Games per match by number of players when none is given (platform, ``truco play``): the
 shortest match in which ``heuristic`` beats ``weak-heuristic`` at least 95% of the time with
 independent deals, measured by ``python -m bench.match_length`` (docs/deals.md)."""

@@ -157,7 +157,7 @@ def test_truco_play_defaults_to_the_measured_match_length() -> None:
 
     parser = argparse.ArgumentParser()
     play.add_arguments(parser)
-    for players, games in (("2", 6), ("4", 14)):
+    for players, games in (("2", 6), ("4", 12)):
         args = parser.parse_args(["builtin:random", "builtin:first", "--players", players])
         assert play._settings(args).games_per_match == games
     args = parser.parse_args(["builtin:random", "builtin:first", "--games", "3"])

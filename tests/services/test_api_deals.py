@@ -176,11 +176,11 @@ async def test_a_result_played_under_other_deals_is_not_stored(
 async def test_games_per_match_defaults_follow_the_mode(
     idle_api: PlayApi, bot_servers: list[BotServer]
 ) -> None:
-    """The defaults measured by bench/match_length.py: 6 games in 1v1, 14 in 2v2."""
+    """The defaults measured by bench/match_length.py: 6 games in 1v1, 12 in 2v2."""
     api = idle_api
     _, me = await api.account("me")
     bots = await api.bots(me, bot_servers[:2])
-    for mode, games in (("1v1", 6), ("2v2", 14)):
+    for mode, games in (("1v1", 6), ("2v2", 12)):
         created = await api.tournament(me, mode=mode)
         assert created["settings"]["games_per_match"] == games  # type: ignore[index]
         challenge = await api.client.post(
