@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from arena.deals import DealsMode
 from services.db.accounts import Connection, Executor
 
 GAVE_UP = "error"
@@ -31,6 +32,7 @@ class OpenMatch:
     tournament_id: int | None
     games_per_match: int
     rules: dict[str, Any]
+    deals: DealsMode
     tournament_settings: dict[str, Any] | None
     since: datetime
     """When it was created (``pending``), last sent (``queued``) or last began (``running``)."""
@@ -45,7 +47,7 @@ async def open_matches(
     at least ``queued_after_s`` (oldest first), in running tournaments or outside any."""
     rows = await conn.fetch(
         """
-        SELECT m.id, m.status, m.attempts, m.tournament_id, m.games_per_match, m.rules,
+        SELECT m.id, m.status, m.attempts, m.tournament_id, m.games_per_match, m.rules, m.deals,
                t.settings AS tournament_settings, s.since,
                extract(epoch FROM now() - s.since)::float8 AS age_s
         FROM matches m

@@ -72,6 +72,7 @@ def match_settings(match: db_sweep.OpenMatch) -> MatchSettings:
         timeout_ms=event.timeout_ms,
         time_bank_ms=event.time_bank_ms,
         fault_limit=event.fault_limit,
+        deals=match.deals,
     )
 
 
