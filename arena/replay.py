@@ -1,8 +1,9 @@
 """The replay document of a match, and its verification by re-simulation.
 
 A replay is one JSON document: the match seed, how its games were dealt (``deals``) and the
-rules, the entrants, and per game its engine seed, seating, every event (the engine's events interleaved with the arena's ``decision``
-records: latency, fault, fallback), the final score and the result. ``verify_replay`` checks
+rules, the entrants, and per game its engine seed, seating, every event (the engine's events
+interleaved with the arena's ``decision`` records: latency, fault, fallback), the final score
+and the result. ``verify_replay`` checks
 that every game's seed is the one the match seed and ``deals`` give, replays every game through
 the engine from its seed and the actions taken, and fails on any difference.
 

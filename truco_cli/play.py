@@ -83,7 +83,9 @@ def _settings(args: argparse.Namespace) -> MatchSettings:
         return msgspec.convert(
             {
                 "rules": rules,
-                "games_per_match": args.games or default_games_per_match(args.players),
+                "games_per_match": (
+                    default_games_per_match(args.players) if args.games is None else args.games
+                ),
                 "deals": args.deals,
                 "timeout_ms": args.timeout_ms,
                 "time_bank_ms": args.bank_ms,

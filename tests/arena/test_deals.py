@@ -166,3 +166,5 @@ def test_truco_play_defaults_to_the_measured_match_length() -> None:
         assert play._settings(args).games_per_match == games
     args = parser.parse_args(["builtin:random", "builtin:first", "--games", "3"])
     assert play._settings(args).games_per_match == 3
+    with pytest.raises(ValueError, match="games"):  # 0 is refused, not read as the default
+        play._settings(parser.parse_args(["builtin:random", "builtin:first", "--games", "0"]))
