@@ -3,7 +3,10 @@ mirrored, what is still to play is dealt independently, and new rows default to 
 
 from __future__ import annotations
 
+import asyncio
+
 import asyncpg
+import msgspec
 import pytest
 
 from services.db.migrate import load_migrations, migrate
@@ -45,3 +48,26 @@ async def test_stored_rows_keep_how_they_were_dealt(fresh_database: str) -> None
             await conn.execute("UPDATE matches SET deals = 'duplicate'")
     finally:
         await conn.close()
+
+
+def test_the_trusted_worker_reads_a_result_sent_by_the_previous_version() -> None:
+    """A match running during the upgrade is reported by the old worker in format 1."""
+    from arena.connection import InProcessBot, random_decider
+    from arena.match import MatchSettings, run_match
+    from arena.replay import EntrantRecord
+    from services.worker.tasks_store import BadResult, check_replay
+
+    entrants = [
+        (EntrantRecord(n, "builtin:random"), InProcessBot(n, random_decider(k)))
+        for k, n in enumerate("ab")
+    ]
+    settings = MatchSettings(games_per_match=2, deals="mirrored")
+    replay = asyncio.run(run_match("77", 5, settings, entrants))
+    old = msgspec.to_builtins(replay)
+    old.update(format="truco-arena-replay/1", duplicate=True)
+    del old["deals"]
+    checked = check_replay(77, msgspec.json.encode(old))
+    assert checked.deals == "mirrored" and checked.games[0].seed == checked.games[1].seed
+    old["duplicate"] = False  # claims fresh deals, but the games share a seed
+    with pytest.raises(BadResult, match="does not re-simulate"):
+        check_replay(77, msgspec.json.encode(old))
