@@ -117,6 +117,13 @@ async def test_a_mirrored_tournament_takes_only_the_organisers_bots(
         f"/v1/tournaments/{tid}/entries", json={"bot_id": foreign}, headers=stranger
     )
     _refusal(refused, "body.bot_id")
+    # an open bot (one any organiser may enter) is still another owner's bot
+    opened = await api.client.patch(f"/v1/bots/{foreign}", json={"open": True}, headers=stranger)
+    assert opened.status_code == 200, opened.text
+    refused = await api.client.post(
+        f"/v1/tournaments/{tid}/entries", json={"bot_id": foreign}, headers=organiser
+    )
+    _refusal(refused, "body.bot_id")
     for bot in own:
         entered = await api.client.post(
             f"/v1/tournaments/{tid}/entries", json={"bot_id": bot}, headers=organiser
