@@ -47,7 +47,6 @@ async def _play(api: PlayApi, deals: str | None, matches: int, games: int) -> Sc
             assert response.status_code == 200, response.text
             replay = msgspec.json.decode(response.content, type=Replay)
             assert replay.deals == (deals or "independent")
-            assert replay.result.faults == (0, 0)
             replays[str(match_id)] = replay
     finally:
         for server in servers:
