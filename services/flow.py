@@ -38,7 +38,7 @@ from arena.replay import Replay
 from engine.errors import RulesError
 from engine.rules import Rules
 from services import flow_pairing as fp
-from services.api.secretbox import SecretBox
+from services import limits
 from services.db import bots as db_bots
 from services.db import matches as db_matches
 from services.db import ratings as db_ratings
@@ -47,6 +47,8 @@ from services.db.accounts import Connection
 from services.db.matches import MatchRow
 from services.db.tournaments import Tournament
 from services.ratings import k_factor, match_delta
+from services.secretbox import SecretBox
+from services.tournaments.formats import StandingRow, get_format
 from services.tournaments.swiss import NoValidPairing
 
 logger = logging.getLogger("services.flow")
@@ -193,9 +195,7 @@ def settings_of(tournament: Tournament) -> TournamentSettings:
 
 def check_duration(settings: TournamentSettings, rules: Rules) -> None:
     """Raise :class:`SettingsTooLong` when a match's worst case (every bot using all its time)
-    is longer than the worker lets a match run (``services.worker.limits``)."""
-    from services.worker import limits
-
+    is longer than the worker lets a match run (``services.limits``)."""
     match = MatchSettings(
         rules=rules,
         games_per_match=settings.games_per_match,
@@ -760,12 +760,12 @@ def standings(
     matches: Sequence[MatchRow],
     *,
     third_place: bool = False,
-) -> list[fp.StandingRow]:
-    """Standings of a started event: the Swiss / round-robin table with its tiebreaks, or the
-    bracket placing (see :mod:`services.flow_pairing`). Empty before the start."""
+) -> list[StandingRow]:
+    """Standings of a started event, as its format ranks them: the Swiss / round-robin table
+    over the complete rounds, or the bracket placing (:mod:`services.tournaments.formats`).
+    The one source of standings: the API and the web page both call it. Empty before the
+    start."""
     if not entrants:
         return []
-    if format in fp.ELIMINATION:
-        bracket = fp.make_bracket(format, len(entrants), third_place=third_place)
-        return fp.bracket_standings(bracket, entrants, matches)
-    return fp.table_standings(entrants, matches, format)
+    event = fp.played(format, entrants, matches, third_place=third_place)
+    return get_format(format).standings(event)

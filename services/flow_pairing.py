@@ -1,5 +1,6 @@
 """The pure half of the tournament workflow: from stored entries and matches to the next
-matches and the standings. No I/O; :mod:`services.flow` loads the rows and stores the plans.
+matches, and to what the formats of :mod:`services.tournaments.formats` rank (:func:`played`).
+No I/O; :mod:`services.flow` loads the rows and stores the plans.
 
 Formats:
 
@@ -24,20 +25,19 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.db.matches import MatchRow
-from services.tournaments.brackets import (
-    BYE,
-    Bracket,
-    champion,
-    double_elimination,
-    playable,
-    resolve,
-    single_elimination,
+from services.db.matches import OPEN_STATUSES, MatchRow
+from services.tournaments.brackets import Bracket, champion, playable, resolve
+from services.tournaments.formats import Entrant as Entrant  # the workflow's name for it
+from services.tournaments.formats import (
+    Played,
+    bracket_format,
+    get_format,
+    seeded_players,
 )
+from services.tournaments.formats import seed_maps as seed_maps
 from services.tournaments.knockout import knockout_winner
-from services.tournaments.model import MatchResult, Outcome, Player, Round
+from services.tournaments.model import MatchResult, Outcome, Round
 from services.tournaments.roundrobin import Fixture, round_robin
-from services.tournaments.standings import Tiebreak, compute_standings
 from services.tournaments.swiss import NoValidPairing, match_field, pairing_from
 from services.tournaments.swiss_field import make_field
 from services.tournaments.swiss_state import build_states
@@ -48,13 +48,6 @@ SINGLE = "single_elimination"
 DOUBLE = "double_elimination"
 ELIMINATION = (SINGLE, DOUBLE)
 
-ROUND_ROBIN_TIEBREAKS = (
-    Tiebreak.MATCH_POINTS,
-    Tiebreak.DIRECT_ENCOUNTER,
-    Tiebreak.SONNEBORN_BERGER,
-    Tiebreak.GAME_POINTS,
-    Tiebreak.TANTOS_DIFFERENCE,
-)
 _BRACKET_COLUMN = {
     "winners": "main",
     "losers": "losers",
@@ -62,15 +55,6 @@ _BRACKET_COLUMN = {
     "grand_final": "final",
     "reset": "final",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Entrant:
-    """A bot in a started event: its seed (1 = best) and whether it has left."""
-
-    bot_id: int
-    seed: int
-    withdrawn: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,15 +72,6 @@ class Planned:
         return len(self.bots) == 1
 
 
-@dataclass(frozen=True, slots=True)
-class StandingRow:
-    rank: int
-    bot_id: int
-    points: float
-    tiebreaks: dict[str, float]
-    withdrawn: bool
-
-
 def default_swiss_rounds(entrants: int) -> int:
     """``ceil(log2(n)) + 1`` rounds, capped so small fields can always be paired without a
     rematch: n - 1 with an even field (4 bots: 3 rounds), n - 2 with an odd one of 5 or more
@@ -110,11 +85,6 @@ def default_swiss_rounds(entrants: int) -> int:
 
 
 # --- Swiss and round robin --------------------------------------------------------------------
-
-
-def players(entrants: Sequence[Entrant]) -> list[Player]:
-    """Pure-module players whose initial ranking is the seed order."""
-    return [Player(id=e.bot_id, rating=-float(e.seed)) for e in entrants]
 
 
 def outcome(match: MatchRow) -> MatchResult:
@@ -164,7 +134,7 @@ def pair_swiss(
         raise NoValidPairing("fewer than two bots are left")
     states = [
         dataclasses.replace(state, opponents=state.opponents & active)
-        for state in build_states(players(entrants), history(matches, number - 1))
+        for state in build_states(seeded_players(entrants), history(matches, number - 1))
         if state.id in active
     ]
     field = make_field(states)
@@ -193,31 +163,30 @@ def plan_round_robin(entrants: Sequence[Entrant], number: int) -> list[Planned]:
     return [Planned(number, (f.mano, f.other), board) for board, f in enumerate(fixtures)]
 
 
-def table_standings(
-    entrants: Sequence[Entrant], matches: Sequence[MatchRow], format: str
-) -> list[StandingRow]:
-    order = ROUND_ROBIN_TIEBREAKS if format == ROUND_ROBIN else tuple(Tiebreak)
-    withdrawn = {e.bot_id for e in entrants if e.withdrawn}
-    rows = compute_standings(players(entrants), history(matches), order)
-    return [
-        StandingRow(
-            rank=row.place,
-            bot_id=_bot(row.id),
-            points=row.values[Tiebreak.MATCH_POINTS],
-            tiebreaks={k: v for k, v in row.values.items() if k != Tiebreak.MATCH_POINTS},
-            withdrawn=_bot(row.id) in withdrawn,
-        )
-        for row in rows
-    ]
+def complete_rounds(matches: Sequence[MatchRow]) -> int:
+    """How many rounds, from round 1 on, have no match left to play (pending, queued or
+    running); a table's standings count only these rounds."""
+    open_rounds = {m.round_number for m in matches if m.status in OPEN_STATUSES}
+    last = max((m.round_number or 0 for m in matches), default=0)
+    return next((n - 1 for n in range(1, last + 1) if n in open_rounds), last)
+
+
+def played(
+    format: str, entrants: Sequence[Entrant], matches: Sequence[MatchRow], *, third_place: bool
+) -> Played:
+    """The event as its format ranks it: complete rounds for a table, decided bracket
+    matches for a bracket."""
+    if get_format(format).is_bracket:
+        results = bracket_results(entrants, matches)
+        return Played(tuple(entrants), bracket_results=results, third_place=third_place)
+    return Played(tuple(entrants), rounds=tuple(history(matches, complete_rounds(matches))))
 
 
 # --- elimination ----------------------------------------------------------------------------
 
 
 def make_bracket(format: str, entrants: int, *, third_place: bool = False) -> Bracket:
-    if format == SINGLE:
-        return single_elimination(entrants, third_place=third_place)
-    return double_elimination(entrants, reset=True)
+    return bracket_format(format).make_bracket(entrants, third_place=third_place)
 
 
 def depths(bracket: Bracket) -> dict[str, int]:
@@ -227,11 +196,6 @@ def depths(bracket: Bracket) -> dict[str, int]:
         sources = [s.winner_of or s.loser_of for s in (match.a, match.b)]
         found[match.id] = 1 + max((found[s] for s in sources if s is not None), default=0)
     return found
-
-
-def seed_maps(entrants: Sequence[Entrant]) -> tuple[dict[int, int], dict[int, int]]:
-    """(seed -> bot, bot -> seed)."""
-    return {e.seed: e.bot_id for e in entrants}, {e.bot_id: e.seed for e in entrants}
 
 
 def advancing_side(match: MatchRow, seeds: dict[int, int]) -> int:
@@ -297,56 +261,3 @@ def finished_depths(
     level = depths(bracket)
     open_levels = {level[code] for code, r in state.items() if r.winner is None}
     return set(level.values()) - open_levels
-
-
-def bracket_standings(
-    bracket: Bracket, entrants: Sequence[Entrant], matches: Sequence[MatchRow]
-) -> list[StandingRow]:
-    """Champion first, then the final's loser, the third-place match's winner and loser,
-    then everyone else by how late they were knocked out (later is better), then seed.
-    ``points`` counts matches won (byes not included)."""
-    by_seed, seeds = seed_maps(entrants)
-    results = bracket_results(entrants, matches)
-    state = resolve(bracket, results)
-    order = {m.id: k for k, m in enumerate(bracket.matches)}
-    wins = {e.bot_id: 0 for e in entrants}
-    losses = {e.bot_id: 0 for e in entrants}
-    out_at: dict[int, int] = {}  # bot -> order of the match that knocked it out
-    lives = 1 if bracket.kind == "single" else 2
-    for code, r in state.items():
-        if r.void or r.winner is None or r.loser in (None, BYE):
-            continue
-        assert r.loser is not None
-        winner, loser = by_seed[r.winner], by_seed[r.loser]
-        wins[winner] += 1
-        losses[loser] += 1
-        if code != "3P" and losses[loser] >= lives:
-            out_at[loser] = max(out_at.get(loser, -1), order[code])
-    top: list[int] = []
-    champ = champion(bracket, results)
-    if champ is not None:
-        top.append(by_seed[champ])
-        final = state["GF2"] if bracket.kind == "double" and not state["GF2"].void else None
-        final = final or state[bracket.final if bracket.kind == "single" else "GF"]
-        if final.loser not in (None, BYE):
-            assert final.loser is not None
-            top.append(by_seed[final.loser])
-        third = state.get("3P")
-        if third is not None and third.winner is not None and third.loser not in (None, BYE):
-            assert third.loser is not None
-            top += [by_seed[third.winner], by_seed[third.loser]]
-    rest = sorted(
-        (bot for bot in seeds if bot not in top),
-        key=lambda bot: (-out_at.get(bot, len(order)), seeds[bot]),
-    )
-    withdrawn = {e.bot_id for e in entrants if e.withdrawn}
-    return [
-        StandingRow(
-            rank=k + 1,
-            bot_id=bot,
-            points=float(wins[bot]),
-            tiebreaks={"losses": float(losses[bot]), "seed": float(seeds[bot])},
-            withdrawn=bot in withdrawn,
-        )
-        for k, bot in enumerate(top + rest)
-    ]

@@ -1,9 +1,13 @@
-"""The Litestar application: ``create_app(settings)``; run with ``uvicorn --factory``."""
+"""The REST API as a Litestar application: ``create_api(settings)``.
+
+The platform's app (API and web pages) is :func:`services.app.create_app`, which adds the pages
+through ``pages``; this package never imports :mod:`services.web` (the pages sit above it).
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 import asyncpg
@@ -12,6 +16,7 @@ from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
+from litestar.types import ControllerRouterHandler, ExceptionHandlersMap
 
 from services.api.auth import AccountController, security_components
 from services.api.bots import BotController, default_bot_client_factory
@@ -33,27 +38,29 @@ from services.api.no_store import no_store_credentials
 from services.api.problems import exception_handlers
 from services.api.ratelimit import PREFIX as RATE_LIMIT_PREFIX
 from services.api.ratelimit import Counter, MemoryCounter, RateLimits, RedisCounter, rate_limit_hook
-from services.api.secretbox import SecretBox
 from services.api.slow_clients import body_deadline
 from services.api.tournaments import TournamentController
-from services.config import Settings, load_settings
+from services.config import Settings
 from services.db.pool import create_pool
-from services.log_levels import quiet_noisy_loggers
-from services.web import pages_for_browser_routes, web_router
+from services.secretbox import SecretBox
 
 MAX_BODY_BYTES = 64 * 1024
 API_VERSION = "1.0.0"
 
 
-def create_app(
+def create_api(
     settings: Settings,
     pool: asyncpg.Pool | None = None,
     bot_client_factory: BotClientFactory | None = None,
     dispatcher: Dispatcher | None = None,
     rate_limits: RateLimits | None = None,
     rate_counter: Counter | None = None,
+    pages: Sequence[ControllerRouterHandler] = (),
+    error_pages: Callable[[ExceptionHandlersMap], ExceptionHandlersMap] | None = None,
 ) -> Litestar:
-    """The API. Without ``pool`` the app opens one on ``settings.database_url`` at start-up
+    """The API. The platform's app (:func:`services.app.create_app`) adds the web pages'
+    handlers as ``pages`` and wraps the exception handlers with ``error_pages`` (HTML off the
+    API's paths). Without ``pool`` the app opens one on ``settings.database_url`` at start-up
     and closes it at shutdown; an injected pool is left to its owner.
 
     ``dispatcher(pool, match_ids)`` hands new matches to the workers (default:
@@ -109,7 +116,7 @@ def create_app(
             LeaderboardController,
             health,
             liveness,
-            web_router(),
+            *pages,
         ],
         before_request=first_answer(
             rate_limit_hook(
@@ -120,7 +127,7 @@ def create_app(
         middleware=[body_deadline],
         after_request=no_store_credentials,
         dependencies={"pool": Provide(get_pool, sync_to_thread=False)},
-        exception_handlers=pages_for_browser_routes(exception_handlers),
+        exception_handlers=error_pages(exception_handlers) if error_pages else exception_handlers,
         lifespan=[lifespan],
         state=State({"services": svc}),
         request_max_body_size=MAX_BODY_BYTES,
@@ -133,9 +140,3 @@ def create_app(
             components=security_components,
         ),
     )
-
-
-def app_from_env() -> Litestar:
-    """``uvicorn --factory services.api.app:app_from_env``."""
-    quiet_noisy_loggers()
-    return create_app(load_settings())

@@ -14,10 +14,10 @@ import msgspec
 
 from arena.openapi import REF, bot_protocol_openapi, render
 from arena.replay import Replay
-from services.api.app import create_app
+from services.api.app import create_api
 from services.config import Secret, Settings
 
-# create_app needs a secret key to build; the document does not depend on it
+# create_api needs a secret key to build; the document does not depend on it
 _SPEC_SETTINGS = Settings(secret_key=Secret("spec-only-" + "x" * 32))
 
 
@@ -27,7 +27,7 @@ class SpecConflict(ValueError):
 
 def rest_openapi() -> dict[str, Any]:
     """The REST API's document as the app serves it at ``/schema/openapi.json``."""
-    app = create_app(_SPEC_SETTINGS, dispatcher=_never)
+    app = create_api(_SPEC_SETTINGS, dispatcher=_never)
     document: dict[str, Any] = app.openapi_schema.to_schema()
     return document
 

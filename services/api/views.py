@@ -26,6 +26,7 @@ from services.api.tournament_schemas import (
 from services.db.matches import MatchRow
 from services.db.tournaments import RoundRow, Tournament
 from services.tournaments.brackets import BYE, resolve
+from services.tournaments.formats import StandingRow
 
 _RULES_KEY = ("at `$.", "unknown field `")
 
@@ -135,7 +136,7 @@ def rounds_of(
     ]
 
 
-def standings_of(rows: Sequence[fp.StandingRow], names: dict[int, str]) -> list[StandingRead]:
+def standings_of(rows: Sequence[StandingRow], names: dict[int, str]) -> list[StandingRead]:
     known = set(StandingRead.__struct_fields__)
     return [
         StandingRead(

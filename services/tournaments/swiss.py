@@ -21,6 +21,7 @@ from services.tournaments.swiss_graph import (
     is_complete,
     sparse_edges,
 )
+from services.tournaments.swiss_mano import allocate_mano
 from services.tournaments.swiss_state import build_states
 from services.tournaments.swiss_weights import WeightLayout, bye_weight, make_layout, pair_weight
 
@@ -93,14 +94,8 @@ def match_field(field: Field, *, window: int = DEFAULT_WINDOW, sparse: bool = Tr
 
 
 def assign_mano(field: Field, i: int, j: int, board: int) -> int:
-    """Who is mano: the stronger preference; equal ones favour the higher-placed player;
-    with no preference at all (round one) the top player is mano on even boards."""
-    pi, pj = field.players[i].mano_pref, field.players[j].mano_pref
-    if pi != pj:
-        return i if pi > pj else j
-    if pi == 0:
-        return i if board % 2 == 0 else j
-    return i if pi > 0 else j
+    """Who of the pair ``i`` < ``j`` (pairing order) is mano: FIDE's colour allocation."""
+    return i if allocate_mano(field.players[i].mano, field.players[j].mano, board) else j
 
 
 def pairing_from(field: Field, matching: Matching) -> RoundPairing:

@@ -1,12 +1,18 @@
 """Checks that a matching found on a sparse graph is what the complete graph would give.
 
-For the hard and top criteria this is a proof, not a heuristic: if every player is paired, the
-bye went to the lowest eligible player, and every score-group boundary is crossed by exactly as
-many pairs as its parity forces (the minimum possible), then no matching of the complete graph
-does better on tiers 1-3, and any complete-graph matching using an edge that skips a group is
-strictly worse on tier 3. The lower tiers are then optimised within the candidate window; the
-property test ``test_swiss_sparse`` checks on random tournaments that this gives the very same
-pairing as the complete graph.
+For the hard and top criteria this is a proof, not a heuristic. Suppose every player is paired,
+the bye went to the lowest eligible player (tier 1 is then optimal and fixes the parity of every
+boundary), every score-group boundary is crossed by exactly as many pairs as its parity forces
+(0 or 1, the minimum: tier 2 is optimal), and no pair skips a group. Then every matching that is
+as good on tiers 1-2 crosses exactly the same boundaries, once each, and a pair crossing the
+boundaries ``b..c`` has a squared score gap ``(d_b + ... + d_c)² >= d_b² + ... + d_c²``; ours
+reaches that lower bound, so nothing does better on tier 3.
+
+A pair that skips a group is *not* proof (two floats across adjacent groups can have a smaller
+total squared gap than one across both: 1² + 2² < 3²), so such a pairing is refused here and the
+groups it spans are widened, up to the complete graph. The lower tiers are then optimised within
+the candidate window; the property tests in ``test_swiss_sparse`` check on random tournaments,
+with our own and with foreign histories, that this gives the complete graph's pairing.
 """
 
 from __future__ import annotations
@@ -52,4 +58,7 @@ def uncertified_groups(field: Field, partner: Mapping[int, int], bye: int | None
         ):
             if got > need:
                 problems.update((b, b + 1))
+        for i, j in partner.items():
+            if field.group[j] - field.group[i] > 1:
+                problems.update(range(field.group[i], field.group[j] + 1))
     return problems

@@ -54,7 +54,7 @@ def _group_edges(field: Field, g: int, window: int, out: set[tuple[int, int]]) -
         return
     classes: dict[int, list[int]] = {}
     for p in range(size):
-        classes.setdefault(field.players[lo + p].mano_pref, []).append(p)
+        classes.setdefault(field.players[lo + p].mano.side, []).append(p)
     half = size // 2
     for p in range(size):
         i = lo + p

@@ -1,4 +1,4 @@
-"""Per-player Swiss history (score, opponents, bye, floats, mano balance) derived from rounds."""
+"""Per-player Swiss history (score, opponents, bye, floats, mano preference) derived from rounds."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.tournaments.model import Player, PlayerId, Round, initial_order, validate
+from services.tournaments.swiss_mano import ManoPreference, mano_preference
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,16 +19,7 @@ class PlayerState:
     opponents: frozenset[PlayerId]
     had_bye: bool
     floated_last: bool  # last round: paired outside its score group, or got the bye
-    mano_pref: int  # +1 wants to be mano, -1 wants not to be, 0 no preference
-
-
-def mano_preference(mano: int, not_mano: int, last_was_mano: bool | None) -> int:
-    """Balance first (fewer times mano → wants mano); when balanced, alternate with last round."""
-    if mano != not_mano:
-        return 1 if mano < not_mano else -1
-    if last_was_mano is None:
-        return 0
-    return -1 if last_was_mano else 1
+    mano: ManoPreference
 
 
 def build_states(players: Sequence[Player], rounds: Sequence[Round]) -> list[PlayerState]:
@@ -38,9 +30,7 @@ def build_states(players: Sequence[Player], rounds: Sequence[Round]) -> list[Pla
     opponents: dict[PlayerId, set[PlayerId]] = {p.id: set() for p in ordered}
     byes: set[PlayerId] = set()
     floated: set[PlayerId] = set()
-    mano_count = {p.id: 0 for p in ordered}
-    hand_count = {p.id: 0 for p in ordered}
-    last_mano: dict[PlayerId, bool] = {}
+    sides: dict[PlayerId, list[bool]] = {p.id: [] for p in ordered}
     for round_ in rounds:
         before = dict(points)
         floated = set()
@@ -51,12 +41,7 @@ def build_states(players: Sequence[Player], rounds: Sequence[Round]) -> list[Pla
                 floated.update((match.a, match.b))
             for pid in (match.a, match.b):
                 points[pid] += match.points2(pid)
-                is_mano = pid == match.mano_id
-                last_mano[pid] = is_mano
-                if is_mano:
-                    mano_count[pid] += 1
-                else:
-                    hand_count[pid] += 1
+                sides[pid].append(pid == match.mano_id)
         for pid in round_.byes:
             points[pid] += 2
             byes.add(pid)
@@ -69,7 +54,7 @@ def build_states(players: Sequence[Player], rounds: Sequence[Round]) -> list[Pla
             opponents=frozenset(opponents[p.id]),
             had_bye=p.id in byes,
             floated_last=p.id in floated,
-            mano_pref=mano_preference(mano_count[p.id], hand_count[p.id], last_mano.get(p.id)),
+            mano=mano_preference(tuple(sides[p.id])),
         )
         for rank, p in enumerate(ordered)
     ]

@@ -11,7 +11,8 @@ tier  name            value of an edge (i above j in pairing order)
 2     floats          (G-1) - group distance: a player floated across two groups counts twice
 3     score_gaps      Dmax² - (points_i - points_j)² (half points)
 4     repeat_floats   2 - players floated now who also floated in the previous round
-5     mano            1 unless both players want the same mano side
+5     mano            3 - the strength of the preference refused when both want the same
+                      side (mild 1, strong 2, absolute 3; :mod:`swiss_mano`), else 3
 6     rank            CAP - min(CAP, Dutch distance²): same group (pos_j - pos_i - size//2)²,
                       across groups (size_i-1-pos_i)² + pos_j² (float the lowest down and
                       the highest up); squared so that ties are rare and the optimum is local
@@ -27,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.tournaments.swiss_field import Field
+from services.tournaments.swiss_mano import ABSOLUTE
 
 TIER_NAMES = ("bye", "floats", "score_gaps", "repeat_floats", "mano", "rank", "jitter")
 MAX_WEIGHT_BITS = 112  # rustworkx computes in i128; stay well clear of overflow
@@ -78,7 +80,7 @@ def make_layout(field: Field) -> WeightLayout:
         max(field.group_count - 1, 0),  # floats
         gap * gap,  # score gaps
         2,  # repeat floats
-        1,  # mano
+        ABSOLUTE,  # mano
         min(RANK_CAP, 2 * field.max_group_size() ** 2),  # rank
     )
     _, max_edge = _multipliers((*base, 0), slots)
@@ -117,7 +119,7 @@ def pair_values(field: Field, layout: WeightLayout, i: int, j: int) -> tuple[int
         repeat = 0
         half = field.group_size(field.group[i]) // 2
         rank_penalty = (field.pos[j] - field.pos[i] - half) ** 2
-    conflict = int(a.mano_pref != 0 and a.mano_pref == b.mano_pref)
+    conflict = min(a.mano.strength, b.mano.strength) if a.mano.side == b.mano.side else 0
     return (
         0,
         bounds[1] - distance,

@@ -8,14 +8,23 @@ Player lines (``001``), 1-based columns: 1-3 ``001``; 5-8 starting rank; 10 sex;
 Mapping from Truco: the mano of the match plays "white" (``w``), the other "black" (``b``);
 results ``1``/``=``/``0``; the pairing bye is ``0000 - U`` (pairing-allocated bye, one point),
 an absence is ``0000 - Z`` (zero-point bye). A header gives ``012`` name, ``062`` player count,
-``092`` type and ``XXR`` (number of rounds, the JaVaFo/bbpPairings extension).
+``092`` type and ``XXR`` (the event's total number of rounds, the JaVaFo/bbpPairings
+extension: a reference pairer reads it to know whether another round is due, so a running event
+exports its planned total, not the rounds played so far).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from services.tournaments.model import Player, PlayerId, Round, initial_order, validate
+from services.tournaments.model import (
+    Player,
+    PlayerId,
+    Round,
+    TournamentDataError,
+    initial_order,
+    validate,
+)
 from services.tournaments.standings import compute_standings
 
 ROUND_COLUMN = 92  # 1-based column of round one's opponent field
@@ -68,9 +77,18 @@ def player_line(
 
 
 def export_trf(
-    players: Sequence[Player], rounds: Sequence[Round], name: str = "Truco Arena"
+    players: Sequence[Player],
+    rounds: Sequence[Round],
+    *,
+    total_rounds: int,
+    name: str = "Truco Arena",
 ) -> str:
-    """The whole TRF document (lines end with ``\\n``)."""
+    """The whole TRF document (lines end with ``\\n``); ``XXR`` is ``total_rounds``, the number
+    of rounds the event is planned to have (at least the rounds already played)."""
+    if total_rounds < len(rounds):
+        raise TournamentDataError(
+            f"total_rounds is {total_rounds} but {len(rounds)} rounds were played"
+        )
     validate(list(players), list(rounds))
     ordered = initial_order(list(players))
     start = {p.id: k + 1 for k, p in enumerate(ordered)}
@@ -79,7 +97,7 @@ def export_trf(
         f"012 {name}",
         f"062 {len(ordered)}",
         "092 Individual: Swiss-System",
-        f"XXR {len(rounds)}",
+        f"XXR {total_rounds}",
     ]
     for player in ordered:
         row = standings[player.id]

@@ -20,10 +20,13 @@ from litestar.template import TemplateConfig
 
 from arena.replay import FORMAT, EntrantRecord, GameRecord, MatchResult, Replay, ReplayEvent
 from engine.rules import Rules
+from services import flow
 from services.api.deps import services
 from services.api.problems import ProblemError
 from services.db import matches as db_matches
 from services.db import pages as db
+from services.db import tournaments as db_tournaments
+from services.tournaments.formats import StandingRow
 from services.web import views
 from services.worker.live import live_document, reader_for, to_replay_events
 
@@ -109,7 +112,18 @@ async def _tournament_view(pool: asyncpg.Pool, tournament_id: Id) -> views.Tourn
         [(r.number, r.status) for r in data.rounds],
         data.matches,
         replays,
+        await _standings(pool, tournament_id),
     )
+
+
+async def _standings(pool: asyncpg.Pool, tournament_id: int) -> list[StandingRow]:
+    """The standings exactly as the API gives them: :func:`services.flow.standings`."""
+    tournament = await db_tournaments.get_tournament(pool, tournament_id)
+    if tournament is None:
+        return []
+    entrants, matches = await flow.event_state(pool, tournament_id)
+    third_place = flow.settings_of(tournament).third_place
+    return flow.standings(tournament.format, entrants, matches, third_place=third_place)
 
 
 @get("/tournaments/{tournament_id:int}", name="web:tournament")

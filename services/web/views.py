@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 from arena.deals import MEMORY_RISK, MIRRORED
 from arena.replay import Decision, Replay, ReplayEvent, StartFault
@@ -41,9 +40,7 @@ from services.db.pages import (
     TournamentRow,
 )
 from services.ratings import PROVISIONAL_UNTIL
-from services.tournaments.model import MatchResult as TMatch
-from services.tournaments.model import Player, Round, TournamentDataError
-from services.tournaments.standings import DEFAULT_TIEBREAKS, compute_standings
+from services.tournaments.formats import FORMATS, StandingRow, UnknownFormat, get_format
 
 # --------------------------------------------------------------------------- common pieces
 
@@ -55,6 +52,9 @@ TIEBREAK_LABELS = {
     "direct_encounter": ("DE", "direct encounter"),
     "game_points": ("Games", "game points"),
     "tantos_difference": ("+/-", "tantos difference"),
+    "wins": ("W", "matches won"),
+    "losses": ("L", "matches lost"),
+    "seed": ("Seed", "seed"),
 }
 
 ANSWERS = {"quiero", "no_quiero", "con_flor_quiero", "con_flor_me_achico"}
@@ -142,12 +142,7 @@ def leaderboard_view(rows: Sequence[LeaderRow]) -> list[LeaderView]:
     ]
 
 
-FORMAT_NAMES = {
-    "swiss": "Swiss",
-    "single_elimination": "Single elimination",
-    "double_elimination": "Double elimination",
-    "round_robin": "Round robin",
-}
+FORMAT_NAMES = {name: f.title for name, f in FORMATS.items()}
 
 # --------------------------------------------------------------------------- tournament
 
@@ -260,72 +255,27 @@ def _pairing(m: MatchRow, replays: dict[int, Replay]) -> PairingView:
     )
 
 
-def _finished_rounds(
-    rounds: Sequence[tuple[int, str]], matches: Sequence[MatchRow], replays: dict[int, Replay]
-) -> list[Round]:
-    """Rounds whose matches are all over, as the standings module wants them."""
-    out: list[Round] = []
-    for number, status in rounds:
-        in_round = [m for m in matches if m.round_number == number]
-        if not in_round:
-            continue
-        if status != "done" and any(
-            m.status not in FINISHED_MATCH and side_links(m, 0) and side_links(m, 1)
-            for m in in_round
-        ):
-            continue
-        played: list[TMatch] = []
-        byes: list[int] = []
-        for m in in_round:
-            a, b = side_links(m, 0), side_links(m, 1)
-            if not a or not b:
-                byes.extend(x.id for x in a + b if x.id is not None)
-                continue
-            out_m = outcome(m, replays.get(m.id))
-            if out_m is None or a[0].id is None or b[0].id is None:
-                continue
-            result: Literal["a", "b", "draw"] = (
-                "draw" if out_m.winner_side is None else ("a" if out_m.winner_side == 0 else "b")
-            )
-            games, tantos = out_m.games or (0, 0), out_m.tantos or (0, 0)
-            played.append(
-                TMatch(
-                    a=a[0].id,
-                    b=b[0].id,
-                    result=result,
-                    games_a=games[0],
-                    games_b=games[1],
-                    tantos_a=tantos[0],
-                    tantos_b=tantos[1],
-                )
-            )
-        out.append(Round(matches=tuple(played), byes=tuple(byes)))
-    return out
-
-
 def standings_view(
-    entries: Sequence[EntryRow],
-    rounds: Sequence[tuple[int, str]],
-    matches: Sequence[MatchRow],
-    replays: dict[int, Replay],
+    format: str, rows: Sequence[StandingRow], entries: Sequence[EntryRow]
 ) -> tuple[list[StandingView] | None, str | None]:
-    players = [Player(id=e.bot_id, rating=e.rating) for e in entries]
-    if not players:
+    """The standings table from the rows of :func:`services.flow.standings` (the API's
+    source too), with the format's columns in its ranking order."""
+    if not entries:
         return None, "No entries yet."
+    if not rows:
+        return None, "Standings appear when the event starts."
+    columns = get_format(format).columns
     names = {e.bot_id: e for e in entries}
-    try:
-        table = compute_standings(players, _finished_rounds(rounds, matches, replays))
-    except TournamentDataError as exc:
-        return None, f"Standings unavailable: {exc}"
     views = []
-    for s in table:
-        entry = names[int(s.id)]
+    for row in rows:
+        entry = names.get(row.bot_id)
+        values = [row.points, *(row.tiebreaks[k] for k in columns[1:])]
         views.append(
             StandingView(
-                place=s.place,
-                bot=BotLink(entry.name, entry.bot_id),
-                values=[_fmt(s.values[k.value]) for k in DEFAULT_TIEBREAKS],
-                withdrawn=entry.withdrawn,
+                place=row.rank,
+                bot=BotLink(entry.name if entry else f"bot {row.bot_id}", row.bot_id),
+                values=[_fmt(v) for v in values],
+                withdrawn=row.withdrawn,
             )
         )
     return views, None
@@ -455,7 +405,9 @@ def tournament_view(
     rounds: Sequence[tuple[int, str]],
     matches: Sequence[MatchRow],
     replays: dict[int, Replay],
+    standings_rows: Sequence[StandingRow] = (),
 ) -> TournamentView:
+    """The tournament page; ``standings_rows`` come from :func:`services.flow.standings`."""
     round_views = []
     numbers = sorted({n for n, _ in rounds} | {m.round_number for m in matches if m.round_number})
     status_of = dict(rounds)
@@ -465,10 +417,11 @@ def tournament_view(
         round_views.append(
             RoundView(n, status_of.get(n, "pending"), [_pairing(m, replays) for m in in_round])
         )
-    standings: list[StandingView] | None = None
-    note: str | None = None
-    if t.format in ("swiss", "round_robin"):
-        standings, note = standings_view(entries, rounds, matches, replays)
+    try:
+        columns = get_format(t.format).columns
+        standings, note = standings_view(t.format, standings_rows, entries)
+    except UnknownFormat as exc:
+        columns, standings, note = (), None, f"Standings unavailable: {exc}"
     brackets: list[BracketSection] = []
     if t.format in ("single_elimination", "double_elimination") and matches:
         brackets = bracket_sections(matches, replays)
@@ -480,7 +433,7 @@ def tournament_view(
         rounds=round_views,
         standings=standings,
         standings_note=note,
-        tiebreaks=[TIEBREAK_LABELS[k.value] for k in DEFAULT_TIEBREAKS],
+        tiebreaks=[TIEBREAK_LABELS[k] for k in columns],
         brackets=brackets,
         crosstable=cross,
         cross_header=[BotLink(e.name, e.bot_id) for e in entries],

@@ -3,10 +3,10 @@
 ==================  =========  ============================================================
 module              queue      what
 ==================  =========  ============================================================
-celery_app          -          the Celery app: broker, queues, routes, limits
+celery_app          -          the ``celery -A`` target: the app with every task registered
+app                 -          the Celery app object: broker, queues, routes, limits
 names               -          queue and task names (shared by senders and workers)
 settings            -          what the workers read from the environment
-limits              -          time limits and how long a match may take at most
 messages            -          the wire shapes of task arguments (no database types)
 slots               -          per-bot cap on concurrent matches (a Redis semaphore)
 dispatch            -          ``enqueue(pool, match_ids)`` and the other task senders

@@ -29,10 +29,10 @@ import msgspec
 
 from services.config import ConfigError
 from services.db import bot_health
-from services.worker.celery_app import REQUEUE_STALE, app
+from services.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
+from services.worker.app import REQUEUE_STALE, app
 from services.worker.db import run_db
 from services.worker.dispatch import enqueue, send_probe
-from services.worker.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import (
     CHECK_BOT_HEALTH,

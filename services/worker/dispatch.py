@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from services.worker.limits import match_task_limits
+from services.limits import match_task_limits
 from services.worker.messages import MatchMessage, ProbeOutcome, ProbeTarget
 from services.worker.names import (
     MATCHES,
@@ -32,7 +32,7 @@ PROBE_EXPIRES_S = 120  # a probe not started by then is dropped: the next round 
 
 def current_app() -> Celery:
     """The Celery app (imported when first sending: the task modules import this module)."""
-    from services.worker.celery_app import app
+    from services.worker.app import app
 
     return app
 

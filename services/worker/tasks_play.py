@@ -27,9 +27,9 @@ from arena.egress import EgressPolicy
 from arena.entrants import builtin_bot, builtin_name
 from arena.match import run_match
 from arena.replay import EntrantRecord, Replay
-from services.worker.celery_app import app
+from services.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
+from services.worker.app import app
 from services.worker.dispatch import send_result
-from services.worker.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
 from services.worker.live import LivePublisher, RecordingBot, send_started
 from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.names import PLAY_MATCH

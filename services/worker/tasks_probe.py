@@ -18,9 +18,9 @@ from arena.egress import EgressPolicy
 from arena.entrants import BadBotSpec, builtin_bot, builtin_name
 from arena.protocol import API_VERSION, BotInfo
 from arena.signing import generate_secret
-from services.worker.celery_app import app
+from services.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
+from services.worker.app import app
 from services.worker.dispatch import send_health
-from services.worker.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import PROBE_BOTS
 from services.worker.settings import load_worker_settings

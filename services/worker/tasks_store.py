@@ -19,10 +19,10 @@ import asyncpg
 import kombu.exceptions
 
 from arena.replay import Replay, VerifyError, load_replay, verify_replay
-from services.worker.celery_app import app
+from services.limits import STORE_HARD_LIMIT_S, STORE_SOFT_LIMIT_S
+from services.worker.app import app
 from services.worker.db import run_db
 from services.worker.dispatch import enqueue
-from services.worker.limits import STORE_HARD_LIMIT_S, STORE_SOFT_LIMIT_S
 from services.worker.live import MATCH_STARTED, clear_live
 from services.worker.names import STORE_RESULT
 from services.worker.settings import load_worker_settings

@@ -44,10 +44,10 @@ from arena.match import MatchSettings
 from engine.rules import Rules
 from services.db import sweep as db_sweep
 from services.db import tournaments as db_tournaments
-from services.worker.celery_app import REQUEUE_STALE, app
+from services.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S, match_task_limits
+from services.worker.app import REQUEUE_STALE, app
 from services.worker.db import run_db
 from services.worker.dispatch import enqueue
-from services.worker.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S, match_task_limits
 from services.worker.names import MATCHES, RESULTS
 from services.worker.settings import load_worker_settings
 

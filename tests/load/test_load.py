@@ -137,7 +137,7 @@ async def _run(
             "-m",
             "uvicorn",
             "--factory",
-            "services.api.app:app_from_env",
+            "services.app:app_from_env",
             "--host",
             "127.0.0.1",
             "--port",

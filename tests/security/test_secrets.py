@@ -26,11 +26,11 @@ import pytest
 from arena.client import BotClient
 from arena.egress import EgressPolicy
 from arena.sdk import BotServer
-from services.api.app import create_app
 from services.api.auth import hash_api_key
-from services.api.secretbox import SecretBox, SecretBoxError
+from services.app import create_app
 from services.config import Secret
 from services.db.pool import create_pool
+from services.secretbox import SecretBox, SecretBoxError
 from tests.services.api_play_helpers import PlayApi, bot_servers, play_api  # noqa: F401
 from tests.services.test_api_helpers import (  # noqa: F401 - fixtures
     api_database_url,

@@ -38,10 +38,10 @@ from schemathesis.generation.stateful.state_machine import APIStateMachine
 from schemathesis.python import asgi
 
 from arena.sdk import BotServer, strategy_decider
-from services.api.app import create_app
 from services.api.auth import hash_api_key, new_api_key
 from services.api.ratelimit import RateLimits
 from services.api.spec import LINKS, full_openapi
+from services.app import create_app
 from services.db.migrate import TABLE as MIGRATIONS_TABLE
 from services.db.pool import connect
 from tests.services.conftest import PostgresServer, migrated_database

@@ -18,11 +18,11 @@ from arena.match import run_match
 from arena.replay import EntrantRecord, Replay
 from arena.sdk import strategy_decider
 from services import flow
-from services.api.secretbox import SecretBox
 from services.config import Secret
 from services.db import accounts as db_accounts
 from services.db import bots as db_bots
 from services.db.pool import create_pool
+from services.secretbox import SecretBox
 
 SECRET_KEY = Secret("s" * 48)  # the same key as test_api_helpers.settings()
 BOX = SecretBox(SECRET_KEY)

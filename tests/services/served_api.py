@@ -15,7 +15,7 @@ import pytest
 import uvicorn
 
 from services.api import serve, slow_clients
-from services.api.app import create_app
+from services.app import create_app
 from services.config import Secret, Settings
 
 HEAD_S = 1.0

@@ -8,8 +8,8 @@ import socket
 import pytest
 
 from arena.sdk import BotServer, strategy_decider
-from services.api.secretbox import KEY_ID, SecretBox
 from services.config import Secret
+from services.secretbox import KEY_ID, SecretBox
 from tests.services.test_api_helpers import (  # noqa: F401
     Api,
     api,

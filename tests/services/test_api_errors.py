@@ -7,7 +7,8 @@ import pytest
 
 from arena.client import BotClient
 from arena.egress import EgressPolicy
-from services.api.app import MAX_BODY_BYTES, create_app
+from services.api.app import MAX_BODY_BYTES
+from services.app import create_app
 from services.db.pool import create_pool
 from tests.services.test_api_helpers import (  # noqa: F401 - fixtures
     Api,

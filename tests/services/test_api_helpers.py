@@ -23,8 +23,8 @@ from litestar import Litestar
 from arena.client import BotClient, ClientConfig
 from arena.egress import EgressPolicy
 from arena.sdk import BotServer, strategy_decider
-from services.api.app import create_app
 from services.api.ratelimit import MemoryCounter
+from services.app import create_app
 from services.config import Secret, Settings
 from services.db.pool import create_pool
 from tests.services.conftest import PostgresServer, migrated_database

@@ -10,7 +10,7 @@ import pytest
 
 from arena.sdk import BotServer
 from services import flow
-from services.worker.limits import MAX_MATCH_S
+from services.limits import MAX_MATCH_S
 from tests.services.api_play_helpers import PlayApi, idle_api  # noqa: F401
 from tests.services.test_api_helpers import api_database_url, bot_server, guard  # noqa: F401
 

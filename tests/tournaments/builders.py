@@ -64,3 +64,45 @@ def random_swiss(
         byes = () if pairing.bye is None else (pairing.bye,)
         history.append(Round(matches=tuple(matches), byes=byes))
     return history
+
+
+def foreign_swiss(field: list[Player], rounds: int, seed: int) -> list[Round]:
+    """A rematch-free history that our pairing would not make: each round pairs down a loosely
+    sorted score order, each player with one of the next few it has not met, with random mano,
+    the bye to a random low player without one, and seeded random results (10% draws).
+
+    Stops early (returning fewer rounds) when the greedy pass gets stuck.
+    """
+    rng = random.Random(seed)
+    points: dict[PlayerId, float] = {p.id: 0.0 for p in field}
+    met: dict[PlayerId, set[PlayerId]] = {p.id: set() for p in field}
+    had_bye: set[PlayerId] = set()
+    history: list[Round] = []
+    for _ in range(rounds):
+        order = sorted(points, key=lambda pid: -points[pid] - rng.uniform(0, 1.5))
+        byes: tuple[PlayerId, ...] = ()
+        if len(order) % 2:
+            eligible = [pid for pid in order[-4:] if pid not in had_bye]
+            if not eligible:
+                break
+            byes = (rng.choice(eligible),)
+            order.remove(byes[0])
+        matches: list[MatchResult] = []
+        while order:
+            a = order.pop(0)
+            options = [k for k, b in enumerate(order) if b not in met[a]][:3]
+            if not options:
+                return history
+            b = order.pop(rng.choice(options))
+            result: Outcome = rng.choices(("a", "b", "draw"), weights=(45, 45, 10))[0]
+            matches.append(MatchResult(a=a, b=b, result=result, mano=rng.choice((a, b))))
+        for match in matches:
+            met[match.a].add(match.b)
+            met[match.b].add(match.a)
+            for pid in (match.a, match.b):
+                points[pid] += match.points2(pid) / 2
+        for pid in byes:
+            had_bye.add(pid)
+            points[pid] += 1
+        history.append(Round(matches=tuple(matches), byes=byes))
+    return history

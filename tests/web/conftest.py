@@ -22,7 +22,7 @@ import pytest
 import uvicorn
 from litestar import Litestar
 
-from services.api.app import create_app
+from services.app import create_app
 from services.config import Secret, Settings
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool

@@ -16,11 +16,11 @@ from celery import Celery
 
 from arena.sdk import BotServer, strategy_decider
 from arena.signing import generate_secret
-from services.api.secretbox import SecretBox
 from services.config import Secret
 from services.db import accounts as db_accounts
 from services.db import bots as db_bots
 from services.db.pool import create_pool
+from services.secretbox import SecretBox
 from services.worker import dispatch
 from services.worker.celery_app import make_config
 from tests.services.conftest import (

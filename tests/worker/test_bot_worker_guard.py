@@ -13,7 +13,7 @@ import pytest
 import redis
 from celery import Celery
 
-from services.worker.celery_app import EX_CONFIG, bot_worker_credentials, make_config
+from services.worker.app import EX_CONFIG, bot_worker_credentials, make_config
 from tests.services.conftest import RedisTarget
 from tests.worker.processes import start, stop, worker_argv
 

@@ -7,11 +7,12 @@ import pytest
 
 from arena.match import MatchSettings
 from engine.rules import Rules
+from services import limits
 from services.config import ConfigError
-from services.worker import limits
-from services.worker.celery_app import MATCHES, RESULTS, TASK_QUEUES, app, make_config
+from services.worker.celery_app import app, make_config
 from services.worker.dispatch import play_options
 from services.worker.messages import EntrantMessage, MatchMessage
+from services.worker.names import MATCHES, RESULTS, TASK_QUEUES
 from services.worker.settings import celery_broker_url, load_worker_settings
 
 NAMES = {

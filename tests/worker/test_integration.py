@@ -78,7 +78,7 @@ async def test_end_to_end_swiss_through_api_and_workers(
             "-m",
             "uvicorn",
             "--factory",
-            "services.api.app:app_from_env",
+            "services.app:app_from_env",
             "--host",
             "127.0.0.1",
             "--port",

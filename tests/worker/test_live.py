@@ -28,8 +28,8 @@ from engine.events import HandStarted
 from engine.observe import spectator_view
 from engine.rules import Rules
 from engine.state import State
-from services.api.app import create_app
 from services.api.ratelimit import RateLimits
+from services.app import create_app
 from services.config import Secret, Settings
 from services.worker import dispatch, live, tasks_play
 from services.worker.messages import EntrantMessage, MatchMessage

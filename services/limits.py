@@ -1,4 +1,6 @@
-"""Time limits. Every hard limit is below the broker's visibility timeout.
+"""Time limits of the worker's tasks and of a match. Every hard limit is below the broker's
+visibility timeout. Pure arithmetic, so the workflow (which refuses tournament settings whose
+matches could not finish) and the workers share it without importing each other.
 
 Redis has no real acknowledgements: a message a worker took is handed to another worker when it
 has not been acknowledged within the visibility timeout. Tasks are acknowledged late (after

@@ -1,0 +1,32 @@
+"""The platform as one Litestar app: the REST API (:mod:`services.api`) and the web pages
+(:mod:`services.web`). Run it with ``uvicorn --factory services.app:app_from_env``.
+
+This module is the composition root: it may import every room of ``services``, and nothing in
+``services`` imports it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Litestar
+
+from services.api.app import create_api
+from services.config import Settings, load_settings
+from services.log_levels import quiet_noisy_loggers
+from services.web import pages_for_browser_routes, web_router
+
+
+def create_app(settings: Settings, **options: Any) -> Litestar:
+    """The API with the web pages (and HTML error pages off the API's paths); ``options`` are
+    :func:`services.api.app.create_api`'s (``pool``, ``bot_client_factory``, ``dispatcher``,
+    ``rate_limits``, ``rate_counter``)."""
+    return create_api(
+        settings, pages=[web_router()], error_pages=pages_for_browser_routes, **options
+    )
+
+
+def app_from_env() -> Litestar:
+    """``uvicorn --factory services.app:app_from_env``."""
+    quiet_noisy_loggers()
+    return create_app(load_settings())

@@ -1,0 +1,208 @@
+# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
+"""One source of standings: the API and the web page rank every format's events identically.
+
+The pure test plays random events of every format through the workflow's own planners (Swiss
+pairing, round-robin fixtures, bracket advancement) with random results, draws and a last round
+left half played, and compares the API's rows with the page's. The database test does the same
+through the running app: ``GET /v1/tournaments/{id}`` against the HTML of
+``/tournaments/{id}``, in the middle of an event and at its end.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from datetime import UTC, datetime
+from typing import get_args
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from services import flow
+from services import flow_pairing as fp
+from services.api.tournament_schemas import Format as ApiFormat
+from services.api.views import standings_of
+from services.db import tournaments as db_tournaments
+from services.db.matches import MatchRow
+from services.db.pages import EntryRow
+from services.tournaments.formats import FORMATS, UnknownFormat, get_format
+from services.tournaments.swiss import NoValidPairing
+from services.web.views import TIEBREAK_LABELS, standings_view
+from tests.services.flow_helpers import (
+    InProcessDispatcher,
+    in_process,
+    make_tournament,
+)
+from tests.services.test_api_helpers import (  # noqa: F401
+    Api,
+    api,
+    api_database_url,
+    guard,
+)
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _row(match_id: int, planned: fp.Planned, status: str, winner: int | None) -> MatchRow:
+    rng = random.Random(match_id)
+    games = (2, rng.randint(0, 1)) if winner == 0 else (rng.randint(0, 1), 2)
+    result = None
+    if status == "done" and not planned.bye:
+        if winner is None:
+            games = (1, 1)
+        result = {"games_won": list(games), "tantos": [rng.randint(0, 60), rng.randint(0, 60)]}
+    return MatchRow(
+        id=match_id,
+        tournament_id=1,
+        round_id=planned.round,
+        round_number=planned.round,
+        bracket=planned.bracket,
+        bracket_match=planned.bracket_match,
+        board=planned.board,
+        mode="1v1",
+        status=status,
+        seed=match_id,
+        rated=True,
+        games_per_match=2,
+        rules={},
+        winner_side=0 if planned.bye else winner,
+        bye=planned.bye,
+        attempts=1,
+        created_at=NOW,
+        queued_at=None,
+        finished_at=NOW if status == "done" else None,
+        deals="independent",
+        bot0=planned.bots[0],
+        bot1=planned.bots[1] if len(planned.bots) > 1 else None,
+        result=result,
+    )
+
+
+def random_event(
+    format: str, size: int, seed: int
+) -> tuple[list[fp.Entrant], list[MatchRow], bool]:
+    """A started event of ``format`` played for a random number of steps: (entrants, match
+    rows, third_place). Results are random with 15% draws; the last step may be half played."""
+    rng = random.Random(seed)
+    withdrawn = {k for k in range(size) if rng.random() < 0.1}
+    entrants = [fp.Entrant(100 + k, k + 1, k in withdrawn) for k in range(size)]
+    third_place = rng.random() < 0.5
+    steps = rng.randint(0, 2 * size)
+    rows: list[MatchRow] = []
+    for step in range(steps):
+        if get_format(format).is_bracket:
+            bracket = fp.make_bracket(format, size, third_place=third_place)
+            plan = fp.plan_bracket(bracket, entrants, rows)
+        else:
+            number = step + 1
+            try:
+                plan = (
+                    fp.plan_round_robin(entrants, number)
+                    if format == "round_robin"
+                    else fp.pair_swiss(entrants, rows, number)
+                )
+            except (IndexError, NoValidPairing):
+                break
+        if not plan:
+            break
+        last = step == steps - 1 and rng.random() < 0.5
+        for planned in plan:
+            unplayed = last and not planned.bye and rng.random() < 0.5
+            winner = rng.choices((0, 1, None), weights=(45, 40, 15))[0]
+            status = "pending" if unplayed else "done"
+            rows.append(_row(len(rows) + 1, planned, status, winner))
+    return entrants, rows, third_place
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    format=st.sampled_from(sorted(FORMATS)),
+    size=st.integers(2, 9),
+    seed=st.integers(0, 1_000_000),
+)
+def test_api_and_page_rank_random_events_identically(format: str, size: int, seed: int) -> None:
+    entrants, rows, third_place = random_event(format, size, seed)
+    table = flow.standings(format, entrants, rows, third_place=third_place)
+    names = {e.bot_id: f"bot {e.bot_id}" for e in entrants}
+    api_rows = standings_of(table, names)
+    entries = [
+        EntryRow(e.bot_id, names[e.bot_id], e.seed, 1500.0 - e.seed, e.withdrawn) for e in entrants
+    ]
+    page_rows, note = standings_view(format, table, entries)
+    assert note is None and page_rows is not None
+    assert [(r.rank, r.bot_id) for r in api_rows] == [(r.place, r.bot.id) for r in page_rows]
+    columns = get_format(format).columns
+    assert all(k in TIEBREAK_LABELS for k in columns)
+    for api_row, page_row in zip(api_rows, page_rows, strict=True):
+        values = [api_row.points, *(getattr(api_row, k) for k in columns[1:])]
+        assert [float(v) for v in page_row.values] == values
+    if not get_format(format).is_bracket:  # a table ranks by match points first
+        points = [r.points for r in api_rows]
+        assert points == sorted(points, reverse=True)
+
+
+def test_only_complete_rounds_count_in_a_table() -> None:
+    entrants = [fp.Entrant(100 + k, k + 1) for k in range(4)]
+    first = fp.pair_swiss(entrants, [], 1)
+    rows = [_row(k + 1, p, "done", 0) for k, p in enumerate(first)]
+    second = fp.pair_swiss(entrants, rows, 2)
+    rows.append(_row(3, second[0], "done", 0))
+    rows.append(_row(4, second[1], "running", None))
+    assert fp.complete_rounds(rows) == 1
+    table = flow.standings("swiss", entrants, rows)
+    assert sum(r.points for r in table) == 2  # round 2's finished match does not count yet
+    rows[-1] = _row(4, second[1], "done", 1)
+    assert sum(r.points for r in flow.standings("swiss", entrants, rows)) == 4
+
+
+def _page_order(html: str) -> list[int]:
+    section = html.split('id="standings"', 1)[1].split("</section>", 1)[0]
+    return [int(bot) for bot in re.findall(r'href="/bots/(\d+)"', section)]
+
+
+async def _both(api: Api, tid: int) -> tuple[list[int], list[int]]:
+    detail = await api.client.get(f"/v1/tournaments/{tid}")
+    page = await api.client.get(f"/tournaments/{tid}")
+    assert detail.status_code == 200 and page.status_code == 200
+    return [s["bot_id"] for s in detail.json()["standings"]], _page_order(page.text)
+
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.mark.parametrize(
+    ("format", "bots"),
+    [("swiss", 5), ("round_robin", 4), ("single_elimination", 5), ("double_elimination", 4)],
+)
+async def test_the_page_shows_the_apis_standings_mid_event_and_at_the_end(
+    api: Api, format: str, bots: int
+) -> None:
+    tid, _ = await make_tournament(api.pool, format, bots, games_per_match=1)
+    first = await flow.start_tournament(api.pool, tid)
+    dispatcher = InProcessDispatcher(in_process({}))
+    await dispatcher(api.pool, first[:1])  # one match of the first round played, others wait
+    from_api, from_page = await _both(api, tid)
+    assert from_api and from_page == from_api
+    await dispatcher(api.pool, first[1:])
+    tournament = await db_tournaments.get_tournament(api.pool, tid)
+    assert tournament is not None and tournament.status == "finished"
+    from_api, from_page = await _both(api, tid)
+    assert len(from_api) == bots and from_page == from_api
+
+
+def test_every_format_is_registered_has_page_labels_and_a_title() -> None:
+    for name, format in FORMATS.items():
+        assert format.name == name and format.title
+        assert all(k in TIEBREAK_LABELS for k in format.columns)
+    # the names the API and the workflow accept are exactly the registered formats
+    assert set(FORMATS) == set(get_args(ApiFormat)) == set(get_args(flow.Format))
+    assert set(FORMATS) == set(flow.FORMATS)
+
+
+def test_a_table_format_or_an_unknown_name_has_no_bracket() -> None:
+    # the old make_bracket drew a double elimination for any name it did not know
+    with pytest.raises(UnknownFormat, match="not a bracket format"):
+        fp.make_bracket("swiss", 4)
+    with pytest.raises(UnknownFormat, match="unknown tournament format 'ladder'"):
+        fp.make_bracket("ladder", 4)

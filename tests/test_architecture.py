@@ -1,0 +1,205 @@
+"""The import graph of the source packages: no cycle, and every import points down.
+
+Every ``import`` and ``from ... import`` in the source packages counts, wherever it is written:
+at module level, inside a function, under ``TYPE_CHECKING``. The packages are layered
+``engine <- arena <- truco_env <- services <- truco_cli``; inside ``services`` the rooms are
+below (docs/architecture.md describes them). A new module of ``services`` must be given a room
+here.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# each may import only those before it
+PACKAGES = ("engine", "arena", "truco_env", "services", "truco_cli")
+
+# services: module or package -> room (the longest match wins; ``services`` itself is only
+# the package's ``__init__``)
+ROOMS = {
+    "services": "base",
+    "services.config": "base",
+    "services.log_levels": "base",
+    "services.embedded": "base",
+    "services.secretbox": "base",
+    "services.limits": "base",
+    "services.tournaments": "pure",
+    "services.ratings": "pure",
+    "services.names": "pure",
+    "services.db": "db",
+    "services.flow": "flow",
+    "services.flow_pairing": "flow",
+    "services.challenge_quota": "flow",
+    "services.worker": "worker",
+    "services.api": "api",
+    "services.web": "web",
+    "services.app": "app",
+    "services.local": "app",
+    "services.local_children": "app",
+    "services.house": "app",
+}
+_BELOW = {
+    "pure": set[str](),
+    "base": set[str](),
+    "db": {"pure", "base"},
+    "flow": {"db", "pure", "base"},
+    "worker": {"flow", "db", "pure", "base"},
+    "api": {"worker", "flow", "db", "pure", "base"},
+    "web": {"api", "worker", "flow", "db", "pure", "base"},
+    "app": {"web", "api", "worker", "flow", "db", "pure", "base"},
+}
+MAY_IMPORT = {room: below | {room} for room, below in _BELOW.items()}
+
+Graph = Mapping[str, Mapping[str, int]]  # module -> {imported module: first line}
+
+
+def modules(root: Path, packages: Iterable[str]) -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def _resolve(name: str, known: Mapping[str, Path]) -> str | None:
+    """The known module ``name`` refers to (``a.b.func`` -> ``a.b``), or None if outside."""
+    while name and name not in known:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def import_graph(root: Path, packages: Iterable[str]) -> dict[str, dict[str, int]]:
+    known = modules(root, packages)
+    graph: dict[str, dict[str, int]] = {}
+    for module, path in known.items():
+        edges: dict[str, int] = {}
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*anchor, base] if base else anchor)
+                # ``from a import b``: the module a.b if there is one, else a itself
+                names = [
+                    f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names
+                ]
+            for name in names:
+                target = _resolve(name, known)
+                if target is not None and target != module:
+                    edges.setdefault(target, node.lineno)
+        graph[module] = edges
+    return graph
+
+
+def cycles(graph: Graph) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next((c for c in children if c in graph), None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(graph[child]))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return found
+
+
+def room(module: str) -> str | None:
+    prefixes = [p for p in ROOMS if module == p or (module.startswith(p + ".") and p != "services")]
+    return ROOMS[max(prefixes, key=len)] if prefixes else None
+
+
+def upward_imports(graph: Graph, paths: Mapping[str, Path], root: Path = ROOT) -> list[str]:
+    """Every import that points up a layer (between packages) or out of its room's reach."""
+    wrong = []
+    for module, edges in sorted(graph.items()):
+        for target, line in sorted(edges.items()):
+            where = f"{paths[module].relative_to(root)}:{line}: {module} imports {target}"
+            top, target_top = module.split(".")[0], target.split(".")[0]
+            if PACKAGES.index(target_top) > PACKAGES.index(top):
+                wrong.append(f"{where} ({target_top} is above {top})")
+            elif top == target_top == "services":
+                here, there = room(module), room(target)
+                if here is not None and there is not None and there not in MAY_IMPORT[here]:
+                    wrong.append(f"{where} (room {here} may not import room {there})")
+    return wrong
+
+
+def test_the_source_packages_have_no_import_cycle() -> None:
+    found = cycles(import_graph(ROOT, PACKAGES))
+    assert found == [], "import cycles (function-local imports count): " + "; ".join(
+        " <-> ".join(c) for c in found
+    )
+
+
+def test_every_import_points_down() -> None:
+    paths = modules(ROOT, PACKAGES)
+    assert upward_imports(import_graph(ROOT, PACKAGES), paths) == []
+
+
+def test_every_services_module_has_a_room() -> None:
+    unplaced = [m for m in modules(ROOT, ("services",)) if room(m) is None]
+    assert unplaced == []
+
+
+def test_the_checks_catch_a_hidden_cycle_and_an_upward_import(tmp_path: Path) -> None:
+    """The checker itself: a cycle through a function-local import, and an engine module
+    importing arena, are both reported."""
+    for package, files in {
+        "engine": {"a.py": "def f():\n    from engine import b\n", "b.py": "import engine.a\n"},
+        "arena": {"c.py": "from engine.a import f\n"},
+    }.items():
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+        for name, text in files.items():
+            (tmp_path / package / name).write_text(text)
+    (tmp_path / "engine" / "d.py").write_text("from arena import c\n")
+    (tmp_path / "services").mkdir()
+    (tmp_path / "services" / "__init__.py").write_text("")
+    (tmp_path / "services" / "flow.py").write_text("def f():\n    import services.web\n")
+    (tmp_path / "services" / "web.py").write_text("from services import flow\n")
+    packages = ("engine", "arena", "services")
+    graph = import_graph(tmp_path, packages)
+    assert cycles(graph) == [["engine.a", "engine.b"], ["services.flow", "services.web"]]
+    assert upward_imports(graph, modules(tmp_path, packages), tmp_path) == [
+        "engine/d.py:1: engine.d imports arena.c (arena is above engine)",
+        "services/flow.py:2: services.flow imports services.web (room flow may not import room web)",
+    ]
