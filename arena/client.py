@@ -10,8 +10,10 @@ Redirects are not followed, no cookie is ever kept, and every request is signed.
 from __future__ import annotations
 
 import asyncio
+import errno
 import http.cookiejar
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from types import TracebackType
@@ -54,11 +56,14 @@ USER_AGENT = f"TrucoArena/{_package_version()} (+bot protocol v1)"
 
 
 class Fault(msgspec.Struct, frozen=True):
-    """The bot misbehaved on this call. ``latency_ms`` is the time the call took."""
+    """The bot misbehaved on this call. ``latency_ms`` is the time the call took; ``status``
+    is the HTTP status of an ``http_status`` fault. ``detail`` never holds the bot's host or
+    address (replays are public): connection failures are described by their cause only."""
 
     kind: FaultKind
     detail: str
     latency_ms: float
+    status: int | None = None
 
 
 class Reply(msgspec.Struct, frozen=True):
@@ -123,6 +128,41 @@ def _clip(text: str) -> str:
     return text if len(text) <= _DETAIL_MAX else text[: _DETAIL_MAX - 3] + "..."
 
 
+_ERRNO_WORDS = {
+    errno.ECONNREFUSED: "connection refused",
+    errno.ECONNRESET: "connection reset by the bot",
+    errno.ECONNABORTED: "connection aborted",
+    errno.EHOSTUNREACH: "no route to the bot's host",
+    errno.ENETUNREACH: "the bot's network is unreachable",
+    errno.ETIMEDOUT: "connecting timed out",
+    errno.EPIPE: "the bot closed the connection",
+}
+
+
+def _connect_detail(exc: BaseException) -> str:
+    """A connection failure in words, without the host or address it was going to."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno in _ERRNO_WORDS:
+            return _ERRNO_WORDS[current.errno]
+        current = current.__cause__ or current.__context__
+    if isinstance(exc, httpx.ConnectError):  # its text names the address: not shown
+        return "could not connect to the bot"
+    text = str(exc) or "the connection failed or was closed before a full answer"
+    return _clip(f"{type(exc).__name__}: {text}")
+
+
+def _egress_detail(exc: EgressError) -> str:
+    """Why the guard would not call the bot, without its host or address."""
+    if isinstance(exc, EgressRefused):
+        return f"refused: the platform does not call a {exc.category.replace('_', ' ')} address"
+    if isinstance(exc, BadBotUrl):
+        return "the bot URL is not valid"
+    return "the bot's host name did not resolve"
+
+
 def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000.0, 3)
 
@@ -132,6 +172,9 @@ _ENCODER = msgspec.json.Encoder()
 
 class BotClient:
     """Calls one bot (one base URL, one secret). Use one per bot per match and ``aclose`` it.
+
+    ``previous_secrets``: secrets rotated out but still in their grace period; every request
+    carries their signatures too, after the current one's.
 
     The base URL goes through the egress guard once (:meth:`pin`, or lazily on the first call)
     and every connection goes to that checked address. ``network_backend`` replaces the socket
@@ -144,14 +187,17 @@ class BotClient:
         base_url: str,
         secret: str,
         *,
+        previous_secrets: Sequence[str] = (),
         config: ClientConfig | None = None,
         resolver: Resolver | None = None,
         network_backend: httpcore.AsyncNetworkBackend | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        signing.secret_key(secret)  # fail fast on a malformed secret
+        for key in (secret, *previous_secrets):
+            signing.secret_key(key)  # fail fast on a malformed secret
         self._base_url = base_url
         self._secret = secret
+        self._previous = tuple(previous_secrets)
         self.config = config or ClientConfig()
         self._resolver = resolver
         self._network_backend = network_backend
@@ -255,16 +301,16 @@ class BotClient:
         except TimeoutError:
             result = Fault("timeout", f"no complete answer within {limit_ms:.0f} ms", _ms(start))
         except EgressError as exc:
-            result = Fault("connect", str(exc), _ms(start))
+            result = Fault("connect", _egress_detail(exc), _ms(start))
         except httpx.TimeoutException as exc:
-            result = Fault("timeout", f"{type(exc).__name__}: {exc}", _ms(start))
+            detail = f"{type(exc).__name__}: no complete answer within {limit_ms:.0f} ms"
+            result = Fault("timeout", detail, _ms(start))
         except httpx.HTTPError as exc:
             error = exc
-            detail = str(exc) or "the connection failed or was closed before a full answer"
-            result = Fault("connect", f"{type(exc).__name__}: {detail}", _ms(start))
+            result = Fault("connect", _connect_detail(exc), _ms(start))
         if isinstance(result, Fault):  # replays are public: no host name, TLS by reason only
             detail = public_detail(result.detail, urlsplit(self._base_url).hostname, error)
-            result = Fault(result.kind, _clip(detail), result.latency_ms)
+            result = Fault(result.kind, _clip(detail), result.latency_ms, result.status)
         return result
 
     async def _exchange(
@@ -279,7 +325,13 @@ class BotClient:
         target = await self.pin()
         assert self._http is not None
         content = body if body is not None else b""
-        headers = signing.sign(self._secret, signing.new_message_id(), int(time.time()), content)
+        headers = signing.sign(
+            self._secret,
+            signing.new_message_id(),
+            int(time.time()),
+            content,
+            also=self._previous,
+        )
         if body is not None:
             headers["content-type"] = "application/json"
         async with self._http.stream(
@@ -296,10 +348,11 @@ class BotClient:
         accepted = status == 200 if exact_200 else 200 <= status < 300
         if not accepted:
             detail = f"HTTP {status}, expected {'200' if exact_200 else '2xx'}"
-            if 300 <= status < 400:
-                where = response.headers.get("location", "?")
-                detail = f"HTTP {status} redirect to {where!r}: redirects are not followed"
-            return Fault("http_status", _clip(detail), _ms(start))
+            if status == 401:
+                detail += ": the bot rejected the signature (is it using the right secret?)"
+            elif 300 <= status < 400:
+                detail = f"HTTP {status} redirect: redirects are not followed"
+            return Fault("http_status", _clip(detail), _ms(start), status)
         encoding = response.headers.get("content-encoding", "identity").strip().lower()
         if encoding not in ("", "identity"):
             detail = f"compressed answer ({encoding}); send it uncompressed"

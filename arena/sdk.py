@@ -9,12 +9,15 @@ A complete bot::
     def decide(req: ActRequest) -> Action:
         return req.legal_actions[0]          # any of req.legal_actions
 
-    serve(decide, name="mybot", port=8080, secret=os.environ.get("TRUCO_BOT_SECRET"))
+    serve(decide, name="mybot", port=8080)   # the secret: $TRUCO_BOT_SECRET
 
 ``decide`` gets the whole :class:`ActRequest` (``req.observation`` is what the seat may know,
 ``req.legal_actions`` what it may do) and returns an ``engine.Action`` or an ``ActResponse``.
-With a ``secret`` (the ``whsec_...`` given at registration) every request must carry a valid
-Standard Webhooks signature no older than 5 minutes, or it is answered 401 before ``decide``
+``serve`` takes the secret from ``secret=``, else the file ``secret_file=`` (mode 0600), else
+``$TRUCO_BOT_SECRET`` (see :mod:`arena.bot_secret`). With a secret (the ``whsec_...`` you chose
+and gave at registration, or the one registration returned) every request must carry a valid
+Standard Webhooks signature no older than 5 minutes (any one of the signatures in the header
+may match: during a rotation the arena sends two), or it is answered 401 before ``decide``
 runs. Bodies that are not valid protocol JSON get 400; an exception in ``decide`` (or a hook)
 gets 500 with its text, which the arena counts as a fault, and the server keeps running. Every
 refused request is logged at WARNING on the ``arena.sdk`` logger with its reason (never the
@@ -42,6 +45,7 @@ from typing import Any, Self
 import msgspec
 
 from arena import signing
+from arena.bot_secret import load_secret
 from arena.bots import get_strategy
 from arena.protocol import (
     API_VERSION,
@@ -291,18 +295,23 @@ def serve(
     port: int = 8080,
     host: str = "127.0.0.1",
     secret: str | None = None,
+    secret_file: str | None = None,
     author: str | None = None,
     version: str | None = None,
     on_start: OnStart | None = None,
     on_end: OnEnd | None = None,
 ) -> None:
-    """Serve ``decide`` until Ctrl-C. Use ``host="0.0.0.0"`` to be reachable from the arena."""
+    """Serve ``decide`` until Ctrl-C. Use ``host="0.0.0.0"`` to be reachable from the arena.
+
+    The secret is ``secret``, else the contents of ``secret_file``, else ``$TRUCO_BOT_SECRET``;
+    a bad one raises :class:`arena.bot_secret.SecretSourceError` before anything listens.
+    """
     bot = BotServer(
         decide,
         name=name,
         author=author,
         version=version,
-        secret=secret,
+        secret=load_secret(secret, secret_file),
         host=host,
         port=port,
         on_start=on_start,

@@ -2,7 +2,11 @@
 
 ``webhook-signature`` is ``v1,`` + base64(HMAC-SHA256(key, "{id}.{timestamp}.{body}")), where
 the secret is ``whsec_`` + base64(key). The header may hold several space-separated signatures
-(key rotation); a request is genuine when any ``v1`` one matches.
+(key rotation: during a rotation's grace period the arena signs with the new and the previous
+secret); a request is genuine when any ``v1`` one matches.
+
+A secret an author chooses must be strong (:func:`check_secret`): ``whsec_`` + base64 of at
+least :data:`MIN_SECRET_BYTES` random bytes; :func:`new_secret` makes one.
 """
 
 from __future__ import annotations
@@ -13,9 +17,11 @@ import hashlib
 import hmac
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 SECRET_PREFIX = "whsec_"
+MIN_SECRET_BYTES = 24
+SECRET_BYTES = 32
 DEFAULT_TOLERANCE_S = 300
 ID_HEADER = "webhook-id"
 TIMESTAMP_HEADER = "webhook-timestamp"
@@ -42,9 +48,38 @@ class BadSignature(SignatureError):
     """No signature in the header matches the body: forged, altered or signed with another key."""
 
 
-def generate_secret(nbytes: int = 32) -> str:
+def generate_secret(nbytes: int = SECRET_BYTES) -> str:
     """A fresh random secret, ``whsec_`` + base64 of ``nbytes`` random bytes."""
     return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(nbytes)).decode("ascii")
+
+
+def new_secret() -> str:
+    """A fresh signing secret for a bot author (``whsec_`` + base64 of 32 random bytes): what
+    ``truco bot secret`` prints and what ``POST /v1/bots`` accepts as ``signing_secret``."""
+    return generate_secret(SECRET_BYTES)
+
+
+SECRET_RULE = (
+    f"a signing secret must be '{SECRET_PREFIX}' followed by the standard base64 of at least "
+    f"{MIN_SECRET_BYTES} random bytes (for example the output of `truco bot secret`)"
+)
+
+
+def check_secret(secret: str) -> str:
+    """Return ``secret`` if it is strong enough to be chosen by an author, else raise
+    :class:`InvalidSecret` saying what is needed (the message never repeats the secret)."""
+    if not secret.startswith(SECRET_PREFIX):
+        raise InvalidSecret(f"the secret does not start with '{SECRET_PREFIX}': {SECRET_RULE}")
+    encoded = secret[len(SECRET_PREFIX) :]
+    try:
+        key = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidSecret(
+            f"the text after '{SECRET_PREFIX}' is not base64: {SECRET_RULE}"
+        ) from None
+    if len(key) < MIN_SECRET_BYTES:
+        raise InvalidSecret(f"the secret holds {len(key)} bytes, too few: {SECRET_RULE}")
+    return secret
 
 
 def secret_key(secret: str) -> bytes:
@@ -77,12 +112,24 @@ def signature(secret: str, msg_id: str, timestamp: int, body: bytes | str) -> st
     return "v1," + _digest(secret_key(secret), msg_id, timestamp, _as_bytes(body))
 
 
-def sign(secret: str, msg_id: str, timestamp: int, body: bytes | str) -> dict[str, str]:
-    """The three Standard Webhooks headers for one request."""
+def sign(
+    secret: str,
+    msg_id: str,
+    timestamp: int,
+    body: bytes | str,
+    *,
+    also: Sequence[str] = (),
+) -> dict[str, str]:
+    """The three Standard Webhooks headers for one request.
+
+    ``also``: more secrets to sign with (a rotated-out secret in its grace period); their
+    signatures follow the first one, space-separated, in ``webhook-signature``.
+    """
+    values = [signature(key, msg_id, timestamp, body) for key in (secret, *also)]
     return {
         ID_HEADER: msg_id,
         TIMESTAMP_HEADER: str(timestamp),
-        SIGNATURE_HEADER: signature(secret, msg_id, timestamp, body),
+        SIGNATURE_HEADER: " ".join(values),
     }
 
 

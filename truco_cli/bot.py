@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import sys
 
+from arena.bot_secret import SecretSourceError, load_secret
 from arena.bots import BUILTINS, UnknownStrategy
 from arena.sdk import BotServer, strategy_decider
 from arena.signing import InvalidSecret
@@ -28,9 +28,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument(
         "--secret",
-        default=os.environ.get("TRUCO_BOT_SECRET"),
         help="whsec_... signing secret; requests without a valid signature get 401 "
-        "(default: $TRUCO_BOT_SECRET; none: signatures are not checked)",
+        "(default: --secret-file, else $TRUCO_BOT_SECRET; none: signatures are not checked)",
+    )
+    serve.add_argument(
+        "--secret-file",
+        metavar="FILE",
+        help="read the secret from FILE (one line; it must be mode 0600)",
     )
     serve.add_argument("--name", help="the bot's name in its info document (default: builtin-NAME)")
     serve.add_argument("--seed", type=int, help="seed of the strategy's choices (default random)")
@@ -42,7 +46,7 @@ def make_server(args: argparse.Namespace) -> BotServer:
         strategy_decider(args.strategy, args.seed),
         name=args.name or f"builtin-{args.strategy}",
         author="Truco Arena",
-        secret=args.secret or None,
+        secret=load_secret(args.secret, args.secret_file),
         host=args.host,
         port=args.port,
     )
@@ -54,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         server = make_server(args)
-    except (UnknownStrategy, InvalidSecret) as exc:
+    except (UnknownStrategy, InvalidSecret, SecretSourceError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:

@@ -153,3 +153,46 @@ def test_round_trip_and_any_changed_byte_fails(body: bytes, msg_id: str, flip: i
         changed = body[:index] + bytes([body[index] ^ 0x01]) + body[index + 1 :]
         with pytest.raises(BadSignature):
             verify(VECTOR_SECRET, headers, changed, now=NOW)
+
+
+def test_new_secret_is_strong_and_accepted_by_check_secret() -> None:
+    secret = signing.new_secret()
+    assert secret.startswith("whsec_")
+    assert len(base64.b64decode(secret[6:], validate=True)) == signing.SECRET_BYTES
+    assert signing.check_secret(secret) == secret
+    assert signing.new_secret() != secret
+
+
+@pytest.mark.parametrize(
+    ("secret", "says"),
+    [
+        ("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwAAAAAAAAAAAA", "does not start with 'whsec_'"),
+        ("whsec_not base64 at all!!", "is not base64"),
+        ("whsec_" + base64.b64encode(b"x" * 23).decode(), "holds 23 bytes, too few"),
+        ("whsec_", "holds 0 bytes"),
+    ],
+)
+def test_weak_chosen_secrets_are_refused_saying_what_is_needed(secret: str, says: str) -> None:
+    with pytest.raises(InvalidSecret) as caught:
+        signing.check_secret(secret)
+    message = str(caught.value)
+    assert says in message and "at least 24 random bytes" in message
+    assert secret[6:] not in message or not secret[6:]  # the secret is never repeated
+
+
+def test_twenty_four_bytes_is_enough() -> None:
+    secret = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+    assert signing.check_secret(secret) == secret
+
+
+def test_signing_with_a_previous_secret_adds_a_second_signature() -> None:
+    old, new = generate_secret(), generate_secret()
+    headers = sign(new, "msg_1", NOW, b"{}", also=[old])
+    first, second = headers["webhook-signature"].split(" ")
+    assert first == signing.signature(new, "msg_1", NOW, b"{}")
+    assert second == signing.signature(old, "msg_1", NOW, b"{}")
+    # a bot still on the old secret and one already on the new one both accept it
+    verify(old, headers, b"{}", now=NOW)
+    verify(new, headers, b"{}", now=NOW)
+    with pytest.raises(BadSignature):
+        verify(generate_secret(), headers, b"{}", now=NOW)
