@@ -15,6 +15,8 @@
 ``TRUCO_OPEN_CHALLENGES_PER_ACCOUNT``  open challenges an account may have (default 8)
 ``TRUCO_OPEN_CHALLENGES_PER_BOT``      open challenges a bot may receive from other
                        accounts (default 4)
+``TRUCO_SECRET_GRACE_S`` seconds a bot's rotated-out signing secret keeps signing requests
+                       beside the new one (default 86400: 24 h; 0 to 2592000)
 =====================  ==================================================================
 
 Production refuses loopback bot URLs and requires DATABASE_URL, REDIS_URL and
@@ -38,6 +40,8 @@ from services.embedded.plan import default_data_dir
 Env = Literal["local", "production"]
 ENVIRONMENTS: tuple[Env, ...] = ("local", "production")
 MIN_SECRET_LENGTH = 32
+DEFAULT_SECRET_GRACE_S = 24 * 3600
+MAX_SECRET_GRACE_S = 30 * 24 * 3600
 _DATABASE_SCHEMES = ("postgresql", "postgres")
 _REDIS_SCHEMES = ("redis", "rediss", "unix")
 
@@ -82,6 +86,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Networks (``ipaddress`` strings) whose ``X-Forwarded-For`` the API believes."""
     open_challenges_per_account: Annotated[int, msgspec.Meta(ge=1)] = 8
     open_challenges_per_bot: Annotated[int, msgspec.Meta(ge=1)] = 4
+    secret_grace_s: Annotated[int, msgspec.Meta(ge=0, le=MAX_SECRET_GRACE_S)] = (
+        DEFAULT_SECRET_GRACE_S
+    )
 
     @property
     def production(self) -> bool:
@@ -125,6 +132,17 @@ def _parse_port(value: str | None) -> int:
     if not 1 <= port <= 65535:
         raise ConfigError(f"PORT must be between 1 and 65535, got {port}")
     return port
+
+
+def _parse_grace(value: str | None) -> int:
+    if value is None:
+        return DEFAULT_SECRET_GRACE_S
+    if not (value.isascii() and value.isdigit()) or int(value) > MAX_SECRET_GRACE_S:
+        raise ConfigError(
+            f"TRUCO_SECRET_GRACE_S must be a whole number of seconds from 0 to "
+            f"{MAX_SECRET_GRACE_S}, got {value!r}"
+        )
+    return int(value)
 
 
 def _parse_env(value: str | None) -> Env:
@@ -204,6 +222,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     if redis_url is not None:
         _check_url("REDIS_URL", redis_url, _REDIS_SCHEMES)
     port = _parse_port(_get(env_vars, "PORT"))
+    grace_s = _parse_grace(_get(env_vars, "TRUCO_SECRET_GRACE_S"))
     data_dir = default_data_dir(env_vars)
     raw_secret = _get(env_vars, "TRUCO_SECRET_KEY")
     trusted_proxies = _parse_proxies(_get(env_vars, "TRUCO_TRUSTED_PROXIES"))
@@ -234,4 +253,5 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         trusted_proxies=trusted_proxies,
         open_challenges_per_account=_parse_count(env_vars, "TRUCO_OPEN_CHALLENGES_PER_ACCOUNT", 8),
         open_challenges_per_bot=_parse_count(env_vars, "TRUCO_OPEN_CHALLENGES_PER_BOT", 4),
+        secret_grace_s=grace_s,
     )

@@ -127,12 +127,14 @@ MIRRORED_ONLY_ONE_OWNER = (
 
 
 class EntrantSpec(msgspec.Struct, frozen=True):
-    """A bot as the match runner needs it; ``secret`` is the decrypted signing secret."""
+    """A bot as the match runner needs it; ``secret`` is the decrypted signing secret and
+    ``previous_secret`` the one it replaced, while the rotation's grace period lasts."""
 
     bot_id: int
     name: str
     url: str
     secret: str
+    previous_secret: str | None = None
 
     def __repr__(self) -> str:  # the secret must never reach a log line or an error message
         return (
@@ -415,8 +417,10 @@ async def match_specs(
         )
         entrants = []
         for bot_id in match.bots:
-            name, url, sealed = bots[bot_id]
-            entrants.append(EntrantSpec(bot_id, name, url, box.decrypt(sealed, bot_id)))
+            bot = bots[bot_id]
+            previous = None if bot.previous_enc is None else box.decrypt(bot.previous_enc, bot_id)
+            secret = box.decrypt(bot.secret_enc, bot_id)
+            entrants.append(EntrantSpec(bot_id, bot.name, bot.url, secret, previous))
         specs.append(MatchSpec(match.id, match.seed, settings, entrants))
     return specs
 

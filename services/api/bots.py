@@ -13,7 +13,7 @@ from litestar.params import JSONBody, Parameter
 from arena.client import BotClient, ClientConfig, Fault
 from arena.egress import BadBotUrl, EgressError, EgressPolicy, EgressRefused
 from arena.protocol import API_VERSION, BotInfo
-from arena.signing import generate_secret
+from arena.signing import InvalidSecret, check_secret, generate_secret, new_secret
 from services import flow
 from services.api.auth import SECURITY, current_account
 from services.api.deps import BotClientFactory, dispatch, services
@@ -27,6 +27,8 @@ from services.api.schemas import (
     BotRead,
     BotStatus,
     BotUpdate,
+    SecretRotate,
+    SecretRotated,
 )
 from services.db import bots as db_bots
 from services.db.accounts import Account, DuplicateName
@@ -80,6 +82,23 @@ async def handshake(
         return info
     finally:
         await client.aclose()
+
+
+def chosen_secret(secret: str | None) -> str:
+    """The author's secret if it is strong enough (else a 422 saying what is needed), or a
+    fresh one when none was given."""
+    if secret is None:
+        return new_secret()
+    try:
+        return check_secret(secret)
+    except InvalidSecret as exc:
+        raise ProblemError(
+            422,
+            str(exc),
+            slug="weak-signing-secret",
+            title="The signing secret is not accepted",
+            errors=[FieldError(field="body.signing_secret", message=str(exc))],
+        ) from None
 
 
 def _policy(state: State) -> EgressPolicy:
@@ -167,10 +186,12 @@ class BotController(Controller):
         summary="Register a bot",
         description=(
             "Calls GET {url}/ through the guarded client first; a URL that fails the handshake "
-            "or whose address the platform refuses is a 422. The signing secret is in this "
-            "response only. `open` (default false): anyone may enter the bot into their "
-            "tournaments. `challenges` (default open): `owner_only` refuses challenges from "
-            "other accounts' bots."
+            "or whose address the platform refuses is a 422. Give your own `signing_secret` "
+            "(start the bot with it first, then register: its first match is signed with it) "
+            "or let the platform make one; a weak one is a 422 saying what is needed. The "
+            "signing secret is in this response only (`Cache-Control: no-store`). `open` "
+            "(default false): anyone may enter the bot into their tournaments. `challenges` "
+            "(default open): `owner_only` refuses challenges from other accounts' bots."
         ),
         status_code=201,
         dependencies=_auth,
@@ -185,7 +206,7 @@ class BotController(Controller):
     ) -> BotCreated:
         check_name(data.name)
         svc = services(request.app.state)
-        secret = generate_secret()
+        secret = chosen_secret(data.signing_secret)
         await handshake(svc.bot_client_factory, data.url, secret, _policy(request.app.state))
         box = svc.secret_box
         assert svc.pool is not None
@@ -212,6 +233,46 @@ class BotController(Controller):
             open=bot.open,
             challenges=_policy_of(bot),
         )
+
+    @post(
+        "/{bot_id:int}/secret",
+        operation_id="rotateBotSecret",
+        summary="Rotate a bot's signing secret (owner only)",
+        description=(
+            "The new secret is `signing_secret` from the body if given (a weak one is a 422); "
+            "send `{}` for a fresh one. It is answered this once (`Cache-Control: no-store`). "
+            "During the grace period (TRUCO_SECRET_GRACE_S, default 24 h) every request to the bot carries "
+            "two signatures in `webhook-signature`, with the new and the previous secret, so "
+            "the bot may switch to the new secret at any moment in that window. A second "
+            "rotation ends the grace period of the secret before."
+        ),
+        status_code=200,
+        dependencies=_auth,
+        security=SECURITY,
+        responses=problem_responses(401, 403, 404, 413, 415, 422),
+    )
+    async def rotate_secret(
+        self,
+        request: Request[object, object, State],
+        bot_id: BotId,
+        account: NamedDependency[Account],
+        data: JSONBody[SecretRotate],
+    ) -> SecretRotated:
+        svc = services(request.app.state)
+        assert svc.pool is not None
+        await _owned_bot(svc.pool, bot_id, account)
+        secret = chosen_secret(data.signing_secret)
+        box = svc.secret_box
+        until = await db_bots.rotate_secret(
+            svc.pool,
+            bot_id,
+            encrypted=box.encrypt(secret, bot_id),
+            key_id=box.key_id,
+            grace_s=svc.settings.secret_grace_s,
+        )
+        if until is None:
+            raise _not_found(bot_id)
+        return SecretRotated(id=bot_id, signing_secret=secret, previous_secret_valid_until=until)
 
     @get(
         "/",

@@ -38,6 +38,17 @@ ChallengePolicy = Annotated[
 OpenToEntries = Annotated[
     bool, msgspec.Meta(description="whether anyone may enter the bot into their tournaments")
 ]
+SigningSecret = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=200,
+        description=(
+            "a signing secret you chose: 'whsec_' + the standard base64 of at least 24 random "
+            "bytes (`truco bot secret` prints one)"
+        ),
+        examples=["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYqrTw=="],
+    ),
+]
 
 
 # --- accounts -------------------------------------------------------------------------------
@@ -65,10 +76,28 @@ class AccountRead(msgspec.Struct):
 
 
 class BotCreate(msgspec.Struct, forbid_unknown_fields=True):
+    """A new bot; without ``signing_secret`` the platform makes one up and returns it."""
+
     name: Name
     url: BotUrl
     open: OpenToEntries = False
     challenges: ChallengePolicy = "open"
+    signing_secret: SigningSecret | None = None
+
+
+class SecretRotate(msgspec.Struct, forbid_unknown_fields=True):
+    """A rotation; without ``signing_secret`` the platform makes the new secret up."""
+
+    signing_secret: SigningSecret | None = None
+
+
+class SecretRotated(msgspec.Struct):
+    """The bot's new signing secret, shown this once. Until ``previous_secret_valid_until``
+    every request to the bot carries a signature with the previous secret too."""
+
+    id: int
+    signing_secret: str
+    previous_secret_valid_until: datetime
 
 
 class BotUpdate(msgspec.Struct, forbid_unknown_fields=True):

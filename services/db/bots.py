@@ -105,6 +105,32 @@ async def signing_secret(conn: Executor, bot_id: int) -> tuple[bytes, str] | Non
     return None if row is None else (bytes(row[0]), str(row[1]))
 
 
+async def rotate_secret(
+    conn: Executor,
+    bot_id: int,
+    *,
+    encrypted: bytes,
+    key_id: str,
+    grace_s: int,
+) -> datetime | None:
+    """Make ``encrypted`` the live bot's secret; the one it replaces stays valid ``grace_s``
+    seconds more (it replaces any earlier previous secret). Returns when the previous secret
+    expires; None if there is no such live bot."""
+    row = await conn.fetchrow(
+        "UPDATE bots SET previous_secret_enc = signing_secret_enc, "
+        "previous_key_id = signing_key_id, "
+        "previous_secret_until = now() + make_interval(secs => $4), "
+        "signing_secret_enc = $2, signing_key_id = $3, secret_rotated_at = now(), "
+        "updated_at = now() WHERE id = $1 AND status <> 'deleted' "
+        "RETURNING previous_secret_until",
+        bot_id,
+        encrypted,
+        key_id,
+        float(grace_s),
+    )
+    return None if row is None else row["previous_secret_until"]
+
+
 async def list_bots(conn: Executor, *, limit: int, cursor: int | None) -> tuple[list[Bot], bool]:
     """Live bots, newest first, ``limit`` at a time after ``cursor`` (the last id seen).
 

@@ -251,13 +251,32 @@ async def entrant_names(conn: Executor, bot_ids: list[int]) -> dict[int, str]:
     return {int(row["id"]): str(row["name"]) for row in rows}
 
 
-async def entrant_secrets(conn: Executor, bot_ids: list[int]) -> dict[int, tuple[str, str, bytes]]:
-    """(name, url, encrypted signing secret) per bot."""
+@dataclass(frozen=True, slots=True)
+class EntrantSecrets:
+    """What a match message needs of a bot: its name, URL and encrypted signing secret, and
+    the previous secret while its rotation grace period lasts (else None)."""
+
+    name: str
+    url: str
+    secret_enc: bytes
+    previous_enc: bytes | None
+
+
+async def entrant_secrets(conn: Executor, bot_ids: list[int]) -> dict[int, EntrantSecrets]:
+    """Name, URL and encrypted signing secrets per bot (the previous one only if unexpired)."""
     rows = await conn.fetch(
-        "SELECT id, name, url, signing_secret_enc FROM bots WHERE id = ANY($1::bigint[])", bot_ids
+        "SELECT id, name, url, signing_secret_enc, CASE WHEN previous_secret_until > now() "
+        "THEN previous_secret_enc END AS previous_enc "
+        "FROM bots WHERE id = ANY($1::bigint[])",
+        bot_ids,
     )
     return {
-        int(row["id"]): (str(row["name"]), str(row["url"]), bytes(row["signing_secret_enc"]))
+        int(row["id"]): EntrantSecrets(
+            str(row["name"]),
+            str(row["url"]),
+            bytes(row["signing_secret_enc"]),
+            None if row["previous_enc"] is None else bytes(row["previous_enc"]),
+        )
         for row in rows
     }
 

@@ -16,6 +16,7 @@ class EntrantMessage(msgspec.Struct, frozen=True):
     name: str
     url: str
     secret: str  # the bot's signing secret: Redis must be private to the platform
+    previous_secret: str | None = None  # the rotated-out one, during its grace period
 
 
 class MatchMessage(msgspec.Struct, frozen=True):

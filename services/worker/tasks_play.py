@@ -99,13 +99,20 @@ def entrant_source(bot_id: int) -> str:
     return f"bot:{bot_id}"
 
 
+def entrant_client(entrant: EntrantMessage, config: ClientConfig) -> BotClient:
+    """The guarded client of one entrant, signing with its previous secret too while that one's
+    grace period lasts (the message carries it only then)."""
+    previous = () if entrant.previous_secret is None else (entrant.previous_secret,)
+    return BotClient(entrant.url, entrant.secret, previous_secrets=previous, config=config)
+
+
 def bot_connection(entrant: EntrantMessage, config: ClientConfig, *, seed: int) -> BotConnection:
     """How this worker reaches an entrant: over HTTP through the guarded client, or, for a
     ``builtin:NAME`` bot (the platform's house bots; users can never register such a URL), the
     strategy in this process: no connection, no exception to the egress guard."""
     if builtin_name(entrant.url) is not None:
         return builtin_bot(entrant.url, seed=seed, label=entrant.name)
-    return HttpBot(entrant.name, BotClient(entrant.url, entrant.secret, config=config))
+    return HttpBot(entrant.name, entrant_client(entrant, config))
 
 
 def live_publisher(

@@ -78,6 +78,8 @@ def test_production_settings() -> None:
         ({"DATABASE_URL": "postgresql://h:port/x"}, "DATABASE_URL is not a valid URL"),
         ({"REDIS_URL": "http://127.0.0.1:6379"}, "REDIS_URL must start with redis://"),
         ({"TRUCO_SECRET_KEY": "short"}, "at least 32 characters"),
+        ({"TRUCO_SECRET_GRACE_S": "1h"}, "TRUCO_SECRET_GRACE_S must be a whole number"),
+        ({"TRUCO_SECRET_GRACE_S": "2592001"}, "from 0 to 2592000"),
     ],
 )
 def test_bad_values_name_the_variable(
@@ -94,3 +96,9 @@ def test_blank_values_count_as_unset(tmp_path: Path) -> None:
     assert settings.database_url is None
     assert settings.redis_url is None
     assert settings.port == 8000
+
+
+def test_the_secret_grace_period_defaults_to_a_day(tmp_path: Path) -> None:
+    assert load_settings({"TRUCO_DATA_DIR": str(tmp_path)}).secret_grace_s == 86400
+    chosen = load_settings({"TRUCO_SECRET_GRACE_S": "0", "TRUCO_DATA_DIR": str(tmp_path)})
+    assert chosen.secret_grace_s == 0
