@@ -157,7 +157,7 @@ def _connect_detail(exc: BaseException) -> str:
 def _egress_detail(exc: EgressError) -> str:
     """Why the guard would not call the bot, without its host or address."""
     if isinstance(exc, EgressRefused):
-        return f"refused: the platform does not call a {exc.category.replace('_', ' ')} address"
+        return f"refused: a non-public address ({exc.category.replace('_', ' ')})"
     if isinstance(exc, BadBotUrl):
         return "the bot URL is not valid"
     return "the bot's host name did not resolve"

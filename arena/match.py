@@ -16,12 +16,12 @@ and the bots' answers.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Final
 
 import msgspec
 
-from arena.client import TimeBank
+from arena.client import Fault, TimeBank
 from arena.connection import Answer, BotConnection
 from arena.deals import INDEPENDENT, Deals, game_seed, seating
 from arena.fallback import fallback_action
@@ -29,6 +29,8 @@ from arena.judge import Accepted, judge
 from arena.protocol import ActRequest, EndRequest, StartRequest
 from arena.replay import (
     FORMAT,
+    Call,
+    Cause,
     Decision,
     EntrantRecord,
     GameRecord,
@@ -98,18 +100,19 @@ class MatchRunner:
         self.bots = (entrants[0][1], entrants[1][1])
         self.progress = progress
         self.latencies: tuple[list[float], list[float]] = ([], [])
-        self._start_failures: list[int] = []
+        self._start_failures: dict[int, Fault] = {}  # entrant -> its first /start fault
 
     async def run(self, first_game: int = 0) -> Replay:
         """Play the whole match (``first_game`` > 0 continues a match with extra games)."""
         games: list[GameRecord] = []
-        unreachable = tuple([i for i, bot in enumerate(self.bots) if await bot.open() is not None])
+        opened = [await bot.open() for bot in self.bots]
+        unreachable = {i: fault for i, fault in enumerate(opened) if fault is not None}
         if unreachable:
-            return self._replay(games, self._walkover(unreachable))
+            return self._replay(games, self._walkover(unreachable, "info"))
         for index in range(first_game, first_game + self.settings.games_per_match):
             game = await self._play_game(index)
             if game is None:  # walkover on the first /start
-                return self._replay(games, self._walkover(self._start_failures))
+                return self._replay(games, self._walkover(self._start_failures, "start"))
             games.append(game)
             if game.forfeit is not None:
                 break
@@ -117,14 +120,20 @@ class MatchRunner:
         result.latency = (_latency(self.latencies[0]), _latency(self.latencies[1]))
         return self._replay(games, result)
 
-    def _walkover(self, unreachable: Sequence[int]) -> MatchResult:
-        winner = None if len(unreachable) == 2 else 1 - unreachable[0]
+    def _walkover(self, unreachable: Mapping[int, Fault], call: Call) -> MatchResult:
+        losers = sorted(unreachable)
+        winner = None if len(losers) == 2 else 1 - losers[0]
+        causes = tuple(
+            Cause(i, call, unreachable[i].kind, unreachable[i].status, unreachable[i].detail)
+            for i in losers
+        )
         return MatchResult(
             games_won=(0, 0),
             tantos=(0, 0),
             winner=winner,
             reason="walkover",
-            walkover=tuple(unreachable),
+            walkover=tuple(losers),
+            causes=causes,
         )
 
     def _replay(self, games: list[GameRecord], result: MatchResult) -> Replay:
@@ -155,7 +164,7 @@ class MatchRunner:
         state = new_game(rules, seed)
         events: list[ReplayEvent] = list(initial_events(state))
 
-        self._start_failures = []
+        self._start_failures = {}
         for seat in range(players):
             entrant = teams[seat % 2]
             request = StartRequest(
@@ -172,9 +181,9 @@ class MatchRunner:
             )
             fault = await self.bots[entrant].start(request)
             if fault is not None:
-                events.append(StartFault(seat, fault.kind, fault.detail))
-                if index == 0 and entrant not in self._start_failures:
-                    self._start_failures.append(entrant)
+                events.append(StartFault(seat, fault.kind, fault.detail, fault.status))
+                if index == 0:
+                    self._start_failures.setdefault(entrant, fault)
         if self._start_failures:
             return None
 
@@ -212,6 +221,7 @@ class MatchRunner:
                         failure[1],
                         strikes[entrant],
                         True,
+                        None if answer.fault is None else answer.fault.status,
                     )
                 )
             else:

@@ -44,12 +44,56 @@ class Decision(msgspec.Struct, frozen=True, tag="decision", omit_defaults=True):
     detail: str | None = None
     strikes: int = 0  # the entrant's faults in this game so far
     fallback: bool = False
+    status: int | None = None  # the HTTP status of an http_status fault
 
 
-class StartFault(msgspec.Struct, frozen=True, tag="start_fault"):
+class StartFault(msgspec.Struct, frozen=True, tag="start_fault", omit_defaults=True):
     seat: int
     fault: str
     detail: str
+    status: int | None = None
+
+
+Call = Literal["info", "start", "act", "end"]
+
+
+class Cause(msgspec.Struct, frozen=True, omit_defaults=True):
+    """Why an entrant lost without playing it out: which call failed, how, and (for an
+    ``http_status`` fault) the HTTP status. A walkover's cause is the failed ``info`` (the
+    bot could not be reached or did not speak the protocol when the match began) or ``start``
+    of the first game; a forfeit's is the ``act`` fault that reached the fault limit.
+    ``detail`` is short and public: never a secret, never the bot's host or address."""
+
+    side: int  # entrant index
+    call: Call
+    kind: str  # a fault kind (arena.protocol.FAULT_KINDS)
+    status: int | None = None
+    detail: str = ""
+
+    @property
+    def label(self) -> str:
+        """The fault in a few words: "signature rejected (401)", "connection refused", ..."""
+        if self.kind == "http_status" and self.status == 401:
+            return "signature rejected (401)"
+        if self.kind == "http_status" and self.status is not None:
+            return f"HTTP error ({self.status})"
+        if self.kind == "connect":
+            return self.detail if 0 < len(self.detail) <= 48 else "connection failed"
+        return _KIND_LABELS.get(self.kind, self.kind.replace("_", " "))
+
+    @property
+    def summary(self) -> str:
+        """``label`` and the call it happened on: "signature rejected (401) on /start"."""
+        return f"{self.label} on {'GET /' if self.call == 'info' else '/' + self.call}"
+
+
+_KIND_LABELS = {
+    "timeout": "timed out",
+    "bad_body": "answer not understood",
+    "too_large": "answer too large",
+    "illegal_action": "illegal action",
+    "http_status": "HTTP error",
+}
 
 
 ReplayEvent = Event | Decision | StartFault
@@ -88,6 +132,7 @@ class MatchResult(msgspec.Struct):
     walkover: tuple[int, ...] = ()  # entrants that could not be reached
     faults: tuple[int, int] = (0, 0)
     latency: tuple[Latency, Latency] | None = None
+    causes: tuple[Cause, ...] = ()  # of a walkover (one per entrant that lost) or a forfeit
 
 
 class Replay(msgspec.Struct):
@@ -115,6 +160,7 @@ def decide_result(games: list[GameRecord]) -> MatchResult:
     tantos = [0, 0]
     faults = [0, 0]
     forfeit: int | None = None
+    forfeited: GameRecord | None = None
     for game in games:
         for team, entrant in enumerate(game.teams):
             tantos[entrant] += game.score[team]
@@ -123,7 +169,7 @@ def decide_result(games: list[GameRecord]) -> MatchResult:
         faults[0] += game.faults[0]
         faults[1] += game.faults[1]
         if game.forfeit is not None:
-            forfeit = game.forfeit
+            forfeit, forfeited = game.forfeit, game
     games_won, points, fault_pair = (won[0], won[1]), (tantos[0], tantos[1]), (faults[0], faults[1])
     winner: int | None
     if forfeit is not None:
@@ -141,7 +187,21 @@ def decide_result(games: list[GameRecord]) -> MatchResult:
         reason=reason,  # type: ignore[arg-type]
         forfeit=forfeit,
         faults=fault_pair,
+        causes=() if forfeited is None else forfeit_causes(forfeited, forfeited.forfeit or 0),
     )
+
+
+def forfeit_causes(game: GameRecord, entrant: int) -> tuple[Cause, ...]:
+    """The cause of ``entrant``'s forfeit in ``game``: its last faulted decision there."""
+    for event in reversed(game.events):
+        if (
+            isinstance(event, Decision)
+            and event.fault is not None
+            and game.teams[event.seat % 2] == entrant
+        ):
+            detail = f"fault {event.strikes} in game {game.number}: {event.detail or event.fault}"
+            return (Cause(entrant, "act", event.fault, event.status, detail),)
+    return ()
 
 
 def _engine_events(events: list[ReplayEvent]) -> list[Event]:
@@ -201,7 +261,10 @@ def verify_replay(replay: Replay) -> None:
         return
     expected = decide_result(replay.games)
     recorded = replay.result
-    for field in ("games_won", "tantos", "winner", "reason", "forfeit", "faults"):
+    fields = ["games_won", "tantos", "winner", "reason", "forfeit", "faults"]
+    if recorded.causes:  # replays from before causes were recorded have none
+        fields.append("causes")
+    for field in fields:
         if getattr(expected, field) != getattr(recorded, field):
             raise VerifyError(
                 f"result {field}: recorded {getattr(recorded, field)!r}, "

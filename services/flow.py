@@ -430,7 +430,7 @@ async def match_specs(
 
 def result_document(replay: Replay) -> dict[str, Any]:
     """What ``match_results.result`` keeps: per game the score and winner by side, the totals,
-    the reason, forfeits, walkovers and faults."""
+    the reason, forfeits, walkovers, faults and the causes of a walkover or forfeit."""
     games = []
     for game in replay.games:
         score = [0, 0]
@@ -446,6 +446,7 @@ def result_document(replay: Replay) -> dict[str, Any]:
         "forfeit": result.forfeit,
         "walkover": list(result.walkover),
         "faults": list(result.faults),
+        "causes": msgspec.to_builtins(result.causes),
     }
 
 

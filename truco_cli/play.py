@@ -120,8 +120,11 @@ def _report(console: Console, replay: Replay, out: Path) -> None:
         console.print(f"Result: draw ({result.reason})")
     else:
         console.print(f"Winner: {names[result.winner]} (by {result.reason})")
-    if result.walkover:
-        console.print("Unreachable: " + ", ".join(names[i] for i in result.walkover))
+    for cause in result.causes:  # why a side lost by walkover or forfeit
+        how = "walkover" if result.reason == "walkover" else "forfeit"
+        line = f"{names[cause.side]} loses by {how}: {cause.summary}"
+        extra = f" ({cause.detail})" if cause.detail and cause.detail != cause.label else ""
+        console.print(line + extra, markup=False)
     console.print(f"Replay written to {out}  (check it with: truco replay verify {out})")
 
 

@@ -50,6 +50,21 @@ class LiveReplay(msgspec.Struct, kw_only=True):
     games: list[LiveGame]
 
 
+class MatchCause(msgspec.Struct, kw_only=True):
+    """Why a side lost by walkover or forfeit: the failed call (``info`` is GET /, then
+    ``start``, ``act``, ``end``), the fault kind (timeout, connect, http_status, bad_body,
+    too_large, illegal_action), the HTTP status when there was one, a short detail and a
+    one-line ``summary`` ("signature rejected (401) on /start")."""
+
+    side: int
+    bot_id: int | None
+    call: str
+    kind: str
+    status: int | None
+    detail: str
+    summary: str
+
+
 class MatchRead(msgspec.Struct, kw_only=True):
     """A match. ``seed`` is shown once the match is over (it decides the deals)."""
 
@@ -68,6 +83,8 @@ class MatchRead(msgspec.Struct, kw_only=True):
     games: list[GameRead]
     winner: int | None
     reason: str | None  # games, tantos, draw, forfeit, walkover, withdrawn, bye
+    cause: MatchCause | None  # of a walkover or forfeit (side 0's, for a double walkover)
+    causes: list[MatchCause]  # one per side that lost by walkover or forfeit
     games_won: list[int] | None
     tantos: list[int] | None
     seed: int | None

@@ -7,10 +7,11 @@ from typing import Any
 
 import msgspec
 
+from arena.replay import Cause
 from engine.errors import RulesError
 from services import flow
 from services import flow_pairing as fp
-from services.api.match_schemas import GameRead, MatchRead
+from services.api.match_schemas import GameRead, MatchCause, MatchRead
 from services.api.problems import FieldError, ProblemError
 from services.api.tournament_schemas import (
     BracketMatchRead,
@@ -81,6 +82,7 @@ def match_read(match: MatchRow, names: dict[int, str]) -> MatchRead:
         for game in result.get("games", [])
     ]
     reason = "bye" if match.bye else result.get("reason")
+    causes = [cause_read(match, item) for item in result.get("causes", [])]
     return MatchRead(
         id=match.id,
         status=match.status,  # type: ignore[arg-type]
@@ -97,11 +99,28 @@ def match_read(match: MatchRow, names: dict[int, str]) -> MatchRead:
         games=games,
         winner=match.winner_bot,
         reason=reason,
+        cause=causes[0] if causes else None,
+        causes=causes,
         games_won=result.get("games_won"),
         tantos=result.get("tantos"),
         seed=match.seed if match.finished else None,
         created_at=match.created_at,
         finished_at=match.finished_at,
+    )
+
+
+def cause_read(match: MatchRow, stored: dict[str, Any]) -> MatchCause:
+    """A stored cause (``match_results.result["causes"]``) as the API shows it."""
+    cause = msgspec.convert(stored, Cause)
+    bots = match.bots
+    return MatchCause(
+        side=cause.side,
+        bot_id=bots[cause.side] if 0 <= cause.side < len(bots) else None,
+        call=cause.call,
+        kind=cause.kind,
+        status=cause.status,
+        detail=cause.detail,
+        summary=cause.summary,
     )
 
 

@@ -484,6 +484,19 @@ class MatchLine:
 
 
 @dataclass(frozen=True, slots=True)
+class FaultLine:
+    """A recent match in which the bot faulted: its faults by kind, and the cause when the
+    faults lost it the match (walkover or forfeit)."""
+
+    match_id: int
+    when: str
+    kinds: list[tuple[str, int]]
+    lost_by: str | None = None  # walkover | forfeit
+    cause: str | None = None  # the cause's summary: "signature rejected (401) on /start"
+    detail: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class LatencyView:
     calls: int
     p50: str
@@ -502,6 +515,7 @@ class BotView:
     fault_total: int
     latency: LatencyView | None
     sampled: int
+    recent_faults: list[FaultLine] = field(default_factory=list)
 
 
 def rating_views(rows: Sequence[RatingRow]) -> list[RatingView]:
@@ -557,6 +571,9 @@ def _percentile(ordered: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+RECENT_FAULTS = 10  # matches with faults listed on a bot's page
+
+
 def bot_view(
     bot: BotRow,
     ratings: Sequence[RatingRow],
@@ -566,6 +583,7 @@ def bot_view(
 ) -> BotView:
     lines = []
     faults: dict[str, int] = {}
+    recent: list[FaultLine] = []
     latencies: list[float] = []
     sampled = 0
     for m in matches:
@@ -597,14 +615,31 @@ def bot_view(
         if replay is None:
             continue
         sampled += 1
+        kinds: dict[str, int] = {}
         for game in replay.games:
             for ev in game.events:
                 if isinstance(ev, Decision) and game.teams[ev.seat % 2] == side:
                     latencies.append(ev.latency_ms)
                     if ev.fault:
-                        faults[ev.fault] = faults.get(ev.fault, 0) + 1
+                        kinds[ev.fault] = kinds.get(ev.fault, 0) + 1
                 elif isinstance(ev, StartFault) and game.teams[ev.seat % 2] == side:
-                    faults[ev.fault] = faults.get(ev.fault, 0) + 1
+                    kinds[ev.fault] = kinds.get(ev.fault, 0) + 1
+        cause = next((c for c in replay.result.causes if c.side == side), None)
+        if cause is not None and replay.result.reason == "walkover":
+            kinds[cause.kind] = kinds.get(cause.kind, 0) + 1  # no game: the failed call only
+        for kind, n in kinds.items():
+            faults[kind] = faults.get(kind, 0) + n
+        if kinds and len(recent) < RECENT_FAULTS:
+            recent.append(
+                FaultLine(
+                    match_id=m.id,
+                    when=(m.finished_at or m.created_at).strftime("%Y-%m-%d %H:%M"),
+                    kinds=sorted(kinds.items()),
+                    lost_by=None if cause is None else replay.result.reason,
+                    cause=None if cause is None else cause.summary,
+                    detail=None if cause is None or cause.detail == cause.label else cause.detail,
+                )
+            )
     latency = None
     if latencies:
         ordered = sorted(latencies)
@@ -625,6 +660,7 @@ def bot_view(
         fault_total=sum(faults.values()),
         latency=latency,
         sampled=sampled,
+        recent_faults=recent,
     )
 
 

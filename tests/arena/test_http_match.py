@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from arena.client import BotClient, ClientConfig
+from arena.connection import BotConnection, HttpBot
+from arena.egress import EgressPolicy
 from arena.entrants import BadBotSpec, connect
 from arena.match import MatchSettings, run_match
 from arena.protocol import ActRequest, EndRequest, StartRequest
-from arena.replay import Decision, load_replay, verify_replay
+from arena.replay import Decision, EntrantRecord, load_replay, verify_replay
 from arena.sdk import BotServer, strategy_decider
 from arena.signing import generate_secret
 from engine import Action, Rules
@@ -68,6 +72,52 @@ def test_a_bot_with_the_wrong_secret_loses_by_walkover() -> None:
         server.stop()
     # the info handshake is unsigned-safe, so the walkover comes from the refused /start
     assert replay.result.reason == "walkover" and replay.result.winner == 1
+    [cause] = replay.result.causes
+    assert (cause.side, cause.call, cause.kind, cause.status) == (0, "start", "http_status", 401)
+    assert "the bot rejected the signature" in cause.detail
+
+
+def test_during_a_rotation_bots_on_either_secret_accept_the_requests() -> None:
+    old, new = generate_secret(), generate_secret()
+    servers = [
+        BotServer(strategy_decider("random", 1), name="still-old", secret=old),
+        BotServer(strategy_decider("random", 2), name="already-new", secret=new),
+    ]
+    config = ClientConfig(timeout_ms=2000, policy=EgressPolicy(allow_loopback=True))
+    entrants: list[tuple[EntrantRecord, BotConnection]] = []
+    for server in servers:
+        server.start()
+        client = BotClient(server.url, new, previous_secrets=[old], config=config)
+        entrants.append((EntrantRecord(server.info.name, server.url), HttpBot("x", client)))
+    try:
+        replay = asyncio.run(run_match("http-rot", 3, MatchSettings(), entrants))
+    finally:
+        for server in servers:
+            server.stop()
+    assert replay.result.reason != "walkover" and replay.result.faults == (0, 0)
+    verify_replay(replay)
+
+
+def test_connection_refused_is_named_without_the_address() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    entrants = [
+        connect(
+            f"http://127.0.0.1:{port}/",
+            seed=1,
+            secret=generate_secret(),
+            timeout_ms=500,
+            allow_loopback=True,
+        ),
+        connect(
+            "builtin:random", seed=2, secret=generate_secret(), timeout_ms=500, allow_loopback=True
+        ),
+    ]
+    replay = asyncio.run(run_match("http-4", 1, MatchSettings(), entrants))
+    [cause] = replay.result.causes
+    assert (cause.side, cause.call, cause.kind, cause.status) == (0, "info", "connect", None)
+    assert cause.detail == "connection refused"
 
 
 def test_unreachable_and_refused_urls() -> None:

@@ -16,6 +16,7 @@ from arena.connection import Answer, InProcessBot, random_decider
 from arena.match import MatchSettings, run_match
 from arena.protocol import ActRequest, ActResponse, EndRequest, StartRequest
 from arena.replay import (
+    Cause,
     Decision,
     EntrantRecord,
     Replay,
@@ -77,7 +78,16 @@ async def test_illegal_answers_are_faults_with_fallback_then_forfeit() -> None:
     assert game.forfeit == 0 and game.winner == 1
     assert replay.result.reason == "forfeit" and replay.result.winner == 1
     assert len(replay.games) == 1  # the match stops at the forfeit
+    # the cause: the act fault that reached the limit
+    assert replay.result.causes == (
+        Cause(0, "act", "illegal_action", None, "fault 3 in game 1: 'play 1E' is not legal now"),
+    )
     verify_replay(replay)
+    # the trusted side recomputes a forfeit's cause: a different one does not verify
+    data = msgspec.to_builtins(replay)
+    data["result"]["causes"][0]["kind"] = "timeout"
+    with pytest.raises(VerifyError, match="causes"):
+        verify_replay(msgspec.convert(data, Replay))
 
 
 async def test_fallback_plays_the_weakest_card_or_refuses_the_question() -> None:
@@ -146,6 +156,7 @@ async def test_walkover_when_a_bot_cannot_be_reached() -> None:
     )
     assert replay.result.reason == "walkover" and replay.result.winner == 0
     assert replay.result.walkover == (1,) and replay.games == []
+    assert replay.result.causes == (Cause(1, "info", "connect", None, "connection refused"),)
     both = await run_match(
         "m7",
         1,
@@ -156,6 +167,34 @@ async def test_walkover_when_a_bot_cannot_be_reached() -> None:
         ],
     )
     assert both.result.winner is None and both.result.walkover == (0, 1)
+    assert [(c.side, c.call) for c in both.result.causes] == [(0, "info"), (1, "info")]
+
+
+class RefusesStart(InProcessBot):
+    async def start(self, request: StartRequest) -> Fault | None:
+        return Fault("http_status", "HTTP 401, expected 2xx", 1.0, 401)
+
+
+async def test_walkover_on_the_first_start_names_the_call_and_status() -> None:
+    refuser = RefusesStart("strict", random_decider(1))
+    replay = await run_match(
+        "m8", 1, MatchSettings(), [bot("up", 1), (EntrantRecord("strict", "x"), refuser)]
+    )
+    assert replay.result.reason == "walkover" and replay.result.winner == 0
+    assert replay.result.causes == (
+        Cause(1, "start", "http_status", 401, "HTTP 401, expected 2xx"),
+    )
+    encoded = msgspec.json.decode(msgspec.json.encode(replay))
+    assert encoded["result"]["causes"] == [
+        {
+            "side": 1,
+            "call": "start",
+            "kind": "http_status",
+            "status": 401,
+            "detail": "HTTP 401, expected 2xx",
+        }
+    ]
+    verify_replay(load_replay(msgspec.json.encode(replay)))
 
 
 class Slow(InProcessBot):
