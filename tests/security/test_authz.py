@@ -46,6 +46,7 @@ KNOWN: dict[str, tuple[Request, bool]] = {
     "createBot": (lambda w: ("/v1/bots", {"name": unique("authz"), "url": w.bot_url}), False),
     "updateBot": (lambda w: (f"/v1/bots/{w.bot_id}", {"name": unique("renamed")}), True),
     "deleteBot": (lambda w: (f"/v1/bots/{w.bot_id}", None), True),
+    "rotateBotSecret": (lambda w: (f"/v1/bots/{w.bot_id}/secret", {}), True),
     "createTournament": (
         lambda w: ("/v1/tournaments", {"name": unique("cup"), "format": "swiss", "mode": "1v1"}),
         False,
@@ -65,6 +66,7 @@ KNOWN: dict[str, tuple[Request, bool]] = {
 OWNER_STATUS = {
     "updateBot": 200,
     "deleteBot": 204,
+    "rotateBotSecret": 200,
     "enterTournament": 201,
     "startTournament": 409,
     "cancelTournament": 200,
@@ -152,8 +154,11 @@ async def test_write_with_another_owners_key_is_403(
 
 
 async def _assert_untouched(api: Api, world: World) -> None:
-    bot = await api.pool.fetchrow("SELECT name, status FROM bots WHERE id = $1", world.bot_id)
+    bot = await api.pool.fetchrow(
+        "SELECT name, status, secret_rotated_at FROM bots WHERE id = $1", world.bot_id
+    )
     assert bot is not None and bot["status"] == "active" and bot["name"].startswith("victim-")
+    assert bot["secret_rotated_at"] is None  # the secret was not rotated
     row = await api.pool.fetchrow(
         "SELECT status, (SELECT count(*) FROM tournament_entries e WHERE e.tournament_id = t.id)"
         " AS entries FROM tournaments t WHERE id = $1",

@@ -205,3 +205,60 @@ def test_crosstable_and_chart() -> None:
     assert chart is not None and len(chart.points) == 3 and chart.path.count("L") == 3
     assert chart.points[-1].rating == 1530 and chart.points[0].y > chart.points[-1].y
     assert views.rating_chart("2v2", history) is None
+
+
+def test_bot_page_lists_recent_faults_with_kinds_and_the_cause_of_a_loss() -> None:
+    from arena.replay import Cause
+    from services.db.pages import BotRow
+
+    walkover = match(7, 1, 1, 5, 6, winner=1)
+    played = match(8, 1, 1, 6, 5, winner=1)  # bot 5 on side 1: it won
+    causes = (Cause(0, "start", "http_status", 401, "HTTP 401, expected 2xx"),)
+    replays = {
+        7: Replay(
+            format="truco-arena-replay/1",
+            match_id="7",
+            seed=1,
+            rules=Rules(),
+            duplicate=True,
+            games_per_match=2,
+            timeout_ms=1000,
+            time_bank_ms=30000,
+            fault_limit=5,
+            entrants=(EntrantRecord("bot5", "bot:5"), EntrantRecord("bot6", "bot:6")),
+            games=[],
+            result=MatchResult((0, 0), (0, 0), 1, "walkover", walkover=(0,), causes=causes),
+        ),
+        8: Replay(
+            format="truco-arena-replay/1",
+            match_id="8",
+            seed=2,
+            rules=Rules(),
+            duplicate=True,
+            games_per_match=1,
+            timeout_ms=1000,
+            time_bank_ms=30000,
+            fault_limit=5,
+            entrants=(EntrantRecord("bot6", "bot:6"), EntrantRecord("bot5", "bot:5")),
+            games=[
+                GameRecord(
+                    1,
+                    "8-g1",
+                    2,
+                    (0, 1),
+                    [Decision(1, 1000.0, "timeout", "slow", 1, True)],
+                    (0, 15),
+                    1,
+                )
+            ],
+            result=MatchResult((0, 1), (0, 15), 1, "games"),
+        ),
+    }
+    bot = BotRow(5, "bot5", "owner", "active", NOW, None)
+    view = views.bot_view(bot, [], [], [walkover, played], replays)
+    assert view.faults == [("http_status", 1), ("timeout", 1)]
+    first, second = view.recent_faults
+    assert (first.match_id, first.kinds, first.lost_by) == (7, [("http_status", 1)], "walkover")
+    assert first.cause == "signature rejected (401) on /start"
+    assert first.detail == "HTTP 401, expected 2xx"
+    assert (second.match_id, second.kinds, second.cause) == (8, [("timeout", 1)], None)
