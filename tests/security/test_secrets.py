@@ -3,15 +3,16 @@
 
 - API keys are stored only as their SHA-256: no column of any table (nor a replay) holds the
   key, as text or as bytes.
-- Bots' signing secrets are stored only AES-GCM encrypted and bound to the bot: the stored
-  bytes do not contain the secret, they decrypt to it for that bot only, and not under
-  another master key.
+- Bots' signing secrets (the current one and one rotated out) are stored only AES-GCM
+  encrypted and bound to the bot: the stored bytes do not contain the secret, they decrypt to
+  it for that bot only, and not under another master key.
 - Neither is ever logged: every log record (root logger at DEBUG, every logger let through,
   messages, arguments and tracebacks formatted) and everything written to stdout/stderr
   (file descriptors, so the in-process bot servers too) during account creation, bot
   registration (the handshake), a challenge match run in process over HTTP against real SDK
-  bot servers, and the error paths (bad and unknown keys, another owner's key, duplicate
-  names, a failed handshake, an unexpected error) is searched for every key and secret.
+  bot servers, a rotation to a chosen secret, and the error paths (a weak chosen secret, bad
+  and unknown keys, another owner's key, duplicate names, a failed handshake, an unexpected
+  error) is searched for every key and secret.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import pytest
 from arena.client import BotClient
 from arena.egress import EgressPolicy
 from arena.sdk import BotServer
+from arena.signing import new_secret
 from services.api.auth import hash_api_key
 from services.app import create_app
 from services.config import Secret
@@ -155,6 +157,19 @@ async def test_keys_and_secrets_are_stored_hashed_or_encrypted_and_never_logged(
     replay = await api.client.get(f"/v1/matches/{match_id}/replay")
     assert replay.status_code == 200
 
+    # a rotation to a chosen secret (the previous one is kept encrypted), and a weak one refused
+    chosen = new_secret()
+    rotated = await api.client.post(
+        f"/v1/bots/{mine['id']}/secret", json={"signing_secret": chosen}, headers=owner
+    )
+    assert rotated.status_code == 200 and rotated.json()["signing_secret"] == chosen
+    weak = "whsec_" + base64.b64encode(b"w" * 20).decode()
+    refused = await api.client.post(
+        f"/v1/bots/{mine['id']}/secret", json={"signing_secret": weak}, headers=owner
+    )
+    assert refused.status_code == 422 and weak[6:] not in refused.text
+    secrets_ += [chosen, weak]
+
     # error paths (each checked to be the error it is meant to be, so the search below looks
     # at the answers and logs of those paths)
     too_long = await api.client.post("/v1/accounts", json={"name": "x" * 65})
@@ -193,12 +208,17 @@ async def test_keys_and_secrets_are_stored_hashed_or_encrypted_and_never_logged(
         )
         assert stored == hash_api_key(key)
     box = SecretBox(settings("unused").secret_key or Secret(""))
-    for bot_id, secret in ((mine["id"], secrets_[0]), (theirs["id"], secrets_[1])):
+    stored = [
+        (mine["id"], chosen, "signing_secret_enc"),
+        (mine["id"], secrets_[0], "previous_secret_enc"),  # rotated out, in its grace period
+        (theirs["id"], secrets_[1], "signing_secret_enc"),
+    ]
+    for bot_id, secret, column in stored:
         row = await api.pool.fetchrow(
-            "SELECT signing_secret_enc, signing_key_id FROM bots WHERE id = $1", bot_id
+            f"SELECT {column} AS enc, signing_key_id FROM bots WHERE id = $1", bot_id
         )
         assert row is not None and row["signing_key_id"] == "aesgcm-v1"
-        enc = bytes(row["signing_secret_enc"])
+        enc = bytes(row["enc"])
         assert secret.encode() not in enc and secret.encode()[6:] not in enc
         assert box.decrypt(enc, int(str(bot_id))) == secret
         other_bot = int(str(theirs["id"] if bot_id == mine["id"] else mine["id"]))
