@@ -46,7 +46,7 @@ SigningSecret = Annotated[
             "a signing secret you chose: 'whsec_' + the standard base64 of at least 24 random "
             "bytes (`truco bot secret` prints one)"
         ),
-        examples=["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYqrTw=="],
+        examples=["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"],
     ),
 ]
 
