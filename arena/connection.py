@@ -98,7 +98,8 @@ class HttpBot:
         if isinstance(info, Fault):
             return info
         if info.apiversion != API_VERSION:
-            return Fault("bad_body", f"apiversion {info.apiversion!r}, expected '1'", 0.0)
+            shown = repr(info.apiversion[:20]) + ("..." if len(info.apiversion) > 20 else "")
+            return Fault("bad_body", f"apiversion {shown}, expected '1'", 0.0)
         self.info = info
         return None
 

@@ -349,3 +349,19 @@ async def test_a_401_is_a_fault_with_its_status(arena_bot: ArenaTestBot) -> None
         result = fault(await client.start({}), "http_status")
     assert result.status == 401
     assert result.detail.startswith("HTTP 401, expected 2xx: the bot rejected the signature")
+
+
+async def test_a_walkover_cause_never_carries_a_long_text_of_the_bot(
+    arena_bot: ArenaTestBot,
+) -> None:
+    from arena.connection import HttpBot
+
+    version = "<b>" + "9" * 5000
+    arena_bot.routes["/"] = respond(body=b'{"apiversion": "%s", "name": "x"}' % version.encode())
+    bot = HttpBot("x", make_client(arena_bot))
+    try:
+        result = await bot.open()
+    finally:
+        await bot.close()
+    assert result is not None and result.kind == "bad_body"
+    assert result.detail == "apiversion '<b>99999999999999999'..., expected '1'"
