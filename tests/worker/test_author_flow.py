@@ -1,7 +1,8 @@
 """An author's path end to end, with the API served by uvicorn, a real Celery worker, and SDK
 bots on 127.0.0.1: a bot registered with the secret its author chose plays at once; one
 registered with a wrong secret loses by walkover with a cause that says 401 in the API, on the
-match page and on the bot page; a rotation keeps the bot playing on either secret."""
+match page and on the bot page; one that answers nonsense forfeits with its cause; a rotation
+keeps the bot playing on either secret."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from arena.protocol import ActResponse
 from arena.sdk import BotServer
 from arena.signing import new_secret
 from tests.worker.processes import celery_worker, free_port, start, stop, wait_for
@@ -115,6 +117,30 @@ async def test_secret_first_then_register_and_a_wrong_secret_is_explained(
             bot_page = client.get(f"/bots/{wrong}").text
             assert "Recent faults" in bot_page and "http_status × 1" in bot_page
             assert "signature rejected (401)" in bot_page
+
+            # a bot that answers nonsense forfeits; the trusted worker recomputes the cause
+            cheat_secret = new_secret()
+            with BotServer(
+                lambda request: ActResponse(action="nonsense"), name="cheat", secret=cheat_secret
+            ) as cheat_server:
+                created = client.post(
+                    "/v1/bots",
+                    json={
+                        "name": f"af-cheat-{secrets.token_hex(3)}",
+                        "url": cheat_server.url,
+                        "signing_secret": cheat_secret,
+                    },
+                    headers=auth,
+                )
+                assert created.status_code == 201, created.text
+                cheat = int(created.json()["id"])
+                forfeited = challenge(cheat, rival)
+            assert forfeited["reason"] == "forfeit" and forfeited["winner"] == rival
+            assert forfeited["cause"]["call"] == "act"
+            assert forfeited["cause"]["kind"] == "illegal_action"
+            assert forfeited["cause"]["summary"] == "illegal action on /act"
+            assert forfeited["cause"]["detail"].startswith("fault 5 in game 1: 'nonsense'")
+            assert "illegal action on /act" in client.get(f"/matches/{forfeited['id']}").text
 
             # rotation: the bot still on its old secret plays, and so it does after switching
             rotated = client.post(f"/v1/bots/{bot}/secret", json={}, headers=auth)
