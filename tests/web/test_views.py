@@ -216,11 +216,11 @@ def test_bot_page_lists_recent_faults_with_kinds_and_the_cause_of_a_loss() -> No
     causes = (Cause(0, "start", "http_status", 401, "HTTP 401, expected 2xx"),)
     replays = {
         7: Replay(
-            format="truco-arena-replay/1",
+            format=FORMAT,
             match_id="7",
             seed=1,
             rules=Rules(),
-            duplicate=True,
+            deals="independent",
             games_per_match=2,
             timeout_ms=1000,
             time_bank_ms=30000,
@@ -230,11 +230,11 @@ def test_bot_page_lists_recent_faults_with_kinds_and_the_cause_of_a_loss() -> No
             result=MatchResult((0, 0), (0, 0), 1, "walkover", walkover=(0,), causes=causes),
         ),
         8: Replay(
-            format="truco-arena-replay/1",
+            format=FORMAT,
             match_id="8",
             seed=2,
             rules=Rules(),
-            duplicate=True,
+            deals="independent",
             games_per_match=1,
             timeout_ms=1000,
             time_bank_ms=30000,
