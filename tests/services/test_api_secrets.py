@@ -11,8 +11,8 @@ import pytest
 from arena import signing
 from arena.sdk import BotServer
 from services import flow
-from services.api.secretbox import SecretBox
 from services.config import Secret
+from services.secretbox import SecretBox
 from tests.services.test_api_helpers import (  # noqa: F401
     Api,
     api,
