@@ -45,7 +45,7 @@ async def test_secret_first_then_register_and_a_wrong_secret_is_explained(
 ) -> None:
     port = free_port()
     api_log = tmp_path / "api.log"
-    argv = [sys.executable, "-m", "uvicorn", "--factory", "services.api.app:app_from_env"]
+    argv = [sys.executable, "-m", "uvicorn", "--factory", "services.app:app_from_env"]
     api = start([*argv, "--host", "127.0.0.1", "--port", str(port)], stack_env, api_log)
     try:
         with (
