@@ -5,26 +5,30 @@ Every call returns a value: a :class:`Reply` (status, raw body bytes, latency) o
 headers and body), so a bot that drips its answer a byte at a time is cut at the deadline,
 not at some per-read timeout. Bodies past ``max_body`` bytes are cut off (``too_large``).
 Redirects are not followed, no cookie is ever kept, and every request is signed.
+
+The HTTP/1.1 underneath is our own and small (:mod:`arena.http1`, llhttp parsing the answers,
+:mod:`arena.streams` for the sockets): a bot call costs the platform little more CPU than a
+bare keep-alive loop (docs/arena-client.md has the figures). No proxy from the environment,
+no cookie jar and no redirect logic exist on the path at all.
 """
 
 from __future__ import annotations
 
 import asyncio
 import errno
-import http.cookiejar
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from types import TracebackType
-from typing import Any, Literal, Self, TypeVar
-from urllib.parse import urlsplit
+from typing import Literal, Self, TypeVar
+from urllib.parse import quote, urlsplit
 
 import httpcore
-import httpx
 import msgspec
 
 from arena import signing
+from arena.deadline import Deadline
 from arena.egress import (
     BadBotUrl,
     EgressError,
@@ -35,7 +39,8 @@ from arena.egress import (
     check_url,
 )
 from arena.fault_detail import public_detail
-from arena.pinning import PinnedBackend, PinnedTransport
+from arena.http1 import MAX_HEAD_BYTES, Answer, ConnectionPool, TooLarge
+from arena.pinning import PinnedBackend, shared_ssl_context
 
 T = TypeVar("T")
 
@@ -116,14 +121,6 @@ class ClientConfig:
     user_agent: str = USER_AGENT
 
 
-class _RejectAllCookies(http.cookiejar.DefaultCookiePolicy):
-    def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
-        return False
-
-    def return_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
-        return False
-
-
 def _clip(text: str) -> str:
     return text if len(text) <= _DETAIL_MAX else text[: _DETAIL_MAX - 3] + "..."
 
@@ -148,7 +145,7 @@ def _connect_detail(exc: BaseException) -> str:
         if isinstance(current, OSError) and current.errno in _ERRNO_WORDS:
             return _ERRNO_WORDS[current.errno]
         current = current.__cause__ or current.__context__
-    if isinstance(exc, httpx.ConnectError):  # its text names the address: not shown
+    if isinstance(exc, httpcore.ConnectError):  # its text names the address: not shown
         return "could not connect to the bot"
     text = str(exc) or "the connection failed or was closed before a full answer"
     return _clip(f"{type(exc).__name__}: {text}")
@@ -170,6 +167,10 @@ def _ms(start: float) -> float:
 _ENCODER = msgspec.json.Encoder()
 
 
+_TRANSPORT_ERRORS = (httpcore.NetworkError, httpcore.ProtocolError, httpcore.UnsupportedProtocol)
+_PATH_SAFE = "/%:@!$&'()*+,;=-._~"
+
+
 class BotClient:
     """Calls one bot (one base URL, one secret). Use one per bot per match and ``aclose`` it.
 
@@ -178,8 +179,8 @@ class BotClient:
 
     The base URL goes through the egress guard once (:meth:`pin`, or lazily on the first call)
     and every connection goes to that checked address. ``network_backend`` replaces the socket
-    layer under the pinning (tests pass one that fails if called); ``transport`` replaces the
-    whole HTTP transport (mock bots) — the guard still runs first.
+    layer under the pinning (an httpcore ``AsyncNetworkBackend``; tests pass one that fails if
+    called); the default is :class:`arena.streams.AsyncioBackend`.
     """
 
     def __init__(
@@ -191,20 +192,22 @@ class BotClient:
         config: ClientConfig | None = None,
         resolver: Resolver | None = None,
         network_backend: httpcore.AsyncNetworkBackend | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        for key in (secret, *previous_secrets):
-            signing.secret_key(key)  # fail fast on a malformed secret
+        self._signer = signing.Signer(secret, previous_secrets)  # fails fast if malformed
         self._base_url = base_url
-        self._secret = secret
-        self._previous = tuple(previous_secrets)
         self.config = config or ClientConfig()
+        if any(c in self.config.user_agent for c in "\r\n"):
+            raise ValueError("the user agent must be one line")
         self._resolver = resolver
         self._network_backend = network_backend
-        self._transport = transport
         self._target: PinnedTarget | None = None
         self._refusal: EgressError | None = None
-        self._http: httpx.AsyncClient | None = None
+        self._pool: ConnectionPool | None = None
+        self._closed = False
+        self._fixed = b""  # the request headers that never change, ready to send
+        self._lines: dict[tuple[str, str], bytes] = {}  # request lines by (method, endpoint)
+        self._max_raw = MAX_HEAD_BYTES + 2 * self.config.max_body
+        self._deadline = Deadline()
 
     # --- lifecycle -----------------------------------------------------------------------------
 
@@ -223,28 +226,28 @@ class BotClient:
         except (EgressRefused, BadBotUrl) as exc:
             self._refusal = exc  # a refusal is final; a failed lookup may be retried
             raise
-        self._target = target
-        transport = self._transport or PinnedTransport(
+        url = target.url
+        self._pool = ConnectionPool(
             PinnedBackend(target, self.config.policy, self._network_backend),
+            url.host,
+            url.port,
+            ssl_context=shared_ssl_context() if url.scheme == "https" else None,
             max_connections=self.config.max_connections,
         )
-        self._http = httpx.AsyncClient(
-            transport=transport,
-            follow_redirects=False,
-            trust_env=False,  # no proxy from the environment may carry the call elsewhere
-            cookies=http.cookiejar.CookieJar(policy=_RejectAllCookies()),
-            headers={
-                "user-agent": self.config.user_agent,
-                "accept": "application/json",
-                "accept-encoding": "identity",
-            },
-        )
+        self._fixed = (
+            f"host: {url.authority}\r\n"
+            f"user-agent: {self.config.user_agent}\r\n"
+            "accept: application/json\r\n"
+            "accept-encoding: identity\r\n"
+        ).encode("ascii")
+        self._target = target
         return target
 
     async def aclose(self) -> None:
-        if self._http is not None:
-            await self._http.aclose()
-            self._http = None
+        self._closed = True
+        self._deadline.close()
+        if self._pool is not None:
+            await self._pool.aclose()
 
     async def __aenter__(self) -> Self:
         return self
@@ -294,18 +297,34 @@ class BotClient:
         exact_200: bool = False,
     ) -> Result:
         start = time.perf_counter()
+        seconds = limit_ms / 1000.0
+        deadline = self._deadline
         error: BaseException | None = None
+        result: Result
         try:
-            async with asyncio.timeout(limit_ms / 1000.0):
-                result = await self._exchange(method, endpoint, body, limit_ms, exact_200, start)
+            if deadline.busy:  # a second call at the same time: it gets a timer of its own
+                async with asyncio.timeout(seconds):
+                    result = await self._exchange(method, endpoint, body, exact_200, start)
+            else:
+                deadline.begin(seconds)
+                try:
+                    result = await self._exchange(method, endpoint, body, exact_200, start)
+                except asyncio.CancelledError:
+                    if deadline.cut():
+                        raise TimeoutError from None
+                    raise
+                finally:
+                    deadline.end()
         except TimeoutError:
             result = Fault("timeout", f"no complete answer within {limit_ms:.0f} ms", _ms(start))
         except EgressError as exc:
             result = Fault("connect", _egress_detail(exc), _ms(start))
-        except httpx.TimeoutException as exc:
+        except TooLarge as exc:
+            result = Fault("too_large", str(exc), _ms(start))
+        except httpcore.TimeoutException as exc:
             detail = f"{type(exc).__name__}: no complete answer within {limit_ms:.0f} ms"
             result = Fault("timeout", detail, _ms(start))
-        except httpx.HTTPError as exc:
+        except _TRANSPORT_ERRORS as exc:
             error = exc
             result = Fault("connect", _connect_detail(exc), _ms(start))
         if isinstance(result, Fault):  # replays are public: no host name, TLS by reason only
@@ -314,37 +333,54 @@ class BotClient:
         return result
 
     async def _exchange(
-        self,
-        method: str,
-        endpoint: str,
-        body: bytes | None,
-        limit_ms: float,
-        exact_200: bool,
-        start: float,
+        self, method: str, endpoint: str, body: bytes | None, exact_200: bool, start: float
     ) -> Result:
-        target = await self.pin()
-        assert self._http is not None
-        content = body if body is not None else b""
-        headers = signing.sign(
-            self._secret,
-            signing.new_message_id(),
-            int(time.time()),
-            content,
-            also=self._previous,
+        if self._pool is None:
+            await self.pin()
+        pool = self._pool
+        assert pool is not None
+        if self._closed:
+            raise httpcore.ConnectError("the client is closed")
+        request = self._request(method, endpoint, body)
+        connection = pool.take_idle() or await pool.open()
+        try:
+            answer = await connection.exchange(request, self._max_raw)
+            fault = self._judge_head(answer, exact_200, start)
+            if fault is not None:
+                connection.settle(answer)
+                return fault
+            if answer.complete:  # the usual case: the whole answer came with its head
+                content = connection.body(answer, self.config.max_body)
+            else:
+                content = await connection.read_body(answer, self.config.max_body, self._max_raw)
+            return Reply(answer.status, content, _ms(start))
+        finally:
+            if not pool.give_back(connection):
+                await pool.discard(connection)
+
+    def _request(self, method: str, endpoint: str, body: bytes | None) -> bytes:
+        """The whole request, signed: request line, headers, body."""
+        line = self._lines.get((method, endpoint))
+        if line is None:
+            assert self._target is not None
+            path = quote(self._target.url.path + endpoint, safe=_PATH_SAFE)
+            line = self._lines[(method, endpoint)] = f"{method} {path} HTTP/1.1\r\n".encode()
+        content = b"" if body is None else body
+        msg_id = signing.new_message_id()
+        stamp = int(time.time())
+        signature = self._signer.signature(msg_id, stamp, content)
+        signed = (
+            f"{signing.ID_HEADER}: {msg_id}\r\n"
+            f"{signing.TIMESTAMP_HEADER}: {stamp}\r\n"
+            f"{signing.SIGNATURE_HEADER}: {signature}\r\n"
         )
         if body is not None:
-            headers["content-type"] = "application/json"
-        async with self._http.stream(
-            method,
-            target.url.join(endpoint),
-            content=body,
-            headers=headers,
-            timeout=httpx.Timeout(limit_ms / 1000.0),
-        ) as response:
-            return await self._read(response, exact_200, start)
+            signed += f"content-type: application/json\r\ncontent-length: {len(body)}\r\n"
+        return b"".join((line, self._fixed, signed.encode("ascii"), b"\r\n", content))
 
-    async def _read(self, response: httpx.Response, exact_200: bool, start: float) -> Result:
-        status = response.status_code
+    def _judge_head(self, answer: Answer, exact_200: bool, start: float) -> Fault | None:
+        """A fault the status line and headers already show, or None to read the body."""
+        status = answer.status
         accepted = status == 200 if exact_200 else 200 <= status < 300
         if not accepted:
             detail = f"HTTP {status}, expected {'200' if exact_200 else '2xx'}"
@@ -353,21 +389,16 @@ class BotClient:
             elif 300 <= status < 400:
                 detail = f"HTTP {status} redirect: redirects are not followed"
             return Fault("http_status", _clip(detail), _ms(start), status)
-        encoding = response.headers.get("content-encoding", "identity").strip().lower()
-        if encoding not in ("", "identity"):
-            detail = f"compressed answer ({encoding}); send it uncompressed"
-            return Fault("bad_body", detail, _ms(start))
-        limit = self.config.max_body
-        declared = response.headers.get("content-length", "")
-        if declared.isascii() and declared.isdigit() and int(declared) > limit:
-            detail = f"answer declares {declared} bytes; the limit is {limit}"
-            return Fault("too_large", detail, _ms(start))
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in response.aiter_raw():
-            size += len(chunk)
-            if size > limit:
-                detail = f"answer is longer than {limit} bytes; cut off"
-                return Fault("too_large", detail, _ms(start))
-            chunks.append(chunk)
-        return Reply(status, b"".join(chunks), _ms(start))
+        headers = answer.headers
+        if b"content-encoding" in headers:
+            encoding = answer.header(b"content-encoding").strip().lower()
+            if encoding not in ("", "identity"):
+                detail = f"compressed answer ({encoding}); send it uncompressed"
+                return Fault("bad_body", _clip(detail), _ms(start))
+        if not answer.complete and b"content-length" in headers:
+            limit = self.config.max_body
+            declared = answer.header(b"content-length").strip()
+            if declared.isascii() and declared.isdigit() and int(declared) > limit:
+                detail = f"answer declares {declared} bytes; the limit is {limit}"
+                return Fault("too_large", _clip(detail), _ms(start))
+        return None

@@ -70,10 +70,15 @@ class BotUrl:
     literal: IPAddress | None
 
     @property
-    def base(self) -> str:
+    def authority(self) -> str:
+        """``host[:port]`` as the ``Host`` header carries it (the port only if not default)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
         port = "" if DEFAULT_PORTS[self.scheme] == self.port else f":{self.port}"
-        return f"{self.scheme}://{host}{port}{self.path}"
+        return host + port
+
+    @property
+    def base(self) -> str:
+        return f"{self.scheme}://{self.authority}{self.path}"
 
     def join(self, endpoint: str) -> str:
         """``endpoint`` is ``"/"``, ``"/act"`` ...; the base path is kept as a prefix."""

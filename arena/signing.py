@@ -104,7 +104,21 @@ def _as_bytes(body: bytes | str) -> bytes:
 
 def _digest(key: bytes, msg_id: str, timestamp: int, body: bytes) -> str:
     signed = f"{msg_id}.{timestamp}.".encode() + body
-    return base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode("ascii")
+    return base64.b64encode(hmac.digest(key, signed, hashlib.sha256)).decode("ascii")
+
+
+class Signer:
+    """Signs with one secret, and the ``also`` secrets of a rotation's grace period after it,
+    their keys decoded once (the arena signs every call to a bot)."""
+
+    __slots__ = ("_keys",)
+
+    def __init__(self, secret: str, also: Sequence[str] = ()) -> None:
+        self._keys = tuple(secret_key(key) for key in (secret, *also))
+
+    def signature(self, msg_id: str, timestamp: int, body: bytes) -> str:
+        """The ``webhook-signature`` value, as :func:`sign` gives it."""
+        return " ".join("v1," + _digest(key, msg_id, timestamp, body) for key in self._keys)
 
 
 def signature(secret: str, msg_id: str, timestamp: int, body: bytes | str) -> str:

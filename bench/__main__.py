@@ -1,12 +1,12 @@
 """Run every benchmark, or the ones named:
-``python -m bench [engine|tournaments|arena|match_length ...]``."""
+``python -m bench [engine|tournaments|arena|arena_cost|match_length ...]``."""
 
 from __future__ import annotations
 
 import importlib
 import sys
 
-BENCHMARKS = ["engine", "tournaments", "arena", "match_length"]
+BENCHMARKS = ["engine", "tournaments", "arena", "arena_cost", "match_length"]
 
 
 def main(argv: list[str]) -> int:

@@ -54,7 +54,7 @@ async def _match(urls: list[str], secret: str) -> tuple[int, float]:
     return decisions, seconds
 
 
-def _act_body() -> ActRequest:
+def act_body() -> ActRequest:
     """A real ``/act`` request (the first decision of a game) for the bare loop."""
     state = new_game(Rules(flor=False), 1)
     return ActRequest(
@@ -101,7 +101,7 @@ def main() -> None:
         urls = [url for _, url in servers]
         decisions, match_s = asyncio.run(_match(urls, secret))
         bare_s = asyncio.run(
-            bare_post_loop(urls, decisions, body=_act_body(), secret=secret, config=_config())
+            bare_post_loop(urls, decisions, body=act_body(), secret=secret, config=_config())
         )
     finally:
         for process, _ in servers:

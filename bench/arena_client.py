@@ -1,8 +1,13 @@
-"""Baseline for the arena benchmark: a bare loop of POSTs through the same guarded BotClient.
+"""Baselines for the arena benchmarks.
 
-``bench/arena.py`` compares a match's decisions per second against ``bare_post_loop`` with
-the same number of calls: the difference is the runner's own overhead (engine, observation,
-replay), since both go through identical HTTP, signing and encoding code.
+``bare_post_loop``: POSTs through the same guarded BotClient a match uses; ``bench/arena.py``
+compares a match's decisions per second against it, so the difference is the runner's own
+overhead (engine, observation, replay).
+
+``bare_stream_loop``: the least a bot call can cost, a keep-alive loop on asyncio streams that
+encodes the body, signs it the same way (Standard Webhooks, HMAC-SHA256), writes the request,
+reads the answer by its Content-Length and decodes it, and nothing else: no guard, no
+deadline, no limits. ``bench/arena_cost.py`` holds a match's CPU per decision against it.
 """
 
 from __future__ import annotations
@@ -11,9 +16,19 @@ import asyncio
 import time
 from collections.abc import Sequence
 
+import msgspec
+
 from arena.client import BotClient, ClientConfig, Fault, Reply, TimeBank
-from arena.egress import EgressPolicy
-from arena.signing import generate_secret
+from arena.egress import EgressPolicy, parse_bot_url
+from arena.protocol import ActResponse
+from arena.signing import (
+    ID_HEADER,
+    SIGNATURE_HEADER,
+    TIMESTAMP_HEADER,
+    Signer,
+    generate_secret,
+    new_message_id,
+)
 
 SMALL_BODY = {
     "apiversion": "1",
@@ -54,6 +69,46 @@ async def bare_post_loop(
     finally:
         for client in clients:
             await client.aclose()
+
+
+async def bare_stream_loop(urls: Sequence[str], n: int, *, body: object, secret: str) -> float:
+    """CPU seconds of this process for ``n`` sequential ``POST {url}/act`` calls on bare
+    asyncio streams, taking the bots in ``urls`` in turn (one warm-up call each first)."""
+    signer = Signer(secret)
+    encode = msgspec.json.Encoder().encode
+    decode = msgspec.json.Decoder(ActResponse).decode
+    streams = []
+    for url in urls:
+        bot = parse_bot_url(url)
+        reader, writer = await asyncio.open_connection(bot.host, bot.port)
+        line = f"POST {bot.path}/act HTTP/1.1\r\nhost: {bot.authority}\r\n".encode()
+        streams.append((reader, writer, line))
+
+    async def call(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, line: bytes) -> None:
+        content = encode(body)
+        msg_id, stamp = new_message_id(), int(time.time())
+        signature = signer.signature(msg_id, stamp, content)
+        head = (
+            f"{ID_HEADER}: {msg_id}\r\n{TIMESTAMP_HEADER}: {stamp}\r\n"
+            f"{SIGNATURE_HEADER}: {signature}\r\ncontent-type: application/json\r\n"
+            f"content-length: {len(content)}\r\n\r\n"
+        )
+        writer.write(line + head.encode() + content)
+        await writer.drain()
+        answer = (await reader.readuntil(b"\r\n\r\n")).lower()
+        at = answer.index(b"content-length:") + 15
+        decode(await reader.readexactly(int(answer[at : answer.index(b"\r\n", at)])))
+
+    try:
+        for stream in streams:
+            await call(*stream)
+        start = time.process_time()
+        for i in range(n):
+            await call(*streams[i % len(streams)])
+        return time.process_time() - start
+    finally:
+        for _, writer, _ in streams:
+            writer.close()
 
 
 def _check(result: Reply | Fault) -> None:

@@ -2,7 +2,7 @@
 host name (shown to its owner only); a TLS failure is described by its reason code.
 
 A real TLS handshake with a self-signed certificate on 127.0.0.1, and a hostname mismatch as
-httpx raises it (a certificate for another name cannot be made trusted without changing the
+the client's sockets raise it (a certificate for another name cannot be made trusted without changing the
 client's trust store, which the guarded client does not allow).
 """
 
@@ -17,7 +17,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import httpcore
 import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -116,19 +116,39 @@ async def test_a_real_tls_failure_is_described_by_its_reason(tmp_path: Path) -> 
     assert SECRET_HOST not in result.detail
 
 
-class _MismatchTransport(httpx.AsyncBaseTransport):
-    """Fails every request the way httpx does on a certificate for another name."""
+class _MismatchStream(httpcore.AsyncNetworkStream):
+    """Fails the TLS handshake the way the client's sockets do on a certificate for another
+    name (no socket is opened)."""
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def start_tls(
+        self, ssl_context: object, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.AsyncNetworkStream:
         error = ssl.SSLCertVerificationError(
             1,
             "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: Hostname mismatch, "
-            f"certificate is not valid for '{SECRET_HOST}'. (_ssl.c:1000)",
+            f"certificate is not valid for '{server_hostname}'. (_ssl.c:1000)",
         )
         error.reason = "CERTIFICATE_VERIFY_FAILED"
         error.verify_code = 62
-        error.verify_message = f"Hostname mismatch, certificate is not valid for '{SECRET_HOST}'."
-        raise httpx.ConnectError(str(error)) from error
+        error.verify_message = (
+            f"Hostname mismatch, certificate is not valid for '{server_hostname}'."
+        )
+        raise httpcore.ConnectError(str(error)) from error
+
+    async def aclose(self) -> None:
+        return None
+
+
+class _MismatchBackend(httpcore.AsyncNetworkBackend):
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: object = None,
+    ) -> httpcore.AsyncNetworkStream:
+        return _MismatchStream()
 
 
 async def test_a_hostname_mismatch_never_names_the_host() -> None:
@@ -137,7 +157,7 @@ async def test_a_hostname_mismatch_never_names_the_host() -> None:
         generate_secret(),
         config=ClientConfig(timeout_ms=1000, policy=LOCAL),
         resolver=_resolve,
-        transport=_MismatchTransport(),
+        network_backend=_MismatchBackend(),
     )
     async with client:
         result = await client.act({}, TimeBank(1000))

@@ -1,0 +1,153 @@
+"""A tiny, fast bot server for the benchmarks: ``python -m bench.tinybot N`` serves N bots.
+
+Each bot listens on its own port of 127.0.0.1 and answers ``/act`` with the first legal action
+(``GET /`` with its info, ``/start`` and ``/end`` with ``{}``), keep-alive, on one asyncio
+protocol per connection: a few tens of microseconds of CPU a request, so the bots are never
+what a benchmark measures. It does not check signatures (the arena's cost is what is measured).
+
+It prints one line with the bots' base URLs, then on every ``cpu`` line read from standard
+input prints ``<CPU seconds of this process> <requests answered> <connections accepted>``, and exits at the end of its
+input. The benchmarks use those two numbers to show the bots' CPU per request next to the
+arena's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+
+import msgspec
+
+
+class _Legal(msgspec.Struct):
+    action: str
+    card: str | None = None
+
+
+class _Act(msgspec.Struct):
+    legal_actions: list[_Legal]
+
+
+_DECODE_ACT = msgspec.json.Decoder(_Act).decode
+_ENCODE = msgspec.json.Encoder().encode
+_INFO = b'{"apiversion": "1", "name": "tinybot"}'
+_HEAD = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n"
+_MAX_HEAD = 16 * 1024
+
+
+class Served:
+    requests = 0
+    connections = 0
+
+
+class _Bot(asyncio.Protocol):
+    def __init__(self) -> None:
+        self._buffer = b""
+        self._transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        Served.connections += 1
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self._buffer + data if self._buffer else data
+        while True:
+            end = buffer.find(b"\r\n\r\n")
+            if end < 0:
+                if len(buffer) > _MAX_HEAD:
+                    self._close()
+                    return
+                break
+            head = buffer[:end].lower()
+            at = head.find(b"\r\ncontent-length:")
+            length = 0
+            if at >= 0:
+                stop = head.find(b"\r\n", at + 2)
+                length = int(head[at + 17 : stop if stop >= 0 else len(head)])
+            total = end + 4 + length
+            if len(buffer) < total:
+                break
+            self._answer(head[: head.find(b" ", 5)], buffer[end + 4 : total])
+            buffer = buffer[total:]
+        self._buffer = buffer
+
+    def _answer(self, line: bytes, body: bytes) -> None:
+        Served.requests += 1
+        if line.endswith(b"/act"):
+            first = _DECODE_ACT(body).legal_actions[0]
+            answer = _ENCODE(first)
+        elif line.startswith(b"get "):
+            answer = _INFO
+        else:
+            answer = b"{}"
+        assert self._transport is not None
+        self._transport.write(_HEAD % len(answer) + answer)
+
+    def _close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+
+
+async def _serve(count: int) -> None:
+    loop = asyncio.get_running_loop()
+    servers = [await loop.create_server(_Bot, "127.0.0.1", 0) for _ in range(count)]
+    urls = [f"http://127.0.0.1:{s.sockets[0].getsockname()[1]}" for s in servers]
+    print(" ".join(urls), flush=True)
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    while line := await reader.readline():
+        if line.strip() == b"cpu":
+            print(f"{time.process_time():.6f} {Served.requests} {Served.connections}", flush=True)
+    for server in servers:
+        server.close()
+
+
+def main(argv: list[str]) -> None:
+    asyncio.run(_serve(int(argv[0]) if argv else 2))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
+
+
+class TinyBots:
+    """The bot server running in a process of its own: ``urls``, and ``cpu()`` to read its
+    (CPU seconds, requests answered, connections accepted) so far."""
+
+    def __init__(self, count: int = 2) -> None:
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "bench.tinybot", str(count)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self._process.stdout is not None
+        self.urls = self._process.stdout.readline().split()
+        if len(self.urls) != count:
+            self.close()
+            raise RuntimeError(f"the bench bots did not start: {self.urls!r}")
+
+    def cpu(self) -> tuple[float, int, int]:
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._process.stdin.write("cpu\n")
+        self._process.stdin.flush()
+        seconds, requests, connections = self._process.stdout.readline().split()
+        return float(seconds), int(requests), int(connections)
+
+    def close(self) -> None:
+        if self._process.stdin is not None:
+            self._process.stdin.close()
+        try:
+            self._process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+
+    def __enter__(self) -> TinyBots:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
