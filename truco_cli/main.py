@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "pair": ("truco_cli.pair", "pair the next Swiss round of a tournament file (JSON)"),
     "standings": ("truco_cli.standings", "print Swiss standings with every tiebreak (JSON)"),
     "play": ("truco_cli.play", "run a match between two bots locally and write its replay"),
+    "sprt": ("truco_cli.sprt", "test whether one bot is stronger than another (SPRT on pairs)"),
     "replay": ("truco_cli.replay", "verify replay files by re-simulating them"),
     "bot": ("truco_cli.bot", "serve a built-in bot over the bot protocol"),
     "check": ("truco_cli.check", "probe a bot for conformance with the bot protocol"),

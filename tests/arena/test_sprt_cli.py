@@ -1,0 +1,82 @@
+"""`truco sprt` end to end with in-process built-in bots: a much stronger bot is accepted as
+stronger in exactly the pairs the model predicts; two copies of one bot accept H0 within the
+range docs/sprt.md gives; the JSON line; bad input is refused before any game."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from arena.sprt import pairs_if_all_won
+from truco_cli.main import main
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
+    assert main(["sprt", *argv, "--json"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    result: dict[str, object] = json.loads(last)
+    return result
+
+
+def test_heuristic_beats_random_in_the_predicted_number_of_games(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    result = run_json(capsys, "builtin:heuristic", "builtin:random", "--elo0", "0", "--elo1", "50")
+    # the heuristic wins every game of this run against random, so the LLR
+    # path is deterministic: docs/sprt.md's 23 pairs
+    pairs = pairs_if_all_won(0, 50, 0.05, 0.05)
+    assert pairs == 23
+    assert result["result"] == "H1"
+    assert result["games"] == 2 * pairs and result["wins"] == 2 * pairs and result["losses"] == 0
+    low, high = result["bounds"]  # type: ignore[misc]
+    assert result["llr"] >= high > 0 > low  # type: ignore[operator]
+    assert set(result) >= {"elo", "elo_interval"}
+
+
+def test_two_copies_of_one_bot_accept_h0(capsys: pytest.CaptureFixture[str]) -> None:
+    result = run_json(
+        capsys, "builtin:heuristic", "builtin:heuristic", "--elo0", "0", "--elo1", "50"
+    )
+    assert result["result"] == "H0"
+    # docs/sprt.md: about 150 pairs expected, 90% of tests end between 35 and 420 pairs
+    assert 70 <= result["games"] <= 840  # type: ignore[operator]
+    assert result["wins"] + result["losses"] == result["games"]  # type: ignore[operator]
+    assert result["llr"] <= result["bounds"][0]  # type: ignore[index,operator]
+    lo, hi = result["elo_interval"]  # type: ignore[misc]
+    assert lo < 50 and lo < result["elo"] < hi  # type: ignore[operator]
+
+
+def test_max_games_ends_inconclusive_and_concurrency_does_not_change_the_run(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ("builtin:heuristic", "builtin:heuristic", "--max-games", "12", "--seed", "3")
+    serial = run_json(capsys, *argv)
+    parallel = run_json(capsys, *argv, "--concurrency", "4")
+    assert serial["result"] == "inconclusive" and serial["games"] == 12
+    assert parallel == serial
+
+
+def test_plain_output_names_the_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sprt", "builtin:heuristic", "builtin:random", "--elo1", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "H1 accepted: builtin:heuristic is at least 50 Elo stronger" in out
+    assert "LLR" in out and "Elo" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["builtin:nope", "builtin:random"], "nope"),
+        (["ftp://x", "builtin:random"], "bad bot"),
+        (["builtin:random", "builtin:random", "--elo0", "10", "--elo1", "0"], "elo0"),
+        (["builtin:random", "builtin:random", "--alpha", "0"], "alpha"),
+        (["builtin:random", "builtin:random", "--concurrency", "0"], "--concurrency"),
+        (["builtin:random", "builtin:random", "--max-games", "1"], "--max-games"),
+    ],
+)
+def test_bad_input_is_refused_before_any_game(
+    capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    assert main(["sprt", *extra]) == 2
+    assert message in capsys.readouterr().err

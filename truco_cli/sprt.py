@@ -1,0 +1,214 @@
+"""`truco sprt BOT_A BOT_B`: is A stronger than B? A sequential probability ratio test on game
+pairs (docs/sprt.md), played locally until it accepts H0 or H1 or reaches --max-games.
+
+Each pair is one match of two games with the seats swapped (arena.deals.seating), dealt
+independently by default or mirrored with --mirrored. Pairs may run concurrently, but their
+results enter the test in pair order, so a run is reproducible from --seed."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Callable
+
+import msgspec
+from rich.console import Console
+from rich.live import Live
+from rich.text import Text
+
+from arena.deals import INDEPENDENT, MIRRORED
+from arena.entrants import BadBotSpec, connect
+from arena.match import MatchSettings, run_match
+from arena.replay import Replay
+from arena.signing import generate_secret
+from arena.sprt import Sprt, elo_estimate
+from engine.rules import Rules
+
+GAMES_PER_PAIR = 2
+
+
+class Unreachable(RuntimeError):
+    """A bot could not be reached (a walkover): the test cannot go on."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("bots", nargs=2, metavar="BOT", help="a base URL or builtin:NAME (A, B)")
+    parser.add_argument("--elo0", type=float, default=0.0, help="H0: A is elo0 stronger (0)")
+    parser.add_argument("--elo1", type=float, default=10.0, help="H1: A is elo1 stronger (10)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="false H1 rate (0.05)")
+    parser.add_argument("--beta", type=float, default=0.05, help="false H0 rate (0.05)")
+    parser.add_argument(
+        "--max-games", type=int, default=20000, help="stop undecided after this many (20000)"
+    )
+    parser.add_argument("--players", type=int, choices=(2, 4), default=2)
+    parser.add_argument("--points", type=int, choices=(15, 30), default=30)
+    parser.add_argument("--no-flor", action="store_true", help="play without flor")
+    parser.add_argument(
+        "--mirrored",
+        action="store_const",
+        const=MIRRORED,
+        dest="deals",
+        default=INDEPENDENT,
+        help=(
+            "deal both games of a pair the same cards (less luck, fewer games; only sound "
+            "when neither bot remembers hands across games); default: independent deals"
+        ),
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=1, help="pairs played at once (1; helps URL bots)"
+    )
+    parser.add_argument("--seed", type=int, default=1, help="seed of the whole run (1)")
+    parser.add_argument("--timeout-ms", type=int, default=1000, help="per /act call (1000)")
+    parser.add_argument(
+        "--secret",
+        default=os.environ.get("TRUCO_BOT_SECRET"),
+        help="signing secret (whsec_...) for URL bots; default $TRUCO_BOT_SECRET or a fresh one",
+    )
+    parser.add_argument("--json", action="store_true", help="end with one JSON line (stdout)")
+
+
+def pair_seed(run_seed: int, pair: int) -> int:
+    """The match seed of pair ``pair`` of a run: distinct pairs, unrelated deals."""
+    digest = hashlib.sha256(f"sprt/{run_seed}/pair/{pair}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def pair_score(replay: Replay) -> int:
+    """Games of the pair won by bot A (entrant 0); a forfeit gives the unplayed games to the
+    side that did not forfeit. Raises :class:`Unreachable` on a walkover."""
+    result = replay.result
+    if result.reason == "walkover":
+        names = ", ".join(replay.entrants[i].name for i in result.walkover)
+        raise Unreachable(f"cannot reach {names}")
+    won = sum(1 for game in replay.games if game.winner == 0)
+    if result.forfeit == 1:
+        won += GAMES_PER_PAIR - len(replay.games)
+    return won
+
+
+def _settings(args: argparse.Namespace) -> MatchSettings:
+    rules = Rules(players=args.players, points_to_win=args.points, flor=not args.no_flor)
+    try:
+        return msgspec.convert(
+            {
+                "rules": rules,
+                "games_per_match": GAMES_PER_PAIR,
+                "deals": args.deals,
+                "timeout_ms": args.timeout_ms,
+            },
+            MatchSettings,
+            from_attributes=True,
+        )
+    except msgspec.ValidationError as exc:
+        raise ValueError(str(exc).replace("$.", "--").replace("_", "-")) from None
+
+
+def summary(test: Sprt, result: str) -> dict[str, object]:
+    elo, (lo, hi) = elo_estimate(test.count_tuple)
+    return {
+        "result": result,
+        "games": GAMES_PER_PAIR * test.pairs,
+        "wins": test.wins,
+        "losses": test.losses,
+        "llr": round(test.llr, 4),
+        "bounds": [round(test.bounds[0], 4), round(test.bounds[1], 4)],
+        "elo": round(elo, 1),
+        "elo_interval": [round(lo, 1), round(hi, 1)],
+        "pairs": dict(zip(("0-2", "1-1", "2-0"), test.counts, strict=True)),
+    }
+
+
+def status_line(test: Sprt) -> str:
+    elo, (lo, hi) = elo_estimate(test.count_tuple)
+    low, high = test.bounds
+    return (
+        f"games {GAMES_PER_PAIR * test.pairs}  W {test.wins} L {test.losses}  "
+        f"LLR {test.llr:+.2f} [{low:+.2f}, {high:+.2f}]  "
+        f"Elo {elo:+.1f} [{lo:+.1f}, {hi:+.1f}]"
+    )
+
+
+async def play(
+    args: argparse.Namespace, test: Sprt, on_pair: Callable[[Sprt], None] | None = None
+) -> str:
+    """Play pairs into ``test`` until it decides or --max-games; the result's name."""
+    settings = _settings(args)
+    secret = args.secret or generate_secret()
+    max_pairs = args.max_games // GAMES_PER_PAIR
+
+    async def one_pair(index: int) -> int:
+        seed = pair_seed(args.seed, index)
+        entrants = [
+            connect(
+                spec,
+                seed=seed * 2 + i,
+                secret=secret,
+                timeout_ms=args.timeout_ms,
+                allow_loopback=True,
+                label=f"{spec.removeprefix('builtin:')}#{'AB'[i]}",
+            )
+            for i, spec in enumerate(args.bots)
+        ]
+        return pair_score(await run_match(f"sprt-{args.seed}-{index}", seed, settings, entrants))
+
+    pending: dict[int, asyncio.Task[int]] = {}
+    started = 0
+    try:
+        for index in range(max_pairs):
+            while started < max_pairs and len(pending) < args.concurrency:
+                pending[started] = asyncio.create_task(one_pair(started))
+                started += 1
+            decision = test.add(await pending.pop(index))
+            if on_pair is not None:
+                on_pair(test)
+            if decision != "continue":
+                return decision
+        return "inconclusive"
+    finally:
+        for task in pending.values():
+            task.cancel()
+        await asyncio.gather(*pending.values(), return_exceptions=True)
+
+
+def _check(args: argparse.Namespace) -> Sprt:
+    if args.concurrency < 1:
+        raise ValueError("--concurrency must be at least 1")
+    if args.max_games < GAMES_PER_PAIR:
+        raise ValueError(f"--max-games must be at least {GAMES_PER_PAIR} (one pair)")
+    for spec in args.bots:  # a bad spec fails here, before any game
+        connect(spec, seed=0, secret="whsec_check", timeout_ms=1000, allow_loopback=True)
+    _settings(args)
+    return Sprt(elo0=args.elo0, elo1=args.elo1, alpha=args.alpha, beta=args.beta)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        test = _check(args)
+    except (BadBotSpec, ValueError) as exc:
+        print(f"truco sprt: {exc}", file=sys.stderr)
+        return 2
+    live_console = Console(stderr=True)
+    with Live(Text(status_line(test)), console=live_console, transient=True) as live:
+        try:
+            result = asyncio.run(play(args, test, lambda t: live.update(Text(status_line(t)))))
+        except Unreachable as exc:
+            live.stop()
+            print(f"truco sprt: {exc}; no result", file=sys.stderr)
+            return 1
+    final = summary(test, result)
+    if args.json:
+        print(json.dumps(final))
+    else:
+        verdict = {
+            "H1": f"H1 accepted: {args.bots[0]} is at least {args.elo1:g} Elo stronger",
+            "H0": f"H0 accepted: {args.bots[0]} is not {args.elo1:g} Elo stronger "
+            f"(at most {args.elo0:g})",
+            "inconclusive": f"inconclusive after {final['games']} games (--max-games)",
+        }[result]
+        print(status_line(test))
+        print(verdict)
+    return 0
