@@ -116,8 +116,8 @@ def summary(test: Sprt, result: str) -> dict[str, object]:
         "losses": test.losses,
         "llr": round(test.llr, 4),
         "bounds": [round(test.bounds[0], 4), round(test.bounds[1], 4)],
-        "elo": round(elo, 1),
-        "elo_interval": [round(lo, 1), round(hi, 1)],
+        "elo": round(elo, 1) + 0.0,  # + 0.0: never "-0.0"
+        "elo_interval": [round(lo, 1) + 0.0, round(hi, 1) + 0.0],
         "pairs": dict(zip(("0-2", "1-1", "2-0"), test.counts, strict=True)),
     }
 

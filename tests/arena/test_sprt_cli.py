@@ -47,6 +47,22 @@ def test_two_copies_of_one_bot_accept_h0(capsys: pytest.CaptureFixture[str]) -> 
     assert lo < 50 and lo < result["elo"] < hi  # type: ignore[operator]
 
 
+def test_mirrored_pairs_of_one_bot_mostly_split_and_decide_sooner(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """With the same cards in both games and seats swapped, a bot against itself mostly wins
+    one game each: the pairs carry less luck, and H0 comes in fewer games (docs/sprt.md)."""
+    argv = ("builtin:heuristic", "builtin:heuristic", "--elo0", "0", "--elo1", "50")
+    mirrored = run_json(capsys, *argv, "--mirrored")
+    independent = run_json(capsys, *argv)
+    pairs = mirrored["pairs"]
+    assert isinstance(pairs, dict)
+    assert pairs["1-1"] >= 0.8 * sum(pairs.values())
+    assert independent["pairs"]["1-1"] <= 0.6 * independent["games"] / 2  # type: ignore[index]
+    assert mirrored["result"] == "H0" and mirrored["elo"] == 0.0
+    assert mirrored["games"] < independent["games"]  # type: ignore[operator]
+
+
 def test_max_games_ends_inconclusive_and_concurrency_does_not_change_the_run(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
