@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from services.db.matches import OPEN_STATUSES, MatchRow
 from services.tournaments.brackets import Bracket, champion, playable, resolve
@@ -35,7 +36,7 @@ from services.tournaments.formats import (
     seeded_players,
 )
 from services.tournaments.formats import seed_maps as seed_maps
-from services.tournaments.knockout import knockout_winner
+from services.tournaments.knockout import DecidedBy, decided_by, knockout_winner
 from services.tournaments.model import MatchResult, Outcome, Round
 from services.tournaments.roundrobin import Fixture, round_robin
 from services.tournaments.swiss import NoValidPairing, match_field, pairing_from
@@ -210,6 +211,26 @@ def advancing_side(match: MatchRow, seeds: dict[int, int]) -> int:
         extra_pair_played=True,
     )
     return 0 if decided == "a" else 1
+
+
+PLAYED_OUT = ("games", "tantos", "draw")
+"""Result reasons of a match played to its last game (not a forfeit, walkover or bye)."""
+
+
+def knockout_decision(
+    bracket_match: str | None, result: Mapping[str, Any] | None
+) -> DecidedBy | None:
+    """For a bracket match (its ``bracket_match`` id) played to the end (its stored
+    ``result``): ``games``, ``tantos`` or ``seed``, what decided who goes through, in
+    :func:`advancing_side`'s order; ``None`` for any other match or result."""
+    if bracket_match is None or not result or result.get("reason") not in PLAYED_OUT:
+        return None
+    games, tantos = result.get("games_won"), result.get("tantos")
+    if not (isinstance(games, list) and len(games) == 2):
+        return None
+    if not (isinstance(tantos, list) and len(tantos) == 2):
+        return None
+    return decided_by((int(games[0]), int(games[1])), (int(tantos[0]), int(tantos[1])))
 
 
 def bracket_results(entrants: Sequence[Entrant], matches: Sequence[MatchRow]) -> dict[str, int]:

@@ -15,6 +15,7 @@ from services.api.tournament_schemas import (
     Mode,
     RulesObject,
 )
+from services.tournaments.knockout import DecidedBy
 
 BotRef = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
 
@@ -87,6 +88,16 @@ class MatchRead(msgspec.Struct, kw_only=True):
     causes: list[MatchCause]  # one per side that lost by walkover or forfeit
     games_won: list[int] | None
     tantos: list[int] | None
+    decided_by: Annotated[
+        DecidedBy | None,
+        msgspec.Meta(
+            description=(
+                "a finished bracket match played to the end: what decided who goes through, "
+                "`games`, then `tantos` when level on games, then `seed` (the better seed) "
+                "when level on both; null for any other match, a forfeit or a walkover"
+            )
+        ),
+    ] = None
     seed: int | None
     created_at: datetime
     finished_at: datetime | None

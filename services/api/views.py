@@ -103,6 +103,7 @@ def match_read(match: MatchRow, names: dict[int, str]) -> MatchRead:
         causes=causes,
         games_won=result.get("games_won"),
         tantos=result.get("tantos"),
+        decided_by=fp.knockout_decision(match.bracket_match, match.result),
         seed=match.seed if match.finished else None,
         created_at=match.created_at,
         finished_at=match.finished_at,

@@ -87,6 +87,7 @@ class MatchRow:
     finished_at: datetime | None
     entrants: list[Entrant] = field(default_factory=list)
     result: dict[str, Any] | None = None  # match_results.result
+    bracket_match: str | None = None  # the elimination bracket's match id (W1-2, GF, ...)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +218,8 @@ async def tournaments_by_status(
 
 _MATCH_SELECT = """
     SELECT m.id, m.tournament_id, m.round_id, rd.number AS round_number, m.bracket, m.board,
-           m.mode, m.status, m.winner_side, m.created_at, m.finished_at, mr.result
+           m.mode, m.status, m.winner_side, m.created_at, m.finished_at, mr.result,
+           m.bracket_match
     FROM matches m
     LEFT JOIN rounds rd ON rd.id = m.round_id
     LEFT JOIN match_results mr ON mr.match_id = m.id
@@ -238,6 +240,7 @@ def _match(r: asyncpg.Record) -> MatchRow:
         created_at=r["created_at"],
         finished_at=r["finished_at"],
         result=_json(r["result"]) if r["result"] is not None else None,
+        bracket_match=r["bracket_match"],
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Final, Literal
 
 Side = Literal["a", "b"]
+DecidedBy = Literal["games", "tantos", "seed"]
 PlayExtra = Literal["play_extra_pair"]
 PLAY_EXTRA_PAIR: Final[PlayExtra] = "play_extra_pair"
 
@@ -34,3 +35,14 @@ def knockout_winner(
     if seeds[0] == seeds[1]:
         raise ValueError(f"both sides have seed {seeds[0]}")
     return "a" if seeds[0] < seeds[1] else "b"
+
+
+def decided_by(games: tuple[int, int], tantos: tuple[int, int]) -> DecidedBy:
+    """What decided a knockout match played to the end with these totals, in the order of
+    :func:`knockout_winner` (no extra pair is played on the platform: level on both, the
+    better seed goes through)."""
+    if games[0] != games[1]:
+        return "games"
+    if tantos[0] != tantos[1]:
+        return "tantos"
+    return "seed"

@@ -243,6 +243,7 @@ async def match_page(
         live=live,
         outcome=out,
         score=views.score_text(out),
+        knockout=views.knockout_note(m, out),
         result=data.replay.result if data.replay is not None else None,
         r=replay_view,
         version=version,

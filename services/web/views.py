@@ -39,6 +39,7 @@ from services.db.pages import (
     RatingRow,
     TournamentRow,
 )
+from services.flow_pairing import knockout_decision
 from services.ratings import PROVISIONAL_UNTIL
 from services.tournaments.formats import FORMATS, StandingRow, UnknownFormat, get_format
 
@@ -113,6 +114,19 @@ def score_text(out: Outcome | None) -> str:
     return f"{out.games[0]}-{out.games[1]}"
 
 
+def knockout_note(match: MatchRow, out: Outcome | None) -> str:
+    """How a bracket match level on games was decided: "1-1, through on tantos 45-38" (the
+    tantos of the side that goes through first) or "1-1, through on seed"; "" otherwise."""
+    how = knockout_decision(match.bracket_match, match.result)
+    if out is None or out.games is None or how is None or how == "games":
+        return ""
+    level = f"{out.games[0]}-{out.games[1]}"
+    if how == "seed" or out.tantos is None:
+        return f"{level}, through on seed"
+    high, low = max(out.tantos), min(out.tantos)
+    return f"{level}, through on tantos {high}-{low}"
+
+
 # --------------------------------------------------------------------------- home
 
 
@@ -185,6 +199,7 @@ class BracketBox:
     top_score: str
     bottom_score: str
     winner: int | None  # 0 top, 1 bottom
+    note: str = ""  # a match level on games: "1-1, through on tantos 45-38"
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,6 +347,7 @@ def _bracket(title: str, matches: list[MatchRow], replays: dict[int, Replay]) ->
                     top_score=str(games[0]) if games else "",
                     bottom_score=str(games[1]) if games else "",
                     winner=out.winner_side if out else None,
+                    note=knockout_note(m, out),
                 )
             )
     lines = []

@@ -8,7 +8,8 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.tournaments.knockout import PLAY_EXTRA_PAIR, knockout_winner
+from services.flow_pairing import knockout_decision
+from services.tournaments.knockout import PLAY_EXTRA_PAIR, decided_by, knockout_winner
 from services.tournaments.roundrobin import round_robin
 
 
@@ -17,6 +18,23 @@ def test_knockout_tiebreak_order() -> None:
     assert knockout_winner((1, 1), (40, 55), (1, 2)) == "b"  # then tantos
     assert knockout_winner((1, 1), (40, 40), (2, 1)) == PLAY_EXTRA_PAIR
     assert knockout_winner((2, 2), (70, 70), (2, 1), extra_pair_played=True) == "b"  # seed
+
+
+def test_decided_by_follows_the_tiebreak_order() -> None:
+    assert decided_by((2, 1), (10, 90)) == "games"
+    assert decided_by((1, 1), (40, 55)) == "tantos"
+    assert decided_by((1, 1), (40, 40)) == "seed"
+
+
+def test_knockout_decision_only_for_bracket_matches_played_to_the_end() -> None:
+    level = {"games_won": [1, 1], "tantos": [45, 38], "reason": "tantos"}
+    assert knockout_decision("W1-1", level) == "tantos"
+    assert knockout_decision("W1-1", {**level, "tantos": [40, 40], "reason": "draw"}) == "seed"
+    assert knockout_decision(None, level) is None  # Swiss, round robin, challenges
+    assert knockout_decision("W1-1", None) is None  # not finished
+    for reason in ("forfeit", "walkover", "withdrawn"):
+        assert knockout_decision("W1-1", {**level, "reason": reason}) is None
+    assert knockout_decision("W1-1", {"reason": "games"}) is None  # no totals stored
 
 
 @settings(max_examples=30, deadline=None)

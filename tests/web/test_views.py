@@ -262,3 +262,19 @@ def test_bot_page_lists_recent_faults_with_kinds_and_the_cause_of_a_loss() -> No
     assert first.cause == "signature rejected (401) on /start"
     assert first.detail == "HTTP 401, expected 2xx"
     assert (second.match_id, second.kinds, second.cause) == (8, [("timeout", 1)], None)
+
+
+def test_a_bracket_match_level_on_games_says_how_it_went_through() -> None:
+    m = match(1, 1, 1, 1, 2, 1)
+    m.bracket_match = "W1-1"
+    m.result = {"games_won": [1, 1], "tantos": [38, 45], "reason": "tantos"}
+    assert views.knockout_note(m, views.outcome(m)) == "1-1, through on tantos 45-38"
+    (section,) = views.bracket_sections([m], {})
+    assert section.boxes[0].note == "1-1, through on tantos 45-38"
+    m.result = {"games_won": [1, 1], "tantos": [40, 40], "reason": "draw"}
+    assert views.knockout_note(m, views.outcome(m)) == "1-1, through on seed"
+    m.result = {"games_won": [2, 0], "tantos": [30, 12], "reason": "games"}
+    assert views.knockout_note(m, views.outcome(m)) == ""
+    swiss = match(2, 1, 1, 1, 2, 0)
+    swiss.result = {"games_won": [1, 1], "tantos": [45, 38], "reason": "tantos"}
+    assert views.knockout_note(swiss, views.outcome(swiss)) == ""
