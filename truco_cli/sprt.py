@@ -42,7 +42,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=float, default=0.05, help="false H1 rate (0.05)")
     parser.add_argument("--beta", type=float, default=0.05, help="false H0 rate (0.05)")
     parser.add_argument(
-        "--max-games", type=int, default=20000, help="stop undecided after this many (20000)"
+        "--max-games",
+        type=int,
+        default=20000,
+        help="stop undecided after this many games, rounded down to whole pairs (20000)",
     )
     parser.add_argument("--players", type=int, choices=(2, 4), default=2)
     parser.add_argument("--points", type=int, choices=(15, 30), default=30)
