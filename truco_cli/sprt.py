@@ -183,12 +183,13 @@ def _check(args: argparse.Namespace) -> Sprt:
     if args.max_games < GAMES_PER_PAIR:
         raise ValueError(f"--max-games must be at least {GAMES_PER_PAIR} (one pair)")
     for spec in args.bots:  # a bad spec fails here, before any game
-        connect(spec, seed=0, secret="whsec_check", timeout_ms=1000, allow_loopback=True)
+        connect(spec, seed=0, secret=args.secret, timeout_ms=1000, allow_loopback=True)
     _settings(args)
     return Sprt(elo0=args.elo0, elo1=args.elo1, alpha=args.alpha, beta=args.beta)
 
 
 def run(args: argparse.Namespace) -> int:
+    args.secret = args.secret or generate_secret()  # one secret for every pair
     try:
         test = _check(args)
     except (BadBotSpec, ValueError) as exc:

@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from arena.sdk import BotServer, strategy_decider
+from arena.signing import generate_secret
 from arena.sprt import pairs_if_all_won
 from truco_cli.main import main
 
@@ -80,6 +82,30 @@ def test_plain_output_names_the_verdict(capsys: pytest.CaptureFixture[str]) -> N
     assert "LLR" in out and "Elo" in out
 
 
+def test_url_bots_over_http_in_2v2(capsys: pytest.CaptureFixture[str]) -> None:
+    """A BOT may be a URL: two SDK bot servers on 127.0.0.1, signed calls, 2v2, two pairs at
+    once; the stronger one wins (every game of these four)."""
+    secret = generate_secret()
+    servers = [
+        BotServer(strategy_decider(name, seed=k), name=name, secret=secret, port=0)
+        for k, name in enumerate(("heuristic", "random"))
+    ]
+    for server in servers:
+        server.start()
+    try:
+        result = run_json(
+            capsys,
+            *(server.url for server in servers),
+            "--players", "4", "--points", "15", "--max-games", "4", "--concurrency", "2",
+            "--secret", secret,
+        )  # fmt: skip
+    finally:
+        for server in servers:
+            server.stop()
+    assert result["games"] == 4 and result["result"] == "inconclusive"
+    assert result["wins"] == 4 and result["losses"] == 0
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
@@ -89,6 +115,7 @@ def test_plain_output_names_the_verdict(capsys: pytest.CaptureFixture[str]) -> N
         (["builtin:random", "builtin:random", "--alpha", "0"], "alpha"),
         (["builtin:random", "builtin:random", "--concurrency", "0"], "--concurrency"),
         (["builtin:random", "builtin:random", "--max-games", "1"], "--max-games"),
+        (["http://127.0.0.1:9", "builtin:random", "--secret", "nope"], "signing secret"),
     ],
 )
 def test_bad_input_is_refused_before_any_game(
