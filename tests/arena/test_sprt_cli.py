@@ -115,7 +115,7 @@ def test_url_bots_over_http_in_2v2(capsys: pytest.CaptureFixture[str]) -> None:
         (["builtin:random", "builtin:random", "--alpha", "0"], "alpha"),
         (["builtin:random", "builtin:random", "--concurrency", "0"], "--concurrency"),
         (["builtin:random", "builtin:random", "--max-games", "1"], "--max-games"),
-        (["http://127.0.0.1:9", "builtin:random", "--secret", "nope"], "signing secret"),
+        (["http://127.0.0.1:9", "builtin:random", "--secret", "whsec_!"], "signing secret"),
     ],
 )
 def test_bad_input_is_refused_before_any_game(
@@ -123,3 +123,13 @@ def test_bad_input_is_refused_before_any_game(
 ) -> None:
     assert main(["sprt", *extra]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_an_unreachable_bot_stops_the_test_without_a_result(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # nothing listens on 127.0.0.1:9 (discard): the first pair is a walkover
+    assert main(["sprt", "http://127.0.0.1:9", "builtin:random", "--json"]) == 1
+    captured = capsys.readouterr()
+    assert "cannot reach" in captured.err and "no result" in captured.err
+    assert captured.out == ""
