@@ -1,11 +1,24 @@
-"""The match runner: plays a match between two entrants and produces its replay.
+"""The match runner: plays a match between two sides and produces its replay.
 
 A match is ``games_per_match`` games under one rules object. Every game is dealt from its own
 stream derived from the match seed (``deals="independent"``, the default) or, with
 ``deals="mirrored"``, games come in pairs that deal the same cards with the entrants' seats
 swapped (:mod:`arena.deals`: only safe between bots of one owner). Seats alternate game to
-game either way. In 2v2 an entrant is a team: its bot fills both seats of its side and is
-called separately for each seat, with that seat's observation only.
+game either way.
+
+Entrants come in *slot* order and entrant ``k`` plays for side ``k % 2``:
+
+* two entrants (1v1, and "team" 2v2): an entrant is a side; in 2v2 its bot fills both seats of
+  its side and is called separately for each seat, with that seat's observation only (but one
+  server sees both partners' cards);
+* four entrants ("individual" 2v2): every seat is its own bot; entrants 0 and 2 are partners
+  (side 0), 1 and 3 (side 1). In game ``g`` entrant ``k`` sits at seat ``(k + g) % 4``: partners
+  stay together, the sides swap every game and the mano goes round all four. Each bot is called
+  only for its own seat, so it sees only what that seat may see (a seña reaches the partner,
+  and an opponent only when the rules' ``sena_seen_by_opponents`` draw says so).
+
+Results (games won, tantos, winner, forfeit, faults) are by side; time banks, strikes and
+latencies are per entrant (per bot).
 
 Everything a bot does wrong is a fault: recorded in the replay, answered with the fallback action
 and counted; ``fault_limit`` faults in one game forfeit the match; an entrant that cannot be
@@ -72,6 +85,19 @@ class MatchSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
 Progress = Callable[[int, State], None]  # (game index, state after a decision)
 
 
+def seat_entrants(game_index: int, entrants: int, players: int) -> tuple[int, ...]:
+    """The entrant index at each seat of game ``game_index`` (see the module docstring)."""
+    if entrants == 4:
+        return tuple((seat - game_index) % 4 for seat in range(players))
+    teams = seating(game_index)
+    return tuple(teams[seat % 2] for seat in range(players))
+
+
+def side_of(entrant: int) -> int:
+    """The side an entrant plays for (its slot's parity)."""
+    return entrant % 2
+
+
 def _latency(samples: list[float]) -> Latency:
     if not samples:
         return Latency(0, 0.0, 0.0, 0.0)
@@ -91,15 +117,17 @@ class MatchRunner:
         entrants: Sequence[tuple[EntrantRecord, BotConnection]],
         progress: Progress | None = None,
     ) -> None:
-        if len(entrants) != 2:
-            raise ValueError("a match has exactly two entrants")
+        if len(entrants) not in (2, 4):
+            raise ValueError("a match has two entrants (one per side) or four (one per seat)")
+        if len(entrants) == 4 and settings.rules.players != 4:
+            raise ValueError("four entrants (one bot per seat) need rules with players = 4")
         self.match_id = match_id
         self.seed = seed
         self.settings = settings
-        self.records = (entrants[0][0], entrants[1][0])
-        self.bots = (entrants[0][1], entrants[1][1])
+        self.records = tuple(record for record, _ in entrants)
+        self.bots = tuple(bot for _, bot in entrants)
         self.progress = progress
-        self.latencies: tuple[list[float], list[float]] = ([], [])
+        self.latencies: tuple[list[float], ...] = tuple([] for _ in entrants)
         self._start_failures: dict[int, Fault] = {}  # entrant -> its first /start fault
 
     async def run(self, first_game: int = 0) -> Replay:
@@ -117,12 +145,14 @@ class MatchRunner:
             if game.forfeit is not None:
                 break
         result = decide_result(games)
-        result.latency = (_latency(self.latencies[0]), _latency(self.latencies[1]))
+        result.latency = tuple(_latency(samples) for samples in self.latencies)
         return self._replay(games, result)
 
     def _walkover(self, unreachable: Mapping[int, Fault], call: Call) -> MatchResult:
+        """The sides with an unreachable entrant lose (both sides: no winner)."""
         losers = sorted(unreachable)
-        winner = None if len(losers) == 2 else 1 - losers[0]
+        lost = {side_of(entrant) for entrant in losers}
+        winner = None if len(lost) == 2 else 1 - lost.pop()
         causes = tuple(
             Cause(i, call, unreachable[i].kind, unreachable[i].status, unreachable[i].detail)
             for i in losers
@@ -158,15 +188,21 @@ class MatchRunner:
         rules = s.rules
         players = rules.players
         teams = seating(index)
+        seats = seat_entrants(index, len(self.bots), players)
         seed = game_seed(self.seed, index, s.deals)
         game_id = f"{self.match_id}-g{index + 1}"
-        names = [self.records[teams[0]].name, self.records[teams[1]].name]
+        names = [
+            " & ".join(
+                dict.fromkeys(self.records[seats[seat]].name for seat in range(team, players, 2))
+            )
+            for team in (0, 1)
+        ]
         state = new_game(rules, seed)
         events: list[ReplayEvent] = list(initial_events(state))
 
         self._start_failures = {}
         for seat in range(players):
-            entrant = teams[seat % 2]
+            entrant = seats[seat]
             request = StartRequest(
                 match_id=self.match_id,
                 game_id=game_id,
@@ -187,13 +223,13 @@ class MatchRunner:
         if self._start_failures:
             return None
 
-        banks = [TimeBank(float(s.time_bank_ms)), TimeBank(float(s.time_bank_ms))]
-        strikes = [0, 0]
+        banks = [TimeBank(float(s.time_bank_ms)) for _ in self.bots]
+        strikes = [0 for _ in self.bots]
         last_latency: list[int | None] = [None] * players
-        forfeit: int | None = None
+        forfeit: int | None = None  # the side that forfeits
         while not state.game_over:
             seat = state.to_act
-            entrant = teams[seat % 2]
+            entrant = seats[seat]
             legal = legal_actions(state)
             bank = banks[entrant]
             act_request = ActRequest(
@@ -231,7 +267,7 @@ class MatchRunner:
             if self.progress is not None:
                 self.progress(index, state)
             if strikes[entrant] >= s.fault_limit:
-                forfeit = entrant
+                forfeit = side_of(entrant)
                 break
 
         winner = None
@@ -240,7 +276,7 @@ class MatchRunner:
         elif state.winner is not None:
             winner = teams[state.winner]
         for seat in range(players):
-            await self.bots[teams[seat % 2]].end(
+            await self.bots[seats[seat]].end(
                 EndRequest(
                     match_id=self.match_id,
                     game_id=game_id,
@@ -260,7 +296,8 @@ class MatchRunner:
             score=state.score,
             winner=winner,
             forfeit=forfeit,
-            faults=(strikes[0], strikes[1]),
+            faults=(sum(strikes[0::2]), sum(strikes[1::2])),
+            seats=seats,
         )
 
 

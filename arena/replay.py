@@ -115,23 +115,27 @@ class GameRecord(msgspec.Struct):
     number: int  # 1-based
     game_id: str
     seed: int  # the engine seed of this game
-    teams: tuple[int, int]  # entrant index seated as team 0 and as team 1
+    teams: tuple[int, int]  # side seated as team 0 and as team 1
     events: list[ReplayEvent]
     score: tuple[int, int]  # by team
-    winner: int | None = None  # entrant index
-    forfeit: int | None = None  # entrant index that forfeited the match in this game
-    faults: tuple[int, int] = (0, 0)  # by entrant
+    winner: int | None = None  # side
+    forfeit: int | None = None  # side that forfeited the match in this game
+    faults: tuple[int, int] = (0, 0)  # by side
+    seats: tuple[int, ...] = ()  # entrant index at each seat (entrant k plays for side k % 2)
 
 
 class MatchResult(msgspec.Struct):
-    games_won: tuple[int, int]  # by entrant
-    tantos: tuple[int, int]  # points scored by entrant over all games
-    winner: int | None  # entrant index; None for a draw (or a double walkover)
+    """By side (side 0 = entrants 0 and 2, side 1 = entrants 1 and 3; with two entrants an
+    entrant is a side), except ``walkover`` and ``latency``, which are by entrant."""
+
+    games_won: tuple[int, int]
+    tantos: tuple[int, int]  # points scored by side over all games
+    winner: int | None  # side; None for a draw (or a walkover of both sides)
     reason: Literal["games", "tantos", "draw", "forfeit", "walkover"]
     forfeit: int | None = None
     walkover: tuple[int, ...] = ()  # entrants that could not be reached
     faults: tuple[int, int] = (0, 0)
-    latency: tuple[Latency, Latency] | None = None
+    latency: tuple[Latency, ...] | None = None  # by entrant
     causes: tuple[Cause, ...] = ()  # of a walkover (one per entrant that lost) or a forfeit
 
 
@@ -145,7 +149,7 @@ class Replay(msgspec.Struct):
     timeout_ms: int
     time_bank_ms: int
     fault_limit: int
-    entrants: tuple[EntrantRecord, EntrantRecord]
+    entrants: tuple[EntrantRecord, ...]  # in slot order: 2 (a bot per side) or 4 (per seat)
     games: list[GameRecord]
     result: MatchResult
 
@@ -191,15 +195,17 @@ def decide_result(games: list[GameRecord]) -> MatchResult:
     )
 
 
-def forfeit_causes(game: GameRecord, entrant: int) -> tuple[Cause, ...]:
-    """The cause of ``entrant``'s forfeit in ``game``: its last faulted decision there."""
+def forfeit_causes(game: GameRecord, side: int) -> tuple[Cause, ...]:
+    """The cause of ``side``'s forfeit in ``game``: its last faulted decision there, named by
+    the entrant that made it (in individual 2v2 one of the side's two bots)."""
     for event in reversed(game.events):
         if (
             isinstance(event, Decision)
             and event.fault is not None
-            and game.teams[event.seat % 2] == entrant
+            and game.teams[event.seat % 2] == side
         ):
             detail = f"fault {event.strikes} in game {game.number}: {event.detail or event.fault}"
+            entrant = game.seats[event.seat] if game.seats else side
             return (Cause(entrant, "act", event.fault, event.status, detail),)
     return ()
 

@@ -33,7 +33,7 @@ import redis.asyncio
 from arena.client import Fault, TimeBank
 from arena.connection import Answer, BotConnection
 from arena.deals import game_seed, seating
-from arena.match import MatchSettings
+from arena.match import MatchSettings, seat_entrants
 from arena.protocol import ActRequest, EndRequest, StartRequest
 from engine.events import ActionTaken, Event, GameEnded
 from engine.observe import spectator_view
@@ -167,10 +167,10 @@ class LivePublisher:
         return out
 
     def _decision(self, taken: ActionTaken | None) -> dict[str, Any] | None:
-        teams = seating(max(self._game, 0))
         if taken is None:
             return None
-        bot = self.bots[teams[taken.seat % 2]]
+        seats = seat_entrants(max(self._game, 0), len(self.bots), self.settings.rules.players)
+        bot = self.bots[seats[taken.seat]]
         if bot.last is None:
             return None
         seat, answer = bot.last

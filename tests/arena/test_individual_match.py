@@ -1,0 +1,143 @@
+"""Individual 2v2 in the match runner: four bots, one per seat, each called only for its seat.
+
+Entrant ``k`` sits at seat ``(k + g) % 4`` in game ``g``: partners (0 & 2, 1 & 3) stay together,
+the sides swap every game, each bot sees only its own seat, and a seña reaches the partner
+always and an opponent only when the rules' draw says so (R-9).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+
+import msgspec
+import pytest
+
+from arena.connection import InProcessBot
+from arena.match import MatchSettings, run_match, seat_entrants
+from arena.protocol import ActRequest, ActResponse, StartRequest
+from arena.replay import EntrantRecord, Replay, load_replay, verify_replay
+from engine import Rules
+from engine.actions import SENAS
+from engine.events import ActionTaken
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class SignallingBot(InProcessBot):
+    """Plays at random, adds a seña to every play, and records every request it receives."""
+
+    def __init__(self, name: str, seed: int) -> None:
+        rng = random.Random(seed)
+        self.acts: list[ActRequest] = []
+        self.starts: list[StartRequest] = []
+
+        def decide(request: ActRequest) -> ActResponse:
+            self.acts.append(request)
+            choice = request.legal_actions[rng.randrange(len(request.legal_actions))]
+            sena = rng.choice(SENAS) if choice.action == "play" else None
+            return ActResponse(action=choice.action, card=choice.card, sena=sena)
+
+        super().__init__(name, decide)
+
+    async def start(self, request: StartRequest) -> None:
+        self.starts.append(request)
+
+
+async def _play(
+    seed: int, seen_by_opponents: float, games: int = 4
+) -> tuple[Replay, list[SignallingBot]]:
+    bots = [SignallingBot(f"bot{k}", seed * 10 + k) for k in range(4)]
+    settings = MatchSettings(
+        rules=Rules(players=4, points_to_win=15, sena_seen_by_opponents=seen_by_opponents),
+        games_per_match=games,
+    )
+    replay = await run_match(
+        f"i{seed}", seed, settings, [(EntrantRecord(b.name, "builtin:test"), b) for b in bots]
+    )
+    return replay, bots
+
+
+def test_seats_rotate_with_partners_kept_and_mano_going_round() -> None:
+    for game in range(8):
+        seats = seat_entrants(game, 4, 4)
+        assert sorted(seats) == [0, 1, 2, 3]
+        assert seats[0] % 2 == seats[2] % 2 and seats[1] % 2 == seats[3] % 2  # partners together
+        assert seats[0] == (-game) % 4  # seat 0 (mano of the first hand) goes round
+    assert seat_entrants(1, 2, 4) == (1, 0, 1, 0)  # team 2v2 unchanged: a side fills both seats
+
+
+async def test_each_bot_is_called_only_for_its_own_seat() -> None:
+    replay, bots = await _play(3, 0.25)
+    verify_replay(load_replay(msgspec.json.encode(replay)))
+    assert len(replay.entrants) == 4
+    by_game: dict[str, int] = {}
+    for game in replay.games:
+        by_game[game.game_id] = game.number - 1
+        assert game.seats == seat_entrants(game.number - 1, 4, 4)
+    for k, bot in enumerate(bots):
+        assert bot.acts, f"{bot.name} was never called"
+        for request in [*bot.acts, *bot.starts]:
+            assert request.seat == (k + by_game[request.game_id]) % 4
+        for request in bot.acts:
+            assert request.observation.seat == request.seat
+        # the partner is named with it in the team names, the opponents on the other team
+        start = bot.starts[0]
+        assert f"bot{k}" in start.entrants[start.team]
+        assert f"bot{(k + 2) % 4}" in start.entrants[start.team]
+        assert f"bot{(k + 1) % 4}" in start.entrants[1 - start.team]
+
+
+async def test_result_is_by_side_and_latency_by_bot() -> None:
+    replay, _ = await _play(5, 0.25)
+    won = [0, 0]
+    for game in replay.games:
+        assert game.winner is not None
+        assert game.teams == ((0, 1) if (game.number - 1) % 2 == 0 else (1, 0))
+        won[game.winner] += 1
+    assert replay.result.games_won == (won[0], won[1])
+    assert replay.result.latency is not None and len(replay.result.latency) == 4
+    assert all(lat.calls > 0 for lat in replay.result.latency)
+
+
+@pytest.mark.parametrize("chance", [0.0, 0.5, 1.0])
+async def test_senas_reach_the_partner_and_opponents_only_by_the_rules_draw(chance: float) -> None:
+    replay, bots = await _play(7, chance, games=2)
+    sent = [
+        e
+        for game in replay.games
+        for e in game.events
+        if isinstance(e, ActionTaken) and e.sena is not None
+    ]
+    assert sent, "no seña was sent"
+    for event in sent:  # the engine's draw: the partner always; opponents by the probability
+        opponents = {(event.seat + 1) % 4, (event.seat + 3) % 4}
+        assert (event.seat + 2) % 4 in event.sena_seen_by
+        if chance == 0.0:
+            assert not opponents & set(event.sena_seen_by)
+        if chance == 1.0:
+            assert opponents <= set(event.sena_seen_by)
+    # what each bot received: another seat's seña only where its own seat is a witness
+    received: dict[str, int] = defaultdict(int)
+    for bot in bots:
+        for request in bot.acts:
+            for event in request.observation.events:
+                if not isinstance(event, ActionTaken) or event.seat == request.seat:
+                    continue
+                if event.sena is not None:
+                    assert request.seat in event.sena_seen_by, (
+                        f"{bot.name} at seat {request.seat} saw a seña of seat {event.seat} "
+                        f"meant for seats {event.sena_seen_by}"
+                    )
+                    partner = event.seat % 2 == request.seat % 2
+                    received["partner" if partner else "opponent"] += 1
+    assert received["partner"] > 0
+    if chance == 0.0:
+        assert received["opponent"] == 0
+    if chance == 1.0:
+        assert received["opponent"] > 0
