@@ -37,6 +37,7 @@ from arena.match import MatchSettings, default_games_per_match
 from arena.replay import Replay
 from engine.errors import RulesError
 from engine.rules import Rules
+from services import flow_individual as fi
 from services import flow_pairing as fp
 from services import limits
 from services.db import bots as db_bots
@@ -46,7 +47,7 @@ from services.db import tournaments as db_tournaments
 from services.db.accounts import Connection
 from services.db.matches import MatchRow
 from services.db.tournaments import Tournament
-from services.ratings import k_factor, match_delta
+from services.ratings import k_factor, match_delta, rating_pool
 from services.secretbox import SecretBox
 from services.tournaments.formats import StandingRow, get_format
 from services.tournaments.swiss import NoValidPairing
@@ -55,8 +56,11 @@ logger = logging.getLogger("services.flow")
 
 Format = Literal["swiss", "single_elimination", "double_elimination", "round_robin"]
 Mode = Literal["1v1", "2v2"]
+Partnership = Literal["team", "individual"]
 FORMATS: tuple[str, ...] = ("swiss", "single_elimination", "double_elimination", "round_robin")
 MODES: tuple[str, ...] = ("1v1", "2v2")
+PARTNERSHIPS: tuple[str, ...] = (db_matches.TEAM, db_matches.INDIVIDUAL)
+INDIVIDUAL_FORMATS: tuple[str, ...] = ("swiss", "round_robin")
 PLAYERS = {"1v1": 2, "2v2": 4}
 SEED_BITS = 63
 WITHDRAWN = "withdrawn"
@@ -143,8 +147,9 @@ class EntrantSpec(msgspec.Struct, frozen=True):
 
 
 class MatchSpec(msgspec.Struct, frozen=True):
-    """What a worker needs to run a match: entrants by side (side 0 first; in 2v2 too, one bot
-    per side: an entrant is a team)."""
+    """What a worker needs to run a match: entrants in slot order (one bot per side, side 0
+    first, in 1v1 and team 2v2 where a bot fills both seats of its side; four bots, one per
+    seat, in individual 2v2, entrant k playing for side k % 2)."""
 
     match_id: int
     seed: int
@@ -227,12 +232,17 @@ async def create_tournament(
     mode: str,
     settings: TournamentSettings,
     start_at: datetime | None = None,
+    partnership: str = db_matches.TEAM,
 ) -> Tournament:
-    """A new tournament in ``registering``. Raises RulesError / ValueError on bad input."""
+    """A new tournament in ``registering``. Raises RulesError / ValueError on bad input.
+
+    ``partnership`` says how a 2v2 side is filled: ``team`` (one bot plays both seats) or
+    ``individual`` (a bot per seat, partnerships formed by the event; Swiss and round robin)."""
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}")
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}")
+    check_partnership(format, mode, partnership)
     rules = mode_rules(mode, settings.rules)
     check_duration(settings, rules)
     stored = msgspec.structs.replace(settings, rules=rules.to_dict())
@@ -244,7 +254,23 @@ async def create_tournament(
         mode=mode,
         settings=msgspec.to_builtins(stored),
         start_at=start_at,
+        partnership=partnership,
     )
+
+
+class BadPartnership(ValueError):
+    """Individual 2v2 asked for where it does not exist (API: 422 naming ``partnership``)."""
+
+
+def check_partnership(format: str, mode: str, partnership: str) -> None:
+    if partnership not in PARTNERSHIPS:
+        raise BadPartnership(f"unknown partnership {partnership!r}: team or individual")
+    if partnership == db_matches.INDIVIDUAL and mode != "2v2":
+        raise BadPartnership("partnership individual exists only in 2v2 mode")
+    if partnership == db_matches.INDIVIDUAL and format not in INDIVIDUAL_FORMATS:
+        raise BadPartnership(
+            "individual 2v2 is played as swiss or round_robin (partners change every round)"
+        )
 
 
 async def enter_tournament(
@@ -289,13 +315,15 @@ async def due_tournaments(pool: asyncpg.Pool, now: datetime) -> list[int]:
             if tournament is None or tournament.status != "registering":
                 continue
             entries = await db_tournaments.entries(conn, tournament_id)
-            if sum(e.bot_status == "active" for e in entries) >= 2:
+            needed = _min_entrants(tournament)
+            if sum(e.bot_status == "active" for e in entries) >= needed:
                 ready.append(tournament_id)
                 continue
             await db_tournaments.cancel_tournament(conn, tournament_id)
             logger.info(
-                "tournament %s cancelled at its start time: fewer than 2 available bots entered",
+                "tournament %s cancelled at its start time: fewer than %s available bots entered",
                 tournament_id,
+                needed,
             )
     return ready
 
@@ -339,9 +367,10 @@ async def start_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]:
         entries = await db_tournaments.entries(conn, tournament_id)
         gone = [e.bot_id for e in entries if e.bot_status != "active"]
         playing = [e for e in entries if e.bot_status == "active"]
-        if len(playing) < 2:
+        needed = _min_entrants(tournament)
+        if len(playing) < needed:
             raise NotEnoughEntrants(
-                f"tournament {tournament_id} has {len(playing)} available bot(s); it needs 2"
+                f"tournament {tournament_id} has {len(playing)} available bot(s); it needs {needed}"
             )
         settings = settings_of(tournament)
         if settings.deals == MIRRORED:
@@ -357,8 +386,9 @@ async def start_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]:
         if gone:
             await db_tournaments.withdraw_entries(conn, tournament_id, gone)
         rating = await db_bots.ratings(conn, [e.bot_id for e in playing])
+        pool_name = rating_pool(tournament.mode, tournament.partnership)
         ranked = sorted(
-            playing, key=lambda e: (-rating[e.bot_id][tournament.mode], e.entered_at, e.bot_id)
+            playing, key=lambda e: (-rating[e.bot_id][pool_name], e.entered_at, e.bot_id)
         )
         await db_tournaments.set_seeds(
             conn, tournament_id, {e.bot_id: k + 1 for k, e in enumerate(ranked)}
@@ -369,6 +399,11 @@ async def start_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]:
             )
         await db_tournaments.set_running(conn, tournament_id, msgspec.to_builtins(settings))
         return await advance(conn, tournament_id)
+
+
+def _min_entrants(tournament: Tournament) -> int:
+    """Available bots a tournament needs to start (and to go on): four for individual 2v2."""
+    return fi.MIN_ENTRANTS if tournament.partnership == db_matches.INDIVIDUAL else 2
 
 
 # --- matches for the workers ----------------------------------------------------------------
@@ -497,23 +532,40 @@ async def record_result(
 
 
 async def _rate(conn: Connection, match: MatchRow, winner_side: int | None) -> None:
-    """One Elo update (services.ratings rules; a side is one bot, in 2v2 too)."""
+    """One Elo update (services.ratings rules): a side is one bot (1v1, team 2v2) or the two
+    bots of an individual 2v2 side, rated as their mean; every bot of a side moves by its
+    side's delta, in the match's rating pool."""
     assert match.bot1 is not None
-    stored = await db_ratings.lock_ratings(conn, match.mode, [match.bot0, match.bot1])
-    a, b = stored[match.bot0], stored[match.bot1]
+    pool_name = rating_pool(match.mode, match.partnership)
+    stored = await db_ratings.lock_ratings(conn, pool_name, list(match.bots))
+    sides = (
+        [stored[b] for b in match.side_bots(0)],
+        [stored[b] for b in match.side_bots(1)],
+    )
     result: Literal["a", "b", "draw"] = (
         "draw" if winner_side is None else ("a" if winner_side == 0 else "b")
     )
-    delta = match_delta([a.rating], [b.rating], [k_factor(a.matches), k_factor(b.matches)], result)
+    delta = match_delta(
+        [r.rating for r in sides[0]],
+        [r.rating for r in sides[1]],
+        [k_factor(r.matches) for r in (*sides[0], *sides[1])],
+        result,
+    )
     outcome_a: db_ratings.Outcome = {"a": "win", "b": "loss", "draw": "draw"}[result]  # type: ignore[assignment]
     outcome_b: db_ratings.Outcome = {"a": "loss", "b": "win", "draw": "draw"}[result]  # type: ignore[assignment]
     await db_ratings.apply_changes(
         conn,
-        match.mode,
+        pool_name,
         match.id,
         [
-            db_ratings.RatingChange(a.bot_id, a.rating, a.rating + delta, outcome_a),
-            db_ratings.RatingChange(b.bot_id, b.rating, b.rating - delta, outcome_b),
+            *(
+                db_ratings.RatingChange(r.bot_id, r.rating, r.rating + delta, outcome_a)
+                for r in sides[0]
+            ),
+            *(
+                db_ratings.RatingChange(r.bot_id, r.rating, r.rating - delta, outcome_b)
+                for r in sides[1]
+            ),
         ],
     )
 
@@ -594,7 +646,7 @@ async def withdraw_bot(pool: asyncpg.Pool, bot_id: int) -> list[int]:
 
 async def _forfeit(conn: Connection, match: MatchRow, gone: set[int]) -> None:
     """Decide a match without playing it: the sides whose bots left lose (both: a draw)."""
-    lost = [side for side, bot in enumerate(match.bots) if bot in gone]
+    lost = sorted({slot % 2 for slot, bot in enumerate(match.bots) if bot in gone})
     winner = 1 - lost[0] if len(lost) == 1 else None
     document = {
         "games": [],
@@ -617,7 +669,7 @@ async def _forfeit(conn: Connection, match: MatchRow, gone: set[int]) -> None:
 
 def _entrants(entries: Sequence[db_tournaments.Entry]) -> list[fp.Entrant]:
     return [
-        fp.Entrant(e.bot_id, e.seed, e.withdrawn_at is not None)
+        fp.Entrant(e.bot_id, e.seed, e.withdrawn_at is not None, e.owner_id)
         for e in entries
         if e.seed is not None
     ]
@@ -673,15 +725,20 @@ async def _next_round(
             if round_row.number == current:
                 await db_tournaments.set_round_status(conn, round_row.id, "done")
     settings = settings_of(tournament)
+    individual = tournament.partnership == db_matches.INDIVIDUAL
     if tournament.format == fp.ROUND_ROBIN:
         total = len(fp.round_robin_rounds(entrants))
     else:
         total = settings.rounds or fp.default_swiss_rounds(len(entrants))
+    if individual:
+        total = fi.total_rounds(tournament.format, len(entrants), total)
     active = [e for e in entrants if not e.withdrawn]
-    if current >= total or len(active) < 2:
+    if current >= total or len(active) < _min_entrants(tournament):
         await db_tournaments.finish_tournament(conn, tournament.id)
         return []
     number = current + 1
+    if individual:
+        return fi.plan_round(tournament.format, entrants, matches, number)
     if tournament.format == fp.ROUND_ROBIN:
         gone = {e.bot_id for e in entrants if e.withdrawn}
         plan = [p for p in fp.plan_round_robin(entrants, number) if not set(p.bots) <= gone]
@@ -743,6 +800,7 @@ async def _create(
             board=planned.board,
             bye=planned.bye,
             deals=settings.deals,
+            partnership=tournament.partnership,
         )
         if planned.bye:
             decided += 1
@@ -765,12 +823,15 @@ def standings(
     matches: Sequence[MatchRow],
     *,
     third_place: bool = False,
+    partnership: str = db_matches.TEAM,
 ) -> list[StandingRow]:
     """Standings of a started event, as its format ranks them: the Swiss / round-robin table
-    over the complete rounds, or the bracket placing (:mod:`services.tournaments.formats`).
-    The one source of standings: the API and the web page both call it. Empty before the
-    start."""
+    over the complete rounds, or the bracket placing (:mod:`services.tournaments.formats`);
+    per bot in individual 2v2 (:mod:`services.flow_individual`). The one source of standings:
+    the API and the web page both call it. Empty before the start."""
     if not entrants:
         return []
+    if partnership == db_matches.INDIVIDUAL:
+        return fi.standings(format, entrants, matches)
     event = fp.played(format, entrants, matches, third_place=third_place)
     return get_format(format).standings(event)

@@ -1,9 +1,16 @@
-"""Elo per mode ("1v1", "2v2") as a pure fold over a sequence of rated matches.
+"""Elo per rating pool ("1v1", "2v2", "2v2-individual") as a pure fold over rated matches.
+
+The pools: 1v1; "2v2", team 2v2 (the platform's team 2v2 has one bot fill both seats of its
+side, and rates it as a one-bot side through :func:`match_delta`); "2v2-individual", individual
+2v2 (every seat its own bot: a side is two bots, partnered by the event). The two 2v2 pools are kept apart: a bot that sees both seats of its side is not rated
+against bots that see one.
 
 Rules: everyone starts at 1500; expected score ``E = 1 / (1 + 10 ** ((Rb - Ra) / 400))``; a
-match scores 1 / 0.5 / 0; a bot's K is 40 for its first 30 rated matches in that mode, then
-20; a bot is provisional until it has 10 rated matches in the mode. In 2v2 a team rates as the
-mean of its members and each member moves by the team's delta.
+match scores 1 / 0.5 / 0; a bot's K is 40 for its first 30 rated matches in that pool, then
+20; a bot is provisional until it has 10 rated matches in the pool. When a side has two bots
+(individual 2v2) it rates as the mean of its two bots, ``Ra = (R1 + R2) / 2`` against the mean
+of the opposing pair, and each bot moves by its side's delta: partners gain or lose the same
+points, each bot's rating is its own and rotating partners make it measure the bot.
 
 Exact reproducibility (recomputing from scratch gives exactly the stored ratings):
 * ratings are integers;
@@ -26,7 +33,7 @@ from typing import Literal
 
 import msgspec
 
-Mode = Literal["1v1", "2v2"]
+Mode = Literal["1v1", "2v2", "2v2-individual"]
 BotId = int | str
 Outcome = Literal["a", "b", "draw"]
 
@@ -34,7 +41,8 @@ START = 1500
 K_NEW, K_SETTLED, SETTLED_AFTER = 40, 20, 30
 PROVISIONAL_UNTIL = 10
 SCALE = 10_000  # expected scores are integers in 1/10000ths
-TEAM_SIZE: dict[str, int] = {"1v1": 1, "2v2": 2}
+TEAM_SIZE: dict[str, int] = {"1v1": 1, "2v2": 2, "2v2-individual": 2}
+POOLS: tuple[str, ...] = ("1v1", "2v2", "2v2-individual")
 _CONTEXT = Context(prec=28)
 
 
@@ -67,6 +75,11 @@ class BotRating(msgspec.Struct, frozen=True):
 
 
 Ratings = dict[str, dict[BotId, BotRating]]  # mode -> bot -> rating
+
+
+def rating_pool(mode: str, partnership: str) -> str:
+    """The pool a match of ``mode`` rates in: individual 2v2 has its own."""
+    return "2v2-individual" if mode == "2v2" and partnership == "individual" else mode
 
 
 def k_factor(rated_matches: int) -> int:

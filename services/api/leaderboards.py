@@ -9,9 +9,8 @@ from litestar import Controller, get
 from litestar.di import NamedDependency
 from litestar.params import Parameter
 
-from services.api.match_schemas import Leaderboard, LeaderboardEntry
+from services.api.match_schemas import Leaderboard, LeaderboardEntry, RatingPool
 from services.api.problems import problem_responses
-from services.api.tournament_schemas import Mode
 from services.db import ratings as db_ratings
 from services.ratings import PROVISIONAL_UNTIL
 
@@ -34,7 +33,12 @@ class LeaderboardController(Controller):
     async def get_leaderboard(
         self,
         pool: NamedDependency[asyncpg.Pool],
-        mode: Annotated[Mode, Parameter(description="1v1 or 2v2")],
+        mode: Annotated[
+            RatingPool,
+            Parameter(
+                description="1v1, 2v2 (team 2v2: one bot a side) or 2v2-individual (a bot a seat)"
+            ),
+        ],
         limit: Annotated[int, Parameter(ge=1, le=100, description="page size")] = 20,
         cursor: Annotated[
             int | None,

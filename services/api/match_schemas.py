@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -13,6 +13,7 @@ from services.api.tournament_schemas import (
     MatchEntrant,
     MatchStatus,
     Mode,
+    Partnership,
     RulesObject,
 )
 from services.tournaments.knockout import DecidedBy
@@ -20,11 +21,13 @@ from services.tournaments.knockout import DecidedBy
 BotRef = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
 
 
-class GameRead(msgspec.Struct):
-    """One game: points by side and the winning bot (null if abandoned by a forfeit)."""
+class GameRead(msgspec.Struct, kw_only=True):
+    """One game: points by side, the winning side and bot (null if abandoned by a forfeit;
+    ``winner`` is null in individual 2v2, where a side is two bots)."""
 
     score: list[int]
     winner: int | None
+    winner_side: int | None
 
 
 class LiveGame(msgspec.Struct, kw_only=True):
@@ -72,6 +75,7 @@ class MatchRead(msgspec.Struct, kw_only=True):
     id: int
     status: MatchStatus
     mode: Mode
+    partnership: Partnership
     tournament_id: int | None
     round: int | None
     bracket_match: str | None
@@ -82,7 +86,9 @@ class MatchRead(msgspec.Struct, kw_only=True):
     rules: dict[str, Any]
     entrants: list[MatchEntrant]
     games: list[GameRead]
-    winner: int | None
+    winner: int | None  # the winning bot; null for a draw and in individual 2v2 (see winners)
+    winners: list[int]  # the bots of the winning side
+    winner_side: int | None
     reason: str | None  # games, tantos, draw, forfeit, walkover, withdrawn, bye
     cause: MatchCause | None  # of a walkover or forfeit (side 0's, for a double walkover)
     causes: list[MatchCause]  # one per side that lost by walkover or forfeit
@@ -139,10 +145,14 @@ class LeaderboardEntry(msgspec.Struct, kw_only=True):
     provisional: bool  # fewer than 10 rated matches in this mode
 
 
-class Leaderboard(msgspec.Struct):
-    """Bots with rated matches in ``mode``, highest rating first; pass ``next_cursor`` as
-    ``cursor`` for the next page."""
+RatingPool = Literal["1v1", "2v2", "2v2-individual"]
 
-    mode: Mode
+
+class Leaderboard(msgspec.Struct):
+    """Bots with rated matches in ``mode`` (a rating pool: 1v1, 2v2 for team 2v2,
+    2v2-individual), highest rating first; pass ``next_cursor`` as ``cursor`` for the next
+    page."""
+
+    mode: RatingPool
     entries: list[LeaderboardEntry]
     next_cursor: int | None

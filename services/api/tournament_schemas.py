@@ -12,6 +12,17 @@ from arena.match import DEFAULT_GAMES_PER_MATCH
 
 Format = Literal["swiss", "single_elimination", "double_elimination", "round_robin"]
 Mode = Literal["1v1", "2v2"]
+Partnership = Annotated[
+    Literal["team", "individual"],
+    msgspec.Meta(
+        description=(
+            "how a 2v2 side is filled. team: one bot plays both seats of its side (that bot may "
+            "combine what both seats see). individual: every seat is its own bot; each bot "
+            "enters alone and the event forms partnerships every round, partners and opponents "
+            "from different owners when possible (swiss and round_robin only). 1v1 is team."
+        )
+    ),
+]
 TournamentStatus = Literal["registering", "running", "finished", "cancelled"]
 MatchStatus = Literal["pending", "queued", "running", "done", "forfeit", "error", "cancelled"]
 RoundStatus = Literal["pending", "running", "done"]
@@ -58,6 +69,7 @@ class TournamentCreate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
     name: TournamentName
     format: Format
     mode: Mode
+    partnership: Partnership = "team"
     rounds: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None
     games_per_match: GamesPerMatch | None = None
     rules: RulesObject | None = None
@@ -85,6 +97,7 @@ class TournamentSummary(msgspec.Struct, kw_only=True):
     name: str
     format: Format
     mode: Mode
+    partnership: Partnership
     status: TournamentStatus
     organiser_id: int
     settings: TournamentSettingsRead
@@ -103,7 +116,8 @@ class TournamentPage(msgspec.Struct):
 
 
 class MatchEntrant(msgspec.Struct):
-    """A bot in a match, by side (0 plays first in the first game)."""
+    """A bot in a match and its side (side 0 plays first in the first game). In individual
+    2v2 a match has four, two a side, in seat order of the first game."""
 
     bot_id: int
     name: str
@@ -115,7 +129,8 @@ class RoundMatch(msgspec.Struct, kw_only=True):
     status: MatchStatus
     board: int
     entrants: list[MatchEntrant]
-    winner: int | None  # the winning bot's id; null while open or for a draw
+    winner: int | None  # the winning bot's id; null while open, for a draw, in individual 2v2
+    winners: list[int]  # the bots of the winning side (two in individual 2v2)
     bye: bool
     bracket_match: str | None
 
@@ -128,7 +143,9 @@ class RoundRead(msgspec.Struct):
 
 class StandingRead(msgspec.Struct, kw_only=True, omit_defaults=True):
     """One line of the standings. Swiss and round robin carry their tiebreaks; elimination
-    formats carry ``losses`` and ``seed`` (``points`` is then matches won)."""
+    formats carry ``losses`` and ``seed`` (``points`` is then matches won). Individual 2v2:
+    one line per bot, scoring its side's results (Swiss: buchholz is the sum of the mean
+    points of the two opponents of each match)."""
 
     rank: int
     bot_id: int

@@ -131,6 +131,9 @@ class TournamentController(Controller):
         description=(
             "Starts in status registering. `rules` is the engine's rules object; a bad key or "
             "value is a 422 naming it. `players` follows the mode (2 for 1v1, 4 for 2v2). "
+            "In 2v2, `partnership` is `team` (default: one bot plays both seats of its side and "
+            "may combine what they see) or `individual` (a bot per seat, each bot entered alone, "
+            "partners formed every round; swiss and round_robin; at least 4 bots). "
             "Settings under which a match could outlast the workers' cap on a match's duration "
             "(every bot using its whole time bank and per-call timeout in every game) are a 422 "
             "that says the limit. A tournament with a `start_at` starts by itself then, or is "
@@ -169,7 +172,16 @@ class TournamentController(Controller):
                 mode=data.mode,
                 settings=settings,
                 start_at=data.start_at,
+                partnership=data.partnership,
             )
+        except flow.BadPartnership as exc:
+            raise ProblemError(
+                422,
+                str(exc),
+                slug="invalid-partnership",
+                title="This partnership is not available here",
+                errors=[FieldError(field="body.partnership", message=str(exc))],
+            ) from None
         except RulesError as exc:
             raise rules_problem(exc) from None
         except flow.SettingsTooLong as exc:
@@ -347,6 +359,7 @@ async def _detail(pool: asyncpg.Pool, tournament: Tournament) -> TournamentDetai
         entrants,
         matches,
         third_place=flow.settings_of(tournament).third_place,
+        partnership=tournament.partnership,
     )
     base = summary(tournament)
     return TournamentDetail(

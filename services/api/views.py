@@ -55,9 +55,13 @@ def rules_problem(exc: RulesError) -> ProblemError:
 
 def entrants_of(match: MatchRow, names: dict[int, str]) -> list[MatchEntrant]:
     return [
-        MatchEntrant(bot_id=bot, name=names.get(bot, ""), side=side)
-        for side, bot in enumerate(match.bots)
+        MatchEntrant(bot_id=bot, name=names.get(bot, ""), side=slot % 2)
+        for slot, bot in enumerate(match.bots)
     ]
+
+
+def _game_winner(match: MatchRow, side: int | None) -> int | None:
+    return None if side is None or match.individual else match.bots[side]
 
 
 def round_match(match: MatchRow, names: dict[int, str]) -> RoundMatch:
@@ -67,6 +71,7 @@ def round_match(match: MatchRow, names: dict[int, str]) -> RoundMatch:
         board=match.board,
         entrants=entrants_of(match, names),
         winner=match.winner_bot,
+        winners=list(match.winners),
         bye=match.bye,
         bracket_match=match.bracket_match,
     )
@@ -77,7 +82,8 @@ def match_read(match: MatchRow, names: dict[int, str]) -> MatchRead:
     games = [
         GameRead(
             score=[int(x) for x in game.get("score", [0, 0])],
-            winner=None if game.get("winner") is None else match.bots[int(game["winner"])],
+            winner=_game_winner(match, game.get("winner")),
+            winner_side=game.get("winner"),
         )
         for game in result.get("games", [])
     ]
@@ -87,6 +93,7 @@ def match_read(match: MatchRow, names: dict[int, str]) -> MatchRead:
         id=match.id,
         status=match.status,  # type: ignore[arg-type]
         mode=match.mode,  # type: ignore[arg-type]
+        partnership=match.partnership,  # type: ignore[arg-type]
         tournament_id=match.tournament_id,
         round=match.round_number,
         bracket_match=match.bracket_match,
@@ -98,6 +105,8 @@ def match_read(match: MatchRow, names: dict[int, str]) -> MatchRead:
         entrants=entrants_of(match, names),
         games=games,
         winner=match.winner_bot,
+        winners=list(match.winners),
+        winner_side=match.winner_side,
         reason=reason,
         cause=causes[0] if causes else None,
         causes=causes,
@@ -132,6 +141,7 @@ def summary(tournament: Tournament) -> TournamentSummary:
         name=tournament.name,
         format=tournament.format,  # type: ignore[arg-type]
         mode=tournament.mode,  # type: ignore[arg-type]
+        partnership=tournament.partnership,  # type: ignore[arg-type]
         status=tournament.status,  # type: ignore[arg-type]
         organiser_id=tournament.organiser_id,
         settings=msgspec.convert(msgspec.to_builtins(settings), TournamentSettingsRead),

@@ -11,7 +11,7 @@ import asyncpg
 from services.db.accounts import Connection, DuplicateName, Executor
 from services.names import name_key
 
-MODES = ("1v1", "2v2")
+MODES = ("1v1", "2v2", "2v2-individual")  # rating pools (services.ratings.POOLS)
 DEFAULT_RATING = 1500.0
 _COLUMNS = "id, owner_id, name, url, status, created_at, updated_at, deleted_at, open, challenges"
 NAME_CONSTRAINTS = frozenset({"bots_name_unique", "bots_name_key_unique"})

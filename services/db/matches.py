@@ -1,7 +1,10 @@
 """Matches, their entrants, results and compressed replays.
 
-A match has two sides (0 and 1) with one bot each (in 2v2 a bot is a team and fills both
-seats of its side). A Swiss bye is a match row with only side 0 (``bye``). The result row is
+A match has two sides (0 and 1). Its bots are ``match_entrants`` rows by *slot*, and a slot's
+side is its parity: one bot per side in 1v1 and "team" 2v2 (slot = side; a 2v2 team bot fills
+both seats of its side), four bots in "individual" 2v2 (slots 0 and 2 are side 0, 1 and 3 side
+1; the slot is the bot's seat in the first game). A Swiss bye is a match row with only slot 0
+(``bye``). The result row is
 stored at most once per match (``match_results_one_per_match``); the replay is zlib-compressed
 JSON in ``replays``.
 """
@@ -21,14 +24,16 @@ from services.db.accounts import Connection, Executor
 OPEN_STATUSES = ("pending", "queued", "running")
 FINISHED_STATUSES = ("done", "forfeit")
 CANCELLED = "cancelled"  # its tournament was cancelled (migration 0003); a late result is dropped
+TEAM, INDIVIDUAL = "team", "individual"  # how a 2v2 side is filled (migration 0005)
 
 _COLUMNS = (
     "m.id, m.tournament_id, m.round_id, r.number AS round_number, m.bracket, m.bracket_match, "
     "m.board, m.mode, m.status, m.seed, m.rated, m.games_per_match, m.rules, m.winner_side, "
-    "m.bye, m.attempts, m.created_at, m.queued_at, m.finished_at, m.deals, "
-    "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND side = 0) AS bot0, "
-    "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND side = 1) AS bot1, "
-    "mr.result"
+    "m.bye, m.attempts, m.created_at, m.queued_at, m.finished_at, m.deals, m.partnership, "
+    "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND slot = 0) AS bot0, "
+    "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND slot = 1) AS bot1, "
+    "(SELECT array_agg(bot_id ORDER BY slot) FROM match_entrants WHERE match_id = m.id) "
+    "AS seats, mr.result"
 )
 _FROM = (
     "FROM matches m LEFT JOIN rounds r ON r.id = m.round_id "
@@ -38,7 +43,10 @@ _FROM = (
 
 @dataclass(frozen=True, slots=True)
 class MatchRow:
-    """One match with its two bots (``bot1`` is None for a bye) and its stored result."""
+    """One match with its bots (``bot1`` is None for a bye) and its stored result.
+
+    ``bot0``/``bot1`` are the first bot of each side; ``seats`` every bot in slot order (side
+    of slot k: k % 2)."""
 
     id: int
     tournament_id: int | None
@@ -60,8 +68,10 @@ class MatchRow:
     queued_at: datetime | None
     finished_at: datetime | None
     deals: DealsMode  # how its games are dealt (arena.deals; migration 0004)
+    partnership: str
     bot0: int
     bot1: int | None
+    seats: tuple[int, ...]
     result: dict[str, Any] | None
 
     @property
@@ -70,13 +80,27 @@ class MatchRow:
 
     @property
     def bots(self) -> tuple[int, ...]:
-        return (self.bot0,) if self.bot1 is None else (self.bot0, self.bot1)
+        """Every bot of the match, in slot order."""
+        return self.seats
+
+    @property
+    def individual(self) -> bool:
+        return self.partnership == INDIVIDUAL
+
+    def side_bots(self, side: int) -> tuple[int, ...]:
+        return self.seats[side::2]
 
     @property
     def winner_bot(self) -> int | None:
-        if self.winner_side is None:
+        """The winning bot when a side is one bot (None for a draw, or in individual 2v2)."""
+        if self.winner_side is None or self.individual:
             return None
         return self.bot0 if self.winner_side == 0 else self.bot1
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """The bots of the winning side (none for a draw)."""
+        return () if self.winner_side is None else self.side_bots(self.winner_side)
 
     def pair_of(self, key: str) -> tuple[int, int]:
         """A per-side pair from the result (``games_won``, ``tantos``); (0, 0) if absent."""
@@ -85,7 +109,9 @@ class MatchRow:
 
 
 def _match(row: asyncpg.Record) -> MatchRow:
-    return MatchRow(**dict(row))
+    fields = dict(row)
+    fields["seats"] = tuple(fields["seats"] or ())
+    return MatchRow(**fields)
 
 
 async def insert_match(
@@ -104,13 +130,15 @@ async def insert_match(
     board: int = 0,
     bye: bool = False,
     deals: DealsMode = "independent",
+    partnership: str = TEAM,
 ) -> int:
-    """A new match (status ``pending``, or ``done`` for a bye) with one bot per side."""
+    """A new match (status ``pending``, or ``done`` for a bye); ``bots`` in slot order (one
+    per side, or four for individual 2v2)."""
     match_id: int = await conn.fetchval(
         "INSERT INTO matches (tournament_id, round_id, bracket, bracket_match, board, mode, "
-        "status, seed, rated, games_per_match, rules, winner_side, bye, finished_at, deals) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-        "CASE WHEN $13 THEN now() END, $14) RETURNING id",
+        "status, seed, rated, games_per_match, rules, winner_side, bye, finished_at, deals, "
+        "partnership) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+        "CASE WHEN $13 THEN now() END, $14, $15) RETURNING id",
         tournament_id,
         round_id,
         bracket,
@@ -125,10 +153,11 @@ async def insert_match(
         0 if bye else None,
         bye,
         deals,
+        partnership,
     )
     await conn.executemany(
-        "INSERT INTO match_entrants (match_id, slot, bot_id, side) VALUES ($1, $2, $3, $2)",
-        [(match_id, side, bot) for side, bot in enumerate(bots)],
+        "INSERT INTO match_entrants (match_id, slot, bot_id, side) VALUES ($1, $2, $3, $4)",
+        [(match_id, slot, bot, slot % 2) for slot, bot in enumerate(bots)],
     )
     return match_id
 

@@ -12,7 +12,7 @@ from services.db.accounts import Connection, Executor
 
 _COLUMNS = (
     "id, organiser_id, name, format, mode, status, settings, start_at, current_round, "
-    "created_at, started_at, finished_at"
+    "created_at, started_at, finished_at, partnership"
 )
 
 
@@ -30,6 +30,7 @@ class Tournament:
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+    partnership: str = "team"  # how a 2v2 side is filled: "team" or "individual" (0005)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,7 @@ class Entry:
     seed: int | None
     entered_at: datetime
     withdrawn_at: datetime | None
+    owner_id: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,16 +65,18 @@ async def create_tournament(
     mode: str,
     settings: dict[str, Any],
     start_at: datetime | None,
+    partnership: str = "team",
 ) -> Tournament:
     row = await conn.fetchrow(
-        "INSERT INTO tournaments (organiser_id, name, format, mode, settings, start_at) "
-        f"VALUES ($1, $2, $3, $4, $5, $6) RETURNING {_COLUMNS}",
+        "INSERT INTO tournaments (organiser_id, name, format, mode, settings, start_at, "
+        f"partnership) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {_COLUMNS}",
         organiser_id,
         name,
         format,
         mode,
         settings,
         start_at,
+        partnership,
     )
     assert row is not None
     return _tournament(row)
@@ -151,7 +155,7 @@ async def cancel_tournament(conn: Connection, tournament_id: int) -> bool:
 
 _ENTRY = (
     "SELECT e.tournament_id, e.bot_id, b.name, b.status AS bot_status, e.seed, e.entered_at, "
-    "e.withdrawn_at FROM tournament_entries e JOIN bots b ON b.id = e.bot_id"
+    "e.withdrawn_at, b.owner_id FROM tournament_entries e JOIN bots b ON b.id = e.bot_id"
 )
 
 

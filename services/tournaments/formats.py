@@ -33,11 +33,13 @@ class UnknownFormat(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Entrant:
-    """A bot in a started event: its seed (1 = best) and whether it has left."""
+    """A bot in a started event: its seed (1 = best), whether it has left, and its owner (an
+    account: individual 2v2 keeps one owner's bots apart)."""
 
     bot_id: int
     seed: int
     withdrawn: bool = False
+    owner: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,129 @@
+"""The pure half of individual 2v2 events: next round's tables and the standings per bot.
+
+In individual 2v2 every bot enters alone; each round the event seats the bots still in at
+tables of four (:mod:`services.tournaments.partnerships`): two partnerships facing each other,
+with partners and opponents from different owners and no repeated partner while others remain.
+A table is a match with four entrants in slot order ``(a1, b1, a2, b2)`` (side = slot % 2).
+The bots that sit a round out (when the field is not a multiple of four) get a bye: a
+one-entrant match won by its side 0, as in Swiss.
+
+* **Swiss**: ``rounds`` rounds (default :func:`services.flow_pairing.default_swiss_rounds`);
+  tables are formed among bots of similar score.
+* **Round robin**: enough rounds for every bot to partner every other once
+  (:func:`~services.tournaments.partnerships.round_robin_rounds`); round ``k`` prefers the
+  ``k``-th round of the circle method as its partnerships, so with a field that is a multiple
+  of four, all owners different and nobody withdrawn, every pair of bots partners exactly once.
+
+Each bot scores its side's result (1 a win, 0.5 a draw, 1 a bye). Standings per bot: points,
+then (Swiss) Buchholz, the sum over its matches of the mean points of the two opponents it
+faced, then games won by its side, then the tantos difference of its side, then seed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from services.db.matches import MatchRow
+from services.flow_pairing import ROUND_ROBIN, Entrant, Planned, round_robin_rounds
+from services.tournaments.formats import StandingRow
+from services.tournaments.partnerships import Candidate, Table, form_round
+from services.tournaments.partnerships import round_robin_rounds as individual_rr_rounds
+
+MIN_ENTRANTS = 4
+
+
+def _tables(matches: Sequence[MatchRow]) -> list[Table]:
+    return [
+        (m.seats[0], m.seats[1], m.seats[2], m.seats[3])
+        for m in matches
+        if len(m.seats) == 4 and m.status != "cancelled"
+    ]
+
+
+def _points2(matches: Sequence[MatchRow]) -> Counter[int]:
+    """Half points per bot from the finished matches (2 a win or bye, 1 a draw)."""
+    points: Counter[int] = Counter()
+    for match in matches:
+        if not match.finished:
+            continue
+        for slot, bot in enumerate(match.seats):
+            if match.winner_side is None:
+                points[bot] += 1
+            elif match.winner_side == slot % 2:
+                points[bot] += 2
+    return points
+
+
+def total_rounds(format: str, entrants: int, swiss_rounds: int) -> int:
+    return individual_rr_rounds(entrants) if format == ROUND_ROBIN else swiss_rounds
+
+
+def plan_round(
+    format: str, entrants: Sequence[Entrant], matches: Sequence[MatchRow], number: int
+) -> list[Planned]:
+    """Round ``number``: a four-bot match per table, a bye per bot sitting out."""
+    points = _points2(matches)
+    byes = Counter(m.bot0 for m in matches if m.bye)
+    field = [
+        Candidate(e.bot_id, e.owner, points[e.bot_id], e.seed, byes[e.bot_id])
+        for e in entrants
+        if not e.withdrawn
+    ]
+    preferred: list[tuple[int, int]] = []
+    if format == ROUND_ROBIN:
+        schedule = round_robin_rounds(entrants)
+        if schedule:
+            preferred = [(f.mano, f.other) for f in schedule[(number - 1) % len(schedule)]]
+    formed = form_round(field, _tables(matches), swiss=format != ROUND_ROBIN, preferred=preferred)
+    plan = [Planned(number, table, board) for board, table in enumerate(formed.tables)]
+    plan += [Planned(number, (bot,), len(plan) + k) for k, bot in enumerate(formed.byes)]
+    return plan
+
+
+def standings(
+    format: str, entrants: Sequence[Entrant], matches: Sequence[MatchRow]
+) -> list[StandingRow]:
+    """Per bot: points (its side's results), then the tiebreaks of the module docstring."""
+    points2 = _points2(matches)
+    games: Counter[int] = Counter()
+    tantos: Counter[int] = Counter()
+    opponents: dict[int, list[tuple[int, int]]] = {e.bot_id: [] for e in entrants}
+    for match in matches:
+        if not match.finished or len(match.seats) != 4:
+            continue
+        won = match.pair_of("games_won")
+        scored = match.pair_of("tantos")
+        for slot, bot in enumerate(match.seats):
+            side = slot % 2
+            games[bot] += won[side]
+            tantos[bot] += scored[side] - scored[1 - side]
+            opponents.setdefault(bot, []).append((match.seats[1 - side], match.seats[3 - side]))
+    buchholz = {
+        bot: sum(points2[x] + points2[y] for x, y in faced) / 4 for bot, faced in opponents.items()
+    }
+    keys: list[tuple[str, dict[int, float]]] = []
+    if format != ROUND_ROBIN:
+        keys.append(("buchholz", buchholz))
+    keys += [
+        ("game_points", {b: float(v) for b, v in games.items()}),
+        ("tantos_difference", {b: float(v) for b, v in tantos.items()}),
+    ]
+    ordered = sorted(
+        entrants,
+        key=lambda e: (
+            -points2[e.bot_id],
+            *(-values.get(e.bot_id, 0.0) for _, values in keys),
+            e.seed,
+        ),
+    )
+    return [
+        StandingRow(
+            rank=k + 1,
+            bot_id=e.bot_id,
+            points=points2[e.bot_id] / 2,
+            tiebreaks={name: values.get(e.bot_id, 0.0) for name, values in keys},
+            withdrawn=e.withdrawn,
+        )
+        for k, e in enumerate(ordered)
+    ]
