@@ -119,8 +119,11 @@ async def make_tournament(
     rounds: int | None = None,
     games_per_match: int = 2,
     third_place: bool = False,
+    partnership: str = "team",
+    owners: list[int] | None = None,
 ) -> tuple[int, list[int]]:
-    """A registering tournament with ``bots`` new bots entered: (id, bot ids)."""
+    """A registering tournament with ``bots`` new bots entered: (id, bot ids). The organiser
+    owns them all, unless ``owners`` gives each bot's owner as an index into new accounts."""
     organiser = await make_account(pool)
     tournament = await flow.create_tournament(
         pool,
@@ -134,8 +137,12 @@ async def make_tournament(
             games_per_match=games_per_match,
             third_place=third_place,
         ),
+        partnership=partnership,
     )
-    bot_ids = [await make_bot(pool, organiser) for _ in range(bots)]
+    accounts = {k: await make_account(pool) for k in sorted(set(owners or []))}
+    bot_ids = [
+        await make_bot(pool, accounts[owners[k]] if owners else organiser) for k in range(bots)
+    ]
     for bot_id in bot_ids:
         await flow.enter_tournament(pool, tournament.id, bot_id)
     return tournament.id, bot_ids
