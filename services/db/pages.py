@@ -46,6 +46,12 @@ class TournamentRow:
     started_at: datetime | None
     finished_at: datetime | None
     entries: int = 0
+    partnership: str = "team"
+
+    @property
+    def mode_label(self) -> str:
+        """1v1, "2v2 team" (a bot fills both seats of its side) or "2v2 individual"."""
+        return self.mode if self.mode == "1v1" else f"{self.mode} {self.partnership}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,12 +200,13 @@ def _tournament(r: asyncpg.Record) -> TournamentRow:
         started_at=r["started_at"],
         finished_at=r["finished_at"],
         entries=r["entries"],
+        partnership=r["partnership"],
     )
 
 
 _TOURNAMENT_SELECT = """
     SELECT t.id, t.name, t.format, t.mode, t.status, t.settings, t.current_round, t.created_at,
-           t.started_at, t.finished_at,
+           t.started_at, t.finished_at, t.partnership,
            (SELECT count(*) FROM tournament_entries e WHERE e.tournament_id = t.id) AS entries
     FROM tournaments t
 """

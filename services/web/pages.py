@@ -18,6 +18,7 @@ from litestar.params import Parameter
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.template import TemplateConfig
 
+from arena.match import seat_entrants
 from arena.replay import FORMAT, EntrantRecord, GameRecord, MatchResult, Replay, ReplayEvent
 from engine.rules import Rules
 from services import flow
@@ -26,6 +27,7 @@ from services.api.problems import ProblemError
 from services.db import matches as db_matches
 from services.db import pages as db
 from services.db import tournaments as db_tournaments
+from services.ratings import POOLS
 from services.tournaments.formats import StandingRow
 from services.web import views
 from services.worker.live import live_document, reader_for, to_replay_events
@@ -84,9 +86,7 @@ def render(
 
 @get("/", name="web:home")
 async def home(pool: NamedDependency[asyncpg.Pool]) -> Response[str]:
-    boards = {
-        mode: views.leaderboard_view(await db.leaderboard(pool, mode)) for mode in ("1v1", "2v2")
-    }
+    boards = {mode: views.leaderboard_view(await db.leaderboard(pool, mode)) for mode in POOLS}
     running = await db.tournaments_by_status(pool, ("running", "registering"))
     recent = await db.tournaments_by_status(pool, ("finished",), limit=10)
     return render(
@@ -123,7 +123,13 @@ async def _standings(pool: asyncpg.Pool, tournament_id: int) -> list[StandingRow
         return []
     entrants, matches = await flow.event_state(pool, tournament_id)
     third_place = flow.settings_of(tournament).third_place
-    return flow.standings(tournament.format, entrants, matches, third_place=third_place)
+    return flow.standings(
+        tournament.format,
+        entrants,
+        matches,
+        third_place=third_place,
+        partnership=tournament.partnership,
+    )
 
 
 @get("/tournaments/{tournament_id:int}", name="web:tournament")
@@ -191,9 +197,18 @@ async def live_replay(
             teams=(int(g["teams"][0]), int(g["teams"][1])),
             events=msgspec.convert(to_replay_events(g["events"], rules.players), list[ReplayEvent]),
             score=(int(g["score"][0]), int(g["score"][1])),
+            seats=seat_entrants(g["number"] - 1, 4, 4) if row.individual else (),
         )
         for g in document["games"]
     ]
+    entrants: tuple[EntrantRecord, ...] = (
+        EntrantRecord(names[0], "live"),
+        EntrantRecord(names[1], "live"),
+    )
+    if row.individual:  # a bot a seat: the records in slot order
+        entrants = tuple(
+            EntrantRecord(e.name, "live") for e in sorted(m.entrants, key=lambda e: e.slot)
+        )
     return Replay(
         format=FORMAT,
         match_id=str(m.id),
@@ -204,7 +219,7 @@ async def live_replay(
         timeout_ms=0,
         time_bank_ms=0,
         fault_limit=0,
-        entrants=(EntrantRecord(names[0], "live"), EntrantRecord(names[1], "live")),
+        entrants=entrants,
         games=games,
         result=MatchResult(games_won=(0, 0), tantos=(0, 0), winner=None, reason="draw"),
     )

@@ -40,7 +40,7 @@ from services.db.pages import (
     TournamentRow,
 )
 from services.flow_pairing import knockout_decision
-from services.ratings import PROVISIONAL_UNTIL
+from services.ratings import POOLS, PROVISIONAL_UNTIL
 from services.tournaments.formats import FORMATS, StandingRow, UnknownFormat, get_format
 
 # --------------------------------------------------------------------------- common pieces
@@ -270,16 +270,27 @@ def _pairing(m: MatchRow, replays: dict[int, Replay]) -> PairingView:
     )
 
 
+def standing_columns(t: TournamentRow, rows: Sequence[StandingRow]) -> tuple[str, ...]:
+    """The standings columns: the format's, or in individual 2v2 the per-bot ones that
+    :mod:`services.flow_individual` ranks by (points, then the rows' tiebreaks)."""
+    if t.partnership == "individual":
+        return ("match_points", *(rows[0].tiebreaks if rows else ()))
+    return tuple(get_format(t.format).columns)
+
+
 def standings_view(
-    format: str, rows: Sequence[StandingRow], entries: Sequence[EntryRow]
+    format: str,
+    rows: Sequence[StandingRow],
+    entries: Sequence[EntryRow],
+    columns: Sequence[str] | None = None,
 ) -> tuple[list[StandingView] | None, str | None]:
     """The standings table from the rows of :func:`services.flow.standings` (the API's
-    source too), with the format's columns in its ranking order."""
+    source too), with the format's columns (or ``columns``) in their ranking order."""
     if not entries:
         return None, "No entries yet."
     if not rows:
         return None, "Standings appear when the event starts."
-    columns = get_format(format).columns
+    columns = tuple(get_format(format).columns) if columns is None else tuple(columns)
     names = {e.bot_id: e for e in entries}
     views = []
     for row in rows:
@@ -433,15 +444,20 @@ def tournament_view(
         round_views.append(
             RoundView(n, status_of.get(n, "pending"), [_pairing(m, replays) for m in in_round])
         )
+    individual = t.partnership == "individual"
     try:
-        columns = get_format(t.format).columns
-        standings, note = standings_view(t.format, standings_rows, entries)
+        columns = standing_columns(t, standings_rows)
+        standings, note = standings_view(t.format, standings_rows, entries, columns)
     except UnknownFormat as exc:
         columns, standings, note = (), None, f"Standings unavailable: {exc}"
     brackets: list[BracketSection] = []
     if t.format in ("single_elimination", "double_elimination") and matches:
         brackets = bracket_sections(matches, replays)
-    cross = crosstable_view(entries, matches, replays) if t.format == "round_robin" else None
+    cross = (
+        crosstable_view(entries, matches, replays)
+        if t.format == "round_robin" and not individual
+        else None
+    )
     return TournamentView(
         tournament=t,
         format_name=FORMAT_NAMES.get(t.format, t.format),
@@ -605,6 +621,7 @@ def bot_view(
     for m in matches:
         mine = [e for e in m.entrants if e.bot_id == bot.id]
         side = mine[0].side if mine else 0
+        slot = mine[0].slot if mine else 0
         out = outcome(m, replays.get(m.id))
         if out is None:
             result = m.status
@@ -634,13 +651,21 @@ def bot_view(
         kinds: dict[str, int] = {}
         for game in replay.games:
             for ev in game.events:
-                if isinstance(ev, Decision) and game.teams[ev.seat % 2] == side:
+                if not isinstance(ev, Decision | StartFault):
+                    continue
+                own = (
+                    game.seats[ev.seat] == slot
+                    if len(game.seats) == 4 == len(replay.entrants)
+                    else game.teams[ev.seat % 2] == side
+                )
+                if isinstance(ev, Decision) and own:
                     latencies.append(ev.latency_ms)
                     if ev.fault:
                         kinds[ev.fault] = kinds.get(ev.fault, 0) + 1
-                elif isinstance(ev, StartFault) and game.teams[ev.seat % 2] == side:
+                elif isinstance(ev, StartFault) and own:
                     kinds[ev.fault] = kinds.get(ev.fault, 0) + 1
-        cause = next((c for c in replay.result.causes if c.side == side), None)
+        mine = slot if len(replay.entrants) == 4 else side  # a cause names its entrant
+        cause = next((c for c in replay.result.causes if c.side == mine), None)
         if cause is not None and replay.result.reason == "walkover":
             kinds[cause.kind] = kinds.get(cause.kind, 0) + 1  # no game: the failed call only
         for kind, n in kinds.items():
@@ -666,7 +691,7 @@ def bot_view(
             _ms(_percentile(ordered, 0.99)),
             _ms(ordered[-1]),
         )
-    charts = [c for c in (rating_chart(mode, history) for mode in ("1v1", "2v2")) if c]
+    charts = [c for c in (rating_chart(mode, history) for mode in POOLS) if c]
     return BotView(
         bot=bot,
         ratings=rating_views(ratings),
@@ -809,6 +834,14 @@ def _seat_names(
     players = replay.rules.players
     names = []
     for seat in range(players):
+        if len(game.seats) == players == len(replay.entrants):  # individual 2v2: a bot a seat
+            slot = game.seats[seat]
+            links = sides[slot % 2]
+            named = (
+                links[slot // 2] if slot // 2 < len(links) else BotLink(replay.entrants[slot].name)
+            )
+            names.append(named)
+            continue
         entrant = game.teams[seat % 2]
         links = sides[entrant]
         if links:
