@@ -1,5 +1,6 @@
 """`truco play BOT BOT`: run a match locally, with a progress bar; print the result and write
-the replay. BOT is a base URL (http://127.0.0.1:8080) or a built-in bot (builtin:heuristic)."""
+the replay. BOT is a base URL (http://127.0.0.1:8080) or a built-in bot (builtin:heuristic).
+Four BOTs play individual 2v2 (a bot a seat; the 1st and 3rd are partners, the 2nd and 4th)."""
 
 from __future__ import annotations
 
@@ -25,14 +26,21 @@ from truco_cli import replay_file
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("bots", nargs=2, metavar="BOT", help="a base URL or builtin:NAME")
-    parser.add_argument("--players", type=int, choices=(2, 4), default=2)
+    parser.add_argument(
+        "bots",
+        nargs="+",
+        metavar="BOT",
+        help="a base URL or builtin:NAME; two bots (one a side), or four for individual 2v2",
+    )
+    parser.add_argument(
+        "--players", type=int, choices=(2, 4), default=2, help="4: team 2v2 with two bots"
+    )
     parser.add_argument(
         "--games",
         type=int,
         help=(
             f"games in the match (default {DEFAULT_GAMES_PER_MATCH[2]} with --players 2, "
-            f"{DEFAULT_GAMES_PER_MATCH[4]} with --players 4)"
+            f"{DEFAULT_GAMES_PER_MATCH[4]} with --players 4 or four bots)"
         ),
     )
     parser.add_argument("--seed", type=int, default=1, help="the match seed (default 1)")
@@ -78,13 +86,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _settings(args: argparse.Namespace) -> MatchSettings:
-    rules = Rules(players=args.players, points_to_win=args.points, flor=not args.no_flor)
+    if len(args.bots) not in (2, 4):
+        raise ValueError(
+            f"give two bots (one a side) or four (individual 2v2), not {len(args.bots)}"
+        )
+    players = 4 if len(args.bots) == 4 else args.players
+    rules = Rules(players=players, points_to_win=args.points, flor=not args.no_flor)
     try:
         return msgspec.convert(
             {
                 "rules": rules,
                 "games_per_match": (
-                    default_games_per_match(args.players) if args.games is None else args.games
+                    default_games_per_match(players) if args.games is None else args.games
                 ),
                 "deals": args.deals,
                 "timeout_ms": args.timeout_ms,
@@ -102,15 +115,16 @@ def _report(console: Console, replay: Replay, out: Path) -> None:
     result = replay.result
     names = [e.name for e in replay.entrants]
     table = Table(title=f"match {replay.match_id} · seed {replay.seed} · {replay.deals} deals")
-    for column in ("bot", "games", "tantos", "faults", "p50 ms", "p95 ms", "calls"):
+    for column in ("bot", "side", "games", "tantos", "faults", "p50 ms", "p95 ms", "calls"):
         table.add_column(column, justify="right" if column != "bot" else "left")
-    for i, name in enumerate(names):
+    for i, name in enumerate(names):  # games, tantos and faults are by side (entrant i % 2)
         latency = result.latency[i] if result.latency else None
         table.add_row(
             name,
-            str(result.games_won[i]),
-            str(result.tantos[i]),
-            str(result.faults[i]),
+            str(i % 2),
+            str(result.games_won[i % 2]),
+            str(result.tantos[i % 2]),
+            str(result.faults[i % 2]),
             f"{latency.p50_ms:.1f}" if latency else "-",
             f"{latency.p95_ms:.1f}" if latency else "-",
             str(latency.calls) if latency else "-",
@@ -119,7 +133,8 @@ def _report(console: Console, replay: Replay, out: Path) -> None:
     if result.winner is None:
         console.print(f"Result: draw ({result.reason})")
     else:
-        console.print(f"Winner: {names[result.winner]} (by {result.reason})")
+        winners = " & ".join(names[result.winner :: 2])
+        console.print(f"Winner: {winners} (by {result.reason})")
     for cause in result.causes:  # why a side lost by walkover or forfeit
         how = "walkover" if result.reason == "walkover" else "forfeit"
         line = f"{names[cause.side]} loses by {how}: {cause.summary}"

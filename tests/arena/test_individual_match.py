@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -141,3 +142,22 @@ async def test_senas_reach_the_partner_and_opponents_only_by_the_rules_draw(chan
         assert received["opponent"] == 0
     if chance == 1.0:
         assert received["opponent"] > 0
+
+
+def test_truco_play_with_four_bots_plays_individual_2v2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from truco_cli.main import main
+
+    out = tmp_path / "four.json"
+    bots = ["builtin:heuristic", "builtin:random", "builtin:heuristic", "builtin:random"]
+    args = ["play", *bots, "--points", "15", "--seed", "4", "--quiet", "--out", str(out)]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "Winner:" in printed or "Result: draw" in printed
+    replay = load_replay(out.read_bytes())
+    verify_replay(replay)
+    assert replay.rules.players == 4 and len(replay.entrants) == 4
+    assert [g.seats for g in replay.games] == [seat_entrants(g, 4, 4) for g in range(2)]
+    assert main(["play", *bots[:3], "--quiet", "--out", str(tmp_path / "x.json")]) == 2
+    assert "give two bots" in capsys.readouterr().err
