@@ -200,9 +200,10 @@ def settings_of(tournament: Tournament) -> TournamentSettings:
     return msgspec.convert(tournament.settings, TournamentSettings)
 
 
-def check_duration(settings: TournamentSettings, rules: Rules) -> None:
-    """Raise :class:`SettingsTooLong` when a match's worst case (every bot using all its time)
-    is longer than the worker lets a match run (``services.limits``)."""
+def check_duration(settings: TournamentSettings, rules: Rules, entrants: int = 2) -> None:
+    """Raise :class:`SettingsTooLong` when a match's worst case (every bot using all its time;
+    ``entrants`` time banks: 4 in individual 2v2) is longer than the worker lets a match run
+    (``services.limits``)."""
     match = MatchSettings(
         rules=rules,
         games_per_match=settings.games_per_match,
@@ -210,11 +211,11 @@ def check_duration(settings: TournamentSettings, rules: Rules) -> None:
         time_bank_ms=settings.time_bank_ms,
         fault_limit=settings.fault_limit,
     )
-    if not limits.fits(match):
-        worst = limits.match_worst_case_s(match)
+    if not limits.fits(match, entrants):
+        worst = limits.match_worst_case_s(match, entrants)
         raise SettingsTooLong(
             f"a match could take up to {worst:.0f} s (games_per_match {settings.games_per_match}"
-            f" x both time banks of {settings.time_bank_ms} ms plus calls of up to "
+            f" x {entrants} time banks of {settings.time_bank_ms} ms plus calls of up to "
             f"{settings.timeout_ms} ms); matches are cut at {limits.MAX_MATCH_S} s: play fewer "
             "games per match or use a shorter timeout"
         )
@@ -244,7 +245,7 @@ async def create_tournament(
         raise ValueError(f"unknown mode {mode!r}")
     check_partnership(format, mode, partnership)
     rules = mode_rules(mode, settings.rules)
-    check_duration(settings, rules)
+    check_duration(settings, rules, 4 if partnership == db_matches.INDIVIDUAL else 2)
     stored = msgspec.structs.replace(settings, rules=rules.to_dict())
     return await db_tournaments.create_tournament(
         pool,

@@ -7,8 +7,9 @@ has not been acknowledged within the visibility timeout. Tasks are acknowledged 
 they ran), so a task that may run longer than the visibility timeout would run twice at the
 same time. Hence: soft limit < hard limit < visibility timeout, for every task (a test checks).
 
-A match's longest possible duration follows from its settings (time banks are per entrant and
-game, every other call has the per-call timeout), so :func:`match_deadline_s` gives each match
+A match's longest possible duration follows from its settings and its number of entrants (time
+banks are per entrant and game: two entrants, or four in individual 2v2; every other call has
+the per-call timeout), so :func:`match_deadline_s` gives each match
 its own limits; :data:`MAX_MATCH_S` is the most any match may take (the API should refuse
 tournament settings whose :func:`match_deadline_s` is above it).
 """
@@ -35,26 +36,26 @@ SHORT_HARD_LIMIT_S = 150
 _MARGIN_S = 30.0  # engine time, connection set-up, sending the result
 
 
-def match_worst_case_s(settings: MatchSettings) -> float:
+def match_worst_case_s(settings: MatchSettings, entrants: int = 2) -> float:
     """The longest a match under ``settings`` can take when every bot uses all its time."""
     seats = settings.rules.players
     call_s = settings.timeout_ms / 1000.0
     bank_s = settings.time_bank_ms / 1000.0
-    per_game = 2 * bank_s + 2 * seats * call_s  # both banks; /start and /end per seat
-    return settings.games_per_match * per_game + 2 * call_s  # plus both handshakes
+    per_game = entrants * bank_s + 2 * seats * call_s  # every bank; /start and /end per seat
+    return settings.games_per_match * per_game + entrants * call_s  # plus the handshakes
 
 
-def match_deadline_s(settings: MatchSettings) -> int:
+def match_deadline_s(settings: MatchSettings, entrants: int = 2) -> int:
     """The time a match task gets before it is cut (whole seconds, at most MAX_MATCH_S)."""
-    return min(MAX_MATCH_S, math.ceil(match_worst_case_s(settings) + _MARGIN_S))
+    return min(MAX_MATCH_S, math.ceil(match_worst_case_s(settings, entrants) + _MARGIN_S))
 
 
-def match_task_limits(settings: MatchSettings) -> tuple[int, int]:
+def match_task_limits(settings: MatchSettings, entrants: int = 2) -> tuple[int, int]:
     """(soft, hard) time limits of one match's task: after its own deadline, within the cap."""
-    hard = min(MATCH_HARD_LIMIT_S, match_deadline_s(settings) + 60)
+    hard = min(MATCH_HARD_LIMIT_S, match_deadline_s(settings, entrants) + 60)
     return hard - 20, hard
 
 
-def fits(settings: MatchSettings) -> bool:
+def fits(settings: MatchSettings, entrants: int = 2) -> bool:
     """Whether a match under ``settings`` always finishes within :data:`MAX_MATCH_S`."""
-    return match_worst_case_s(settings) + _MARGIN_S <= MAX_MATCH_S
+    return match_worst_case_s(settings, entrants) + _MARGIN_S <= MAX_MATCH_S

@@ -9,6 +9,7 @@ import asyncio
 import os
 import sys
 from pathlib import Path
+from typing import Literal
 
 import msgspec
 from rich.console import Console
@@ -90,7 +91,7 @@ def _settings(args: argparse.Namespace) -> MatchSettings:
         raise ValueError(
             f"give two bots (one a side) or four (individual 2v2), not {len(args.bots)}"
         )
-    players = 4 if len(args.bots) == 4 else args.players
+    players: Literal[2, 4] = 4 if len(args.bots) == 4 else args.players
     rules = Rules(players=players, points_to_win=args.points, flor=not args.no_flor)
     try:
         return msgspec.convert(

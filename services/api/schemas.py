@@ -136,7 +136,8 @@ class BotRead(msgspec.Struct):
 
 
 class BotProfile(msgspec.Struct):
-    """A bot's public profile; ``rating`` per mode (1500 until it has played)."""
+    """A bot's public profile; ``rating`` per pool: 1v1, 2v2 (team), 2v2-individual (1500
+    until it has played)."""
 
     id: int
     owner_id: int

@@ -38,6 +38,8 @@ class OpenMatch:
     """When it was created (``pending``), last sent (``queued``) or last began (``running``)."""
     age_s: float
     """Seconds since ``since``, by the database's clock."""
+    partnership: str = "team"
+    """``individual``: four entrants, four time banks (migration 0005)."""
 
 
 async def open_matches(
@@ -49,7 +51,7 @@ async def open_matches(
         """
         SELECT m.id, m.status, m.attempts, m.tournament_id, m.games_per_match, m.rules, m.deals,
                t.settings AS tournament_settings, s.since,
-               extract(epoch FROM now() - s.since)::float8 AS age_s
+               extract(epoch FROM now() - s.since)::float8 AS age_s, m.partnership
         FROM matches m
         LEFT JOIN tournaments t ON t.id = m.tournament_id
         CROSS JOIN LATERAL (

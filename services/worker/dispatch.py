@@ -39,7 +39,7 @@ def current_app() -> Celery:
 
 def play_options(message: MatchMessage) -> dict[str, Any]:
     """Queue and time limits of one match's task: its own deadline, never above the cap."""
-    soft, hard = match_task_limits(message.settings)
+    soft, hard = match_task_limits(message.settings, len(message.entrants))
     return {"queue": MATCHES, "soft_time_limit": soft, "time_limit": hard}
 
 

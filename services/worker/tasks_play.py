@@ -143,7 +143,7 @@ async def play(
     ]
     publisher = live_publisher(message, bots, live)
     publisher.begin()
-    async with asyncio.timeout(match_deadline_s(message.settings)):
+    async with asyncio.timeout(match_deadline_s(message.settings, len(message.entrants))):
         return await run_match(
             str(message.match_id),
             message.seed,

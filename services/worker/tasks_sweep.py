@@ -82,7 +82,8 @@ def stale_after_s(match: db_sweep.OpenMatch, settings: SweepSettings) -> float:
         return settings.pending_after_s
     if settings.queued_after_s is not None:
         return settings.queued_after_s
-    return match_task_limits(match_settings(match))[1] + settings.margin_s
+    entrants = 4 if match.partnership == "individual" else 2
+    return match_task_limits(match_settings(match), entrants)[1] + settings.margin_s
 
 
 @dataclass

@@ -151,7 +151,7 @@ async def test_profile_has_ratings_per_mode(api: Api, bot_server: BotServer) -> 
     response = await api.client.get(f"/v1/bots/{bot['id']}")
     assert response.status_code == 200
     profile = response.json()
-    assert profile["rating"] == {"1v1": 1500.0, "2v2": 1500.0}
+    assert profile["rating"] == {"1v1": 1500.0, "2v2": 1500.0, "2v2-individual": 1500.0}
     assert profile["owner_id"] == owner_id and profile["status"] == "active"
     await api.pool.execute(
         "INSERT INTO ratings (bot_id, mode, rating, matches, wins) VALUES ($1, '1v1', 1612.5, 3, 3)",

@@ -180,6 +180,22 @@ async def test_refusals(flow_pool: asyncpg.Pool) -> None:
                 settings=flow.TournamentSettings(),
                 partnership="individual",
             )
+    # four time banks a match: 50 games fit the workers' cap in team 2v2, not in individual
+    for partnership in ("team", "individual"):
+        create = flow.create_tournament(
+            flow_pool,
+            organiser_id=organiser,
+            name="long",
+            format="swiss",
+            mode="2v2",
+            settings=flow.TournamentSettings(games_per_match=50),
+            partnership=partnership,
+        )
+        if partnership == "team":
+            await create
+        else:
+            with pytest.raises(flow.SettingsTooLong, match="4 time banks"):
+                await create
     tid, _ = await make_tournament(
         flow_pool, "swiss", 3, mode="2v2", partnership="individual", owners=[0, 1, 2]
     )

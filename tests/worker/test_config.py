@@ -96,15 +96,24 @@ def test_match_deadlines() -> None:
     assert limits.MATCH_HARD_LIMIT_S < limits.VISIBILITY_TIMEOUT_S
     two_v_two = MatchSettings(rules=Rules(players=4))
     assert limits.match_worst_case_s(two_v_two) > limits.match_worst_case_s(default)
+    # individual 2v2: four bots, four time banks and four handshakes
+    assert limits.match_worst_case_s(two_v_two, 4) == 2 * (4 * 30 + 2 * 4 * 1) + 4
+    team_fits = MatchSettings(rules=Rules(players=4), games_per_match=50)
+    assert limits.fits(team_fits) and not limits.fits(team_fits, 4)
 
 
 def test_play_options_carry_the_matchs_own_limits() -> None:
-    message = MatchMessage(1, 7, MatchSettings(), [EntrantMessage(1, "a", "http://x", "s")])
+    two = [EntrantMessage(k, "a", "http://x", "s") for k in range(2)]
+    message = MatchMessage(1, 7, MatchSettings(), two)
     options = play_options(message)
     assert options["queue"] == MATCHES
     assert (options["soft_time_limit"], options["time_limit"]) == limits.match_task_limits(
         message.settings
     )
+    # individual 2v2: four entrants, four time banks, a longer limit
+    four = MatchMessage(1, 7, MatchSettings(rules=Rules(players=4)), two + two)
+    assert play_options(four)["time_limit"] == limits.match_task_limits(four.settings, 4)[1]
+    assert play_options(four)["time_limit"] > limits.match_task_limits(four.settings)[1]
 
 
 def test_match_message_mirrors_flow_match_spec() -> None:
@@ -114,3 +123,21 @@ def test_match_message_mirrors_flow_match_spec() -> None:
     spec = flow.MatchSpec(3, 9, MatchSettings(), [flow.EntrantSpec(1, "a", "http://x", "s")])
     decoded = msgspec.convert(msgspec.to_builtins(spec), MatchMessage)
     assert decoded.match_id == 3 and decoded.entrants[0].secret == "s"
+
+
+def test_the_sweeper_waits_for_four_time_banks_in_individual_2v2() -> None:
+    from datetime import UTC, datetime
+
+    from services.db.sweep import OpenMatch
+    from services.worker import tasks_sweep
+    from services.worker.beat import SweepSettings
+
+    def open_match(partnership: str) -> OpenMatch:
+        return OpenMatch(
+            1, "queued", 1, None, 2, {"players": 4}, None, datetime.now(UTC), 0.0, partnership
+        )
+
+    settings = SweepSettings(pending_after_s=30, queued_after_s=None, margin_s=60, max_attempts=3)
+    team = tasks_sweep.stale_after_s(open_match("team"), settings)
+    individual = tasks_sweep.stale_after_s(open_match("individual"), settings)
+    assert individual - team == 2 * 2 * 30 + 2  # 2 more banks of 30 s a game, 2 handshakes
