@@ -137,7 +137,7 @@ class TournamentController(Controller):
             "Settings under which a match could outlast the workers' cap on a match's duration "
             "(every bot using its whole time bank and per-call timeout in every game) are a 422 "
             "that says the limit. A tournament with a `start_at` starts by itself then, or is "
-            "cancelled if fewer than 2 available bots entered. `deals` is `independent` by "
+            "cancelled if fewer than 2 available bots (4 in individual 2v2) entered. `deals` is `independent` by "
             "default; with `mirrored` only the organiser's own bots may enter (any other is a "
             f"422 `/problems/mirrored-deals-refused`), because {MEMORY_RISK}."
         ),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import secrets
 import sys
 import threading
+import time
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -159,6 +160,7 @@ async def test_individual_swiss_of_8_bots_from_8_owners(
     client = api_stack
     bot_ids, owner_of, recorders, auths, servers = _register_field(client, 8)
     try:
+        began = time.monotonic()
         tournament_id = _run_event(client, auths, bot_ids, "swiss")
         await _wait_db(
             pool,
@@ -166,10 +168,12 @@ async def test_individual_swiss_of_8_bots_from_8_owners(
             tournament_id,
             timeout=240,
         )
+        elapsed = time.monotonic() - began
         detail = client.get(f"/v1/tournaments/{tournament_id}").json()
     finally:
         for server in servers:
             server.stop()
+    print(f"\nindividual 2v2 Swiss, 8 bots, 8 matches through API + workers: {elapsed:.1f}s")
     assert detail["status"] == "finished" and len(detail["rounds"]) == 4
     partners: Counter[frozenset[int]] = Counter()
     for round_ in detail["rounds"]:
