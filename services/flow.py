@@ -499,7 +499,7 @@ async def record_result(
     the match's status and winner, the Elo change of a rated match (not for walkovers), then
     the tournament's next matches. Returns the ids of new matches to queue.
 
-    ``replay.entrants`` are in side order (as :func:`match_specs` gave them).
+    ``replay.entrants`` are in slot order (as :func:`match_specs` gave them).
     """
     document = msgspec.json.encode(replay)
     async with pool.acquire() as conn, conn.transaction():

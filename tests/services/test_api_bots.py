@@ -158,7 +158,7 @@ async def test_profile_has_ratings_per_mode(api: Api, bot_server: BotServer) -> 
         bot["id"],
     )
     profile = (await api.client.get(f"/v1/bots/{bot['id']}")).json()
-    assert profile["rating"] == {"1v1": 1612.5, "2v2": 1500.0}
+    assert profile["rating"] == {"1v1": 1612.5, "2v2": 1500.0, "2v2-individual": 1500.0}
 
 
 async def test_unknown_bot_is_a_404_problem(api: Api) -> None:
@@ -269,7 +269,10 @@ async def test_pagination_follows_next_cursor(api: Api, bot_server: BotServer) -
     first = (await api.client.get("/v1/bots", params={"limit": 2})).json()
     assert [item["id"] for item in first["items"]] == ids[:2]
     assert first["next_cursor"] == ids[1]
-    assert all(item["rating"] == {"1v1": 1500.0, "2v2": 1500.0} for item in first["items"])
+    assert all(
+        item["rating"] == {"1v1": 1500.0, "2v2": 1500.0, "2v2-individual": 1500.0}
+        for item in first["items"]
+    )
     # default page size is 20
     default = (await api.client.get("/v1/bots")).json()
     assert len(default["items"]) == min(20, len(ids))
