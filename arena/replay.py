@@ -123,6 +123,10 @@ class GameRecord(msgspec.Struct):
     faults: tuple[int, int] = (0, 0)  # by side
     seats: tuple[int, ...] = ()  # entrant index at each seat (entrant k plays for side k % 2)
 
+    def entrant_at(self, seat: int) -> int:
+        """The entrant who played ``seat`` (replays from before ``seats``: its side's entrant)."""
+        return self.seats[seat] if self.seats else self.teams[seat % 2]
+
 
 class MatchResult(msgspec.Struct):
     """By side (side 0 = entrants 0 and 2, side 1 = entrants 1 and 3; with two entrants an

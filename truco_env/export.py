@@ -52,7 +52,7 @@ def game_rows(
             "game": game.number,
             "decision": index,
             "seat": seat,
-            "entrant": replay.entrants[game.teams[seat % 2]].name,
+            "entrant": replay.entrants[game.entrant_at(seat)].name,
             "observation": msgspec.to_builtins(obs),
             "legal_actions": [msgspec.to_builtins(a) for a in legal],
             "action": msgspec.to_builtins(action),

@@ -161,3 +161,12 @@ def test_truco_play_with_four_bots_plays_individual_2v2(
     assert [g.seats for g in replay.games] == [seat_entrants(g, 4, 4) for g in range(2)]
     assert main(["play", *bots[:3], "--quiet", "--out", str(tmp_path / "x.json")]) == 2
     assert "give two bots" in capsys.readouterr().err
+
+
+async def test_decision_export_names_the_bot_that_played_each_seat() -> None:
+    from truco_env.export import replay_rows
+
+    replay, bots = await _play(11, 0.25, games=2)
+    for row in replay_rows(replay):
+        expected = bots[seat_entrants(row["game"] - 1, 4, 4)[row["seat"]]].name
+        assert row["entrant"] == expected
