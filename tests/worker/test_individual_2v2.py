@@ -176,6 +176,7 @@ async def test_individual_swiss_of_8_bots_from_8_owners(
     print(f"\nindividual 2v2 Swiss, 8 bots, 8 matches through API + workers: {elapsed:.1f}s")
     assert detail["status"] == "finished" and len(detail["rounds"]) == 4
     partners: Counter[frozenset[int]] = Counter()
+    rated: Counter[int] = Counter()
     for round_ in detail["rounds"]:
         assert len(round_["matches"]) == 2  # 8 bots: two tables, nobody sits out
         for match in round_["matches"]:
@@ -189,6 +190,8 @@ async def test_individual_swiss_of_8_bots_from_8_owners(
             assert len(match["winners"]) in (0, 2)
             full = client.get(f"/v1/matches/{match['id']}").json()
             assert full["partnership"] == "individual"
+            if full["reason"] != "walkover":  # a bot too slow to answer on a busy machine
+                rated.update(e["bot_id"] for e in entrants)
             replay = client.get(f"/v1/matches/{match['id']}/replay")
             assert replay.status_code == 200 and len(replay.json()["entrants"]) == 4
     assert max(partners.values()) == 1 and len(partners) == 16  # partners rotate
@@ -201,7 +204,8 @@ async def test_individual_swiss_of_8_bots_from_8_owners(
     ratings = {e["bot_id"]: e["rating"] for e in board}
     assert set(bot_ids) <= set(ratings)
     assert sum(ratings[b] for b in bot_ids) == pytest.approx(8 * 1500)
-    assert all(e["matches"] == 4 for e in board if e["bot_id"] in bot_ids)
+    assert {e["bot_id"]: e["matches"] for e in board if e["bot_id"] in bot_ids} == rated
+    assert sum(rated.values()) >= 16  # most of the 32 bot-matches are played, not walkovers
     team_board = client.get("/v1/leaderboards/2v2").json()["entries"]
     assert not set(bot_ids) & {e["bot_id"] for e in team_board}
 
