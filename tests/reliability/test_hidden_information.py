@@ -1,11 +1,13 @@
 """Hidden information at the arena level: no payload sent to a bot shows a card its seat may not
 know, and the spectator view of a live game shows no deal and no seña.
 
-Many random 2v2 matches (hypothesis) run through ``run_match`` with recording connections; the
+Many random 2v2 matches (hypothesis; team 2v2, one bot a side, and individual 2v2, one bot a
+seat) run through ``run_match`` with recording connections; the
 replay is the ground truth: walking its events in order gives, at every ``/act`` call, what each
 seat may know (its own dealt cards, every card played so far, the proofs shown at hands' ends).
 Every card string anywhere in a payload (start, act, end) must be in that set. Señas are seen
-only by the actor, its partner and the opponents the engine chose as witnesses.
+only by the actor, its partner and the opponents the engine chose as witnesses. Every request
+goes to the bot that plays its seat in that game.
 """
 
 from __future__ import annotations
@@ -152,21 +154,21 @@ def check_match(replay: Replay, recorded: list[tuple[str, Request]]) -> int:
     checked = 0
     players = replay.rules.players
     for game in replay.games:
-        names = [replay.entrants[game.teams[0]].name, replay.entrants[game.teams[1]].name]
+        names = [replay.entrants[game.entrant_at(seat)].name for seat in range(players)]
         know = Knowledge(players)
         first_deal = next(e for e in game.events if isinstance(e, HandStarted))
         know.learn(first_deal)  # logged before the /start calls
         for seat in range(players):
             name, request = next(queue)
             assert isinstance(request, StartRequest) and request.seat == seat
-            assert name == names[seat % 2]
+            assert name == names[seat]
             know.check(seat, request)
             checked += 1
         for event in game.events:
             if isinstance(event, Decision):
                 name, request = next(queue)
                 assert isinstance(request, ActRequest), request
-                assert request.seat == event.seat and name == names[event.seat % 2]
+                assert request.seat == event.seat and name == names[event.seat]
                 assert request.game_id == game.game_id
                 know.check(event.seat, request)
                 checked += 1
@@ -177,6 +179,7 @@ def check_match(replay: Replay, recorded: list[tuple[str, Request]]) -> int:
         for seat in range(players):
             name, request = next(queue)
             assert isinstance(request, EndRequest) and request.seat == seat
+            assert name == names[seat]
             know.check(seat, request)
             checked += 1
         # the spectator view of the live game, at every 10th decision and at its end, hides the
@@ -208,16 +211,25 @@ def check_match(replay: Replay, recorded: list[tuple[str, Request]]) -> int:
     sena_seen=st.sampled_from([0.0, 0.25, 1.0]),
     sena_rate=st.sampled_from([0.0, 0.3, 1.0]),
     games=st.integers(1, 2),
+    individual=st.booleans(),
 )
 def test_no_payload_shows_a_card_the_seat_may_not_know(
-    seed: int, flor: bool, points: int, sena_seen: float, sena_rate: float, games: int
+    seed: int,
+    flor: bool,
+    points: int,
+    sena_seen: float,
+    sena_rate: float,
+    games: int,
+    individual: bool,
 ) -> None:
     rules = Rules(players=4, flor=flor, points_to_win=points, sena_seen_by_opponents=sena_seen)
     s = MatchSettings(rules=rules, games_per_match=games, fault_limit=1000)
     recorder = Recorder()
     entrants = [
         (EntrantRecord(name, f"builtin:{name}"), RecordingBot(name, recorder, seed + i, sena_rate))
-        for i, name in enumerate(("north-south", "east-west"))
+        for i, name in enumerate(
+            ("north", "east", "south", "west") if individual else ("north-south", "east-west")
+        )
     ]
     replay = asyncio.run(run_match(f"hidden-{seed}", seed, s, entrants))
     assert replay.result.reason != "walkover"
