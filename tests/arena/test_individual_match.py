@@ -170,3 +170,21 @@ async def test_decision_export_names_the_bot_that_played_each_seat() -> None:
     for row in replay_rows(replay):
         expected = bots[seat_entrants(row["game"] - 1, 4, 4)[row["seat"]]].name
         assert row["entrant"] == expected
+
+
+async def test_a_faulty_bot_forfeits_for_its_side_with_its_own_strikes() -> None:
+    from arena.replay import Decision
+
+    bots: list[InProcessBot] = [SignallingBot(f"bot{k}", k) for k in range(4)]
+    bots[3] = InProcessBot("cheat", lambda request: ActResponse(action="play", card="1E"))
+    settings = MatchSettings(rules=Rules(players=4, points_to_win=15), fault_limit=3)
+    replay = await run_match(
+        "f1", 2, settings, [(EntrantRecord(b.name, "builtin:test"), b) for b in bots]
+    )
+    result = replay.result
+    assert result.reason == "forfeit" and result.forfeit == 1 and result.winner == 0
+    game = replay.games[-1]
+    faults = [e for e in game.events if isinstance(e, Decision) and e.fault]
+    assert faults and all(game.entrant_at(e.seat) == 3 for e in faults)  # only the cheat's
+    assert [e.strikes for e in faults] == [1, 2, 3]
+    assert game.faults == (0, 3)
