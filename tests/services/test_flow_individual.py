@@ -208,3 +208,29 @@ async def test_refusals(flow_pool: asyncpg.Pool) -> None:
             "VALUES ($1, 'x', 'swiss', '1v1', 'individual')",
             organiser,
         )
+
+
+async def test_two_bots_per_owner_never_share_a_table(flow_pool: asyncpg.Pool) -> None:
+    """8 bots of 4 owners (two each), 3 rounds: every table seats four owners (partners and
+    opponents from different owners) and no partnership repeats (n/2 - m + 1 = 3 rounds)."""
+    tid, bots = await make_tournament(
+        flow_pool,
+        "swiss",
+        8,
+        mode="2v2",
+        partnership="individual",
+        owners=[0, 1, 2, 3, 0, 1, 2, 3],
+        rounds=3,
+    )
+    await InProcessDispatcher(in_process({bots[0]: "heuristic"}))(
+        flow_pool, await flow.start_tournament(flow_pool, tid)
+    )
+    matches = await _finished(flow_pool, tid)
+    owner = {e.bot_id: e.owner_id for e in await db_tournaments.entries(flow_pool, tid)}
+    assert len(set(owner.values())) == 4
+    partners: Counter[frozenset[int]] = Counter()
+    assert len(matches) == 6
+    for match in matches:
+        assert len({owner[b] for b in match.seats}) == 4
+        partners.update(frozenset(match.side_bots(s)) for s in (0, 1))
+    assert max(partners.values()) == 1
