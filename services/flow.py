@@ -56,7 +56,6 @@ logger = logging.getLogger("services.flow")
 
 Format = Literal["swiss", "single_elimination", "double_elimination", "round_robin"]
 Mode = Literal["1v1", "2v2"]
-Partnership = Literal["team", "individual"]
 FORMATS: tuple[str, ...] = ("swiss", "single_elimination", "double_elimination", "round_robin")
 MODES: tuple[str, ...] = ("1v1", "2v2")
 PARTNERSHIPS: tuple[str, ...] = (db_matches.TEAM, db_matches.INDIVIDUAL)
