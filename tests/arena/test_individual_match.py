@@ -15,7 +15,7 @@ import msgspec
 import pytest
 
 from arena.connection import InProcessBot
-from arena.match import MatchSettings, run_match, seat_entrants
+from arena.match import DEFAULT_GAMES_PER_MATCH, MatchSettings, run_match, seat_entrants
 from arena.protocol import ActRequest, ActResponse, StartRequest
 from arena.replay import EntrantRecord, Replay, load_replay, verify_replay
 from engine import Rules
@@ -158,7 +158,9 @@ def test_truco_play_with_four_bots_plays_individual_2v2(
     replay = load_replay(out.read_bytes())
     verify_replay(replay)
     assert replay.rules.players == 4 and len(replay.entrants) == 4
-    assert [g.seats for g in replay.games] == [seat_entrants(g, 4, 4) for g in range(2)]
+    games = DEFAULT_GAMES_PER_MATCH[4]  # four bots: the 2v2 default
+    assert len(replay.games) == games
+    assert [g.seats for g in replay.games] == [seat_entrants(g, 4, 4) for g in range(games)]
     assert main(["play", *bots[:3], "--quiet", "--out", str(tmp_path / "x.json")]) == 2
     assert "give two bots" in capsys.readouterr().err
 

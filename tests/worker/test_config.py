@@ -97,7 +97,8 @@ def test_match_deadlines() -> None:
     two_v_two = MatchSettings(rules=Rules(players=4))
     assert limits.match_worst_case_s(two_v_two) > limits.match_worst_case_s(default)
     # individual 2v2: four bots, four time banks and four handshakes
-    assert limits.match_worst_case_s(two_v_two, 4) == 2 * (4 * 30 + 2 * 4 * 1) + 4
+    games = two_v_two.games_per_match
+    assert limits.match_worst_case_s(two_v_two, 4) == games * (4 * 30 + 2 * 4 * 1) + 4
     team_fits = MatchSettings(rules=Rules(players=4), games_per_match=50)
     assert limits.fits(team_fits) and not limits.fits(team_fits, 4)
 
@@ -134,7 +135,17 @@ def test_the_sweeper_waits_for_four_time_banks_in_individual_2v2() -> None:
 
     def open_match(partnership: str) -> OpenMatch:
         return OpenMatch(
-            1, "queued", 1, None, 2, {"players": 4}, None, datetime.now(UTC), 0.0, partnership
+            id=1,
+            status="queued",
+            attempts=1,
+            tournament_id=None,
+            games_per_match=2,
+            rules={"players": 4},
+            deals="independent",
+            tournament_settings=None,
+            since=datetime.now(UTC),
+            age_s=0.0,
+            partnership=partnership,
         )
 
     settings = SweepSettings(pending_after_s=30, queued_after_s=None, margin_s=60, max_attempts=3)
