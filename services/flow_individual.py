@@ -47,7 +47,7 @@ def _points2(matches: Sequence[MatchRow]) -> Counter[int]:
     for match in matches:
         if not match.finished:
             continue
-        for slot, bot in enumerate(match.seats):
+        for slot, bot in enumerate(match.bots):
             if match.winner_side is None:
                 points[bot] += 1
             elif match.winner_side == slot % 2:

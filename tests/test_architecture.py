@@ -32,6 +32,7 @@ ROOMS = {
     "services.db": "db",
     "services.flow": "flow",
     "services.flow_pairing": "flow",
+    "services.flow_individual": "flow",
     "services.challenge_quota": "flow",
     "services.worker": "worker",
     "services.api": "api",

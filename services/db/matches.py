@@ -68,11 +68,11 @@ class MatchRow:
     queued_at: datetime | None
     finished_at: datetime | None
     deals: DealsMode  # how its games are dealt (arena.deals; migration 0004)
-    partnership: str
     bot0: int
     bot1: int | None
-    seats: tuple[int, ...]
     result: dict[str, Any] | None
+    partnership: str = TEAM  # how a 2v2 side is filled (migration 0005)
+    seats: tuple[int, ...] = ()  # every bot by slot (empty: bot0, bot1)
 
     @property
     def finished(self) -> bool:
@@ -81,14 +81,16 @@ class MatchRow:
     @property
     def bots(self) -> tuple[int, ...]:
         """Every bot of the match, in slot order."""
-        return self.seats
+        if self.seats:
+            return self.seats
+        return (self.bot0,) if self.bot1 is None else (self.bot0, self.bot1)
 
     @property
     def individual(self) -> bool:
         return self.partnership == INDIVIDUAL
 
     def side_bots(self, side: int) -> tuple[int, ...]:
-        return self.seats[side::2]
+        return self.bots[side::2]
 
     @property
     def winner_bot(self) -> int | None:
