@@ -56,7 +56,7 @@ def api_stack(stack_env: dict[str, str], tmp_path: Path) -> Any:
             "-m",
             "uvicorn",
             "--factory",
-            "services.api.app:app_from_env",
+            "services.app:app_from_env",
             "--host",
             "127.0.0.1",
             "--port",
