@@ -209,7 +209,7 @@ def forfeit_causes(game: GameRecord, side: int) -> tuple[Cause, ...]:
             and game.teams[event.seat % 2] == side
         ):
             detail = f"fault {event.strikes} in game {game.number}: {event.detail or event.fault}"
-            entrant = game.seats[event.seat] if game.seats else side
+            entrant = game.entrant_at(event.seat)
             return (Cause(entrant, "act", event.fault, event.status, detail),)
     return ()
 

@@ -124,7 +124,7 @@ def cause_read(match: MatchRow, stored: dict[str, Any]) -> MatchCause:
     cause = msgspec.convert(stored, Cause)
     bots = match.bots
     return MatchCause(
-        side=cause.side,
+        side=cause.side % 2,  # a cause names its entrant; entrant k plays for side k % 2
         bot_id=bots[cause.side] if 0 <= cause.side < len(bots) else None,
         call=cause.call,
         kind=cause.kind,

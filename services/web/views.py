@@ -664,8 +664,8 @@ def bot_view(
                         kinds[ev.fault] = kinds.get(ev.fault, 0) + 1
                 elif isinstance(ev, StartFault) and own:
                     kinds[ev.fault] = kinds.get(ev.fault, 0) + 1
-        mine = slot if len(replay.entrants) == 4 else side  # a cause names its entrant
-        cause = next((c for c in replay.result.causes if c.side == mine), None)
+        own_entrant = slot if len(replay.entrants) == 4 else side  # a cause names its entrant
+        cause = next((c for c in replay.result.causes if c.side == own_entrant), None)
         if cause is not None and replay.result.reason == "walkover":
             kinds[cause.kind] = kinds.get(cause.kind, 0) + 1  # no game: the failed call only
         for kind, n in kinds.items():
