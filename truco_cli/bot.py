@@ -1,19 +1,62 @@
-"""`truco bot serve --strategy NAME --port P`: serve a built-in strategy over protocol v1."""
+"""`truco bot ...`: serve a built-in bot, make a signing secret, and manage your bots on the
+platform (register, list, show, update, delete, rotate-secret)."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import sys
+from pathlib import Path
+from typing import Any
 
 from arena.bot_secret import SecretSourceError, load_secret
 from arena.bots import BUILTINS, UnknownStrategy
 from arena.sdk import BotServer, strategy_decider
-from arena.signing import InvalidSecret
+from arena.signing import InvalidSecret, generate_secret
+from truco_cli.api import Platform, add_json, print_json, table
+from truco_cli.errors import CommandError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="bot_command", metavar="SUBCOMMAND", required=True)
+    _add_serve(sub)
+    sub.add_parser(
+        "secret",
+        help="print a fresh signing secret (whsec_...)",
+        description="Print a fresh signing secret: whsec_ + base64 of 32 random bytes. Start "
+        "your bot with it (TRUCO_BOT_SECRET), then register the bot with --secret-file/--secret.",
+    )
+    register = sub.add_parser("register", help="register a running bot on the platform")
+    register.add_argument("name", help="the bot's name (1-64 characters, unique)")
+    register.add_argument("url", help="the bot's base URL; the platform calls GET URL/ at once")
+    _add_secret_options(register, "the bot's signing secret (default: the platform makes one)")
+    _add_quiet(register)
+    listing = sub.add_parser("list", help="your bots (--all: every bot)")
+    listing.add_argument("--all", action="store_true", help="every bot on the platform")
+    add_json(listing)
+    show = sub.add_parser("show", help="a bot's public profile")
+    show.add_argument("bot", metavar="BOT", help="a bot id or name")
+    add_json(show)
+    update = sub.add_parser("update", help="rename a bot or move it to a new URL")
+    update.add_argument("bot", metavar="BOT", help="one of your bots (id or name)")
+    update.add_argument("--name", help="a new name")
+    update.add_argument("--url", help="a new base URL (the platform checks it answers)")
+    add_json(update)
+    delete = sub.add_parser("delete", help="delete one of your bots")
+    delete.add_argument("bot", metavar="BOT", help="one of your bots (id or name)")
+    add_json(delete)
+    rotate = sub.add_parser(
+        "rotate-secret",
+        help="give a bot a new signing secret",
+        description="Give one of your bots a new signing secret. During the platform's grace "
+        "period its requests carry signatures with both secrets, so restart the bot with the "
+        "new one before the grace period ends.",
+    )
+    rotate.add_argument("bot", metavar="BOT", help="one of your bots (id or name)")
+    _add_secret_options(rotate, "the new secret (default: the platform makes one)")
+
+
+def _add_serve(sub: Any) -> None:
     serve = sub.add_parser(
         "serve",
         help="serve a built-in strategy over HTTP (bot protocol v1)",
@@ -40,6 +83,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--seed", type=int, help="seed of the strategy's choices (default random)")
 
 
+def _add_secret_options(parser: argparse.ArgumentParser, help_: str) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--secret", help=help_)
+    group.add_argument("--secret-file", type=Path, help="read the secret from this file")
+    add_json(parser)
+
+
+def _add_quiet(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only the new id")
+
+
 def make_server(args: argparse.Namespace) -> BotServer:
     """The server `truco bot serve` runs (not started); raises on a bad strategy or secret."""
     return BotServer(
@@ -52,10 +106,7 @@ def make_server(args: argparse.Namespace) -> BotServer:
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.bot_command != "serve":  # argparse allows only "serve"; kept for clarity
-        print(f"unknown bot subcommand {args.bot_command!r}", file=sys.stderr)
-        return 2
+def _serve(args: argparse.Namespace) -> int:
     try:
         server = make_server(args)
     except (UnknownStrategy, InvalidSecret, SecretSourceError) as exc:
@@ -73,3 +124,120 @@ def run(args: argparse.Namespace) -> int:
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
     return 0
+
+
+def chosen_secret(args: argparse.Namespace) -> str | None:
+    """The secret of --secret or --secret-file, as given: the platform judges it (a weak one
+    is its 422 saying what is needed)."""
+    if args.secret_file is None:
+        return str(args.secret) if args.secret is not None else None
+    try:
+        secret: str = args.secret_file.read_text().strip()
+    except OSError as exc:
+        raise CommandError.local("Unreadable secret file", str(exc)) from None
+    if not secret:
+        raise CommandError.local("Empty secret file", f"{args.secret_file} holds no secret")
+    return secret
+
+
+def _register(args: argparse.Namespace, platform: Platform) -> int:
+    body = {"name": args.name, "url": args.url}
+    secret = chosen_secret(args)
+    if secret is not None:
+        body["signing_secret"] = secret
+    bot = platform.request("POST", "/v1/bots", body=body, auth=True)
+    if args.json:
+        print_json(bot)
+    elif args.quiet:
+        print(bot["id"])
+    else:
+        print(f"bot {bot['name']!r} registered: id {bot['id']}, {bot['status']}, {bot['url']}")
+        if secret is None:
+            print(f"its signing secret (shown this once): {bot['signing_secret']}")
+            print("restart the bot with it (TRUCO_BOT_SECRET) so it accepts the platform's calls")
+    return 0
+
+
+def _list(args: argparse.Namespace, platform: Platform) -> int:
+    owner = None if args.all else platform.me()["id"]
+    bots = list(platform.pages("/v1/bots", owner=owner))
+    if args.json:
+        print_json(bots)
+        return 0
+    if not bots:
+        print("no bots" if args.all else "you have no bots: `truco bot register NAME URL`")
+        return 0
+    rows = [[b["id"], b["name"], b["status"], b["rating"]["1v1"], b["rating"]["2v2"]] for b in bots]
+    print(table(["id", "name", "status", "1v1", "2v2"], rows))
+    return 0
+
+
+def _show(args: argparse.Namespace, platform: Platform) -> int:
+    bot = platform.get(f"/v1/bots/{platform.bot_id(args.bot)}")
+    if args.json:
+        print_json(bot)
+        return 0
+    print(f"bot {bot['id']} {bot['name']!r}: {bot['status']}, owner {bot['owner_id']}")
+    print(f"  rating  1v1 {bot['rating']['1v1']:.0f}  2v2 {bot['rating']['2v2']:.0f}")
+    print(f"  page    {platform.url}/bots/{bot['id']}")
+    return 0
+
+
+def _update(args: argparse.Namespace, platform: Platform) -> int:
+    if args.name is None and args.url is None:
+        raise CommandError.local("Nothing to change", "give --name, --url or both")
+    change = {key: value for key, value in (("name", args.name), ("url", args.url)) if value}
+    bot = platform.request("PATCH", f"/v1/bots/{platform.bot_id(args.bot)}", body=change, auth=True)
+    if args.json:
+        print_json(bot)
+    else:
+        print(f"bot {bot['id']} is now {bot['name']!r} at {bot['url']} ({bot['status']})")
+    return 0
+
+
+def _delete(args: argparse.Namespace, platform: Platform) -> int:
+    bot_id = platform.bot_id(args.bot)
+    platform.request("DELETE", f"/v1/bots/{bot_id}", auth=True)
+    if args.json:
+        print_json({"id": bot_id, "deleted": True})
+    else:
+        print(f"bot {bot_id} deleted (withdrawn from running tournaments; its matches remain)")
+    return 0
+
+
+def _rotate(args: argparse.Namespace, platform: Platform) -> int:
+    secret = chosen_secret(args)
+    body = None if secret is None else {"signing_secret": secret}
+    bot_id = platform.bot_id(args.bot)
+    answer = platform.request("POST", f"/v1/bots/{bot_id}/secret", body=body, auth=True)
+    if args.json:
+        print_json(answer)
+        return 0
+    print(f"bot {bot_id} has a new signing secret")
+    if secret is None:
+        print(f"  secret  {answer['signing_secret']}  (shown this once)")
+    for key, value in answer.items():
+        if key not in ("id", "signing_secret"):
+            print(f"  {key}  {value}")
+    print("restart the bot with it (TRUCO_BOT_SECRET) before the grace period ends")
+    return 0
+
+
+PLATFORM_COMMANDS = {
+    "register": _register,
+    "list": _list,
+    "show": _show,
+    "update": _update,
+    "delete": _delete,
+    "rotate-secret": _rotate,
+}
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.bot_command == "serve":
+        return _serve(args)
+    if args.bot_command == "secret":
+        print(generate_secret())
+        return 0
+    with Platform.from_config() as platform:
+        return PLATFORM_COMMANDS[args.bot_command](args, platform)

@@ -11,6 +11,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from truco_cli.errors import CommandError, report
+
 # command name -> (module path, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "scenario": ("truco_cli.scenario", "run golden scenario files (docs/scenarios.md)"),
@@ -21,14 +23,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("truco_cli.play", "run a match between two bots locally and write its replay"),
     "sprt": ("truco_cli.sprt", "test whether one bot is stronger than another (SPRT on pairs)"),
     "replay": ("truco_cli.replay", "verify replay files by re-simulating them"),
-    "bot": ("truco_cli.bot", "serve a built-in bot over the bot protocol"),
+    "bot": ("truco_cli.bot", "serve a bot, make a secret, manage your bots on the platform"),
     "check": ("truco_cli.check", "probe a bot for conformance with the bot protocol"),
     "export": ("truco_cli.export", "export decision datasets (JSON lines) from finished replays"),
+    "account": ("truco_cli.account", "create your account on a platform (stores its API key)"),
+    "login": ("truco_cli.login", "store the platform URL and an API key you already have"),
+    "tournament": ("truco_cli.tournament", "create, enter, start, watch and show tournaments"),
+    "challenge": ("truco_cli.challenge", "play an unrated match between your bot and another"),
+    "leaderboard": ("truco_cli.leaderboard", "the Elo leaderboard of a mode"),
 }
 
 
 def _top_parser() -> argparse.ArgumentParser:
-    lines = "\n".join(f"  {name:<12} {help_}" for name, (_, help_) in COMMANDS.items())
+    lines = "\n".join(f"  {name:<13} {help_}" for name, (_, help_) in COMMANDS.items())
     return argparse.ArgumentParser(
         prog="truco",
         description="Truco Arena: engine, bots, tournaments and platform tools.",
@@ -52,6 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(args_list[1:])
     try:
         return int(module.run(args))
+    except CommandError as exc:  # the platform commands' errors: title and detail, no traceback
+        return report(exc, as_json=bool(getattr(args, "json", False)))
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

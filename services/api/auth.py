@@ -10,16 +10,16 @@ import hashlib
 import secrets
 
 import asyncpg
-from litestar import Controller, Request, post
+from litestar import Controller, Request, get, post
 from litestar.datastructures import State
-from litestar.di import NamedDependency
+from litestar.di import NamedDependency, Provide
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import JSONBody
 
 from services.api.deps import get_pool
 from services.api.names import check_name
 from services.api.problems import ProblemError, problem_responses
-from services.api.schemas import AccountCreate, AccountCreated
+from services.api.schemas import AccountCreate, AccountCreated, AccountRead
 from services.db import accounts as db_accounts
 from services.db.accounts import Account, DuplicateName
 
@@ -120,3 +120,15 @@ class AccountController(Controller):
                 slug="name-taken",
             ) from None
         return AccountCreated(id=account.id, name=account.name, api_key=key)
+
+    @get(
+        "/me",
+        operation_id="getMyAccount",
+        summary="The account of the API key sent",
+        description="Answers who the key belongs to: a cheap way for a client to check a key.",
+        dependencies={"account": Provide(current_account)},
+        security=SECURITY,
+        responses=problem_responses(401),
+    )
+    async def me(self, account: NamedDependency[Account]) -> AccountRead:
+        return AccountRead(id=account.id, name=account.name, created_at=account.created_at)

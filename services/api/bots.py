@@ -278,7 +278,10 @@ class BotController(Controller):
         "/",
         operation_id="listBots",
         summary="List bots, newest first",
-        description="Keyset pages: pass the response's next_cursor as cursor; null means done.",
+        description=(
+            "Keyset pages: pass the response's next_cursor as cursor; null means done. "
+            "`owner` keeps one account's bots; `name` finds a bot by name (ignoring case)."
+        ),
         responses=problem_responses(400),
     )
     async def list_bots(
@@ -289,8 +292,17 @@ class BotController(Controller):
             int | None,
             Parameter(ge=1, le=2**63 - 1, description="the next_cursor of the previous page"),
         ] = None,
+        owner: Annotated[
+            int | None, Parameter(ge=1, le=2**63 - 1, description="only this account's bots")
+        ] = None,
+        name: Annotated[
+            str | None,
+            Parameter(min_length=1, max_length=64, description="only the bot of this name"),
+        ] = None,
     ) -> BotPage:
-        page, more = await db_bots.list_bots(pool, limit=limit, cursor=cursor)
+        page, more = await db_bots.list_bots(
+            pool, limit=limit, cursor=cursor, owner_id=owner, name=name
+        )
         ratings = await db_bots.ratings(pool, [bot.id for bot in page])
         items = [_profile(bot, ratings[bot.id]) for bot in page]
         return BotPage(items=items, next_cursor=page[-1].id if more and page else None)

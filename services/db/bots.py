@@ -131,16 +131,27 @@ async def rotate_secret(
     return None if row is None else row["previous_secret_until"]
 
 
-async def list_bots(conn: Executor, *, limit: int, cursor: int | None) -> tuple[list[Bot], bool]:
-    """Live bots, newest first, ``limit`` at a time after ``cursor`` (the last id seen).
+async def list_bots(
+    conn: Executor,
+    *,
+    limit: int,
+    cursor: int | None,
+    owner_id: int | None = None,
+    name: str | None = None,
+) -> tuple[list[Bot], bool]:
+    """Live bots, newest first, ``limit`` at a time after ``cursor`` (the last id seen); only
+    ``owner_id``'s if given, only the one called ``name`` (ignoring case) if given.
 
     Returns the page and whether more follow.
     """
     rows = await conn.fetch(
         f"SELECT {_COLUMNS} FROM bots WHERE status <> 'deleted' "
-        "AND ($1::bigint IS NULL OR id < $1) ORDER BY id DESC LIMIT $2",
+        "AND ($1::bigint IS NULL OR id < $1) AND ($3::bigint IS NULL OR owner_id = $3) "
+        "AND ($4::text IS NULL OR lower(name) = lower($4)) ORDER BY id DESC LIMIT $2",
         cursor,
         limit + 1,
+        owner_id,
+        name,
     )
     return [_bot(row) for row in rows[:limit]], len(rows) > limit
 

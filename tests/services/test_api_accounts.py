@@ -71,3 +71,14 @@ async def test_a_valid_key_authenticates(api: Api) -> None:
     lowered = {"Authorization": headers["Authorization"].replace("Bearer", "bearer")}
     response = await api.client.post("/v1/bots", json={}, headers=lowered)
     assert response.status_code == 422
+
+
+async def test_me_answers_the_keys_account_and_401_without_one(api: Api) -> None:
+    account_id, headers = await api.account("me")
+    response = await api.client.get("/v1/accounts/me", headers=headers)
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == {"id", "name", "created_at"} and body["id"] == account_id
+    assert (await api.client.get("/v1/accounts/me")).status_code == 401
+    wrong = await api.client.get("/v1/accounts/me", headers={"Authorization": "Bearer ta_x"})
+    assert wrong.status_code == 401 and wrong.json()["detail"] == "invalid API key"

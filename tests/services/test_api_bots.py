@@ -328,3 +328,27 @@ async def test_a_server_that_is_not_a_bot_fails_the_handshake(api: Api) -> None:
     assert problem["type"] == "/problems/bot-handshake-failed"
     assert "did not answer with bot info" in problem["detail"]
     assert "apiversion" in problem["detail"]
+
+
+async def test_list_filters_by_owner_and_by_name_ignoring_case(
+    api: Api, bot_server: BotServer
+) -> None:
+    owner, headers = await api.account()
+    other_owner, other_headers = await api.account()
+    mine = [await api.bot(headers, bot_server.url, "own") for _ in range(2)]
+    theirs = await api.bot(other_headers, bot_server.url, "their")
+    page = (await api.client.get("/v1/bots", params={"owner": owner})).json()
+    assert [item["id"] for item in page["items"]] == [mine[1]["id"], mine[0]["id"]]
+    assert page["next_cursor"] is None
+    first = (await api.client.get("/v1/bots", params={"owner": owner, "limit": 1})).json()
+    assert first["next_cursor"] == mine[1]["id"]
+    named = await api.client.get("/v1/bots", params={"name": str(theirs["name"]).upper()})
+    assert [item["id"] for item in named.json()["items"]] == [theirs["id"]]
+    assert named.json()["items"][0]["owner_id"] == other_owner
+    both = {"owner": owner, "name": theirs["name"]}
+    assert (await api.client.get("/v1/bots", params=both)).json()["items"] == []
+    await api.client.delete(f"/v1/bots/{theirs['id']}", headers=other_headers)
+    gone = await api.client.get("/v1/bots", params={"name": theirs["name"]})
+    assert gone.json()["items"] == []
+    too_long = await api.client.get("/v1/bots", params={"name": "x" * 65})
+    assert too_long.status_code == 400 and too_long.json()["errors"][0]["field"] == "query.name"

@@ -1,0 +1,137 @@
+# ruff: noqa: F401, F811 - fixtures re-exported from the service tests
+"""Fixtures for the platform commands: the real API (real PostgreSQL) served over HTTP on
+127.0.0.1 by uvicorn in a thread, matches played at once in process against real SDK bots,
+and `truco` run in process with a config folder of the test's own."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from litestar import Litestar
+
+from arena.sdk import BotServer, strategy_decider
+from services.api.app import create_app
+from tests.conftest import ROOT
+from tests.services.api_play_helpers import NO_LIMITS
+from tests.services.conftest import anyio_backend, postgres_server, redis_target
+from tests.services.flow_helpers import InProcessDispatcher, over_http
+from tests.services.test_api_helpers import NetworkGuard, api_database_url, guard, settings
+from truco_cli.main import main
+
+ROOT_ENV = {
+    **{k: v for k, v in os.environ.items() if not k.startswith(("TRUCO_API_", "XDG_CONFIG"))},
+    "PYTHONPATH": str(ROOT),
+}
+"""The environment of a `truco` subprocess: this checkout's code, no platform settings."""
+
+
+@contextlib.contextmanager
+def served(app: Litestar) -> Iterator[str]:
+    """``app`` on 127.0.0.1 (a free port) in a thread; yields its base URL."""
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, name="uvicorn", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the API did not start"
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+
+
+@pytest.fixture
+def platform_url(api_database_url: str, guard: NetworkGuard) -> Iterator[str]:
+    """The API over real HTTP; ``/start`` and challenges play their matches at once."""
+    app = create_app(
+        settings(api_database_url),
+        bot_client_factory=guard.factory,
+        dispatcher=InProcessDispatcher(over_http),
+        rate_limits=NO_LIMITS,
+    )
+    with served(app) as url:
+        yield url
+    assert guard.refused == [], f"non-loopback network use: {guard.refused}"
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+@dataclass
+class Truco:
+    """`truco ARGS...` in this process, with ``XDG_CONFIG_HOME`` = ``config_home``."""
+
+    capsys: pytest.CaptureFixture[str]
+    config_home: Path
+
+    @property
+    def config_file(self) -> Path:
+        return self.config_home / "truco" / "config.toml"
+
+    def __call__(self, *args: str | int) -> Result:
+        self.capsys.readouterr()
+        try:
+            code = main([str(arg) for arg in args])
+        except SystemExit as exc:  # argparse's usage errors
+            code = int(exc.code or 0)
+        captured = self.capsys.readouterr()
+        assert "Traceback" not in captured.out + captured.err
+        return Result(code, captured.out, captured.err)
+
+    def ok(self, *args: str | int) -> Result:
+        result = self(*args)
+        assert result.code == 0, f"truco {args}: {result.code}\n{result.out}\n{result.err}"
+        return result
+
+
+@pytest.fixture
+def truco(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Truco:
+    home = tmp_path / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    monkeypatch.delenv("TRUCO_API_URL", raising=False)
+    monkeypatch.delenv("TRUCO_API_KEY", raising=False)
+    monkeypatch.delenv("TRUCO_BOT_SECRET", raising=False)
+    return Truco(capsys, home)
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{secrets.token_hex(4)}"
+
+
+@pytest.fixture
+def bots() -> Iterator[list[BotServer]]:
+    """Two real bots on 127.0.0.1 (heuristic, random) that check no signature."""
+    servers = [
+        BotServer(strategy_decider(strategy, seed=k), name=strategy, secret=None, port=0)
+        for k, strategy in enumerate(["heuristic", "random"])
+    ]
+    for server in servers:
+        server.start()
+    yield servers
+    for server in servers:
+        server.stop()

@@ -1,0 +1,93 @@
+"""`truco account create`, `truco login` and `truco account show` against the real API; the
+config file and its overrides; how errors read."""
+
+from __future__ import annotations
+
+import json
+import stat
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from tests.cli.conftest import ROOT_ENV, Truco, unique
+from tests.worker.processes import free_port
+
+
+def test_account_create_stores_url_and_key_with_mode_0600(platform_url: str, truco: Truco) -> None:
+    name = unique("alice")
+    created = truco.ok("account", "create", name, "--url", platform_url + "/")
+    assert f"account {name!r}" in created.out and str(truco.config_file) in created.out
+    assert "ta_" not in created.out  # the key goes to the file, not the screen
+    stored = tomllib.loads(truco.config_file.read_text())
+    assert stored["url"] == platform_url and stored["key"].startswith("ta_")
+    assert stored["account"] == name
+    assert stat.S_IMODE(truco.config_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(truco.config_file.parent.stat().st_mode) == 0o700
+    shown = truco.ok("account", "show", "--json").json()
+    assert shown["name"] == name
+    # a second account would lose the stored key: refused before anything is created
+    again = truco("account", "create", unique("bob"), "--url", platform_url)
+    assert again.code == 2 and "error: A key is already stored" in again.err
+    assert tomllib.loads(truco.config_file.read_text())["key"] == stored["key"]
+    forced = truco.ok("account", "create", unique("bob"), "--url", platform_url, "--force")
+    assert "created" in forced.out
+    assert tomllib.loads(truco.config_file.read_text())["key"] != stored["key"]
+
+
+def test_login_checks_the_key_and_the_environment_overrides_the_file(
+    platform_url: str, truco: Truco, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = unique("carol")
+    truco.ok("account", "create", name, "--url", platform_url)
+    key = tomllib.loads(truco.config_file.read_text())["key"]
+    truco.config_file.unlink()
+    wrong = truco("login", "--url", platform_url, "--key", "ta_wrong")
+    assert wrong.code == 1
+    assert wrong.err.startswith("error: Unauthorized (401): invalid API key")
+    assert not truco.config_file.exists()
+    logged = truco.ok("login", "--url", platform_url, "--key", key)
+    assert f"as {name!r}" in logged.out
+    assert tomllib.loads(truco.config_file.read_text())["key"] == key
+    other = unique("dave")
+    truco.ok("account", "create", other, "--url", platform_url, "--force")
+    monkeypatch.setenv("TRUCO_API_KEY", key)
+    assert truco.ok("account", "show", "--json").json()["name"] == name
+    monkeypatch.setenv("TRUCO_API_URL", f"http://127.0.0.1:{free_port()}")
+    down = truco("account", "show")
+    assert down.code == 1 and down.err.startswith("error: Platform unreachable: GET http://")
+    monkeypatch.delenv("TRUCO_API_KEY")
+    monkeypatch.delenv("TRUCO_API_URL")
+    assert truco.ok("account", "show", "--json").json()["name"] == other
+
+
+def test_errors_are_the_problem_title_and_detail_never_a_traceback(
+    platform_url: str, truco: Truco
+) -> None:
+    unconfigured = truco("bot", "list")
+    assert unconfigured.code == 2
+    assert unconfigured.err.startswith("error: No platform configured: run `truco account")
+    name = unique("erin")
+    truco.ok("account", "create", name, "--url", platform_url, "--force")
+    taken = truco("account", "create", name, "--url", platform_url, "--force", "--json")
+    assert taken.code == 1
+    problem = json.loads(taken.err)
+    assert problem["status"] == 409 and problem["title"] == "Conflict"
+    assert name in problem["detail"]
+    bad = truco("account", "create", " spaces ", "--url", platform_url, "--force")
+    assert bad.code == 1 and "(422)" in bad.err and "body.name:" in bad.err
+    url = truco("login", "--url", "ftp://example", "--key", "ta_x")
+    assert url.code == 2 and url.err.startswith("error: Bad platform URL:")
+    # the real command, as a user runs it: an unknown bot is the 404 problem, exit 1
+    env = {**ROOT_ENV, "XDG_CONFIG_HOME": str(truco.config_home)}
+    done = subprocess.run(
+        [sys.executable, "-m", "truco_cli.main", "bot", "show", "987654321"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("error: Not Found (404): ")
+    assert "Traceback" not in done.stderr

@@ -1,0 +1,96 @@
+"""`truco tournament ...`, `truco challenge` and `truco leaderboard` against the real API;
+matches are played at once, over HTTP, by real bots on 127.0.0.1."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+
+from arena.sdk import BotServer
+from tests.cli.conftest import Truco, unique
+
+
+def _two_bots(truco: Truco, platform_url: str, bots: list[BotServer]) -> list[str]:
+    truco.ok("account", "create", unique("org"), "--url", platform_url)
+    names = [unique("h"), unique("r")]
+    for name, server in zip(names, bots, strict=True):
+        truco.ok("bot", "register", name, server.url)
+    return names
+
+
+def test_create_enter_start_watch_show(
+    platform_url: str, truco: Truco, bots: list[BotServer]
+) -> None:
+    names = _two_bots(truco, platform_url, bots)
+    tid = truco.ok(
+        "tournament", "create", "Copa CLI", "--format", "swiss", "--mode", "1v1",
+        "--rounds", "1", "--games", "2", "--points", "15", "--no-flor", "-q",
+    ).out.strip()  # fmt: skip
+    assert tid.isdigit()
+    detail = httpx.get(f"{platform_url}/v1/tournaments/{tid}").json()
+    assert detail["settings"]["rules"]["points_to_win"] == 15
+    assert detail["settings"]["rules"]["flor"] is False
+    assert detail["settings"]["games_per_match"] == 2 and detail["settings"]["rounds"] == 1
+    entered = truco.ok("tournament", "enter", tid, *names).out
+    assert entered.count("entered ") == 2
+    registering = truco.ok("tournament", "show", tid).out
+    assert "registering" in registering and all(name in registering for name in names)
+    again = truco("tournament", "enter", tid, names[0])
+    assert again.code == 1 and again.err.startswith("error: Conflict (409): ")
+    started = truco.ok("tournament", "start", tid, "--json").json()
+    assert started["status"] == "running" and len(started["queued"]) == 1
+    watched = truco.ok("tournament", "watch", tid, "--interval", "0.2", "--timeout", "60")
+    lines = watched.out.splitlines()
+    assert lines[0].endswith(": finished")  # the in-process workers played it during /start
+    assert re.match(r"round 1 \(1/1\) match \d+: .+ vs .+: ", lines[1])
+    assert lines[2].split()[:4] == ["rank", "bot", "points", "bh-1"] and "tantos" in lines[2]
+    assert {lines[3].split()[1], lines[4].split()[1]} == set(names)
+    shown = truco.ok("tournament", "show", tid).out
+    match_url = re.search(rf"{platform_url}/matches/(\d+)", shown)
+    assert match_url is not None and "round 1 (done)" in shown
+    assert httpx.get(f"{platform_url}/v1/matches/{match_url[1]}/replay").status_code == 200
+    as_json = truco.ok("tournament", "watch", tid, "--json").json()
+    assert as_json["status"] == "finished" and len(as_json["standings"]) == 2
+    twice = truco("tournament", "start", tid)
+    assert twice.code == 1 and "(409)" in twice.err
+
+
+def test_watch_gives_up_after_its_timeout_and_bad_options_are_the_platforms_422(
+    platform_url: str, truco: Truco, bots: list[BotServer]
+) -> None:
+    _two_bots(truco, platform_url, bots)
+    tid = truco.ok(
+        "tournament", "create", "Slow", "--format", "round_robin", "--mode", "1v1", "-q"
+    ).out.strip()
+    waiting = truco("tournament", "watch", tid, "--interval", "0.2", "--timeout", "0.5")
+    assert waiting.code == 1 and "error: Still running: tournament" in waiting.err
+    assert ": registering" in waiting.out
+    long = truco(
+        "tournament", "create", "Long", "--format", "swiss", "--mode", "2v2", "--games", "100"
+    )
+    assert long.code == 1 and "(422)" in long.err and "body.games_per_match" in long.err
+    unknown = truco("tournament", "show", "987654321")
+    assert unknown.code == 1 and unknown.err.startswith("error: Not Found (404): ")
+    usage = truco("tournament", "create", "X", "--format", "ladder", "--mode", "1v1")
+    assert usage.code == 2 and "invalid choice: 'ladder'" in usage.err
+
+
+def test_challenge_wait_and_leaderboard(
+    platform_url: str, truco: Truco, bots: list[BotServer]
+) -> None:
+    names = _two_bots(truco, platform_url, bots)
+    queued = truco.ok("challenge", names[0], names[1], "--games", "2", "--json").json()
+    assert set(queued) == {"match_id", "status"}
+    result = truco.ok("challenge", names[0], names[1], "--games", "2", "--wait")
+    first = result.out.splitlines()[0]
+    assert re.match(rf"match \d+ {names[0]} vs {names[1]}: (draw|.+ wins) \(games \d-\d", first)
+    assert f"{platform_url}/matches/" in result.out
+    waited = truco.ok("challenge", names[1], names[0], "--wait", "--json").json()
+    assert waited["status"] == "done" and waited["rated"] is False
+    board = truco.ok("leaderboard", "--json").json()
+    assert board["mode"] == "1v1"  # challenges are unrated: these bots are not on it
+    assert not {entry["name"] for entry in board["entries"]} & set(names)
+    assert truco.ok("leaderboard", "2v2").code == 0
+    mine_only = truco("challenge", "987654321", names[0])
+    assert mine_only.code == 1 and "(404)" in mine_only.err

@@ -1,0 +1,86 @@
+"""`truco challenge BOT_A BOT_B`: an unrated match between your bot and another one;
+``--wait`` follows it to the end and prints the result."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any, get_args
+
+from services.api.tournament_schemas import Mode
+from truco_cli.api import Platform, add_json, print_json
+from truco_cli.errors import CommandError
+
+OVER = ("done", "forfeit", "error", "cancelled")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("bot_a", metavar="BOT_A", help="your bot (id or name)")
+    parser.add_argument("bot_b", metavar="BOT_B", help="its opponent (id or name)")
+    parser.add_argument("--games", type=int, help="games in the match (default 2)")
+    parser.add_argument("--mode", choices=get_args(Mode), help="1v1 (default) or 2v2")
+    parser.add_argument("--wait", action="store_true", help="wait for the result and print it")
+    parser.add_argument("--interval", type=float, default=1.0, help="seconds between looks")
+    parser.add_argument("--timeout", type=float, help="with --wait: give up after this long")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only the match id")
+    add_json(parser)
+
+
+def describe(match: dict[str, Any]) -> str:
+    """One line: who won what, and how."""
+    names = {entrant["bot_id"]: entrant["name"] for entrant in match["entrants"]}
+    versus = " vs ".join(entrant["name"] for entrant in match["entrants"])
+    games = "-".join(str(n) for n in match.get("games_won") or [])
+    if match["status"] not in ("done", "forfeit"):
+        return f"match {match['id']} {versus}: {match['status']}"
+    winner = match["winner"]
+    outcome = "draw" if winner is None else f"{names.get(winner, winner)} wins"
+    how = ", ".join(part for part in (games and f"games {games}", match.get("reason")) if part)
+    return f"match {match['id']} {versus}: {outcome}" + (f" ({how})" if how else "")
+
+
+def run(args: argparse.Namespace) -> int:
+    with Platform.from_config() as platform:
+        body: dict[str, Any] = {
+            "bot_a": platform.bot_id(args.bot_a),
+            "bot_b": platform.bot_id(args.bot_b),
+        }
+        if args.games is not None:
+            body["games_per_match"] = args.games
+        if args.mode is not None:
+            body["mode"] = args.mode
+        created = platform.request("POST", "/v1/challenges", body=body, auth=True)
+        match_id = created["match_id"]
+        if not args.wait:
+            if args.json:
+                print_json(created)
+            elif args.quiet:
+                print(match_id)
+            else:
+                print(f"match {match_id} {created['status']}: {platform.url}/matches/{match_id}")
+            return 0
+        if not args.json and not args.quiet:
+            print(f"match {match_id} queued; waiting for the result", file=sys.stderr, flush=True)
+        began = time.monotonic()
+        while True:
+            match = platform.get(f"/v1/matches/{match_id}")
+            if match["status"] in OVER:
+                break
+            if args.timeout is not None and time.monotonic() - began > args.timeout:
+                raise CommandError.local(
+                    "Still playing",
+                    f"match {match_id} is {match['status']} after {args.timeout:g} s; "
+                    f"see {platform.url}/matches/{match_id}",
+                    slug="cli/timeout",
+                    exit_code=1,
+                )
+            time.sleep(max(0.2, args.interval))
+    if args.json:
+        print_json(match)
+    elif args.quiet:
+        print(match_id)
+    else:
+        print(describe(match))
+        print(f"  replay {platform.url}/matches/{match_id}")
+    return 0

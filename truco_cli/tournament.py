@@ -1,0 +1,214 @@
+"""`truco tournament ...`: create a tournament, enter bots, start it, watch it, show it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any, get_args
+
+from services.api.tournament_schemas import Format, Mode
+from truco_cli.api import Platform, add_json, print_json, table
+from truco_cli.errors import CommandError
+
+OVER = ("done", "forfeit", "error", "cancelled")  # a match that will not change any more
+STANDING_COLUMNS = (
+    ("points", "points"),
+    ("buchholz_cut1", "bh-1"),
+    ("buchholz", "bh"),
+    ("sonneborn_berger", "sb"),
+    ("direct_encounter", "direct"),
+    ("game_points", "games"),
+    ("tantos_difference", "tantos"),
+    ("losses", "losses"),
+    ("seed", "seed"),
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="tournament_command", metavar="SUBCOMMAND", required=True)
+    create = sub.add_parser("create", help="create a tournament (you organise it)")
+    create.add_argument("name", help="its name (1-100 characters)")
+    create.add_argument("--format", required=True, choices=get_args(Format))
+    create.add_argument("--mode", required=True, choices=get_args(Mode))
+    create.add_argument("--rounds", type=int, help="Swiss rounds (default: from the field)")
+    create.add_argument("--games", type=int, help="games per match (default 2)")
+    create.add_argument("--points", type=int, choices=(15, 30), help="points to win a game")
+    create.add_argument("--no-flor", action="store_true", help="play without flor")
+    create.add_argument("-q", "--quiet", action="store_true", help="print only the new id")
+    add_json(create)
+    enter = sub.add_parser("enter", help="enter bots (yours, or open ones) into a tournament")
+    enter.add_argument("id", type=int, metavar="ID", help="the tournament")
+    enter.add_argument("bots", nargs="+", metavar="BOT", help="bot ids or names")
+    add_json(enter)
+    start = sub.add_parser("start", help="start a tournament you organise")
+    start.add_argument("id", type=int, metavar="ID")
+    add_json(start)
+    watch = sub.add_parser(
+        "watch", help="follow a tournament until it finishes, then print the standings"
+    )
+    watch.add_argument("id", type=int, metavar="ID")
+    watch.add_argument("--interval", type=float, default=2.0, help="seconds between looks")
+    watch.add_argument("--timeout", type=float, help="give up after this many seconds")
+    add_json(watch)
+    show = sub.add_parser("show", help="a tournament: rounds, matches and standings")
+    show.add_argument("id", type=int, metavar="ID")
+    add_json(show)
+
+
+def _create(args: argparse.Namespace, platform: Platform) -> int:
+    rules: dict[str, Any] = {}
+    if args.points is not None:
+        rules["points_to_win"] = args.points
+    if args.no_flor:
+        rules["flor"] = False
+    body: dict[str, Any] = {"name": args.name, "format": args.format, "mode": args.mode}
+    optional = {"rounds": args.rounds, "games_per_match": args.games, "rules": rules or None}
+    body.update({key: value for key, value in optional.items() if value is not None})
+    created = platform.request("POST", "/v1/tournaments", body=body, auth=True)
+    if args.json:
+        print_json(created)
+    elif args.quiet:
+        print(created["id"])
+    else:
+        print(f"tournament {created['id']} {created['name']!r} created ({created['status']})")
+        print(f"  enter bots: truco tournament enter {created['id']} BOT...")
+    return 0
+
+
+def _enter(args: argparse.Namespace, platform: Platform) -> int:
+    entries = []
+    for ref in args.bots:
+        bot_id = platform.bot_id(ref)
+        path = f"/v1/tournaments/{args.id}/entries"
+        entries.append(platform.request("POST", path, body={"bot_id": bot_id}, auth=True))
+        if not args.json:
+            print(f"entered {entries[-1]['name']!r} (bot {bot_id}) into tournament {args.id}")
+    if args.json:
+        print_json(entries)
+    return 0
+
+
+def _start(args: argparse.Namespace, platform: Platform) -> int:
+    started = platform.request("POST", f"/v1/tournaments/{args.id}/start", auth=True)
+    if args.json:
+        print_json(started)
+    else:
+        print(f"tournament {args.id} started: {len(started['queued'])} matches queued")
+        print(f"  follow it: truco tournament watch {args.id}")
+    return 0
+
+
+def _match_line(match: dict[str, Any], names: dict[int, str]) -> str:
+    sides = [entrant["name"] for entrant in match["entrants"]]
+    if match["bye"]:
+        return f"{sides[0]} has a bye"
+    versus = " vs ".join(sides)
+    if match["status"] not in OVER:
+        return f"{versus}: {match['status']}"
+    if match["status"] != "done":
+        return f"{versus}: {match['status']}"
+    winner = match["winner"]
+    return f"{versus}: {'draw' if winner is None else names.get(winner, winner) + ' wins'}"
+
+
+def _names(detail: dict[str, Any]) -> dict[int, str]:
+    return {
+        entrant["bot_id"]: entrant["name"]
+        for rnd in detail["rounds"]
+        for match in rnd["matches"]
+        for entrant in match["entrants"]
+    }
+
+
+def _print_standings(detail: dict[str, Any]) -> None:
+    standings = detail["standings"]
+    if not standings:
+        print("no standings yet")
+        return
+    keys = [(key, head) for key, head in STANDING_COLUMNS if key in standings[0]]
+    rows = [
+        [line["rank"], line["name"] + (" (withdrawn)" if line["withdrawn"] else "")]
+        + [line[key] for key, _ in keys]
+        for line in standings
+    ]
+    print(table(["rank", "bot", *[head for _, head in keys]], rows))
+
+
+def _show(args: argparse.Namespace, platform: Platform) -> int:
+    detail = platform.get(f"/v1/tournaments/{args.id}")
+    if args.json:
+        print_json(detail)
+        return 0
+    settings = detail["settings"]
+    print(
+        f"tournament {detail['id']} {detail['name']!r}: {detail['format']} {detail['mode']}, "
+        f"{detail['status']}, {detail['entries']} entries, "
+        f"{settings['games_per_match']} games a match, to {settings['rules']['points_to_win']}"
+    )
+    print(f"  page {platform.url}/tournaments/{detail['id']}")
+    names = _names(detail)
+    for rnd in detail["rounds"]:
+        print(f"round {rnd['number']} ({rnd['status']})")
+        for match in rnd["matches"]:
+            link = "" if match["bye"] else f"  {platform.url}/matches/{match['id']}"
+            print(f"  match {match['id']}: {_match_line(match, names)}{link}")
+    if detail["status"] == "registering":
+        entries = list(platform.pages(f"/v1/tournaments/{args.id}/entries"))
+        print("entries: " + (", ".join(e["name"] for e in entries) or "none yet"))
+    else:
+        _print_standings(detail)
+    return 0
+
+
+def _watch(args: argparse.Namespace, platform: Platform) -> int:
+    out = sys.stderr if args.json else sys.stdout  # --json: stdout is the final document only
+    began = time.monotonic()
+    reported: set[int] = set()
+    last_status = None
+    while True:
+        detail = platform.get(f"/v1/tournaments/{args.id}")
+        names = _names(detail)
+        if detail["status"] != last_status:
+            last_status = detail["status"]
+            print(f"tournament {args.id} {detail['name']!r}: {last_status}", file=out, flush=True)
+        for rnd in detail["rounds"]:
+            over = [m for m in rnd["matches"] if m["status"] in OVER]
+            for match in over:
+                if match["id"] not in reported:
+                    reported.add(match["id"])
+                    print(
+                        f"round {rnd['number']} ({len(over)}/{len(rnd['matches'])}) "
+                        f"match {match['id']}: {_match_line(match, names)}",
+                        file=out,
+                        flush=True,
+                    )
+        if detail["status"] in ("finished", "cancelled"):
+            break
+        if args.timeout is not None and time.monotonic() - began > args.timeout:
+            raise CommandError.local(
+                "Still running",
+                f"tournament {args.id} is {detail['status']} after {args.timeout:g} s; "
+                f"run `truco tournament watch {args.id}` again to keep following it",
+                slug="cli/timeout",
+                exit_code=1,
+            )
+        time.sleep(max(0.2, args.interval))
+    if args.json:
+        print_json(detail)
+    else:
+        _print_standings(detail)
+        print(f"  page {platform.url}/tournaments/{args.id}")
+    if detail["status"] == "cancelled":
+        raise CommandError.local(
+            "Cancelled", f"tournament {args.id} was cancelled", slug="cli/cancelled", exit_code=1
+        )
+    return 0
+
+
+COMMANDS = {"create": _create, "enter": _enter, "start": _start, "watch": _watch, "show": _show}
+
+
+def run(args: argparse.Namespace) -> int:
+    with Platform.from_config() as platform:
+        return COMMANDS[args.tournament_command](args, platform)
