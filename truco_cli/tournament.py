@@ -94,7 +94,8 @@ def _start(args: argparse.Namespace, platform: Platform) -> int:
     if args.json:
         print_json(started)
     else:
-        print(f"tournament {args.id} started: {len(started['queued'])} matches queued")
+        queued = len(started["queued"])
+        print(f"tournament {args.id} started: {queued} match{'es' * (queued != 1)} queued")
         print(f"  follow it: truco tournament watch {args.id}")
     return 0
 
@@ -169,9 +170,6 @@ def _watch(args: argparse.Namespace, platform: Platform) -> int:
     while True:
         detail = platform.get(f"/v1/tournaments/{args.id}")
         names = _names(detail)
-        if detail["status"] != last_status:
-            last_status = detail["status"]
-            print(f"tournament {args.id} {detail['name']!r}: {last_status}", file=out, flush=True)
         for rnd in detail["rounds"]:
             over = [m for m in rnd["matches"] if m["status"] in OVER]
             for match in over:
@@ -183,6 +181,9 @@ def _watch(args: argparse.Namespace, platform: Platform) -> int:
                         file=out,
                         flush=True,
                     )
+        if detail["status"] != last_status:
+            last_status = detail["status"]
+            print(f"tournament {args.id} {detail['name']!r}: {last_status}", file=out, flush=True)
         if detail["status"] in ("finished", "cancelled"):
             break
         if args.timeout is not None and time.monotonic() - began > args.timeout:

@@ -24,7 +24,12 @@ from arena.sdk import BotServer, strategy_decider
 from services.api.app import create_app
 from tests.conftest import ROOT
 from tests.services.api_play_helpers import NO_LIMITS
-from tests.services.conftest import anyio_backend, postgres_server, redis_target
+from tests.services.conftest import (
+    anyio_backend,
+    empty_database,
+    postgres_server,
+    redis_target,
+)
 from tests.services.flow_helpers import InProcessDispatcher, over_http
 from tests.services.test_api_helpers import NetworkGuard, api_database_url, guard, settings
 from truco_cli.main import main

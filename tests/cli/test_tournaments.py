@@ -42,8 +42,9 @@ def test_create_enter_start_watch_show(
     assert started["status"] == "running" and len(started["queued"]) == 1
     watched = truco.ok("tournament", "watch", tid, "--interval", "0.2", "--timeout", "60")
     lines = watched.out.splitlines()
-    assert lines[0].endswith(": finished")  # the in-process workers played it during /start
-    assert re.match(r"round 1 \(1/1\) match \d+: .+ vs .+: ", lines[1])
+    # the in-process workers played it during /start: its match, then the status
+    assert re.match(r"round 1 \(1/1\) match \d+: .+ vs .+: ", lines[0])
+    assert lines[1] == f"tournament {tid} 'Copa CLI': finished"
     assert lines[2].split()[:4] == ["rank", "bot", "points", "bh-1"] and "tantos" in lines[2]
     assert {lines[3].split()[1], lines[4].split()[1]} == set(names)
     shown = truco.ok("tournament", "show", tid).out
@@ -94,3 +95,15 @@ def test_challenge_wait_and_leaderboard(
     assert truco.ok("leaderboard", "2v2").code == 0
     mine_only = truco("challenge", "987654321", names[0])
     assert mine_only.code == 1 and "(404)" in mine_only.err
+
+
+def test_a_field_problem_prints_its_field(platform_url: str, truco: Truco) -> None:
+    truco.ok("account", "create", unique("org"), "--url", platform_url)
+    bad = truco(
+        "tournament", "create", "Zero", "--format", "swiss", "--mode", "1v1", "--games", "0"
+    )
+    assert bad.code == 1
+    assert bad.err.splitlines() == [
+        "error: Unprocessable Entity (422): the request body does not match the schema",
+        "  body.games_per_match: Expected `int` >= 1",
+    ]

@@ -171,6 +171,17 @@ async def fresh_database(postgres_server: PostgresServer) -> AsyncIterator[str]:
 
 
 @pytest.fixture
+def empty_database(postgres_server: PostgresServer) -> Iterator[str]:
+    """An empty database for a test that runs the platform's own start-up (which migrates)."""
+    name = new_database_name()
+    url = asyncio.run(create_database(postgres_server, name))
+    try:
+        yield url
+    finally:
+        asyncio.run(drop_database(postgres_server, name))
+
+
+@pytest.fixture
 async def db(database_url: str) -> AsyncIterator[asyncpg.Connection]:
     """A connection to the run's database inside a transaction that is rolled back."""
     conn = await asyncpg.connect(database_url)

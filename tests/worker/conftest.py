@@ -27,6 +27,7 @@ from tests.services.conftest import (
     RedisTarget,
     anyio_backend,
     database_url,
+    empty_database,
     postgres_server,
     redis_target,
 )

@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import asyncpg
@@ -21,25 +20,11 @@ import pytest
 
 from services.embedded._process import pid_alive
 from tests.services.conftest import (
-    PostgresServer,
     RedisTarget,
-    create_database,
-    drop_database,
-    new_database_name,
 )
 from tests.worker.processes import descendants, free_port, process_groups_alive, wait_for
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def empty_database(postgres_server: PostgresServer) -> Iterator[str]:
-    name = new_database_name()
-    url = asyncio.run(create_database(postgres_server, name))
-    try:
-        yield url
-    finally:
-        asyncio.run(drop_database(postgres_server, name))
 
 
 def launcher_env(database: str, redis_target: RedisTarget, data: Path, port: int) -> dict[str, str]:
