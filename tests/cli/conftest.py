@@ -26,6 +26,7 @@ from tests.conftest import ROOT
 from tests.services.api_play_helpers import NO_LIMITS
 from tests.services.conftest import (
     anyio_backend,
+    database_url,
     empty_database,
     postgres_server,
     redis_target,
