@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +19,8 @@ from truco_cli import config
 from truco_cli.errors import CommandError
 
 TIMEOUT_S = 30.0
+READ_RETRIES = 3  # a GET answered 429 is asked again after its Retry-After, this many times
+MAX_RETRY_WAIT_S = 60.0
 USER_AGENT = "truco-cli/1"
 
 
@@ -50,6 +53,17 @@ def problem_of(response: httpx.Response) -> dict[str, Any]:
     if response.status_code == 429 and "retry-after" in response.headers:
         document["detail"] += f" (retry after {response.headers['retry-after']} s)"
     return document
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """Seconds to wait before asking again after a 429 (None: do not ask again)."""
+    if response.status_code != 429:
+        return None
+    try:
+        wait = float(response.headers.get("retry-after", ""))
+    except ValueError:
+        return None
+    return wait if 0 <= wait <= MAX_RETRY_WAIT_S else None
 
 
 class Platform:
@@ -99,6 +113,12 @@ class Platform:
             response = self._http.request(
                 method, path, json=body, params=query, headers=headers or None
             )
+            for _ in range(READ_RETRIES):  # a read over the rate limit waits its turn
+                wait = _retry_after(response) if method == "GET" else None
+                if wait is None:
+                    break
+                time.sleep(wait)
+                response = self._http.request(method, path, params=query, headers=headers or None)
         except httpx.HTTPError as exc:
             raise CommandError.local(
                 "Platform unreachable",

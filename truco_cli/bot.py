@@ -20,12 +20,13 @@ from truco_cli.errors import CommandError
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="bot_command", metavar="SUBCOMMAND", required=True)
     _add_serve(sub)
-    sub.add_parser(
+    secret = sub.add_parser(
         "secret",
         help="print a fresh signing secret (whsec_...)",
         description="Print a fresh signing secret: whsec_ + base64 of 32 random bytes. Start "
         "your bot with it (TRUCO_BOT_SECRET), then register the bot with --secret-file/--secret.",
     )
+    add_json(secret)
     register = sub.add_parser("register", help="register a running bot on the platform")
     register.add_argument("name", help="the bot's name (1-64 characters, unique)")
     register.add_argument("url", help="the bot's base URL; the platform calls GET URL/ at once")
@@ -207,7 +208,7 @@ def _delete(args: argparse.Namespace, platform: Platform) -> int:
 
 def _rotate(args: argparse.Namespace, platform: Platform) -> int:
     secret = chosen_secret(args)
-    body = None if secret is None else {"signing_secret": secret}
+    body = {} if secret is None else {"signing_secret": secret}
     bot_id = platform.bot_id(args.bot)
     answer = platform.request("POST", f"/v1/bots/{bot_id}/secret", body=body, auth=True)
     if args.json:
@@ -215,11 +216,11 @@ def _rotate(args: argparse.Namespace, platform: Platform) -> int:
         return 0
     print(f"bot {bot_id} has a new signing secret")
     if secret is None:
-        print(f"  secret  {answer['signing_secret']}  (shown this once)")
-    for key, value in answer.items():
-        if key not in ("id", "signing_secret"):
-            print(f"  {key}  {value}")
-    print("restart the bot with it (TRUCO_BOT_SECRET) before the grace period ends")
+        print(f"  {answer['signing_secret']}  (shown this once)")
+    until = answer.get("previous_secret_valid_until")
+    if until:
+        print(f"the platform signs with both secrets until {until}: restart the bot with the")
+        print("new one (TRUCO_BOT_SECRET or --secret-file) before then")
     return 0
 
 
@@ -237,7 +238,11 @@ def run(args: argparse.Namespace) -> int:
     if args.bot_command == "serve":
         return _serve(args)
     if args.bot_command == "secret":
-        print(generate_secret())
+        fresh = generate_secret()
+        if args.json:
+            print_json({"signing_secret": fresh})
+        else:
+            print(fresh)
         return 0
     with Platform.from_config() as platform:
         return PLATFORM_COMMANDS[args.bot_command](args, platform)

@@ -79,9 +79,13 @@ def _create(args: argparse.Namespace, platform: Platform) -> int:
 def _enter(args: argparse.Namespace, platform: Platform) -> int:
     entries = []
     for ref in args.bots:
-        bot_id = platform.bot_id(ref)
-        path = f"/v1/tournaments/{args.id}/entries"
-        entries.append(platform.request("POST", path, body={"bot_id": bot_id}, auth=True))
+        try:
+            bot_id = platform.bot_id(ref)
+            path = f"/v1/tournaments/{args.id}/entries"
+            entries.append(platform.request("POST", path, body={"bot_id": bot_id}, auth=True))
+        except CommandError as exc:  # say which bot (those before it are entered)
+            exc.problem["detail"] = f"entering {ref}: {exc.problem.get('detail')}"
+            raise
         if not args.json:
             print(f"entered {entries[-1]['name']!r} (bot {bot_id}) into tournament {args.id}")
     if args.json:

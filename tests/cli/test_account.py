@@ -3,6 +3,7 @@ config file and its overrides; how errors read."""
 
 from __future__ import annotations
 
+import io
 import json
 import stat
 import subprocess
@@ -47,7 +48,8 @@ def test_login_checks_the_key_and_the_environment_overrides_the_file(
     assert wrong.code == 1
     assert wrong.err.startswith("error: Unauthorized (401): invalid API key")
     assert not truco.config_file.exists()
-    logged = truco.ok("login", "--url", platform_url, "--key", key)
+    monkeypatch.setattr("sys.stdin", io.StringIO(key + "\n"))  # --key -: kept out of argv
+    logged = truco.ok("login", "--url", platform_url, "--key", "-")
     assert f"as {name!r}" in logged.out
     assert tomllib.loads(truco.config_file.read_text())["key"] == key
     other = unique("dave")

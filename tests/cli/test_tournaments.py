@@ -37,7 +37,7 @@ def test_create_enter_start_watch_show(
     registering = truco.ok("tournament", "show", tid).out
     assert "registering" in registering and all(name in registering for name in names)
     again = truco("tournament", "enter", tid, names[0])
-    assert again.code == 1 and again.err.startswith("error: Conflict (409): ")
+    assert again.code == 1 and again.err.startswith(f"error: Conflict (409): entering {names[0]}: ")
     started = truco.ok("tournament", "start", tid, "--json").json()
     assert started["status"] == "running" and len(started["queued"]) == 1
     watched = truco.ok("tournament", "watch", tid, "--interval", "0.2", "--timeout", "60")
