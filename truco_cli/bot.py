@@ -31,6 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     register.add_argument("name", help="the bot's name (1-64 characters, unique)")
     register.add_argument("url", help="the bot's base URL; the platform calls GET URL/ at once")
     _add_secret_options(register, "the bot's signing secret (default: the platform makes one)")
+    _add_access_options(register, closing=False)
     _add_quiet(register)
     listing = sub.add_parser("list", help="your bots (--all: every bot)")
     listing.add_argument("--all", action="store_true", help="every bot on the platform")
@@ -42,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     update.add_argument("bot", metavar="BOT", help="one of your bots (id or name)")
     update.add_argument("--name", help="a new name")
     update.add_argument("--url", help="a new base URL (the platform checks it answers)")
+    _add_access_options(update, closing=True)
     add_json(update)
     delete = sub.add_parser("delete", help="delete one of your bots")
     delete.add_argument("bot", metavar="BOT", help="one of your bots (id or name)")
@@ -89,6 +91,37 @@ def _add_secret_options(parser: argparse.ArgumentParser, help_: str) -> None:
     group.add_argument("--secret", help=help_)
     group.add_argument("--secret-file", type=Path, help="read the secret from this file")
     add_json(parser)
+
+
+def _add_access_options(parser: argparse.ArgumentParser, *, closing: bool) -> None:
+    """Who may use the bot: enter it into tournaments (--open) and challenge it."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--open",
+        dest="open",
+        action="store_const",
+        const=True,
+        help="let anyone enter the bot into their tournaments",
+    )
+    if closing:
+        group.add_argument(
+            "--closed",
+            dest="open",
+            action="store_const",
+            const=False,
+            help="only you may enter it into tournaments",
+        )
+    parser.add_argument(
+        "--challenges",
+        choices=("open", "owner_only"),
+        help="who may challenge it: anyone (open) or only your own bots (owner_only)",
+    )
+
+
+def _access(args: argparse.Namespace) -> dict[str, Any]:
+    """The access fields given on the command line (none: the platform's default or as is)."""
+    given = {"open": args.open, "challenges": args.challenges}
+    return {key: value for key, value in given.items() if value is not None}
 
 
 def _add_quiet(parser: argparse.ArgumentParser) -> None:
@@ -142,7 +175,7 @@ def chosen_secret(args: argparse.Namespace) -> str | None:
 
 
 def _register(args: argparse.Namespace, platform: Platform) -> int:
-    body = {"name": args.name, "url": args.url}
+    body: dict[str, Any] = {"name": args.name, "url": args.url, **_access(args)}
     secret = chosen_secret(args)
     if secret is not None:
         body["signing_secret"] = secret
@@ -180,14 +213,20 @@ def _show(args: argparse.Namespace, platform: Platform) -> int:
         return 0
     print(f"bot {bot['id']} {bot['name']!r}: {bot['status']}, owner {bot['owner_id']}")
     print(f"  rating  1v1 {bot['rating']['1v1']:.0f}  2v2 {bot['rating']['2v2']:.0f}")
+    if "open" in bot:
+        entries = "anyone may enter it" if bot["open"] else "only its owner enters it"
+        print(f"  access  {entries}; challenges: {bot.get('challenges', 'open')}")
     print(f"  page    {platform.url}/bots/{bot['id']}")
     return 0
 
 
 def _update(args: argparse.Namespace, platform: Platform) -> int:
-    if args.name is None and args.url is None:
-        raise CommandError.local("Nothing to change", "give --name, --url or both")
-    change = {key: value for key, value in (("name", args.name), ("url", args.url)) if value}
+    given = {"name": args.name, "url": args.url}
+    change = {key: value for key, value in given.items() if value is not None} | _access(args)
+    if not change:
+        raise CommandError.local(
+            "Nothing to change", "give --name, --url, --open/--closed or --challenges"
+        )
     bot = platform.request("PATCH", f"/v1/bots/{platform.bot_id(args.bot)}", body=change, auth=True)
     if args.json:
         print_json(bot)

@@ -14,6 +14,8 @@ from tests.cli.conftest import Truco, unique
 
 CHOSEN_SECRETS = "signing_secret" in BotCreate.__struct_fields__
 WAITS_FOR_SECRETS = "waits for POST /v1/bots signing_secret and POST /v1/bots/{id}/secret"
+OPEN_BOTS = "open" in BotCreate.__struct_fields__
+WAITS_FOR_OPEN_BOTS = "waits for the bots' open and challenges fields (issue 12 point 6)"
 
 
 def test_secret_is_fresh_whsec_base64_of_at_least_24_bytes(truco: Truco) -> None:
@@ -103,3 +105,20 @@ def test_register_with_a_chosen_secret_and_rotate_it(
     chosen = truco.ok("bot", "secret").out.strip()
     text = truco.ok("bot", "rotate-secret", bot_id, "--secret", chosen).out
     assert "has a new signing secret" in text and chosen not in text
+
+
+@pytest.mark.skipif(not OPEN_BOTS, reason=WAITS_FOR_OPEN_BOTS)
+def test_open_a_bot_to_everyone_and_close_it_again(
+    platform_url: str, truco: Truco, bots: list[BotServer]
+) -> None:
+    truco.ok("account", "create", unique("owner"), "--url", platform_url)
+    name = unique("open")
+    opened = truco.ok("bot", "register", name, bots[0].url, "--open", "--json").json()
+    assert opened["open"] is True and opened["challenges"] == "open"
+    assert "anyone may enter it" in truco.ok("bot", "show", name).out
+    closed = truco.ok("bot", "update", name, "--closed", "--challenges", "owner_only", "--json")
+    assert closed.json()["open"] is False and closed.json()["challenges"] == "owner_only"
+    shown = truco.ok("bot", "show", name).out
+    assert "only its owner enters it; challenges: owner_only" in shown
+    both = truco("bot", "update", name, "--open", "--closed")
+    assert both.code == 2 and "not allowed with argument" in both.err
