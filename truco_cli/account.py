@@ -11,7 +11,7 @@ from typing import Any
 
 from truco_cli import config
 from truco_cli.api import Platform, add_json, print_json
-from truco_cli.errors import CommandError
+from truco_cli.errors import CommandError, platform_command
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,5 +64,6 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
+@platform_command
 def run(args: argparse.Namespace) -> int:
     return _create(args) if args.account_command == "create" else _show(args)

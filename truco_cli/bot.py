@@ -14,7 +14,7 @@ from arena.bots import BUILTINS, UnknownStrategy
 from arena.sdk import BotServer, strategy_decider
 from arena.signing import InvalidSecret, generate_secret
 from truco_cli.api import Platform, add_json, print_json, table
-from truco_cli.errors import CommandError
+from truco_cli.errors import CommandError, platform_command
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -276,6 +276,11 @@ PLATFORM_COMMANDS = {
 def run(args: argparse.Namespace) -> int:
     if args.bot_command == "serve":
         return _serve(args)
+    return _platform(args)
+
+
+@platform_command
+def _platform(args: argparse.Namespace) -> int:
     if args.bot_command == "secret":
         fresh = generate_secret()
         if args.json:

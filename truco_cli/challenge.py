@@ -10,7 +10,7 @@ from typing import Any, get_args
 
 from services.api.tournament_schemas import Mode
 from truco_cli.api import Platform, add_json, print_json
-from truco_cli.errors import CommandError
+from truco_cli.errors import CommandError, platform_command
 
 OVER = ("done", "forfeit", "error", "cancelled")
 
@@ -40,6 +40,7 @@ def describe(match: dict[str, Any]) -> str:
     return f"match {match['id']} {versus}: {outcome}" + (f" ({how})" if how else "")
 
 
+@platform_command
 def run(args: argparse.Namespace) -> int:
     with Platform.from_config() as platform:
         body: dict[str, Any] = {

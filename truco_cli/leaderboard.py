@@ -7,6 +7,7 @@ from typing import get_args
 
 from services.api.tournament_schemas import Mode
 from truco_cli.api import Platform, add_json, print_json, table
+from truco_cli.errors import platform_command
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -15,6 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_json(parser)
 
 
+@platform_command
 def run(args: argparse.Namespace) -> int:
     with Platform.from_config() as platform:
         board = platform.get(f"/v1/leaderboards/{args.mode}", limit=args.limit)

@@ -7,7 +7,7 @@ import sys
 
 from truco_cli import config
 from truco_cli.api import Platform, add_json, print_json
-from truco_cli.errors import CommandError
+from truco_cli.errors import CommandError, platform_command
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,6 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_json(parser)
 
 
+@platform_command
 def run(args: argparse.Namespace) -> int:
     key = sys.stdin.readline().strip() if args.key == "-" else args.key.strip()
     if not key:

@@ -9,7 +9,7 @@ from typing import Any, get_args
 
 from services.api.tournament_schemas import Format, Mode
 from truco_cli.api import Platform, add_json, print_json, table
-from truco_cli.errors import CommandError
+from truco_cli.errors import CommandError, platform_command
 
 OVER = ("done", "forfeit", "error", "cancelled")  # a match that will not change any more
 STANDING_COLUMNS = (
@@ -214,6 +214,7 @@ def _watch(args: argparse.Namespace, platform: Platform) -> int:
 COMMANDS = {"create": _create, "enter": _enter, "start": _start, "watch": _watch, "show": _show}
 
 
+@platform_command
 def run(args: argparse.Namespace) -> int:
     with Platform.from_config() as platform:
         return COMMANDS[args.tournament_command](args, platform)
