@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -21,6 +23,7 @@ from truco_cli.errors import CommandError
 TIMEOUT_S = 30.0
 READ_RETRIES = 3  # a GET answered 429 is asked again after its Retry-After, this many times
 MAX_RETRY_WAIT_S = 60.0
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
 USER_AGENT = "truco-cli/1"
 
 
@@ -78,6 +81,7 @@ class Platform:
     ) -> None:
         self.url = config.check_url(url)
         self.key = key
+        self._warned = False
         headers = {"user-agent": USER_AGENT, "accept": "application/json"}
         self._http = httpx.Client(
             base_url=self.url, timeout=TIMEOUT_S, headers=headers, transport=transport
@@ -108,6 +112,7 @@ class Platform:
                     slug="cli/no-key",
                 )
             headers["authorization"] = f"Bearer {self.key}"
+            self._warn_if_cleartext()
         query = {name: value for name, value in params.items() if value is not None}
         try:
             response = self._http.request(
@@ -140,6 +145,17 @@ class Platform:
                     exit_code=1,
                 ) from None
         raise CommandError(problem_of(response))
+
+    def _warn_if_cleartext(self) -> None:
+        """Say so (once) when the key is about to cross a network unencrypted."""
+        parts = urlsplit(self.url)
+        if parts.scheme == "http" and parts.hostname not in LOOPBACK and not self._warned:
+            self._warned = True
+            print(
+                f"warning: sending your API key to {parts.hostname} without encryption "
+                "(http://); use the platform's https:// address",
+                file=sys.stderr,
+            )
 
     def get(self, path: str, **params: Any) -> Any:
         return self.request("GET", path, **params)

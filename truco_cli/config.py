@@ -14,6 +14,7 @@ The file is ``$XDG_CONFIG_HOME/truco/config.toml`` (``~/.config/truco/config.tom
 from __future__ import annotations
 
 import os
+import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -50,12 +51,18 @@ def read_file(path: Path) -> dict[str, str]:
     try:
         with path.open("rb") as handle:
             data = tomllib.load(handle)
+            mode = os.fstat(handle.fileno()).st_mode
     except FileNotFoundError:
         return {}
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise CommandError.local(
             "Unreadable configuration", f"{path}: {exc}", slug="cli/bad-config"
         ) from None
+    if mode & 0o077 and data.get("key"):
+        print(
+            f"warning: {path} holds your API key and others may read it: chmod 600 {path}",
+            file=sys.stderr,
+        )
     return {key: value for key, value in data.items() if isinstance(value, str)}
 
 

@@ -32,7 +32,10 @@ def test_account_create_stores_url_and_key_with_mode_0600(platform_url: str, tru
     again = truco("account", "create", unique("bob"), "--url", platform_url)
     assert again.code == 2 and "error: A key is already stored" in again.err
     assert tomllib.loads(truco.config_file.read_text())["key"] == stored["key"]
+    truco.config_file.chmod(0o644)  # someone loosened it: every command says so
+    assert "warning: " in truco.ok("account", "show").err
     forced = truco.ok("account", "create", unique("bob"), "--url", platform_url, "--force")
+    assert stat.S_IMODE(truco.config_file.stat().st_mode) == 0o600  # written anew: 0600 again
     assert "created" in forced.out
     assert tomllib.loads(truco.config_file.read_text())["key"] != stored["key"]
 

@@ -66,3 +66,17 @@ def test_no_key_is_refused_before_any_request() -> None:
         platform.request("DELETE", "/v1/bots/1", auth=True)
     assert caught.value.problem["title"] == "No API key" and caught.value.exit_code == 2
     assert seen == []
+
+
+def test_a_key_sent_unencrypted_over_a_network_is_warned_about_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    platform, _ = _platform(httpx.Response(204), httpx.Response(204))
+    platform.request("DELETE", "/v1/bots/1", auth=True)
+    platform.request("DELETE", "/v1/bots/2", auth=True)
+    warned = capsys.readouterr().err
+    assert warned.count("warning: sending your API key to platform.test without encryption") == 1
+    local, _ = _platform(httpx.Response(204))
+    local.url = "http://127.0.0.1:8000"
+    local.request("DELETE", "/v1/bots/1", auth=True)
+    assert capsys.readouterr().err == ""
