@@ -7,7 +7,7 @@ import sys
 import time
 from typing import Any, get_args
 
-from services.api.tournament_schemas import Format, Mode
+from services.api.tournament_schemas import Format, Mode, TournamentStatus
 from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import CommandError, platform_command
 
@@ -54,6 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     show = sub.add_parser("show", help="a tournament: rounds, matches and standings")
     show.add_argument("id", type=int, metavar="ID")
     add_json(show)
+    listing = sub.add_parser("list", help="tournaments, newest first")
+    listing.add_argument("--status", choices=get_args(TournamentStatus))
+    listing.add_argument("--limit", type=int, default=20, help="how many (default 20, max 100)")
+    add_json(listing)
+    cancel = sub.add_parser("cancel", help="cancel a tournament you organise")
+    cancel.add_argument("id", type=int, metavar="ID")
+    add_json(cancel)
 
 
 def _create(args: argparse.Namespace, platform: Platform) -> int:
@@ -211,7 +218,35 @@ def _watch(args: argparse.Namespace, platform: Platform) -> int:
     return 0
 
 
-COMMANDS = {"create": _create, "enter": _enter, "start": _start, "watch": _watch, "show": _show}
+def _list(args: argparse.Namespace, platform: Platform) -> int:
+    page = platform.get("/v1/tournaments", status=args.status, limit=args.limit)
+    if args.json:
+        print_json(page)
+        return 0
+    rows = [[t["id"], t["name"], t["format"], t["mode"], t["status"]] for t in page["items"]]
+    print(table(["id", "name", "format", "mode", "status"], rows) if rows else "no tournaments")
+    return 0
+
+
+def _cancel(args: argparse.Namespace, platform: Platform) -> int:
+    cancelled = platform.request("POST", f"/v1/tournaments/{args.id}/cancel", auth=True)
+    if args.json:
+        print_json(cancelled)
+    else:
+        count = len(cancelled["cancelled_matches"])
+        print(f"tournament {args.id} cancelled ({count} unplayed match{'es' * (count != 1)})")
+    return 0
+
+
+COMMANDS = {
+    "create": _create,
+    "enter": _enter,
+    "start": _start,
+    "watch": _watch,
+    "show": _show,
+    "list": _list,
+    "cancel": _cancel,
+}
 
 
 @platform_command

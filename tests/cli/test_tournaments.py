@@ -67,6 +67,14 @@ def test_watch_gives_up_after_its_timeout_and_bad_options_are_the_platforms_422(
     waiting = truco("tournament", "watch", tid, "--interval", "0.2", "--timeout", "0.5")
     assert waiting.code == 1 and "error: Still running: tournament" in waiting.err
     assert ": registering" in waiting.out
+    listed = truco.ok("tournament", "list", "--status", "registering", "--json").json()
+    assert int(tid) in [t["id"] for t in listed["items"]]
+    assert {t["status"] for t in listed["items"]} == {"registering"}
+    assert f"{tid}  Slow" in truco.ok("tournament", "list").out
+    assert "cancelled (0 unplayed matches)" in truco.ok("tournament", "cancel", tid).out
+    cancelled = truco("tournament", "watch", tid)
+    assert cancelled.code == 1 and "error: Cancelled: tournament" in cancelled.err
+    assert truco("tournament", "cancel", tid).code == 1  # the platform's 409: cancelled already
     long = truco(
         "tournament", "create", "Long", "--format", "swiss", "--mode", "2v2", "--games", "100"
     )
