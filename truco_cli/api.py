@@ -43,7 +43,8 @@ def problem_of(response: httpx.Response) -> dict[str, Any]:
     from services.api.problems import Problem  # only on errors: it imports the API framework
 
     try:
-        problem = msgspec.json.decode(response.content, type=Problem)
+        msgspec.json.decode(response.content, type=Problem)  # it is one: keep all it says
+        document: dict[str, Any] = msgspec.json.decode(response.content)
     except msgspec.DecodeError:
         text = response.text.strip().replace("\n", " ")[:200] or "(empty body)"
         return {
@@ -52,7 +53,6 @@ def problem_of(response: httpx.Response) -> dict[str, Any]:
             "status": response.status_code,
             "detail": f"{response.request.method} {response.request.url.path}: {text}",
         }
-    document: dict[str, Any] = msgspec.to_builtins(problem)
     if response.status_code == 429 and "retry-after" in response.headers:
         document["detail"] += f" (retry after {response.headers['retry-after']} s)"
     return document

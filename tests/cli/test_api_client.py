@@ -80,3 +80,11 @@ def test_a_key_sent_unencrypted_over_a_network_is_warned_about_once(
     local.url = "http://127.0.0.1:8000"
     local.request("DELETE", "/v1/bots/1", auth=True)
     assert capsys.readouterr().err == ""
+
+
+def test_a_problem_keeps_the_members_the_platform_added() -> None:
+    problem = {"type": "/problems/x", "title": "Conflict", "status": 409, "detail": "taken"}
+    platform, _ = _platform(httpx.Response(409, json={**problem, "instance": "/v1/bots/7"}))
+    with pytest.raises(CommandError) as caught:
+        platform.get("/v1/bots/7")
+    assert caught.value.problem == {**problem, "instance": "/v1/bots/7"}
