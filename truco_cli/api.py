@@ -177,7 +177,7 @@ class Platform:
 
     def bot_id(self, ref: str) -> int:
         """A bot's id from its id or its name."""
-        if ref.isdigit():
+        if ref.isascii() and ref.isdigit():
             return int(ref)
         found = self.get("/v1/bots", name=ref, limit=1)["items"]
         if not found:
