@@ -28,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def describe(match: dict[str, Any]) -> str:
-    """One line: who won what, and how."""
+    """Who won what, and how; a line more for each side that lost by walkover or forfeit,
+    saying why (the platform's ``causes``)."""
     names = {entrant["bot_id"]: entrant["name"] for entrant in match["entrants"]}
     versus = " vs ".join(entrant["name"] for entrant in match["entrants"])
     games = "-".join(str(n) for n in match.get("games_won") or [])
@@ -37,7 +38,13 @@ def describe(match: dict[str, Any]) -> str:
     winner = match["winner"]
     outcome = "draw" if winner is None else f"{names.get(winner, winner)} wins"
     how = ", ".join(part for part in (games and f"games {games}", match.get("reason")) if part)
-    return f"match {match['id']} {versus}: {outcome}" + (f" ({how})" if how else "")
+    lines = [f"match {match['id']} {versus}: {outcome}" + (f" ({how})" if how else "")]
+    for cause in match.get("causes") or []:  # why a side lost by walkover or forfeit
+        loser = names.get(cause.get("bot_id"), f"side {cause.get('side')}")
+        status = f" ({cause['status']})" if cause.get("status") else ""
+        summary = cause.get("summary") or f"{cause.get('kind')}{status} on /{cause.get('call')}"
+        lines.append(f"  {loser}: {summary}")
+    return "\n".join(lines)
 
 
 @platform_command

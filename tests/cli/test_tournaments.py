@@ -9,6 +9,7 @@ import httpx
 
 from arena.sdk import BotServer
 from tests.cli.conftest import Truco, unique
+from truco_cli.challenge import describe
 
 
 def _two_bots(truco: Truco, platform_url: str, bots: list[BotServer]) -> list[str]:
@@ -114,4 +115,24 @@ def test_a_field_problem_prints_its_field(platform_url: str, truco: Truco) -> No
     assert bad.err.splitlines() == [
         "error: Unprocessable Entity (422): the request body does not match the schema",
         "  body.games_per_match: Expected `int` >= 1",
+    ]
+
+
+def test_a_walkover_says_why_each_side_lost() -> None:
+    match = {
+        "id": 9,
+        "status": "forfeit",
+        "entrants": [{"bot_id": 1, "name": "mine", "side": 0}, {"bot_id": 2, "name": "them"}],
+        "winner": 2,
+        "games_won": [0, 0],
+        "reason": "walkover",
+        "causes": [
+            {"side": 0, "bot_id": 1, "call": "start", "kind": "http_status", "status": 401},
+            {"side": 1, "bot_id": None, "call": "act", "kind": "timeout", "summary": "timed out"},
+        ],
+    }
+    assert describe(match).splitlines() == [
+        "match 9 mine vs them: them wins (games 0-0, walkover)",
+        "  mine: http_status (401) on /start",
+        "  side 1: timed out",
     ]
