@@ -15,6 +15,7 @@ from arena.sdk import BotServer, strategy_decider
 from arena.signing import InvalidSecret, generate_secret
 from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import CommandError, platform_command
+from truco_cli.match import describe
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,6 +46,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     update.add_argument("--url", help="a new base URL (the platform checks it answers)")
     _add_access_options(update, closing=True)
     add_json(update)
+    matches = sub.add_parser("matches", help="a bot's recent matches, and why it lost any")
+    matches.add_argument("bot", metavar="BOT", help="a bot id or name")
+    matches.add_argument("--limit", type=int, default=10, help="how many (default 10, max 100)")
+    add_json(matches)
     delete = sub.add_parser("delete", help="delete one of your bots")
     delete.add_argument("bot", metavar="BOT", help="one of your bots (id or name)")
     add_json(delete)
@@ -220,6 +225,19 @@ def _show(args: argparse.Namespace, platform: Platform) -> int:
     return 0
 
 
+def _matches(args: argparse.Namespace, platform: Platform) -> int:
+    bot_id = platform.bot_id(args.bot)
+    page = platform.get(f"/v1/bots/{bot_id}/matches", limit=args.limit)
+    if args.json:
+        print_json(page)
+        return 0
+    for match in page["items"]:
+        print(describe(match))
+    if not page["items"]:
+        print(f"bot {bot_id} has played no match yet")
+    return 0
+
+
 def _update(args: argparse.Namespace, platform: Platform) -> int:
     given = {"name": args.name, "url": args.url}
     change = {key: value for key, value in given.items() if value is not None} | _access(args)
@@ -267,6 +285,7 @@ PLATFORM_COMMANDS = {
     "register": _register,
     "list": _list,
     "show": _show,
+    "matches": _matches,
     "update": _update,
     "delete": _delete,
     "rotate-secret": _rotate,

@@ -11,8 +11,7 @@ from typing import Any, get_args
 from services.api.tournament_schemas import Mode
 from truco_cli.api import Platform, add_json, print_json
 from truco_cli.errors import CommandError, platform_command
-
-OVER = ("done", "forfeit", "error", "cancelled")
+from truco_cli.match import OVER, describe
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,26 +24,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, help="with --wait: give up after this long")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the match id")
     add_json(parser)
-
-
-def describe(match: dict[str, Any]) -> str:
-    """Who won what, and how; a line more for each side that lost by walkover or forfeit,
-    saying why (the platform's ``causes``)."""
-    names = {entrant["bot_id"]: entrant["name"] for entrant in match["entrants"]}
-    versus = " vs ".join(entrant["name"] for entrant in match["entrants"])
-    games = "-".join(str(n) for n in match.get("games_won") or [])
-    if match["status"] not in ("done", "forfeit"):
-        return f"match {match['id']} {versus}: {match['status']}"
-    winner = match["winner"]
-    outcome = "draw" if winner is None else f"{names.get(winner, winner)} wins"
-    how = ", ".join(part for part in (games and f"games {games}", match.get("reason")) if part)
-    lines = [f"match {match['id']} {versus}: {outcome}" + (f" ({how})" if how else "")]
-    for cause in match.get("causes") or []:  # why a side lost by walkover or forfeit
-        loser = names.get(cause.get("bot_id"), f"side {cause.get('side')}")
-        status = f" ({cause['status']})" if cause.get("status") else ""
-        summary = cause.get("summary") or f"{cause.get('kind')}{status} on /{cause.get('call')}"
-        lines.append(f"  {loser}: {summary}")
-    return "\n".join(lines)
 
 
 @platform_command

@@ -10,8 +10,8 @@ from typing import Any, get_args
 from services.api.tournament_schemas import Format, Mode, TournamentStatus
 from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import CommandError, platform_command
+from truco_cli.match import OVER
 
-OVER = ("done", "forfeit", "error", "cancelled")  # a match that will not change any more
 STANDING_COLUMNS = (
     ("points", "points"),
     ("buchholz_cut1", "bh-1"),

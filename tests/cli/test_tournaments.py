@@ -4,12 +4,14 @@ matches are played at once, over HTTP, by real bots on 127.0.0.1."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import httpx
+import pytest
 
 from arena.sdk import BotServer
 from tests.cli.conftest import Truco, unique
-from truco_cli.challenge import describe
+from truco_cli.match import describe
 
 
 def _two_bots(truco: Truco, platform_url: str, bots: list[BotServer]) -> list[str]:
@@ -86,8 +88,12 @@ def test_watch_gives_up_after_its_timeout_and_bad_options_are_the_platforms_422(
     assert usage.code == 2 and "invalid choice: 'ladder'" in usage.err
 
 
-def test_challenge_wait_and_leaderboard(
-    platform_url: str, truco: Truco, bots: list[BotServer]
+def test_challenge_wait_match_replay_and_leaderboard(
+    platform_url: str,
+    truco: Truco,
+    bots: list[BotServer],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     names = _two_bots(truco, platform_url, bots)
     queued = truco.ok("challenge", names[0], names[1], "--games", "2", "--json").json()
@@ -98,6 +104,19 @@ def test_challenge_wait_and_leaderboard(
     assert f"{platform_url}/matches/" in result.out
     waited = truco.ok("challenge", names[1], names[0], "--wait", "--json").json()
     assert waited["status"] == "done" and waited["rated"] is False
+    shown = truco.ok("match", "show", waited["id"]).out
+    assert shown.startswith(f"match {waited['id']} {names[1]} vs {names[0]}: ")
+    assert "1v1, challenge, unrated, 2 games" in shown
+    monkeypatch.chdir(tmp_path)
+    saved = truco.ok("match", "replay", waited["id"]).out
+    replay_file = tmp_path / f"match-{waited['id']}.replay.json"
+    assert f"wrote {replay_file.name}; check it with: truco replay verify" in saved
+    assert truco.ok("replay", "verify", str(replay_file)).out.startswith(f"{replay_file}: ok (2")
+    again = truco("match", "replay", waited["id"])
+    assert again.code == 2 and again.err.startswith("error: File exists: ")
+    assert truco.ok("match", "replay", waited["id"], "--json").json()["games"]
+    history = truco.ok("bot", "matches", names[0]).out
+    assert f"match {waited['id']} " in history and history.count("\nmatch ") >= 1
     board = truco.ok("leaderboard", "--json").json()
     assert board["mode"] == "1v1"  # challenges are unrated: these bots are not on it
     assert not {entry["name"] for entry in board["entries"]} & set(names)
