@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import stat
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from tests.cli.shells import Block, sh_blocks, start_background, stop_group, ter
 from tests.conftest import ROOT
 from tests.services.conftest import RedisTarget
 from tests.worker.processes import free_port
+from tests.worker.test_local import launcher_env
 
 pytestmark = pytest.mark.slow
 
@@ -90,16 +90,16 @@ def test_quickstart_runs_as_written(
     for name in (".venv", "examples"):
         (work / name).symlink_to(ROOT / name)
     port, bot_port = free_port(), free_port()
+    launcher = launcher_env(empty_database, redis_target, tmp_path / "data", port)
+    platform = {k: launcher[k] for k in ("DATABASE_URL", "REDIS_URL", "TRUCO_REDIS_PREFIX")}
     env = {
         **{k: v for k, v in ROOT_ENV.items() if not k.startswith(("TRUCO_", "VIRTUAL_ENV"))},
+        **platform,
         "PATH": "/usr/local/bin:/usr/bin:/bin",  # what a new terminal has: the guide activates
         "PORT": str(port),
         "BOT_PORT": str(bot_port),
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "DATABASE_URL": empty_database,
-        "REDIS_URL": redis_target.url,
-        "TRUCO_REDIS_PREFIX": f"{redis_target.prefix}{secrets.token_hex(3)}:",
-        "TRUCO_DATA_DIR": str(tmp_path / "data"),
+        "TRUCO_DATA_DIR": launcher["TRUCO_DATA_DIR"],
         "PYTHONUNBUFFERED": "1",
     }
     outputs: list[tuple[Block, str]] = []
