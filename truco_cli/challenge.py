@@ -8,17 +8,23 @@ import sys
 import time
 from typing import Any, get_args
 
+from arena.deals import DealsMode
 from services.api.tournament_schemas import Mode
 from truco_cli.api import Platform, add_json, print_json
 from truco_cli.errors import CommandError, platform_command
-from truco_cli.match import OVER, describe
+from truco_cli.match import GAMES_HELP, OVER, describe
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("bot_a", metavar="BOT_A", help="your bot (id or name)")
     parser.add_argument("bot_b", metavar="BOT_B", help="its opponent (id or name)")
-    parser.add_argument("--games", type=int, help="games in the match (default 2)")
+    parser.add_argument("--games", type=int, help=f"games in the match {GAMES_HELP}")
     parser.add_argument("--mode", choices=get_args(Mode), help="1v1 (default) or 2v2")
+    parser.add_argument(
+        "--deals",
+        choices=get_args(DealsMode),
+        help="independent (default) or mirrored (only between two of your bots)",
+    )
     parser.add_argument("--wait", action="store_true", help="wait for the result and print it")
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between looks")
     parser.add_argument("--timeout", type=float, help="with --wait: give up after this long")
@@ -37,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
             body["games_per_match"] = args.games
         if args.mode is not None:
             body["mode"] = args.mode
+        if args.deals is not None:
+            body["deals"] = args.deals
         created = platform.request("POST", "/v1/challenges", body=body, auth=True)
         match_id = created["match_id"]
         if not args.wait:

@@ -9,10 +9,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from arena.match import DEFAULT_GAMES_PER_MATCH
 from truco_cli.api import Platform, add_json, print_json
 from truco_cli.errors import CommandError, platform_command
 
 OVER = ("done", "forfeit", "error", "cancelled")  # a match that will not change any more
+GAMES_HELP = f"(default {DEFAULT_GAMES_PER_MATCH[2]} in 1v1, {DEFAULT_GAMES_PER_MATCH[4]} in 2v2)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -7,10 +7,11 @@ import sys
 import time
 from typing import Any, get_args
 
+from arena.deals import DealsMode
 from services.api.tournament_schemas import Format, Mode, TournamentStatus
 from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import CommandError, platform_command
-from truco_cli.match import OVER
+from truco_cli.match import GAMES_HELP, OVER
 
 STANDING_COLUMNS = (
     ("points", "points"),
@@ -32,9 +33,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     create.add_argument("--format", required=True, choices=get_args(Format))
     create.add_argument("--mode", required=True, choices=get_args(Mode))
     create.add_argument("--rounds", type=int, help="Swiss rounds (default: from the field)")
-    create.add_argument("--games", type=int, help="games per match (default 2)")
+    create.add_argument("--games", type=int, help=f"games per match {GAMES_HELP}")
     create.add_argument("--points", type=int, choices=(15, 30), help="points to win a game")
     create.add_argument("--no-flor", action="store_true", help="play without flor")
+    create.add_argument(
+        "--deals",
+        choices=get_args(DealsMode),
+        help="independent (default) or mirrored (only between your own bots; docs/deals.md)",
+    )
     create.add_argument("-q", "--quiet", action="store_true", help="print only the new id")
     add_json(create)
     enter = sub.add_parser("enter", help="enter bots (yours, or open ones) into a tournament")
@@ -70,7 +76,12 @@ def _create(args: argparse.Namespace, platform: Platform) -> int:
     if args.no_flor:
         rules["flor"] = False
     body: dict[str, Any] = {"name": args.name, "format": args.format, "mode": args.mode}
-    optional = {"rounds": args.rounds, "games_per_match": args.games, "rules": rules or None}
+    optional = {
+        "rounds": args.rounds,
+        "games_per_match": args.games,
+        "rules": rules or None,
+        "deals": args.deals,
+    }
     body.update({key: value for key, value in optional.items() if value is not None})
     created = platform.request("POST", "/v1/tournaments", body=body, auth=True)
     if args.json:

