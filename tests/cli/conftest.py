@@ -21,7 +21,7 @@ import uvicorn
 from litestar import Litestar
 
 from arena.sdk import BotServer, strategy_decider
-from services.api.app import create_app
+from services.app import create_app
 from tests.conftest import ROOT
 from tests.services.api_play_helpers import NO_LIMITS
 from tests.services.conftest import (

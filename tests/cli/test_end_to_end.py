@@ -5,6 +5,7 @@ real SDK bots on 127.0.0.1. `tournament watch` and `challenge --wait` follow rea
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -59,13 +60,16 @@ def test_tournament_and_challenge_through_real_workers(
             truco("tournament", "enter", tid, *ids)
             assert "1 match queued" in truco("tournament", "start", tid)
             watched = truco("tournament", "watch", tid, "--interval", "0.5", timeout=180)
-            assert re.search(
-                rf"match \d+: ({names[0]} vs {names[1]}|{names[1]} vs {names[0]}): ", watched
+            played = re.search(
+                rf"match (\d+): ({names[0]} vs {names[1]}|{names[1]} vs {names[0]}): ", watched
             )
+            assert played is not None, watched
             assert f"tournament {tid} 'E2E cup': finished" in watched
             assert watched.index(": finished") < watched.index("rank ")
+            match = json.loads(truco("match", "show", played[1], "--json"))
             board = truco("leaderboard", "1v1")
-            assert names[0] in board and names[1] in board  # a rated round robin
+            rated = match["rated"] and match["reason"] != "walkover"  # a walkover moves no Elo
+            assert match["rated"] and (names[0] in board and names[1] in board) == rated, match
             result = truco("challenge", names[1], names[0], "--wait", timeout=180)
             assert re.match(rf"match \d+ {names[1]} vs {names[0]}: ", result)
     finally:
