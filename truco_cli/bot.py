@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.bot_secret import SecretSourceError, load_secret
+from arena.bot_secret import SecretSourceError, load_secret, read_secret_file
 from arena.bots import BUILTINS, UnknownStrategy
 from arena.sdk import BotServer, strategy_decider
-from arena.signing import InvalidSecret, generate_secret
+from arena.signing import InvalidSecret, new_secret
 from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import CommandError, platform_command
 from truco_cli.match import describe
@@ -94,7 +94,9 @@ def _add_serve(sub: Any) -> None:
 def _add_secret_options(parser: argparse.ArgumentParser, help_: str) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--secret", help=help_)
-    group.add_argument("--secret-file", type=Path, help="read the secret from this file")
+    group.add_argument(
+        "--secret-file", type=Path, help="read the secret from this file (mode 0600)"
+    )
     add_json(parser)
 
 
@@ -166,17 +168,14 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def chosen_secret(args: argparse.Namespace) -> str | None:
-    """The secret of --secret or --secret-file, as given: the platform judges it (a weak one
-    is its 422 saying what is needed)."""
+    """The secret of --secret or --secret-file (a file readable only by you, as for the bot
+    itself); the platform judges its strength (a weak one is its 422 saying what is needed)."""
     if args.secret_file is None:
         return str(args.secret) if args.secret is not None else None
     try:
-        secret: str = args.secret_file.read_text().strip()
-    except OSError as exc:
-        raise CommandError.local("Unreadable secret file", str(exc)) from None
-    if not secret:
-        raise CommandError.local("Empty secret file", f"{args.secret_file} holds no secret")
-    return secret
+        return read_secret_file(args.secret_file)
+    except SecretSourceError as exc:
+        raise CommandError.local("Unusable secret file", str(exc)) from None
 
 
 def _register(args: argparse.Namespace, platform: Platform) -> int:
@@ -301,7 +300,7 @@ def run(args: argparse.Namespace) -> int:
 @platform_command
 def _platform(args: argparse.Namespace) -> int:
     if args.bot_command == "secret":
-        fresh = generate_secret()
+        fresh = new_secret()
         if args.json:
             print_json({"signing_secret": fresh})
         else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import tomllib
+from pathlib import Path
 
 import httpx
 import pytest
@@ -71,7 +72,7 @@ def test_register_list_show_update_delete(
 
 
 def test_register_errors_read_like_the_platform_says(
-    platform_url: str, truco: Truco, bots: list[BotServer]
+    platform_url: str, truco: Truco, bots: list[BotServer], tmp_path: Path
 ) -> None:
     truco.ok("account", "create", unique("owner"), "--url", platform_url)
     name = unique("dup")
@@ -80,8 +81,14 @@ def test_register_errors_read_like_the_platform_says(
     assert taken.code == 1 and taken.err.startswith("error: Conflict (409): ")
     down = truco("bot", "register", unique("down"), "http://127.0.0.1:9/")
     assert down.code == 1 and "(422)" in down.err and "connect" in down.err
-    empty = truco("bot", "register", unique("x"), bots[0].url, "--secret-file", "/nonexistent")
-    assert empty.code == 2 and empty.err.startswith("error: Unreadable secret file:")
+    missing = truco("bot", "register", unique("x"), bots[0].url, "--secret-file", "/nonexistent")
+    assert missing.code == 2 and missing.err.startswith("error: Unusable secret file: cannot read")
+    loose = tmp_path / "loose.secret"
+    loose.write_text(truco.ok("bot", "secret").out)
+    loose.chmod(0o644)
+    refused = truco("bot", "register", unique("x"), bots[0].url, "--secret-file", str(loose))
+    assert refused.code == 2 and "readable by other users" in refused.err
+    assert [bot["name"] for bot in truco.ok("bot", "list", "--json").json()] == [name]
 
 
 @pytest.mark.skipif(not CHOSEN_SECRETS, reason=WAITS_FOR_SECRETS)
