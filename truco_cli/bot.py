@@ -205,8 +205,9 @@ def _list(args: argparse.Namespace, platform: Platform) -> int:
     if not bots:
         print("no bots" if args.all else "you have no bots: `truco bot register NAME URL`")
         return 0
-    rows = [[b["id"], b["name"], b["status"], b["rating"]["1v1"], b["rating"]["2v2"]] for b in bots]
-    print(table(["id", "name", "status", "1v1", "2v2"], rows))
+    pools = list(bots[0]["rating"])  # the platform's rating pools: 1v1, 2v2, ...
+    rows = [[b["id"], b["name"], b["status"], *(b["rating"][p] for p in pools)] for b in bots]
+    print(table(["id", "name", "status", *pools], rows))
     return 0
 
 
@@ -216,7 +217,8 @@ def _show(args: argparse.Namespace, platform: Platform) -> int:
         print_json(bot)
         return 0
     print(f"bot {bot['id']} {bot['name']!r}: {bot['status']}, owner {bot['owner_id']}")
-    print(f"  rating  1v1 {bot['rating']['1v1']:.0f}  2v2 {bot['rating']['2v2']:.0f}")
+    ratings = "  ".join(f"{pool} {value:.0f}" for pool, value in bot["rating"].items())
+    print(f"  rating  {ratings}")
     if "open" in bot:
         entries = "anyone may enter it" if bot["open"] else "only its owner enters it"
         print(f"  access  {entries}; challenges: {bot.get('challenges', 'open')}")

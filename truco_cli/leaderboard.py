@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import get_args
 
-from services.api.tournament_schemas import Mode
+from services.api.match_schemas import RatingPool
 from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import platform_command
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("mode", nargs="?", default="1v1", choices=get_args(Mode))
+    parser.add_argument("mode", nargs="?", default="1v1", choices=get_args(RatingPool))
     parser.add_argument("--limit", type=int, default=20, help="how many lines (default 20)")
     add_json(parser)
 

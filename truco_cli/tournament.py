@@ -8,7 +8,7 @@ import time
 from typing import Any, get_args
 
 from arena.deals import DealsMode
-from services.api.tournament_schemas import Format, Mode, TournamentStatus
+from services.api.tournament_schemas import Format, Mode, Partnership, TournamentStatus
 from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import CommandError, platform_command
 from truco_cli.match import GAMES_HELP, OVER
@@ -32,6 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     create.add_argument("name", help="its name (1-100 characters)")
     create.add_argument("--format", required=True, choices=get_args(Format))
     create.add_argument("--mode", required=True, choices=get_args(Mode))
+    create.add_argument(
+        "--partnership",
+        choices=get_args(get_args(Partnership)[0]),
+        help="2v2: team (one bot a side, default) or individual (a bot a seat, partners drawn)",
+    )
     create.add_argument("--rounds", type=int, help="Swiss rounds (default: from the field)")
     create.add_argument("--games", type=int, help=f"games per match {GAMES_HELP}")
     create.add_argument("--points", type=int, choices=(15, 30), help="points to win a game")
@@ -81,6 +86,7 @@ def _create(args: argparse.Namespace, platform: Platform) -> int:
         "games_per_match": args.games,
         "rules": rules or None,
         "deals": args.deals,
+        "partnership": args.partnership,
     }
     body.update({key: value for key, value in optional.items() if value is not None})
     created = platform.request("POST", "/v1/tournaments", body=body, auth=True)

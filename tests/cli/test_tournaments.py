@@ -82,6 +82,11 @@ def test_watch_gives_up_after_its_timeout_and_bad_options_are_the_platforms_422(
     cancelled = truco("tournament", "watch", tid)
     assert cancelled.code == 1 and "error: Cancelled: tournament" in cancelled.err
     assert truco("tournament", "cancel", tid).code == 1  # the platform's 409: cancelled already
+    partnered = truco.ok(
+        "tournament", "create", "Seats", "--format", "swiss", "--mode", "2v2",
+        "--partnership", "individual", "--json",
+    ).json()  # fmt: skip
+    assert partnered["partnership"] == "individual"
     long = truco(
         "tournament", "create", "Long", "--format", "swiss", "--mode", "2v2", "--games", "100"
     )
@@ -130,6 +135,7 @@ def test_challenge_wait_match_replay_and_leaderboard(
     assert board["mode"] == "1v1"  # challenges are unrated: these bots are not on it
     assert not {entry["name"] for entry in board["entries"]} & set(names)
     assert truco.ok("leaderboard", "2v2").code == 0
+    assert truco.ok("leaderboard", "2v2-individual", "--json").json()["mode"] == "2v2-individual"
     mine_only = truco("challenge", "987654321", names[0])
     assert mine_only.code == 1 and "(404)" in mine_only.err
 
