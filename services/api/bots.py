@@ -33,6 +33,7 @@ from services.api.schemas import (
 from services.db import bots as db_bots
 from services.db.accounts import Account, DuplicateName
 from services.db.bots import Bot
+from services.names import refused_characters
 
 HANDSHAKE_TIMEOUT_MS = 5000.0
 
@@ -300,6 +301,8 @@ class BotController(Controller):
             Parameter(min_length=1, max_length=64, description="only the bot of this name"),
         ] = None,
     ) -> BotPage:
+        if name is not None and refused_characters(name):
+            return BotPage(items=[], next_cursor=None)  # no bot's name holds such characters
         page, more = await db_bots.list_bots(
             pool, limit=limit, cursor=cursor, owner_id=owner, name=name
         )

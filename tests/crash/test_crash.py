@@ -119,7 +119,9 @@ async def test_bot_worker_killed_mid_match_whole_process_group_sweeper_recovers(
     counts = await stored_once(pool, [match_id])
     assert counts == {"matches": 1, "results": 1, "rating_history": 2}
     await ratings_consistent(pool, bot_ids)
-    assert await pool.fetchval("SELECT attempts FROM matches WHERE id = $1", match_id) == 2
+    # sent, then re-sent by the sweeper; in a full run the first re-send can outlive the stale
+    # threshold and be sent once more (still stored and rated once, as asserted above)
+    assert 2 <= await pool.fetchval("SELECT attempts FROM matches WHERE id = $1", match_id) <= 3
     assert "truco.requeue_stale_matches" in beat_log
     assert f"re-sending stale matches [{match_id}]" in trusted_log
     assert bots.acts > acts  # played again from the start

@@ -350,5 +350,9 @@ async def test_list_filters_by_owner_and_by_name_ignoring_case(
     await api.client.delete(f"/v1/bots/{theirs['id']}", headers=other_headers)
     gone = await api.client.get("/v1/bots", params={"name": theirs["name"]})
     assert gone.json()["items"] == []
+    # a NUL once reached PostgreSQL (a 500); no bot's name holds control characters
+    for odd in ("a\x00b", "\x00", "x\u202ey", "line\nbreak"):
+        none = await api.client.get("/v1/bots", params={"name": odd})
+        assert none.status_code == 200 and none.json()["items"] == [], odd
     too_long = await api.client.get("/v1/bots", params={"name": "x" * 65})
     assert too_long.status_code == 400 and too_long.json()["errors"][0]["field"] == "query.name"
