@@ -15,6 +15,7 @@ Checks: no 5xx; status, content type, headers and body as documented. 120 scenar
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -232,6 +233,9 @@ def test_stateful_links_no_server_error_no_schema_violation(
         ) -> None:
             case.validate_response(response, checks=CHECKS, transport_kwargs=kwargs)
 
+    # derandomize fixes Hypothesis' draws, but the scenario still depends on the global PRNG
+    # that earlier tests of the run have moved on: start it from one place every time
+    random.seed(20261201)
     started = time.monotonic()
     try:
         Machine.run(
