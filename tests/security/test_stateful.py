@@ -176,6 +176,7 @@ def test_the_document_links_what_the_brief_asks() -> None:
     assert len(links) >= sum(len(v) for v in LINKS.values()) - 2  # (same pair, two links)
 
 
+@pytest.mark.soak  # in a full run its scenario never reaches the bot operations: see docs/security.md
 def test_stateful_links_no_server_error_no_schema_violation(
     stateful_database_url: str,
     stateful_app: Litestar,
