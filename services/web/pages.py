@@ -29,7 +29,11 @@ from services.db import pages as db
 from services.db import tournaments as db_tournaments
 from services.ratings import POOLS
 from services.tournaments.formats import StandingRow
-from services.web import views
+from services.web.views.bot import bot_view
+from services.web.views.common import FORMAT_NAMES, knockout_note, outcome, score_text, side_links
+from services.web.views.home import leaderboard_view
+from services.web.views.replay import replay_view
+from services.web.views.tournament import TournamentView, tournament_view
 from services.worker.live import live_document, reader_for, to_replay_events
 
 logger = logging.getLogger("services.web")
@@ -86,7 +90,7 @@ def render(
 
 @get("/", name="web:home")
 async def home(pool: NamedDependency[asyncpg.Pool]) -> Response[str]:
-    boards = {mode: views.leaderboard_view(await db.leaderboard(pool, mode)) for mode in POOLS}
+    boards = {mode: leaderboard_view(await db.leaderboard(pool, mode)) for mode in POOLS}
     running = await db.tournaments_by_status(pool, ("running", "registering"))
     recent = await db.tournaments_by_status(pool, ("finished",), limit=10)
     return render(
@@ -94,19 +98,17 @@ async def home(pool: NamedDependency[asyncpg.Pool]) -> Response[str]:
         boards=boards,
         running=running,
         recent=recent,
-        formats=views.FORMAT_NAMES,
+        formats=FORMAT_NAMES,
     )
 
 
-async def _tournament_view(pool: asyncpg.Pool, tournament_id: Id) -> views.TournamentView:
+async def _tournament_view(pool: asyncpg.Pool, tournament_id: Id) -> TournamentView:
     data = await db.tournament(pool, tournament_id)
     if data is None:
         raise NotFoundException(f"no tournament {tournament_id}")
-    need = [
-        m.id for m in data.matches if (out := views.outcome(m)) is not None and out.games is None
-    ]
+    need = [m.id for m in data.matches if (out := outcome(m)) is not None and out.games is None]
     replays = await db.replays(pool, need)
-    return views.tournament_view(
+    return tournament_view(
         data.tournament,
         data.entries,
         [(r.number, r.status) for r in data.rounds],
@@ -160,7 +162,7 @@ async def bot_page(pool: NamedDependency[asyncpg.Pool], bot_id: Id) -> Response[
         raise NotFoundException(f"no bot {bot_id}")
     matches = await db.bot_matches(pool, bot_id)
     replays = await db.replays(pool, [m.id for m in matches if m.status in db.FINISHED_MATCH])
-    view = views.bot_view(
+    view = bot_view(
         bot,
         await db.bot_ratings(pool, bot_id),
         await db.rating_history(pool, bot_id),
@@ -186,9 +188,7 @@ async def live_replay(
     if not document["games"] or row is None:
         return None
     rules = Rules.from_dict(row.rules)
-    names = [
-        " & ".join(b.name for b in views.side_links(m, side)) or f"side {side}" for side in (0, 1)
-    ]
+    names = [" & ".join(b.name for b in side_links(m, side)) or f"side {side}" for side in (0, 1)]
     games = [
         GameRecord(
             number=g["number"],
@@ -239,16 +239,16 @@ async def match_page(
         raise NotFoundException(f"no match {match_id}")
     m = data.match
     live = m.status not in db.FINISHED_MATCH
-    sides = (views.side_links(m, 0), views.side_links(m, 1))
-    replay_view = None
+    sides = (side_links(m, 0), side_links(m, 1))
+    viewer = None
     shown = data.replay
     if shown is None and m.status in LIVE_MATCH:
         shown = await live_replay(request, pool, m)  # the spectator feed of the match being played
     if shown is not None:
         # a finished match opens at its first event, a live one at its latest
         start = step if step is not None else (None if live else 0)
-        replay_view = views.replay_view(shown, sides, game, start, view, live)
-    out = views.outcome(m, data.replay)
+        viewer = replay_view(shown, sides, game, start, view, live)
+    out = outcome(m, data.replay)
     version = await _match_version(request, pool, match_id) if live else None
     return render(
         "match.html",
@@ -257,10 +257,10 @@ async def match_page(
         tournament_name=data.tournament_name,
         live=live,
         outcome=out,
-        score=views.score_text(out),
-        knockout=views.knockout_note(m, out),
+        score=score_text(out),
+        knockout=knockout_note(m, out),
         result=data.replay.result if data.replay is not None else None,
-        r=replay_view,
+        r=viewer,
         version=version,
         poll=f"/matches/{match_id}/live" if live else None,
     )

@@ -28,7 +28,7 @@ from services.db.matches import MatchRow
 from services.db.pages import EntryRow
 from services.tournaments.formats import FORMATS, UnknownFormat, get_format
 from services.tournaments.swiss import NoValidPairing
-from services.web.views import TIEBREAK_LABELS, standings_view
+from services.web.views.standings import TIEBREAK_LABELS, standings_view
 from tests.services.flow_helpers import (
     InProcessDispatcher,
     in_process,

@@ -52,7 +52,8 @@ def test_seat_names_follow_the_rotation_of_an_individual_match() -> None:
     from arena.match import seat_entrants
     from arena.replay import EntrantRecord, GameRecord, MatchResult, Replay
     from engine import Rules
-    from services.web.views import BotLink, _seat_names
+    from services.web.views.common import BotLink
+    from services.web.views.replay import _seat_names
 
     records = tuple(EntrantRecord(f"bot{k}", f"bot:{k}") for k in range(4))
     games = [

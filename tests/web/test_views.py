@@ -16,7 +16,12 @@ from arena.replay import (
 from engine.events import ActionTaken, HandEnded, HandStarted, RoundEnded, Shown
 from engine.rules import Rules
 from services.db.pages import Entrant, HistoryPoint, LeaderRow, MatchRow
-from services.web import views
+from services.web.views.bot import bot_view, rating_chart
+from services.web.views.bracket import bracket_sections
+from services.web.views.common import BotLink, knockout_note, outcome
+from services.web.views.home import leaderboard_view
+from services.web.views.replay import Bubble, ReplayView, SeatView, replay_view
+from services.web.views.standings import crosstable_view
 
 NOW = datetime(2025, 5, 1, tzinfo=UTC)
 DEAL = (("1E", "2E", "3E"), ("4O", "5O", "6O"), ("7C", "10C", "11C"), ("12B", "1B", "2B"))
@@ -69,21 +74,21 @@ def replay_2v2() -> Replay:
     )
 
 
-SIDES = ([views.BotLink("Norte", 1)], [views.BotLink("Sur", 2)])
+SIDES = ([BotLink("Norte", 1)], [BotLink("Sur", 2)])
 
 
-def seat(view: views.ReplayView, n: int) -> views.SeatView:
+def seat(view: ReplayView, n: int) -> SeatView:
     return view.table.seats[n]
 
 
-def bubble(view: views.ReplayView, n: int) -> views.Bubble:
+def bubble(view: ReplayView, n: int) -> Bubble:
     found = view.table.seats[n].bubble
     assert found is not None
     return found
 
 
 def test_omniscient_view_shows_every_hand_and_every_sena() -> None:
-    v = views.replay_view(replay_2v2(), SIDES, 1, 2, "all", live=False)
+    v = replay_view(replay_2v2(), SIDES, 1, 2, "all", live=False)
     assert v is not None
     assert seat(v, 1).cards == ["5O", "6O"] and seat(v, 3).cards == list(DEAL[3])
     assert bubble(v, 0).sena == "ancho espada"
@@ -94,7 +99,7 @@ def test_omniscient_view_shows_every_hand_and_every_sena() -> None:
 
 
 def test_seat_view_hides_other_hands_and_senas_not_addressed_to_it() -> None:
-    v = views.replay_view(replay_2v2(), SIDES, 1, 5, "seat1", live=False)
+    v = replay_view(replay_2v2(), SIDES, 1, 5, "seat1", live=False)
     assert v is not None
     assert seat(v, 1).cards == ["5O", "6O"]
     assert seat(v, 0).cards == [None, None] and seat(v, 2).cards == [None, None]
@@ -104,13 +109,13 @@ def test_seat_view_hides_other_hands_and_senas_not_addressed_to_it() -> None:
     assert bubble(v, 2).sena == "tres"
     # the timeline stops at the present for a seat: nothing from the future
     assert max(item.step for item in v.timeline) == 5
-    partner = views.replay_view(replay_2v2(), SIDES, 1, 5, "seat2", live=False)
+    partner = replay_view(replay_2v2(), SIDES, 1, 5, "seat2", live=False)
     assert partner is not None and seat(partner, 0).bubble is not None
     assert bubble(partner, 0).sena == "ancho espada"
 
 
 def test_live_match_is_always_the_spectator_view() -> None:
-    v = views.replay_view(replay_2v2(), SIDES, 1, None, "all", live=True)
+    v = replay_view(replay_2v2(), SIDES, 1, None, "all", live=True)
     assert (
         v is not None and v.view == "spectator" and v.views == [("spectator", "Spectator (live)")]
     )
@@ -124,7 +129,7 @@ def test_live_match_is_always_the_spectator_view() -> None:
 
 
 def test_bad_view_and_step_are_clamped() -> None:
-    v = views.replay_view(replay_2v2(), SIDES, 9, 999, "seat9", live=False)
+    v = replay_view(replay_2v2(), SIDES, 9, 999, "seat9", live=False)
     assert v is not None and v.game == 1 and v.step == v.last and v.view == "all"
 
 
@@ -133,7 +138,7 @@ def test_leaderboard_marks_provisional_and_trend() -> None:
         LeaderRow(1, "a", 1612.4, 12, 9, 3, 0, 31.6),
         LeaderRow(2, "b", 1490.0, 3, 1, 2, 0, -8.0),
     ]
-    out = views.leaderboard_view(rows)
+    out = leaderboard_view(rows)
     assert [(r.rank, r.rating, r.provisional, r.trend) for r in out] == [
         (1, 1612, False, 32),
         (2, 1490, True, -8),
@@ -171,7 +176,7 @@ def test_bracket_columns_boxes_and_connectors() -> None:
         match(6, 2, 2, 5, 6, 1),
         match(7, 3, 1, 1, 6, 0),
     ]
-    (section,) = views.bracket_sections(ms, {})
+    (section,) = bracket_sections(ms, {})
     assert section.title == "Bracket" and [label for _, label in section.columns] == [
         "Round 1",
         "Round 2",
@@ -183,7 +188,7 @@ def test_bracket_columns_boxes_and_connectors() -> None:
     mid = (by_id[1].y + by_id[2].y) / 2
     assert abs(by_id[5].y - mid) <= 1
     assert by_id[7].winner == 0 and (by_id[7].top_score, by_id[7].bottom_score) == ("2", "0")
-    sides = views.bracket_sections(
+    sides = bracket_sections(
         [*ms[:2], match(9, 2, 1, 4, 2, 0, "losers"), match(10, 3, 1, 1, 4, 0, "final")], {}
     )
     assert [s.title for s in sides] == ["Winners bracket", "Losers bracket", "Final"]
@@ -197,14 +202,14 @@ def test_crosstable_and_chart() -> None:
         EntryRow(2, "b", 2, 1500, False),
         EntryRow(3, "c", 3, 1500, False),
     ]
-    rows = views.crosstable_view(entries, [match(1, 1, 1, 1, 2, 0), match(2, 2, 1, 3, 1, 1)], {})
+    rows = crosstable_view(entries, [match(1, 1, 1, 1, 2, 0), match(2, 2, 1, 3, 1, 1)], {})
     assert [r.points for r in rows] == ["2", "0", "0"]
     assert rows[0].cells[1].kind == "win" and rows[1].cells[0].text == "0 (0-2)"
     history = [HistoryPoint("1v1", k + 1, 1500 + 10 * k, 1510 + 10 * k, NOW) for k in range(3)]
-    chart = views.rating_chart("1v1", history)
+    chart = rating_chart("1v1", history)
     assert chart is not None and len(chart.points) == 3 and chart.path.count("L") == 3
     assert chart.points[-1].rating == 1530 and chart.points[0].y > chart.points[-1].y
-    assert views.rating_chart("2v2", history) is None
+    assert rating_chart("2v2", history) is None
 
 
 def test_bot_page_lists_recent_faults_with_kinds_and_the_cause_of_a_loss() -> None:
@@ -255,7 +260,7 @@ def test_bot_page_lists_recent_faults_with_kinds_and_the_cause_of_a_loss() -> No
         ),
     }
     bot = BotRow(5, "bot5", "owner", "active", NOW, None)
-    view = views.bot_view(bot, [], [], [walkover, played], replays)
+    view = bot_view(bot, [], [], [walkover, played], replays)
     assert view.faults == [("http_status", 1), ("timeout", 1)]
     first, second = view.recent_faults
     assert (first.match_id, first.kinds, first.lost_by) == (7, [("http_status", 1)], "walkover")
@@ -268,13 +273,13 @@ def test_a_bracket_match_level_on_games_says_how_it_went_through() -> None:
     m = match(1, 1, 1, 1, 2, 1)
     m.bracket_match = "W1-1"
     m.result = {"games_won": [1, 1], "tantos": [38, 45], "reason": "tantos"}
-    assert views.knockout_note(m, views.outcome(m)) == "1-1, through on tantos 45-38"
-    (section,) = views.bracket_sections([m], {})
+    assert knockout_note(m, outcome(m)) == "1-1, through on tantos 45-38"
+    (section,) = bracket_sections([m], {})
     assert section.boxes[0].note == "1-1, through on tantos 45-38"
     m.result = {"games_won": [1, 1], "tantos": [40, 40], "reason": "draw"}
-    assert views.knockout_note(m, views.outcome(m)) == "1-1, through on seed"
+    assert knockout_note(m, outcome(m)) == "1-1, through on seed"
     m.result = {"games_won": [2, 0], "tantos": [30, 12], "reason": "games"}
-    assert views.knockout_note(m, views.outcome(m)) == ""
+    assert knockout_note(m, outcome(m)) == ""
     swiss = match(2, 1, 1, 1, 2, 0)
     swiss.result = {"games_won": [1, 1], "tantos": [45, 38], "reason": "tantos"}
-    assert views.knockout_note(swiss, views.outcome(swiss)) == ""
+    assert knockout_note(swiss, outcome(swiss)) == ""

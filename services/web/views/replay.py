@@ -1,0 +1,436 @@
+"""The match page's replay viewer: the table, the timeline and the hands at one step of a
+game, as one view (omniscient, a seat, a spectator) may see it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena.replay import Decision, Replay, ReplayEvent, StartFault
+from engine.cards import RANK, SUIT, SUIT_NAMES
+from engine.events import (
+    ActionTaken,
+    EnvidoCancelled,
+    EnvidoSettled,
+    Event,
+    FlorSettled,
+    GameEnded,
+    HandEnded,
+    HandStarted,
+    RoundEnded,
+    TrucoSettled,
+)
+from engine.observe import seat_view, spectator_view
+from engine.spoken import named, said
+from services.web.views.common import BotLink, short
+
+ANSWERS = {"quiero", "no_quiero", "con_flor_quiero", "con_flor_me_achico"}
+
+
+def card_name(card: str) -> str:
+    return f"{RANK[card]} de {SUIT_NAMES[SUIT[card]]}"
+
+
+View = str  # "all", "spectator" or "seatN"
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One engine event of a game, with the bot decision (latency, fault) that produced it."""
+
+    index: int
+    hand: int
+    event: Event | StartFault
+    decision: Decision | None
+
+
+def game_steps(events: Sequence[ReplayEvent]) -> list[Step]:
+    steps: list[Step] = []
+    pending: dict[int, Decision] = {}
+    hand = 0
+    for ev in events:
+        if isinstance(ev, Decision):
+            pending[ev.seat] = ev
+            continue
+        if isinstance(ev, HandStarted):
+            hand = ev.hand
+        decision = pending.pop(ev.seat, None) if isinstance(ev, ActionTaken) else None
+        steps.append(Step(len(steps), hand, ev, decision))
+    return steps
+
+
+def visible_event(event: Event | StartFault, view: View) -> Event | StartFault:
+    """The event as the view may see it: señas filtered by ``engine.observe`` (R-9, R-11)."""
+    if isinstance(event, HandStarted | StartFault) or view == "all":
+        return event
+    if view == "spectator":
+        return spectator_view([event])[0]
+    return seat_view([event], int(view[4:]))[0]
+
+
+def can_see_hand(view: View, seat: int) -> bool:
+    return view == "all" or view == f"seat{seat}"
+
+
+@dataclass(slots=True)
+class Bubble:
+    text: str
+    say: str | None
+    sena: str | None
+    fault: str | None
+    latency: str | None
+    current: bool = False
+
+
+@dataclass(slots=True)
+class SeatView:
+    seat: int
+    team: int
+    name: BotLink
+    position: str  # bottom | top | left | right
+    cards: list[str | None]  # unplayed: a card, or None when hidden from this view
+    played: list[str]
+    shown: list[str]
+    mano: bool
+    bubble: Bubble | None = None
+    faults: int = 0
+
+
+@dataclass(slots=True)
+class TableView:
+    hand: int
+    mano: int
+    score: tuple[int, int]
+    round: int
+    seats: list[SeatView]
+    trick: list[tuple[int, str]]
+    round_results: list[str]
+    truco: str | None
+    caption: str
+    game_over: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineItem:
+    step: int
+    kind: str  # hand | play | canto | answer | settle | round | fault | end
+    text: str
+    say: str | None
+    points: str | None
+    future: bool
+    current: bool
+    fault: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class HandRow:
+    hand: int
+    mano: str
+    notes: list[str]
+    winner: str
+    points: int
+    score: tuple[int, int]
+    step: int
+
+
+@dataclass(slots=True)
+class ReplayView:
+    game: int
+    games: list[int]
+    step: int
+    last: int
+    view: View
+    views: list[tuple[View, str]]
+    team_names: tuple[str, str]
+    team_links: tuple[list[BotLink], list[BotLink]]
+    table: TableView
+    timeline: list[TimelineItem]
+    hands: list[HandRow]
+    hand_starts: list[int]
+    prev_hand: int | None
+    next_hand: int | None
+
+
+def _seat_names(
+    replay: Replay, game_index: int, sides: tuple[list[BotLink], list[BotLink]]
+) -> list[BotLink]:
+    game = replay.games[game_index]
+    players = replay.rules.players
+    names = []
+    for seat in range(players):
+        if len(game.seats) == players == len(replay.entrants):  # individual 2v2: a bot a seat
+            slot = game.seats[seat]
+            links = sides[slot % 2]
+            named = (
+                links[slot // 2] if slot // 2 < len(links) else BotLink(replay.entrants[slot].name)
+            )
+            names.append(named)
+            continue
+        entrant = game.teams[seat % 2]
+        links = sides[entrant]
+        if links:
+            link = links[0] if len(links) == 1 else links[(seat // 2) % len(links)]
+        else:
+            link = BotLink(replay.entrants[entrant].name)
+        names.append(link)
+    return names
+
+
+def describe(event: Event | StartFault, names: list[BotLink], team_names: tuple[str, str]) -> str:
+    def seat(s: int) -> str:
+        return names[s].name if s < len(names) else f"seat {s}"
+
+    if isinstance(event, HandStarted):
+        return f"Hand {event.hand + 1}: cards dealt, {seat(event.mano)} is mano"
+    if isinstance(event, ActionTaken):
+        if event.action == "play" and event.card:
+            return f"{seat(event.seat)} plays the {card_name(event.card)}"
+        return f"{seat(event.seat)}: {said(event.action)}"
+    if isinstance(event, RoundEnded):
+        if event.winner is None:
+            return f"Round {event.round + 1}: parda"
+        return f"Round {event.round + 1} to {team_names[event.winner]}"
+    if isinstance(event, EnvidoSettled):
+        chain = " + ".join(named(c) for c in event.chain)
+        decl = ", ".join(
+            f"{seat(d.seat)} {d.points if d.points is not None else 'son buenas'}"
+            for d in event.declarations
+        )
+        answer = "querido" if event.querido else "no querido"
+        extra = f" ({decl})" if decl else ""
+        return f"{chain} {answer}: {event.points} to {team_names[event.winner]}{extra}"
+    if isinstance(event, EnvidoCancelled):
+        return f"Envido cancelled ({event.reason.replace('_', ' ')})"
+    if isinstance(event, FlorSettled):
+        return f"{named(event.bet)} ({event.outcome}): {event.points} to {team_names[event.winner]}"
+    if isinstance(event, TrucoSettled):
+        answer = "querido" if event.querido else "no querido"
+        return f"{named(event.level)} {answer} by {seat(event.seat)}"
+    if isinstance(event, HandEnded):
+        if event.winner is None:
+            return f"Hand {event.hand + 1} ends: the game is over"
+        return (
+            f"Hand {event.hand + 1} to {team_names[event.winner]}: {event.points} "
+            f"({event.reason.replace('_', ' ')})"
+        )
+    if isinstance(event, GameEnded):
+        return f"Game over: {team_names[event.winner]} wins {event.score[0]}-{event.score[1]}"
+    return f"{seat(event.seat)} could not start: {event.fault} ({event.detail})"
+
+
+def _kind(event: Event | StartFault) -> str:
+    if isinstance(event, HandStarted):
+        return "hand"
+    if isinstance(event, ActionTaken):
+        if event.action == "play":
+            return "play"
+        return "answer" if event.action in ANSWERS else "canto"
+    if isinstance(event, RoundEnded):
+        return "round"
+    if isinstance(event, EnvidoSettled | FlorSettled | TrucoSettled | EnvidoCancelled):
+        return "settle"
+    if isinstance(event, HandEnded | GameEnded):
+        return "end"
+    return "fault"
+
+
+def _points(event: Event | StartFault, team_names: tuple[str, str]) -> str | None:
+    if isinstance(event, EnvidoSettled | FlorSettled):
+        return f"+{event.points} {team_names[event.winner]}"
+    if isinstance(event, HandEnded) and event.winner is not None:
+        return f"+{event.points} {team_names[event.winner]}"
+    return None
+
+
+POSITIONS = {2: ("bottom", "top"), 4: ("bottom", "right", "top", "left")}
+
+
+def replay_view(
+    replay: Replay,
+    sides: tuple[list[BotLink], list[BotLink]],
+    game: int,
+    step: int | None,
+    view: View,
+    live: bool,
+) -> ReplayView | None:
+    """The viewer at ``step`` of game ``game`` (1-based) as ``view`` sees it.
+
+    A live match is always shown as a spectator sees it (R-11); ``view`` is then ignored.
+    """
+    if not replay.games:
+        return None
+    game = min(max(game, 1), len(replay.games))
+    record = replay.games[game - 1]
+    steps = game_steps(record.events)
+    if not steps:
+        return None
+    players = replay.rules.players
+    if live:
+        view = "spectator"
+    elif view != "all" and view not in {f"seat{s}" for s in range(players)}:
+        view = "all"
+    last = len(steps) - 1
+    step = last if step is None else min(max(step, 0), last)
+    names = _seat_names(replay, game - 1, sides)
+    team_links: tuple[list[BotLink], list[BotLink]] = (
+        sides[record.teams[0]] or [BotLink(replay.entrants[record.teams[0]].name)],
+        sides[record.teams[1]] or [BotLink(replay.entrants[record.teams[1]].name)],
+    )
+    team_names = (
+        " & ".join(b.name for b in team_links[0]),
+        " & ".join(b.name for b in team_links[1]),
+    )
+    table = _fold(steps[: step + 1], view, names, team_names, players)
+    hand_now = steps[step].hand
+    restricted = view != "all"
+    timeline = []
+    for s in steps:
+        if s.hand != hand_now or (restricted and s.index > step):
+            continue
+        ev = visible_event(s.event, view)
+        say = ev.say if isinstance(ev, ActionTaken) else None
+        fault = s.decision.fault if s.decision is not None else None
+        timeline.append(
+            TimelineItem(
+                step=s.index,
+                kind=_kind(ev),
+                text=describe(ev, names, team_names),
+                say=say,
+                points=_points(ev, team_names),
+                future=s.index > step,
+                current=s.index == step,
+                fault=fault if fault else (ev.fault if isinstance(ev, StartFault) else None),
+            )
+        )
+    hands = _hand_rows(steps, names, team_names, None if view == "all" else step)
+    starts = [s.index for s in steps if isinstance(s.event, HandStarted)]
+    prev_hand = max((i for i in starts if i < step), default=None)
+    next_hand = min((i for i in starts if i > step), default=None)
+    if live:
+        views = [("spectator", "Spectator (live)")]
+    else:
+        views = [("all", "Omniscient")] + [
+            (f"seat{s}", f"Seat {s}: {short(names[s].name, 18)}") for s in range(players)
+        ]
+    return ReplayView(
+        game=game,
+        games=[g.number for g in replay.games],
+        step=step,
+        last=last,
+        view=view,
+        views=views,
+        team_names=team_names,
+        team_links=team_links,
+        table=table,
+        timeline=timeline,
+        hands=hands,
+        hand_starts=starts,
+        prev_hand=prev_hand,
+        next_hand=next_hand,
+    )
+
+
+def _fold(
+    steps: Sequence[Step],
+    view: View,
+    names: list[BotLink],
+    team_names: tuple[str, str],
+    players: int,
+) -> TableView:
+    positions = POSITIONS.get(players, tuple("bottom" for _ in range(players)))
+    seats = [SeatView(s, s % 2, names[s], positions[s], [], [], [], False) for s in range(players)]
+    score: tuple[int, int] = (0, 0)
+    hand, mano, rnd = 0, 0, 1
+    trick: list[tuple[int, str]] = []
+    results: list[str] = []
+    truco: str | None = None
+    game_over = False
+    for step in steps:
+        ev = visible_event(step.event, view)
+        if isinstance(ev, HandStarted):
+            hand, mano, score, rnd, truco = ev.hand + 1, ev.mano, ev.score, 1, None
+            trick, results = [], []
+            for s in seats:
+                dealt = ev.deal[s.seat]
+                s.cards = list(dealt) if can_see_hand(view, s.seat) else [None] * len(dealt)
+                s.played, s.shown, s.bubble, s.mano = [], [], None, s.seat == ev.mano
+        elif isinstance(ev, ActionTaken):
+            s = seats[ev.seat]
+            if ev.action == "play" and ev.card:
+                if ev.card in s.cards:
+                    s.cards.remove(ev.card)
+                elif None in s.cards:
+                    s.cards.remove(None)
+                s.played.append(ev.card)
+                trick.append((ev.seat, ev.card))
+            d = step.decision
+            s.bubble = Bubble(
+                text=card_name(ev.card) if ev.action == "play" and ev.card else said(ev.action),
+                say=ev.say,
+                sena=ev.sena.replace("_", " ") if ev.sena else None,
+                fault=d.fault if d is not None else None,
+                latency=f"{d.latency_ms:.0f} ms" if d is not None else None,
+            )
+            if d is not None and d.fault:
+                s.faults += 1
+        elif isinstance(ev, RoundEnded):
+            results.append("parda" if ev.winner is None else team_names[ev.winner])
+            rnd, trick = ev.round + 2, []
+        elif isinstance(ev, EnvidoSettled | FlorSettled):
+            score = ev.score
+        elif isinstance(ev, TrucoSettled):
+            if ev.querido:
+                truco = ev.level
+        elif isinstance(ev, HandEnded):
+            score = ev.score
+            for shown in ev.shown:
+                seats[shown.seat].shown = list(shown.cards)
+        elif isinstance(ev, GameEnded):
+            score, game_over = ev.score, True
+    for s in seats:
+        if s.bubble is not None:
+            s.bubble.current = False
+    if steps:
+        last = steps[-1]
+        if isinstance(last.event, ActionTaken) and seats[last.event.seat].bubble is not None:
+            bubble = seats[last.event.seat].bubble
+            assert bubble is not None
+            bubble.current = True
+    caption = describe(visible_event(steps[-1].event, view), names, team_names) if steps else ""
+    return TableView(
+        hand=hand,
+        mano=mano,
+        score=score,
+        round=min(rnd, 3),
+        seats=seats,
+        trick=trick,
+        round_results=results,
+        truco=truco,
+        caption=caption,
+        game_over=game_over,
+    )
+
+
+def _hand_rows(
+    steps: Sequence[Step], names: list[BotLink], team_names: tuple[str, str], upto: int | None
+) -> list[HandRow]:
+    rows: list[HandRow] = []
+    notes: list[str] = []
+    mano = ""
+    start = 0
+    for s in steps:
+        if upto is not None and s.index > upto:
+            break
+        ev = s.event
+        if isinstance(ev, HandStarted):
+            notes, mano, start = [], names[ev.mano].name, s.index
+        elif isinstance(ev, EnvidoSettled):
+            notes.append(f"envido {ev.points} → {team_names[ev.winner]}")
+        elif isinstance(ev, FlorSettled):
+            notes.append(f"flor {ev.points} → {team_names[ev.winner]}")
+        elif isinstance(ev, TrucoSettled):
+            notes.append(f"{ev.level.replace('_', ' ')} {'quiero' if ev.querido else 'no quiero'}")
+        elif isinstance(ev, HandEnded):
+            winner = team_names[ev.winner] if ev.winner is not None else "—"
+            rows.append(HandRow(ev.hand + 1, mano, notes, winner, ev.points, ev.score, start))
+    return rows
