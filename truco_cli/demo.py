@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from arena.narrate import log_line
 from engine.agents import RandomAgent
 from engine.play import apply, initial_events, new_game
 from engine.rules import Rules
-from truco_cli.narrate import narrate
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     events = initial_events(state)
     while True:
         for event in events:
-            line = narrate(event, names)
+            line = log_line(event, names)
             if line is not None:
                 print(line)
         if state.game_over:

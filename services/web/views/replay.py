@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena.narrate import card_name, describe, hand_note, points_gained
 from arena.replay import Decision, Replay, ReplayEvent, StartFault
-from engine.cards import RANK, SUIT, SUIT_NAMES
 from engine.events import (
     ActionTaken,
     EnvidoCancelled,
@@ -21,14 +21,10 @@ from engine.events import (
     TrucoSettled,
 )
 from engine.observe import seat_view, spectator_view
-from engine.spoken import named, said
+from engine.spoken import said
 from services.web.views.common import BotLink, short
 
 ANSWERS = {"quiero", "no_quiero", "con_flor_quiero", "con_flor_me_achico"}
-
-
-def card_name(card: str) -> str:
-    return f"{RANK[card]} de {SUIT_NAMES[SUIT[card]]}"
 
 
 View = str  # "all", "spectator" or "seatN"
@@ -176,48 +172,6 @@ def _seat_names(
     return names
 
 
-def describe(event: Event | StartFault, names: list[BotLink], team_names: tuple[str, str]) -> str:
-    def seat(s: int) -> str:
-        return names[s].name if s < len(names) else f"seat {s}"
-
-    if isinstance(event, HandStarted):
-        return f"Hand {event.hand + 1}: cards dealt, {seat(event.mano)} is mano"
-    if isinstance(event, ActionTaken):
-        if event.action == "play" and event.card:
-            return f"{seat(event.seat)} plays the {card_name(event.card)}"
-        return f"{seat(event.seat)}: {said(event.action)}"
-    if isinstance(event, RoundEnded):
-        if event.winner is None:
-            return f"Round {event.round + 1}: parda"
-        return f"Round {event.round + 1} to {team_names[event.winner]}"
-    if isinstance(event, EnvidoSettled):
-        chain = " + ".join(named(c) for c in event.chain)
-        decl = ", ".join(
-            f"{seat(d.seat)} {d.points if d.points is not None else 'son buenas'}"
-            for d in event.declarations
-        )
-        answer = "querido" if event.querido else "no querido"
-        extra = f" ({decl})" if decl else ""
-        return f"{chain} {answer}: {event.points} to {team_names[event.winner]}{extra}"
-    if isinstance(event, EnvidoCancelled):
-        return f"Envido cancelled ({event.reason.replace('_', ' ')})"
-    if isinstance(event, FlorSettled):
-        return f"{named(event.bet)} ({event.outcome}): {event.points} to {team_names[event.winner]}"
-    if isinstance(event, TrucoSettled):
-        answer = "querido" if event.querido else "no querido"
-        return f"{named(event.level)} {answer} by {seat(event.seat)}"
-    if isinstance(event, HandEnded):
-        if event.winner is None:
-            return f"Hand {event.hand + 1} ends: the game is over"
-        return (
-            f"Hand {event.hand + 1} to {team_names[event.winner]}: {event.points} "
-            f"({event.reason.replace('_', ' ')})"
-        )
-    if isinstance(event, GameEnded):
-        return f"Game over: {team_names[event.winner]} wins {event.score[0]}-{event.score[1]}"
-    return f"{seat(event.seat)} could not start: {event.fault} ({event.detail})"
-
-
 def _kind(event: Event | StartFault) -> str:
     if isinstance(event, HandStarted):
         return "hand"
@@ -232,14 +186,6 @@ def _kind(event: Event | StartFault) -> str:
     if isinstance(event, HandEnded | GameEnded):
         return "end"
     return "fault"
-
-
-def _points(event: Event | StartFault, team_names: tuple[str, str]) -> str | None:
-    if isinstance(event, EnvidoSettled | FlorSettled):
-        return f"+{event.points} {team_names[event.winner]}"
-    if isinstance(event, HandEnded) and event.winner is not None:
-        return f"+{event.points} {team_names[event.winner]}"
-    return None
 
 
 POSITIONS = {2: ("bottom", "top"), 4: ("bottom", "right", "top", "left")}
@@ -272,6 +218,7 @@ def replay_view(
     last = len(steps) - 1
     step = last if step is None else min(max(step, 0), last)
     names = _seat_names(replay, game - 1, sides)
+    seat_names = [n.name for n in names]
     team_links: tuple[list[BotLink], list[BotLink]] = (
         sides[record.teams[0]] or [BotLink(replay.entrants[record.teams[0]].name)],
         sides[record.teams[1]] or [BotLink(replay.entrants[record.teams[1]].name)],
@@ -294,9 +241,9 @@ def replay_view(
             TimelineItem(
                 step=s.index,
                 kind=_kind(ev),
-                text=describe(ev, names, team_names),
+                text=describe(ev, seat_names, team_names),
                 say=say,
-                points=_points(ev, team_names),
+                points=points_gained(ev, team_names),
                 future=s.index > step,
                 current=s.index == step,
                 fault=fault if fault else (ev.fault if isinstance(ev, StartFault) else None),
@@ -396,7 +343,10 @@ def _fold(
             bubble = seats[last.event.seat].bubble
             assert bubble is not None
             bubble.current = True
-    caption = describe(visible_event(steps[-1].event, view), names, team_names) if steps else ""
+    seat_names = [n.name for n in names]
+    caption = (
+        describe(visible_event(steps[-1].event, view), seat_names, team_names) if steps else ""
+    )
     return TableView(
         hand=hand,
         mano=mano,
@@ -424,12 +374,8 @@ def _hand_rows(
         ev = s.event
         if isinstance(ev, HandStarted):
             notes, mano, start = [], names[ev.mano].name, s.index
-        elif isinstance(ev, EnvidoSettled):
-            notes.append(f"envido {ev.points} → {team_names[ev.winner]}")
-        elif isinstance(ev, FlorSettled):
-            notes.append(f"flor {ev.points} → {team_names[ev.winner]}")
-        elif isinstance(ev, TrucoSettled):
-            notes.append(f"{ev.level.replace('_', ' ')} {'quiero' if ev.querido else 'no quiero'}")
+        elif (note := hand_note(ev, team_names)) is not None:
+            notes.append(note)
         elif isinstance(ev, HandEnded):
             winner = team_names[ev.winner] if ev.winner is not None else "—"
             rows.append(HandRow(ev.hand + 1, mano, notes, winner, ev.points, ev.score, start))

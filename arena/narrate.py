@@ -1,0 +1,151 @@
+"""Engine events in words: the one narration of a game, for every reader.
+
+Two renderings share the vocabulary here (card names, declarations, who scores): the sentences
+of the replay page (:func:`describe` for the caption and the timeline, :func:`points_gained`,
+:func:`hand_note` for the list of hands), and the indented log of ``truco demo``
+(:func:`log_line`). ``seats`` are the names of the players by seat; ``teams`` the names of the
+two teams. Nothing here decides what a viewer may see: pass events already filtered by
+``engine.observe`` when the reader must not see everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from arena.replay import StartFault
+from engine.cards import RANK, SUIT, SUIT_NAMES
+from engine.events import (
+    ActionTaken,
+    EnvidoCancelled,
+    EnvidoSettled,
+    Event,
+    FlorSettled,
+    GameEnded,
+    HandEnded,
+    HandStarted,
+    RoundEnded,
+    TrucoSettled,
+)
+from engine.spoken import named, said
+
+
+def card_name(card: str) -> str:
+    """``"4E"`` -> ``"4 de Espadas"``."""
+    return f"{RANK[card]} de {SUIT_NAMES[SUIT[card]]}"
+
+
+def seat_name(seats: Sequence[str], seat: int) -> str:
+    return seats[seat] if seat < len(seats) else f"seat {seat}"
+
+
+def declarations(event: EnvidoSettled, seats: Sequence[str]) -> str:
+    """What was declared at a settled envido: ``"ana 27, beto son buenas"``."""
+    return ", ".join(
+        f"{seat_name(seats, d.seat)} {d.points if d.points is not None else 'son buenas'}"
+        for d in event.declarations
+    )
+
+
+# --------------------------------------------------------------------------- sentences
+
+
+def describe(event: Event | StartFault, seats: Sequence[str], teams: tuple[str, str]) -> str:
+    """One sentence for any event of a game (the replay page's caption and timeline)."""
+    if isinstance(event, HandStarted):
+        return f"Hand {event.hand + 1}: cards dealt, {seat_name(seats, event.mano)} is mano"
+    if isinstance(event, ActionTaken):
+        who = seat_name(seats, event.seat)
+        if event.action == "play" and event.card:
+            return f"{who} plays the {card_name(event.card)}"
+        return f"{who}: {said(event.action)}"
+    if isinstance(event, RoundEnded):
+        if event.winner is None:
+            return f"Round {event.round + 1}: parda"
+        return f"Round {event.round + 1} to {teams[event.winner]}"
+    if isinstance(event, EnvidoSettled):
+        chain = " + ".join(named(c) for c in event.chain)
+        stated = declarations(event, seats)
+        answer = "querido" if event.querido else "no querido"
+        extra = f" ({stated})" if stated else ""
+        return f"{chain} {answer}: {event.points} to {teams[event.winner]}{extra}"
+    if isinstance(event, EnvidoCancelled):
+        return f"Envido cancelled ({event.reason.replace('_', ' ')})"
+    if isinstance(event, FlorSettled):
+        return f"{named(event.bet)} ({event.outcome}): {event.points} to {teams[event.winner]}"
+    if isinstance(event, TrucoSettled):
+        answer = "querido" if event.querido else "no querido"
+        return f"{named(event.level)} {answer} by {seat_name(seats, event.seat)}"
+    if isinstance(event, HandEnded):
+        if event.winner is None:
+            return f"Hand {event.hand + 1} ends: the game is over"
+        return (
+            f"Hand {event.hand + 1} to {teams[event.winner]}: {event.points} "
+            f"({event.reason.replace('_', ' ')})"
+        )
+    if isinstance(event, GameEnded):
+        return f"Game over: {teams[event.winner]} wins {event.score[0]}-{event.score[1]}"
+    return f"{seat_name(seats, event.seat)} could not start: {event.fault} ({event.detail})"
+
+
+def points_gained(event: Event | StartFault, teams: tuple[str, str]) -> str | None:
+    """``"+3 ana & beto"`` for an event that scores, else None."""
+    if isinstance(event, EnvidoSettled | FlorSettled):
+        return f"+{event.points} {teams[event.winner]}"
+    if isinstance(event, HandEnded) and event.winner is not None:
+        return f"+{event.points} {teams[event.winner]}"
+    return None
+
+
+def hand_note(event: Event | StartFault, teams: tuple[str, str]) -> str | None:
+    """A short note on what a hand's bets came to (``"envido 2 → ana"``), else None."""
+    if isinstance(event, EnvidoSettled):
+        return f"envido {event.points} → {teams[event.winner]}"
+    if isinstance(event, FlorSettled):
+        return f"flor {event.points} → {teams[event.winner]}"
+    if isinstance(event, TrucoSettled):
+        return f"{event.level.replace('_', ' ')} {'quiero' if event.querido else 'no quiero'}"
+    return None
+
+
+# --------------------------------------------------------------------------- the play log
+
+
+def _team(team: int | None) -> str:
+    return "nobody" if team is None else f"team {team}"
+
+
+def log_line(event: Event, seats: Sequence[str]) -> str | None:
+    """The event as a line of a printed game log (``truco demo``), or None for events that
+    need no line of their own. Teams are "team 0" and "team 1"; cards keep their short codes."""
+    indent = f"   {'':>10}  · "
+    if isinstance(event, HandStarted):
+        hands = "   ".join(f"{seats[s]}: {' '.join(c)}" for s, c in enumerate(event.deal))
+        return (
+            f"\n── Hand {event.hand + 1} · mano {seats[event.mano]} · "
+            f"score {event.score[0]}-{event.score[1]}\n   {hands}"
+        )
+    if isinstance(event, ActionTaken):
+        text = f"plays {event.card}" if event.action == "play" else said(event.action)
+        extra = f"  “{event.say}”" if event.say else ""
+        sena = f"  [seña: {event.sena}]" if event.sena else ""
+        return f"   {seats[event.seat]:>10}  {text}{extra}{sena}"
+    if isinstance(event, RoundEnded):
+        won = "parda" if event.winner is None else f"won by {seats[event.next_leader]}"
+        return f"{indent}round {event.round + 1} {won}"
+    if isinstance(event, EnvidoSettled):
+        result = f"querido ({declarations(event, seats)})" if event.querido else "no querido"
+        return f"{indent}envido {result}: {event.points} to {_team(event.winner)}"
+    if isinstance(event, EnvidoCancelled):
+        return f"{indent}the envido is cancelled by a flor"
+    if isinstance(event, FlorSettled):
+        return f"{indent}flor ({event.outcome}): {event.points} to {_team(event.winner)}"
+    if isinstance(event, HandEnded):
+        if event.winner is None:
+            return f"{indent}the game ends in the middle of the hand"
+        return (
+            f"{indent}hand to {_team(event.winner)} ({event.reason}): +{event.points}"
+            f" → {event.score[0]}-{event.score[1]}"
+        )
+    if isinstance(event, GameEnded):
+        return f"\n{_team(event.winner).capitalize()} wins {event.score[0]}-{event.score[1]}."
+    return None  # TrucoSettled: the answer's own line says it
