@@ -22,7 +22,6 @@ round are serialised on the tournament and never deadlock; the round is paired e
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
@@ -49,8 +48,8 @@ from services.db.matches import MatchRow
 from services.db.tournaments import Tournament
 from services.ratings import k_factor, match_delta, rating_pool
 from services.secretbox import SecretBox
-from services.tournaments.formats import StandingRow, get_format
-from services.tournaments.swiss import NoValidPairing
+from services.tournaments.event import Entrant, Planned, StandingRow, Step
+from services.tournaments.formats import get_format, table_format
 
 logger = logging.getLogger("services.flow")
 
@@ -59,7 +58,6 @@ Mode = Literal["1v1", "2v2"]
 FORMATS: tuple[str, ...] = ("swiss", "single_elimination", "double_elimination", "round_robin")
 MODES: tuple[str, ...] = ("1v1", "2v2")
 PARTNERSHIPS: tuple[str, ...] = (db_matches.TEAM, db_matches.INDIVIDUAL)
-INDIVIDUAL_FORMATS: tuple[str, ...] = ("swiss", "round_robin")
 PLAYERS = {"1v1": 2, "2v2": 4}
 SEED_BITS = 63
 WITHDRAWN = "withdrawn"
@@ -159,7 +157,7 @@ class MatchSpec(msgspec.Struct, frozen=True):
 class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The ``tournaments.settings`` document.
 
-    ``rounds`` is the Swiss round count (None: :func:`services.flow_pairing.default_swiss_rounds`
+    ``rounds`` is the Swiss round count (None: :func:`services.tournaments.swiss_format.default_swiss_rounds`
     of the field at start, stored then); other formats ignore it (their size fixes it).
     ``rules`` is the engine's rules object, normalised for the mode.
     """
@@ -267,7 +265,7 @@ def check_partnership(format: str, mode: str, partnership: str) -> None:
         raise BadPartnership(f"unknown partnership {partnership!r}: team or individual")
     if partnership == db_matches.INDIVIDUAL and mode != "2v2":
         raise BadPartnership("partnership individual exists only in 2v2 mode")
-    if partnership == db_matches.INDIVIDUAL and format not in INDIVIDUAL_FORMATS:
+    if partnership == db_matches.INDIVIDUAL and not get_format(format).individual:
         raise BadPartnership(
             "individual 2v2 is played as swiss or round_robin (partners change every round)"
         )
@@ -393,10 +391,8 @@ async def start_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]:
         await db_tournaments.set_seeds(
             conn, tournament_id, {e.bot_id: k + 1 for k, e in enumerate(ranked)}
         )
-        if tournament.format == fp.SWISS and settings.rounds is None:
-            settings = msgspec.structs.replace(
-                settings, rounds=fp.default_swiss_rounds(len(playing))
-            )
+        rounds = get_format(tournament.format).settle_rounds(settings.rounds, len(playing))
+        settings = msgspec.structs.replace(settings, rounds=rounds)
         await db_tournaments.set_running(conn, tournament_id, msgspec.to_builtins(settings))
         return await advance(conn, tournament_id)
 
@@ -667,9 +663,9 @@ async def _forfeit(conn: Connection, match: MatchRow, gone: set[int]) -> None:
 # --- advancing a tournament -----------------------------------------------------------------
 
 
-def _entrants(entries: Sequence[db_tournaments.Entry]) -> list[fp.Entrant]:
+def _entrants(entries: Sequence[db_tournaments.Entry]) -> list[Entrant]:
     return [
-        fp.Entrant(e.bot_id, e.seed, e.withdrawn_at is not None, e.owner_id)
+        Entrant(e.bot_id, e.seed, e.withdrawn_at is not None, e.owner_id)
         for e in entries
         if e.seed is not None
     ]
@@ -677,7 +673,7 @@ def _entrants(entries: Sequence[db_tournaments.Entry]) -> list[fp.Entrant]:
 
 async def event_state(
     conn: Connection | asyncpg.Pool, tournament_id: int
-) -> tuple[list[fp.Entrant], list[MatchRow]]:
+) -> tuple[list[Entrant], list[MatchRow]]:
     """The seeded entrants and every match of a tournament."""
     entries = await db_tournaments.entries(conn, tournament_id)
     return _entrants(entries), await db_matches.tournament_matches(conn, tournament_id)
@@ -687,6 +683,8 @@ async def advance(conn: Connection, tournament_id: int) -> list[int]:
     """Create whatever the finished matches make ready; finish the event when it is over.
     Loops while matches are decided on creation (byes, forfeits of withdrawn bots).
 
+    The tournament's format decides (:meth:`~services.tournaments.formats.Format.plan_next`;
+    in individual 2v2, :func:`services.flow_individual.plan_next`); this stores its step.
     Call it inside the transaction that decided a match, holding the tournament's row lock
     (``get_tournament(..., lock="update")``), so the next round is paired exactly once; the
     returned match ids are to be queued after the commit."""
@@ -697,12 +695,22 @@ async def advance(conn: Connection, tournament_id: int) -> list[int]:
         if tournament.status != "running":
             return to_queue
         entrants, matches = await event_state(conn, tournament_id)
-        if tournament.format in fp.ELIMINATION:
-            plan = await _next_bracket_matches(conn, tournament, entrants, matches)
+        settings = settings_of(tournament)
+        event = fp.played(
+            entrants,
+            matches,
+            third_place=settings.third_place,
+            current_round=tournament.current_round,
+            rounds_wanted=settings.rounds,
+        )
+        if tournament.partnership == db_matches.INDIVIDUAL:
+            step = fi.plan_next(table_format(tournament.format), event, matches)
         else:
-            plan = await _next_round(conn, tournament, entrants, matches)
-        if not plan:
+            step = get_format(tournament.format).plan_next(event)
+        await _store_step(conn, tournament, step)
+        if not step.planned:
             return to_queue
+        plan = list(step.planned)
         created, decided = await _create(conn, tournament, entrants, plan)
         to_queue += created
         await db_tournaments.set_current_round(conn, tournament_id, max(p.round for p in plan))
@@ -710,73 +718,24 @@ async def advance(conn: Connection, tournament_id: int) -> list[int]:
             return to_queue
 
 
-async def _next_round(
-    conn: Connection,
-    tournament: Tournament,
-    entrants: list[fp.Entrant],
-    matches: list[MatchRow],
-) -> list[fp.Planned]:
-    """Swiss and round robin: the next round once the current one is complete."""
-    current = tournament.current_round
-    if any(m.round_number == current and not m.finished for m in matches):
-        return []
-    if current > 0:
+async def _store_step(conn: Connection, tournament: Tournament, step: Step) -> None:
+    """The rounds a step completed (and the empty rounds it skipped), and the end."""
+    for number in step.empty_rounds:
+        await db_tournaments.ensure_round(conn, tournament.id, number)
+    if step.done_rounds:
         for round_row in await db_tournaments.rounds(conn, tournament.id):
-            if round_row.number == current:
+            if round_row.number in step.done_rounds:
                 await db_tournaments.set_round_status(conn, round_row.id, "done")
-    settings = settings_of(tournament)
-    individual = tournament.partnership == db_matches.INDIVIDUAL
-    if tournament.format == fp.ROUND_ROBIN:
-        total = len(fp.round_robin_rounds(entrants))
-    else:
-        total = settings.rounds or fp.default_swiss_rounds(len(entrants))
-    if individual:
-        total = fi.total_rounds(tournament.format, len(entrants), total)
-    active = [e for e in entrants if not e.withdrawn]
-    if current >= total or len(active) < _min_entrants(tournament):
+    if step.empty_rounds:
+        await db_tournaments.set_current_round(conn, tournament.id, max(step.empty_rounds))
+    if step.finished:
+        if step.ended_early:
+            logger.warning("tournament %s %s", tournament.id, step.ended_early)
         await db_tournaments.finish_tournament(conn, tournament.id)
-        return []
-    number = current + 1
-    if individual:
-        return fi.plan_round(tournament.format, entrants, matches, number)
-    if tournament.format == fp.ROUND_ROBIN:
-        gone = {e.bot_id for e in entrants if e.withdrawn}
-        plan = [p for p in fp.plan_round_robin(entrants, number) if not set(p.bots) <= gone]
-        if not plan:  # only withdrawn bots meet this round: an empty round
-            await db_tournaments.ensure_round(conn, tournament.id, number)
-            await db_tournaments.set_current_round(conn, tournament.id, number)
-            skipped = dataclasses.replace(tournament, current_round=number)
-            return await _next_round(conn, skipped, entrants, matches)
-        return plan
-    try:
-        return fp.pair_swiss(entrants, matches, number)
-    except NoValidPairing as exc:
-        logger.warning("tournament %s ends after round %s: %s", tournament.id, current, exc)
-        await db_tournaments.finish_tournament(conn, tournament.id)
-        return []
-
-
-async def _next_bracket_matches(
-    conn: Connection,
-    tournament: Tournament,
-    entrants: list[fp.Entrant],
-    matches: list[MatchRow],
-) -> list[fp.Planned]:
-    bracket = fp.make_bracket(
-        tournament.format, len(entrants), third_place=settings_of(tournament).third_place
-    )
-    done_levels = fp.finished_depths(bracket, entrants, matches)
-    for round_row in await db_tournaments.rounds(conn, tournament.id):
-        if round_row.number in done_levels:
-            await db_tournaments.set_round_status(conn, round_row.id, "done")
-    if fp.bracket_champion(bracket, entrants, matches) is not None:
-        await db_tournaments.finish_tournament(conn, tournament.id)
-        return []
-    return fp.plan_bracket(bracket, entrants, matches)
 
 
 async def _create(
-    conn: Connection, tournament: Tournament, entrants: list[fp.Entrant], plan: list[fp.Planned]
+    conn: Connection, tournament: Tournament, entrants: list[Entrant], plan: list[Planned]
 ) -> tuple[list[int], int]:
     """Insert planned matches; returns (ids to queue, how many were decided at once)."""
     settings = settings_of(tournament)
@@ -819,7 +778,7 @@ async def _create(
 
 def standings(
     format: str,
-    entrants: Sequence[fp.Entrant],
+    entrants: Sequence[Entrant],
     matches: Sequence[MatchRow],
     *,
     third_place: bool = False,
@@ -832,6 +791,5 @@ def standings(
     if not entrants:
         return []
     if partnership == db_matches.INDIVIDUAL:
-        return fi.standings(format, entrants, matches)
-    event = fp.played(format, entrants, matches, third_place=third_place)
-    return get_format(format).standings(event)
+        return fi.standings(table_format(format), entrants, matches)
+    return get_format(format).standings(fp.played(entrants, matches, third_place=third_place))

@@ -7,7 +7,7 @@ A table is a match with four entrants in slot order ``(a1, b1, a2, b2)`` (side =
 The bots that sit a round out (when the field is not a multiple of four) get a bye: a
 one-entrant match won by its side 0, as in Swiss.
 
-* **Swiss**: ``rounds`` rounds (default :func:`services.flow_pairing.default_swiss_rounds`);
+* **Swiss**: ``rounds`` rounds (default :func:`services.tournaments.swiss_format.default_swiss_rounds`);
   tables are formed among bots of similar score.
 * **Round robin**: enough rounds for every bot to partner every other once
   (:func:`~services.tournaments.partnerships.round_robin_rounds`); round ``k`` prefers the
@@ -25,10 +25,11 @@ from collections import Counter
 from collections.abc import Sequence
 
 from services.db.matches import MatchRow
-from services.flow_pairing import ROUND_ROBIN, Entrant, Planned, round_robin_rounds
-from services.tournaments.formats import StandingRow
+from services.tournaments.event import Entrant, Planned, Played, StandingRow, Step
 from services.tournaments.partnerships import Candidate, Table, form_round
 from services.tournaments.partnerships import round_robin_rounds as individual_rr_rounds
+from services.tournaments.round_robin_format import round_robin_rounds
+from services.tournaments.table_format import TableFormat, plan_table
 
 MIN_ENTRANTS = 4
 
@@ -55,12 +56,28 @@ def _points2(matches: Sequence[MatchRow]) -> Counter[int]:
     return points
 
 
-def total_rounds(format: str, entrants: int, swiss_rounds: int) -> int:
-    return individual_rr_rounds(entrants) if format == ROUND_ROBIN else swiss_rounds
+def total_rounds(format: TableFormat, entrants: int, wanted: int | None) -> int:
+    """A fixed schedule: enough rounds for every bot to partner every other once; else the
+    format's own count."""
+    if format.fixed_schedule:
+        return individual_rr_rounds(entrants)
+    return format.total_rounds(wanted, entrants)
+
+
+def plan_next(format: TableFormat, played: Played, matches: Sequence[MatchRow]) -> Step:
+    """The format's round-by-round step with tables of four (at least :data:`MIN_ENTRANTS`
+    bots still in)."""
+    total = total_rounds(format, len(played.entrants), played.rounds_wanted)
+    return plan_table(
+        played,
+        total,
+        lambda number: plan_round(format, played.entrants, matches, number),
+        min_entrants=MIN_ENTRANTS,
+    )
 
 
 def plan_round(
-    format: str, entrants: Sequence[Entrant], matches: Sequence[MatchRow], number: int
+    format: TableFormat, entrants: Sequence[Entrant], matches: Sequence[MatchRow], number: int
 ) -> list[Planned]:
     """Round ``number``: a four-bot match per table, a bye per bot sitting out."""
     points = _points2(matches)
@@ -71,18 +88,20 @@ def plan_round(
         if not e.withdrawn
     ]
     preferred: list[tuple[int, int]] = []
-    if format == ROUND_ROBIN:
+    if format.fixed_schedule:
         schedule = round_robin_rounds(entrants)
         if schedule:
             preferred = [(f.mano, f.other) for f in schedule[(number - 1) % len(schedule)]]
-    formed = form_round(field, _tables(matches), swiss=format != ROUND_ROBIN, preferred=preferred)
+    formed = form_round(
+        field, _tables(matches), swiss=not format.fixed_schedule, preferred=preferred
+    )
     plan = [Planned(number, table, board) for board, table in enumerate(formed.tables)]
     plan += [Planned(number, (bot,), len(plan) + k) for k, bot in enumerate(formed.byes)]
     return plan
 
 
 def standings(
-    format: str, entrants: Sequence[Entrant], matches: Sequence[MatchRow]
+    format: TableFormat, entrants: Sequence[Entrant], matches: Sequence[MatchRow]
 ) -> list[StandingRow]:
     """Per bot: points (its side's results), then the tiebreaks of the module docstring."""
     points2 = _points2(matches)
@@ -103,7 +122,7 @@ def standings(
         bot: sum(points2[x] + points2[y] for x, y in faced) / 4 for bot, faced in opponents.items()
     }
     keys: list[tuple[str, dict[int, float]]] = []
-    if format != ROUND_ROBIN:
+    if not format.fixed_schedule:
         keys.append(("buchholz", buchholz))
     keys += [
         ("game_points", {b: float(v) for b, v in games.items()}),

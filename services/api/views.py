@@ -26,8 +26,10 @@ from services.api.tournament_schemas import (
 )
 from services.db.matches import MatchRow
 from services.db.tournaments import RoundRow, Tournament
+from services.tournaments.bracket_format import depths
 from services.tournaments.brackets import BYE, resolve
-from services.tournaments.formats import StandingRow
+from services.tournaments.event import Entrant, StandingRow, seed_maps
+from services.tournaments.formats import bracket_format, get_format
 
 _RULES_KEY = ("at `$.", "unknown field `")
 
@@ -182,16 +184,16 @@ def standings_of(rows: Sequence[StandingRow], names: dict[int, str]) -> list[Sta
 
 
 def bracket_of(
-    tournament: Tournament, entrants: Sequence[fp.Entrant], matches: Sequence[MatchRow]
+    tournament: Tournament, entrants: Sequence[Entrant], matches: Sequence[MatchRow]
 ) -> BracketRead | None:
-    if tournament.format not in fp.ELIMINATION or not entrants:
+    if not get_format(tournament.format).is_bracket or not entrants:
         return None
-    bracket = fp.make_bracket(
-        tournament.format, len(entrants), third_place=flow.settings_of(tournament).third_place
-    )
-    by_seed, _ = fp.seed_maps(entrants)
-    state = resolve(bracket, fp.bracket_results(entrants, matches))
-    level = fp.depths(bracket)
+    format = bracket_format(tournament.format)
+    played = fp.played(entrants, matches, third_place=flow.settings_of(tournament).third_place)
+    bracket = format.make_bracket(len(entrants), third_place=played.third_place)
+    by_seed, _ = seed_maps(entrants)
+    state = resolve(bracket, played.bracket_results)
+    level = depths(bracket)
     rows = {m.bracket_match: m.id for m in matches if m.bracket_match is not None}
 
     def side(seed: int | None) -> BracketSide:
@@ -219,5 +221,5 @@ def bracket_of(
     return BracketRead(
         kind=bracket.kind,
         matches=items,
-        champion=fp.bracket_champion(bracket, entrants, matches),
+        champion=format.champion(played),
     )

@@ -1,75 +1,49 @@
 """Tournament formats: one object per format, found by its name in :data:`FORMATS`.
 
-A format owns how its standings are ranked. The table formats (Swiss, round robin) rank by
-match points, then by their own tiebreaks in their own order, over the complete rounds; the
-bracket formats (single and double elimination) rank by how far each bot went. The API and the
-web page both take their standings from :meth:`Format.standings` (through
+A format owns how its event is played and ranked: :meth:`Format.plan_next` says which matches
+to create next, which rounds are complete and when the event is over; :meth:`Format.standings`
+ranks it. The workflow (:mod:`services.flow`) calls them for every format alike, and the API
+and the web page both take their standings from :meth:`Format.standings` (through
 :func:`services.flow.standings`), so one event is never ranked two ways.
 
-Everything here is pure: the workflow turns its stored matches into :class:`Played` first.
+Everything here is pure: the workflow turns its stored matches into a
+:class:`~services.tournaments.event.Played` first. A format lives in a module of its own
+(``swiss_format.py``, ``round_robin_format.py``, ``bracket_format.py``) and is listed in
+:data:`FORMATS`; docs/architecture.md says what else a new one touches.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import ClassVar, Protocol
+from collections.abc import Mapping
+from typing import Protocol, cast
 
-from services.tournaments.brackets import (
-    BYE,
-    Bracket,
-    champion,
-    double_elimination,
-    resolve,
-    single_elimination,
+from services.tournaments.bracket_format import (
+    DOUBLE_ELIMINATION,
+    SINGLE_ELIMINATION,
+    BracketFormat,
 )
-from services.tournaments.model import Player, Round
-from services.tournaments.standings import Tiebreak, compute_standings
+from services.tournaments.event import Played, StandingRow, Step
+from services.tournaments.round_robin_format import RoundRobinFormat
+from services.tournaments.swiss_format import SwissFormat
+from services.tournaments.table_format import TableFormat
+
+__all__ = [
+    "FORMATS",
+    "Format",
+    "StandingRow",  # defined in services.tournaments.event; the pages import it from here
+    "UnknownFormat",
+    "bracket_format",
+    "get_format",
+    "table_format",
+]
 
 
 class UnknownFormat(ValueError):
     """No format of that name is registered."""
 
 
-@dataclass(frozen=True, slots=True)
-class Entrant:
-    """A bot in a started event: its seed (1 = best), whether it has left, and its owner (an
-    account: individual 2v2 keeps one owner's bots apart)."""
-
-    bot_id: int
-    seed: int
-    withdrawn: bool = False
-    owner: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class StandingRow:
-    """One line of the standings; ``tiebreaks`` holds the values named by the format's
-    :attr:`Format.columns` after the first (``points``)."""
-
-    rank: int
-    bot_id: int
-    points: float
-    tiebreaks: dict[str, float]
-    withdrawn: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Played:
-    """What a started event has played, in the pure modules' terms.
-
-    ``rounds`` are the complete rounds (no match still to play), for the table formats;
-    ``bracket_results`` maps each decided bracket match id to its winning seed.
-    """
-
-    entrants: tuple[Entrant, ...]
-    rounds: tuple[Round, ...] = ()
-    bracket_results: Mapping[str, int] = field(default_factory=dict)
-    third_place: bool = False
-
-
 class Format(Protocol):
-    """What every tournament format provides for its standings."""
+    """What every tournament format provides."""
 
     @property
     def name(self) -> str:
@@ -87,9 +61,23 @@ class Format(Protocol):
         ...
 
     @property
+    def individual(self) -> bool:
+        """Whether it can be played as individual 2v2 (partners change every round)."""
+        ...
+
+    @property
     def columns(self) -> tuple[str, ...]:
         """The standings' columns in ranking order: the first is ``points``, the others are
         keys of :attr:`StandingRow.tiebreaks`."""
+        ...
+
+    def settle_rounds(self, wanted: int | None, entrants: int) -> int | None:
+        """The round count to store at the start, from the organiser's (None: not given)."""
+        ...
+
+    def plan_next(self, played: Played) -> Step:
+        """What to do after ``played`` changed: the matches to create, the rounds now
+        complete, or the end of the event."""
         ...
 
     def standings(self, played: Played) -> list[StandingRow]:
@@ -97,125 +85,8 @@ class Format(Protocol):
         ...
 
 
-def seeded_players(entrants: Sequence[Entrant]) -> list[Player]:
-    """Pure-module players whose initial ranking is the seed order."""
-    return [Player(id=e.bot_id, rating=-float(e.seed)) for e in entrants]
-
-
-def seed_maps(entrants: Sequence[Entrant]) -> tuple[dict[int, int], dict[int, int]]:
-    """(seed -> bot, bot -> seed)."""
-    return {e.seed: e.bot_id for e in entrants}, {e.bot_id: e.seed for e in entrants}
-
-
-@dataclass(frozen=True, slots=True)
-class TableFormat:
-    """Swiss and round robin: match points, then ``tiebreaks`` in order, then seed."""
-
-    name: str
-    title: str
-    tiebreaks: tuple[Tiebreak, ...]
-    is_bracket: ClassVar[bool] = False
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return (Tiebreak.MATCH_POINTS.value, *(k.value for k in self.tiebreaks))
-
-    def standings(self, played: Played) -> list[StandingRow]:
-        order = (Tiebreak.MATCH_POINTS, *self.tiebreaks)
-        withdrawn = {e.bot_id for e in played.entrants if e.withdrawn}
-        rows = compute_standings(seeded_players(played.entrants), played.rounds, order)
-        return [
-            StandingRow(
-                rank=row.place,
-                bot_id=int(row.id),
-                points=row.values[Tiebreak.MATCH_POINTS],
-                tiebreaks={k: v for k, v in row.values.items() if k != Tiebreak.MATCH_POINTS},
-                withdrawn=int(row.id) in withdrawn,
-            )
-            for row in rows
-        ]
-
-
-@dataclass(frozen=True, slots=True)
-class BracketFormat:
-    """Single or double elimination: champion first, then the final's loser, the third-place
-    match's winner and loser, then everyone else by how late they were knocked out (later is
-    better), then seed. ``points`` counts matches won (byes not included)."""
-
-    name: str
-    title: str
-    double: bool
-    is_bracket: ClassVar[bool] = True
-    columns: ClassVar[tuple[str, ...]] = ("wins", "losses", "seed")
-
-    def make_bracket(self, entrants: int, *, third_place: bool = False) -> Bracket:
-        if self.double:
-            return double_elimination(entrants, reset=True)
-        return single_elimination(entrants, third_place=third_place)
-
-    def standings(self, played: Played) -> list[StandingRow]:
-        bracket = self.make_bracket(len(played.entrants), third_place=played.third_place)
-        by_seed, seeds = seed_maps(played.entrants)
-        results = dict(played.bracket_results)
-        state = resolve(bracket, results)
-        order = {m.id: k for k, m in enumerate(bracket.matches)}
-        wins = dict.fromkeys(seeds, 0)
-        losses = dict.fromkeys(seeds, 0)
-        out_at: dict[int, int] = {}  # bot -> order of the match that knocked it out
-        lives = 2 if self.double else 1
-        for code, r in state.items():
-            if r.void or r.winner is None or r.loser is None or r.loser == BYE:
-                continue
-            winner, loser = by_seed[r.winner], by_seed[r.loser]
-            wins[winner] += 1
-            losses[loser] += 1
-            if code != "3P" and losses[loser] >= lives:
-                out_at[loser] = max(out_at.get(loser, -1), order[code])
-        top: list[int] = []
-        champ = champion(bracket, results)
-        if champ is not None:
-            top.append(by_seed[champ])
-            final = state["GF2"] if self.double and not state["GF2"].void else None
-            final = final or state["GF" if self.double else bracket.final]
-            if final.loser is not None and final.loser != BYE:
-                top.append(by_seed[final.loser])
-            third = state.get("3P")
-            if third is not None and third.winner is not None and third.loser not in (None, BYE):
-                assert third.loser is not None
-                top += [by_seed[third.winner], by_seed[third.loser]]
-        rest = sorted(
-            (bot for bot in seeds if bot not in top),
-            key=lambda bot: (-out_at.get(bot, len(order)), seeds[bot]),
-        )
-        withdrawn = {e.bot_id for e in played.entrants if e.withdrawn}
-        return [
-            StandingRow(
-                rank=k + 1,
-                bot_id=bot,
-                points=float(wins[bot]),
-                tiebreaks={"losses": float(losses[bot]), "seed": float(seeds[bot])},
-                withdrawn=bot in withdrawn,
-            )
-            for k, bot in enumerate(top + rest)
-        ]
-
-
-SWISS = TableFormat("swiss", "Swiss", tuple(Tiebreak)[1:])
-ROUND_ROBIN = TableFormat(
-    "round_robin",
-    "Round robin",
-    (
-        Tiebreak.DIRECT_ENCOUNTER,
-        Tiebreak.SONNEBORN_BERGER,
-        Tiebreak.GAME_POINTS,
-        Tiebreak.TANTOS_DIFFERENCE,
-    ),
-)
-SINGLE_ELIMINATION = BracketFormat("single_elimination", "Single elimination", double=False)
-DOUBLE_ELIMINATION = BracketFormat("double_elimination", "Double elimination", double=True)
-
 FORMATS: Mapping[str, Format] = {
-    f.name: f for f in (SWISS, SINGLE_ELIMINATION, DOUBLE_ELIMINATION, ROUND_ROBIN)
+    f.name: f for f in (SwissFormat(), SINGLE_ELIMINATION, DOUBLE_ELIMINATION, RoundRobinFormat())
 }
 
 
@@ -233,3 +104,11 @@ def bracket_format(name: str) -> BracketFormat:
     if not isinstance(found, BracketFormat):
         raise UnknownFormat(f"{name!r} is not a bracket format")
     return found
+
+
+def table_format(name: str) -> TableFormat:
+    """The registered table format called ``name``; :class:`UnknownFormat` otherwise."""
+    found = get_format(name)
+    if found.is_bracket:
+        raise UnknownFormat(f"{name!r} is not a table format")
+    return cast(TableFormat, found)

@@ -26,8 +26,14 @@ from services.api.views import standings_of
 from services.db import tournaments as db_tournaments
 from services.db.matches import MatchRow
 from services.db.pages import EntryRow
-from services.tournaments.formats import FORMATS, UnknownFormat, get_format
-from services.tournaments.swiss import NoValidPairing
+from services.tournaments.event import Entrant, Planned
+from services.tournaments.formats import (
+    FORMATS,
+    UnknownFormat,
+    bracket_format,
+    get_format,
+    table_format,
+)
 from services.web.views.standings import TIEBREAK_LABELS, standings_view
 from tests.services.flow_helpers import (
     InProcessDispatcher,
@@ -44,7 +50,7 @@ from tests.services.test_api_helpers import (  # noqa: F401
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def _row(match_id: int, planned: fp.Planned, status: str, winner: int | None) -> MatchRow:
+def _row(match_id: int, planned: Planned, status: str, winner: int | None) -> MatchRow:
     rng = random.Random(match_id)
     games = (2, rng.randint(0, 1)) if winner == 0 else (rng.randint(0, 1), 2)
     result = None
@@ -79,33 +85,29 @@ def _row(match_id: int, planned: fp.Planned, status: str, winner: int | None) ->
     )
 
 
-def random_event(
-    format: str, size: int, seed: int
-) -> tuple[list[fp.Entrant], list[MatchRow], bool]:
+def next_matches(
+    format: str, entrants: list[Entrant], rows: list[MatchRow], current: int, third_place: bool
+) -> tuple[Planned, ...]:
+    """What the format plans next, through the workflow's own dispatch (flow.advance's)."""
+    event = fp.played(entrants, rows, third_place=third_place, current_round=current)
+    return get_format(format).plan_next(event).planned
+
+
+def random_event(format: str, size: int, seed: int) -> tuple[list[Entrant], list[MatchRow], bool]:
     """A started event of ``format`` played for a random number of steps: (entrants, match
     rows, third_place). Results are random with 15% draws; the last step may be half played."""
     rng = random.Random(seed)
     withdrawn = {k for k in range(size) if rng.random() < 0.1}
-    entrants = [fp.Entrant(100 + k, k + 1, k in withdrawn) for k in range(size)]
+    entrants = [Entrant(100 + k, k + 1, k in withdrawn) for k in range(size)]
     third_place = rng.random() < 0.5
     steps = rng.randint(0, 2 * size)
     rows: list[MatchRow] = []
+    current = 0
     for step in range(steps):
-        if get_format(format).is_bracket:
-            bracket = fp.make_bracket(format, size, third_place=third_place)
-            plan = fp.plan_bracket(bracket, entrants, rows)
-        else:
-            number = step + 1
-            try:
-                plan = (
-                    fp.plan_round_robin(entrants, number)
-                    if format == "round_robin"
-                    else fp.pair_swiss(entrants, rows, number)
-                )
-            except (IndexError, NoValidPairing):
-                break
+        plan = next_matches(format, entrants, rows, current, third_place)
         if not plan:
             break
+        current = max(p.round for p in plan)
         last = step == steps - 1 and rng.random() < 0.5
         for planned in plan:
             unplayed = last and not planned.bye and rng.random() < 0.5
@@ -143,10 +145,10 @@ def test_api_and_page_rank_random_events_identically(format: str, size: int, see
 
 
 def test_only_complete_rounds_count_in_a_table() -> None:
-    entrants = [fp.Entrant(100 + k, k + 1) for k in range(4)]
-    first = fp.pair_swiss(entrants, [], 1)
+    entrants = [Entrant(100 + k, k + 1) for k in range(4)]
+    first = next_matches("swiss", entrants, [], 0, False)
     rows = [_row(k + 1, p, "done", 0) for k, p in enumerate(first)]
-    second = fp.pair_swiss(entrants, rows, 2)
+    second = next_matches("swiss", entrants, rows, 1, False)
     rows.append(_row(3, second[0], "done", 0))
     rows.append(_row(4, second[1], "running", None))
     assert fp.complete_rounds(rows) == 1
@@ -203,6 +205,10 @@ def test_every_format_is_registered_has_page_labels_and_a_title() -> None:
 def test_a_table_format_or_an_unknown_name_has_no_bracket() -> None:
     # the old make_bracket drew a double elimination for any name it did not know
     with pytest.raises(UnknownFormat, match="not a bracket format"):
-        fp.make_bracket("swiss", 4)
+        bracket_format("swiss")
     with pytest.raises(UnknownFormat, match="unknown tournament format 'ladder'"):
-        fp.make_bracket("ladder", 4)
+        bracket_format("ladder")
+    with pytest.raises(UnknownFormat, match="not a table format"):
+        table_format("single_elimination")
+    with pytest.raises(UnknownFormat, match="unknown tournament format 'ladder'"):
+        flow.standings("ladder", [Entrant(1, 1), Entrant(2, 2)], [])

@@ -9,7 +9,7 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.flow_pairing import Entrant, round_robin_rounds
+from services.tournaments.event import Entrant
 from services.tournaments.partnerships import (
     Candidate,
     History,
@@ -18,6 +18,7 @@ from services.tournaments.partnerships import (
     opponent_links,
     partnerships,
 )
+from services.tournaments.round_robin_format import round_robin_rounds
 
 
 def _field(owners: list[int], points: list[int] | None = None) -> list[Candidate]:

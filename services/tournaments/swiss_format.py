@@ -1,0 +1,92 @@
+"""The Swiss format: pairs by score each round (:mod:`services.tournaments.swiss`) over the
+whole history, but only bots still in the event are paired (withdrawn bots keep their results
+for the standings and their opponents' tiebreaks). Side 0 of a match is its mano (plays first
+in the first game). The bye is a one-entrant match won by side 0."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+from services.tournaments.event import Entrant, Planned, Played, StandingRow, Step, seeded_players
+from services.tournaments.model import Round
+from services.tournaments.standings import Tiebreak
+from services.tournaments.swiss import NoValidPairing, match_field, pairing_from
+from services.tournaments.swiss_field import make_field
+from services.tournaments.swiss_state import build_states
+from services.tournaments.table_format import plan_table, table_columns, table_standings
+
+
+def default_swiss_rounds(entrants: int) -> int:
+    """``ceil(log2(n)) + 1`` rounds, capped so small fields can always be paired without a
+    rematch: n - 1 with an even field (4 bots: 3 rounds), n - 2 with an odd one of 5 or more
+    (5 bots: 3 rounds; 4 rounds of 5 can leave no rematch-free pairing), 3 with 3 bots. At
+    least 1. A round that cannot be paired without a rematch ends the event early anyway."""
+    if entrants < 2:
+        return 1
+    wanted = math.ceil(math.log2(entrants)) + 1
+    most = entrants - 1 if entrants % 2 == 0 else entrants if entrants == 3 else entrants - 2
+    return max(1, min(wanted, most))
+
+
+def pair_swiss(
+    entrants: tuple[Entrant, ...], history: tuple[Round, ...], number: int
+) -> list[Planned]:
+    """Round ``number`` of a Swiss after ``history`` (its rounds before ``number``): pairs of the
+    bots still in, plus the bye if odd.
+
+    Raises :class:`NoValidPairing` when no rematch-free pairing exists (the event then ends).
+    """
+    active = {e.bot_id for e in entrants if not e.withdrawn}
+    if len(active) < 2:
+        raise NoValidPairing("fewer than two bots are left")
+    states = [
+        dataclasses.replace(state, opponents=state.opponents & active)
+        for state in build_states(seeded_players(entrants), list(history))
+        if state.id in active
+    ]
+    field = make_field(states)
+    if field.size % 2 and not field.bye_value:
+        raise NoValidPairing("the field is odd and every bot still in has had the bye")
+    pairing = pairing_from(field, match_field(field))
+    planned = [
+        Planned(number, (int(pair.mano), int(pair.b if pair.mano == pair.a else pair.a)), board)
+        for board, pair in enumerate(pairing.pairs)
+    ]
+    if pairing.bye is not None:
+        planned.append(Planned(number, (int(pairing.bye),), len(planned)))
+    return planned
+
+
+@dataclass(frozen=True, slots=True)
+class SwissFormat:
+    """Swiss: match points, then every tiebreak in the default order, then seed."""
+
+    name: ClassVar[str] = "swiss"
+    title: ClassVar[str] = "Swiss"
+    is_bracket: ClassVar[bool] = False
+    individual: ClassVar[bool] = True
+    fixed_schedule: ClassVar[bool] = False
+    tiebreaks: ClassVar[tuple[Tiebreak, ...]] = tuple(Tiebreak)[1:]
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return table_columns(self.tiebreaks)
+
+    def standings(self, played: Played) -> list[StandingRow]:
+        return table_standings(played, self.tiebreaks)
+
+    def settle_rounds(self, wanted: int | None, entrants: int) -> int | None:
+        """The round count is fixed at the start: the organiser's, else the default."""
+        return wanted or default_swiss_rounds(entrants)
+
+    def total_rounds(self, wanted: int | None, entrants: int) -> int:
+        return wanted or default_swiss_rounds(entrants)
+
+    def plan_next(self, played: Played) -> Step:
+        total = self.total_rounds(played.rounds_wanted, len(played.entrants))
+        return plan_table(
+            played, total, lambda number: pair_swiss(played.entrants, played.rounds, number)
+        )
