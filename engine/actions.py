@@ -13,9 +13,10 @@ import msgspec
 
 from engine.cards import DECK, Card, parse_card
 from engine.errors import CardError, InvalidAction
+from engine.events import TrucoLevel
 
 PLAY = "play"
-TRUCO_WORDS = ("truco", "retruco", "vale_cuatro")
+TRUCO_WORDS: tuple[TrucoLevel, ...] = ("truco", "retruco", "vale_cuatro")
 ENVIDO_WORDS = ("envido", "real_envido", "falta_envido")
 FLOR_WORDS = ("flor", "contraflor", "contraflor_al_resto", "con_flor_quiero", "con_flor_me_achico")
 ANSWER_WORDS = ("quiero", "no_quiero")

@@ -6,7 +6,7 @@ cards readable everywhere (API, replays, scenarios) and make every table lookup 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from engine.errors import CardError
 
@@ -48,10 +48,6 @@ def parse_card(text: object) -> Card:
     if suit not in SUITS:
         raise CardError(f"bad card {text!r}: the suit must be one of E, B, O, C (e.g. '7O')")
     raise CardError(f"bad card {text!r}: the rank must be 1-7, 10, 11 or 12 (e.g. '12C')")
-
-
-def parse_cards(texts: Iterable[object]) -> tuple[Card, ...]:
-    return tuple(parse_card(t) for t in texts)
 
 
 def strength(card: Card) -> int:

@@ -12,7 +12,14 @@ class CardError(EngineError, ValueError):
 
 
 class RulesError(EngineError, ValueError):
-    """A rules object with an unknown key or a bad value."""
+    """A rules object with an unknown key or a bad value (or a bad argument of ``new_game``).
+
+    ``key`` names what is wrong (``"points_to_win"``, ``"mano"``), or is None when the whole
+    object is (not a mapping)."""
+
+    def __init__(self, message: str, key: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
 
 
 class InvalidAction(EngineError, ValueError):

@@ -6,9 +6,23 @@ whole deal, so the event stream is private to the table: ``observe.py`` decides 
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 
 from engine.cards import Card
+
+TrucoLevel = Literal["truco", "retruco", "vale_cuatro"]
+"""A step of the truco ladder (R-5)."""
+FlorBet = Literal["flor", "contraflor", "contraflor_al_resto"]
+"""What a flor was played for (R-7)."""
+FlorOutcome = Literal["alone", "quiero", "achico"]
+"""How a flor was settled: one side sang alone, the other side accepted, or it gave in."""
+HandEndReason = Literal["rounds", "no_quiero", "mazo", "game_over"]
+"""Why a hand ended: its rounds were decided, a truco was refused, a side went to the mazo, or
+a bet settled mid-hand reached ``points_to_win``."""
+EnvidoCancelReason = Literal["flor"]
+"""Why an envido was dropped unsettled: a flor was sung over it (R-7)."""
 
 
 class Declaration(msgspec.Struct, frozen=True):
@@ -60,13 +74,13 @@ class EnvidoSettled(msgspec.Struct, frozen=True, tag="envido_settled"):
 
 class EnvidoCancelled(msgspec.Struct, frozen=True, tag="envido_cancelled"):
     chain: tuple[str, ...]
-    reason: str
+    reason: EnvidoCancelReason
 
 
 class FlorSettled(msgspec.Struct, frozen=True, tag="flor_settled"):
     sung: tuple[int, ...]  # seats that sang flor, in order
-    bet: str  # flor | contraflor | contraflor_al_resto
-    outcome: str  # alone | quiero | achico
+    bet: FlorBet
+    outcome: FlorOutcome
     winner: int  # team
     points: int
     declarations: tuple[Declaration, ...]
@@ -74,7 +88,7 @@ class FlorSettled(msgspec.Struct, frozen=True, tag="flor_settled"):
 
 
 class TrucoSettled(msgspec.Struct, frozen=True, tag="truco_settled"):
-    level: str  # truco | retruco | vale_cuatro
+    level: TrucoLevel
     querido: bool
     seat: int  # who answered
 
@@ -83,7 +97,7 @@ class HandEnded(msgspec.Struct, frozen=True, tag="hand_ended"):
     hand: int
     winner: int | None  # team; None when the game ended in the middle of the hand
     points: int
-    reason: str  # rounds | no_quiero | mazo | game_over
+    reason: HandEndReason
     shown: tuple[Shown, ...]
     score: tuple[int, int]
 
@@ -103,16 +117,4 @@ Event = (
     | TrucoSettled
     | HandEnded
     | GameEnded
-)
-
-EVENT_TYPES = (
-    HandStarted,
-    ActionTaken,
-    RoundEnded,
-    EnvidoSettled,
-    EnvidoCancelled,
-    FlorSettled,
-    TrucoSettled,
-    HandEnded,
-    GameEnded,
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from engine.actions import Action, validate_action
+from engine.actions import TRUCO_WORDS, Action, validate_action
 from engine.cards import STRENGTH, envido_points, envido_proof, flor_points, has_flor
 from engine.deal import deal_for, parse_deal, sena_rng
 from engine.errors import GameOverError, IllegalAction, InvalidAction, RulesError
@@ -21,9 +21,11 @@ from engine.events import (
     EnvidoCancelled,
     EnvidoSettled,
     Event,
+    FlorOutcome,
     FlorSettled,
     GameEnded,
     HandEnded,
+    HandEndReason,
     HandStarted,
     RoundEnded,
     Shown,
@@ -51,15 +53,16 @@ def new_game(
     """A new game at its first hand, dealt from ``seed`` (or with the given ``deal``)."""
     rules = rules if isinstance(rules, Rules) else Rules.from_dict(rules)
     if not isinstance(seed, int) or isinstance(seed, bool):
-        raise RulesError(f"the seed must be an integer, not {type(seed).__name__}")
+        raise RulesError(f"the seed must be an integer, not {type(seed).__name__}", "seed")
     players = rules.players
     if not (isinstance(mano, int) and 0 <= mano < players):
-        raise RulesError(f"mano must be a seat from 0 to {players - 1}, got {mano!r}")
+        raise RulesError(f"mano must be a seat from 0 to {players - 1}, got {mano!r}", "mano")
     if len(score) != 2 or any(
         not isinstance(s, int) or not 0 <= s < rules.points_to_win for s in score
     ):
         raise RulesError(
-            f"score must be two integers from 0 to {rules.points_to_win - 1}, got {list(score)}"
+            f"score must be two integers from 0 to {rules.points_to_win - 1}, got {list(score)}",
+            "score",
         )
     cards = parse_deal(deal, players) if deal is not None else deal_for(seed, 0, players)
     state = State(
@@ -94,7 +97,9 @@ def with_deal(state: State, deal: Sequence[Sequence[object]], mano: int | None =
     new.flor_holders = _flor_holders(state.rules, cards)
     if mano is not None:
         if not (isinstance(mano, int) and 0 <= mano < state.players):
-            raise RulesError(f"mano must be a seat from 0 to {state.players - 1}, got {mano!r}")
+            raise RulesError(
+                f"mano must be a seat from 0 to {state.players - 1}, got {mano!r}", "mano"
+            )
         new.mano = new.leader = new.turn = mano
     return new
 
@@ -156,6 +161,9 @@ def apply(state: State, action: Action, seat: int | None = None) -> tuple[State,
     if state.game_over:
         raise GameOverError("the game is over: no action is legal")
     action = validate_action(action)
+    players = state.players
+    if action.sena is not None and players < 4:  # malformed here, whatever the word
+        raise InvalidAction("señas exist only in 2v2 (R-9)")
     actor = state.to_act
     if seat is not None and seat != actor:
         raise IllegalAction(f"seat {seat} may not act now: it is seat {actor}'s turn")
@@ -170,10 +178,6 @@ def apply(state: State, action: Action, seat: int | None = None) -> tuple[State,
             f"{action} is not legal for seat {actor} now",
             sorted({str(a) for a in legal}),
         )
-    players = state.players
-    if action.sena is not None and players < 4:
-        raise InvalidAction("señas exist only in 2v2 (R-9)")
-
     new = state.clone()
     events: list[Event] = []
     taken = ActionTaken(
@@ -224,7 +228,7 @@ def _award(state: State, team: int, points: int) -> bool:
 
 
 def _finish_hand(
-    state: State, winner: int | None, points: int, reason: str, events: list[Event]
+    state: State, winner: int | None, points: int, reason: HandEndReason, events: list[Event]
 ) -> None:
     """End the hand: score it, close the log, then end the game or deal the next hand."""
     if winner is not None and points:
@@ -304,9 +308,9 @@ def _answer(state: State, seat: int, word: str, card: str | None, events: list[E
         state.truco_pending = 0
         state.truco_singer = NO_SEAT
         state.truco_answerer = NO_SEAT
-        _emit(state, events, TrucoSettled(TRUCO_LEVELS[level], True, seat))
+        _emit(state, events, TrucoSettled(TRUCO_WORDS[level - 1], True, seat))
         return
-    _emit(state, events, TrucoSettled(TRUCO_LEVELS[level], False, seat))
+    _emit(state, events, TrucoSettled(TRUCO_WORDS[level - 1], False, seat))
     # no querido: the singer's team scores the level below the one refused
     _finish_hand(state, state.truco_singer % 2, TRUCO_VALUE[level - 1], "no_quiero", events)
 
@@ -416,8 +420,8 @@ def _flor_speaks(state: State, seat: int, word: str) -> None:
     elif word == "con_flor_me_achico":
         state.flor_decision = "achico"
         state.flor_decider = seat
-    else:  # contraflor, contraflor_al_resto
-        state.flor_bet = word
+    else:
+        state.flor_bet = "contraflor" if word == "contraflor" else "contraflor_al_resto"
         state.flor_bet_seat = seat
 
 
@@ -425,7 +429,7 @@ def _flor_answers(state: State, seat: int, word: str) -> None:
     """The answer to an open contraflor or contraflor al resto."""
     state.flor_answerer = NO_SEAT
     if word == "contraflor_al_resto":
-        state.flor_bet = word
+        state.flor_bet = "contraflor_al_resto"
         state.flor_bet_seat = seat
         return
     state.flor_decision = "quiero" if word == "con_flor_quiero" else "achico"
@@ -438,6 +442,8 @@ def _settle_flor(state: State, events: list[Event]) -> None:
     teams = {s % 2 for s in sung}
     declarations: tuple[Declaration, ...] = ()
     bet = state.flor_bet
+    assert bet, "a flor is settled only after one was sung"
+    outcome: FlorOutcome
     if len(teams) == 1:
         outcome = "alone"
         winner = sung[0] % 2

@@ -28,10 +28,15 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tru
             return data
         if not isinstance(data, dict):
             raise RulesError(f"rules must be an object, not {type(data).__name__}")
-        try:
-            return msgspec.convert(data, cls, strict=True)
-        except msgspec.ValidationError as exc:
-            raise RulesError(f"invalid rules: {exc}") from None
+        for key, value in data.items():
+            if key not in cls.__struct_fields__:
+                known = ", ".join(cls.__struct_fields__)
+                raise RulesError(f"unknown rules key {key!r}; the keys are: {known}", str(key))
+            try:
+                msgspec.convert({key: value}, cls, strict=True)
+            except msgspec.ValidationError as exc:
+                raise RulesError(f"invalid rules: {exc}", key) from None
+        return msgspec.convert(data, cls, strict=True)
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = msgspec.structs.asdict(self)
@@ -41,13 +46,3 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tru
     def buenas(self) -> int:
         """The first score "in the buenas": half of ``points_to_win``, rounded up (15 or 8)."""
         return (self.points_to_win + 1) // 2
-
-
-RULE_OPTIONS: dict[str, str] = {
-    "players": "2 (1v1) or 4 (2v2)",
-    "points_to_win": "30 or 15",
-    "flor": "true or false",
-    "falta_envido": '"to_target" or "to_buenas"',
-    "mazo_first_round_costs_two": "true or false",
-    "sena_seen_by_opponents": "a probability from 0.0 to 1.0",
-}

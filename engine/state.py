@@ -7,10 +7,12 @@ input. Treat a ``State`` as a value; it serializes to JSON with msgspec and deco
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 
 from engine.cards import Card
-from engine.events import Event, Shown
+from engine.events import Event, FlorBet, Shown
 from engine.rules import Rules
 
 NO_SEAT = -1
@@ -54,10 +56,10 @@ class State(msgspec.Struct, kw_only=True):
     flor_sung: tuple[int, ...] = ()
     flor_queue: tuple[int, ...] = ()  # seats with flor still to speak
     flor_first_opp: int = NO_SEAT  # the opponent who answers the first flor
-    flor_bet: str = ""  # flor | contraflor | contraflor_al_resto
+    flor_bet: FlorBet | Literal[""] = ""
     flor_bet_seat: int = NO_SEAT
     flor_answered: bool = False
-    flor_decision: str = ""  # quiero | achico
+    flor_decision: Literal["", "quiero", "achico"] = ""
     flor_decider: int = NO_SEAT
     flor_answerer: int = NO_SEAT  # who answers an open contraflor bet
     flor_interrupt: int = NO_SEAT  # seat that must sing its flor because an envido was sung
@@ -90,20 +92,6 @@ class State(msgspec.Struct, kw_only=True):
         if self.truco_answerer >= 0:
             return self.truco_answerer
         return self.turn
-
-    @property
-    def truco_level(self) -> str | None:
-        """The accepted truco level's word, or None."""
-        return TRUCO_LEVELS[self.truco] or None
-
-    @property
-    def hand_value(self) -> int:
-        return TRUCO_VALUE[self.truco]
-
-
-def next_opponent(seat: int, players: int) -> int:
-    """The seat of the other team that comes next after ``seat`` in playing order (R-2)."""
-    return (seat + 1) % players
 
 
 def seats_after(seat: int, players: int) -> list[int]:

@@ -179,7 +179,9 @@ def mode_rules(mode: str, rules: dict[str, Any] | None) -> Rules:
     parsed = Rules.from_dict(rules)
     wanted = PLAYERS[mode]
     if rules and "players" in rules and parsed.players != wanted:
-        raise RulesError(f"rules.players must be {wanted} in {mode} mode, not {parsed.players}")
+        raise RulesError(
+            f"rules.players must be {wanted} in {mode} mode, not {parsed.players}", "players"
+        )
     return msgspec.structs.replace(parsed, players=wanted)
 
 

@@ -31,21 +31,12 @@ from services.tournaments.brackets import BYE, resolve
 from services.tournaments.event import Entrant, StandingRow, seed_maps
 from services.tournaments.formats import bracket_format, get_format
 
-_RULES_KEY = ("at `$.", "unknown field `")
-
 
 def rules_problem(exc: RulesError) -> ProblemError:
-    """A 422 naming the offending rules key (``body.rules.<key>``) when the message says it."""
+    """A 422 naming the offending rules key (``body.rules.<key>``; ``body.rules`` when the
+    whole object is wrong)."""
     message = str(exc)
-    field = "body.rules"
-    for marker in _RULES_KEY:
-        if marker in message:
-            key = message.split(marker, 1)[1].split("`", 1)[0].split(".", 1)[0]
-            if key:
-                field = f"body.rules.{key}"
-                break
-    if message.startswith("rules.players"):
-        field = "body.rules.players"
+    field = "body.rules" if exc.key is None else f"body.rules.{exc.key}"
     return ProblemError(
         422,
         message,

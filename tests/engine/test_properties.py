@@ -21,6 +21,7 @@ from engine import (
     observation,
     replay,
 )
+from engine.actions import SENAS, WORDS
 from engine.cards import DECK
 from engine.events import ActionTaken, Event, GameEnded, HandEnded, HandStarted
 from tests.engine.strategies import cards_in, play_out, random_game, rules_strategy
@@ -148,3 +149,33 @@ def test_serialization_round_trips(rules: Rules, seed: int) -> None:
         assert decoded == events
         obs = observation(after, step % rules.players)
         assert msgspec.json.decode(msgspec.json.encode(obs), type=Observation) == obs
+
+
+@EXAMPLES
+@given(
+    rules=rules_strategy.filter(lambda r: r.players == 2),
+    seed=seeds,
+    sena=st.sampled_from(SENAS),
+    word=st.sampled_from(WORDS),
+    card=st.sampled_from(DECK),
+)
+def test_a_sena_in_1v1_is_invalid_whatever_the_action_legality(
+    rules: Rules, seed: int, sena: str, word: str, card: str
+) -> None:
+    """R-9: señas exist only in 2v2, so in 1v1 an action carrying one is malformed
+    (``InvalidAction``), whether or not the same action without it would be legal now."""
+    legal_seen = illegal_seen = False
+    for before, _, _, _ in random_game(rules, seed):
+        for action in (
+            Action(word, card if word == "play" else None),
+            *legal_actions(before),
+        ):
+            try:
+                apply(before, action)
+            except IllegalAction:
+                illegal_seen = True
+            else:
+                legal_seen = True
+            with pytest.raises(InvalidAction, match="señas exist only in 2v2"):
+                apply(before, msgspec.structs.replace(action, sena=sena))
+    assert legal_seen and illegal_seen

@@ -29,18 +29,27 @@ def test_defaults_match_rules_md() -> None:
     ],
 )
 def test_bad_options_are_errors_naming_the_key(data: dict[str, object], named: str) -> None:
-    with pytest.raises(RulesError, match=named):
+    with pytest.raises(RulesError, match=named) as raised:
         Rules.from_dict(data)
+    assert raised.value.key == named
+
+
+def test_the_first_bad_key_is_named_when_several_are_bad() -> None:
+    with pytest.raises(RulesError) as raised:
+        Rules.from_dict({"flor": True, "points_to_win": 20, "colour": "red"})
+    assert raised.value.key == "points_to_win"
 
 
 def test_rules_must_be_an_object() -> None:
-    with pytest.raises(RulesError, match="object"):
+    with pytest.raises(RulesError, match="object") as raised:
         Rules.from_dict([1, 2])
+    assert raised.value.key is None
 
 
 def test_new_game_validates_its_arguments() -> None:
-    with pytest.raises(RulesError, match="mano"):
+    with pytest.raises(RulesError, match="mano") as raised:
         new_game(Rules(), 1, mano=2)
+    assert raised.value.key == "mano"
     with pytest.raises(RulesError, match="score"):
         new_game(Rules(), 1, score=(31, 0))
     with pytest.raises(RulesError, match="seed"):

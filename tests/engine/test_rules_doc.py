@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from engine.rules import RULE_OPTIONS, Rules
+from engine.rules import Rules
 from tests.conftest import ROOT
 
 
@@ -14,6 +14,6 @@ def test_the_options_table_matches_the_rules_object() -> None:
     table = page.split("## Options\n", 1)[1].split("\n## ", 1)[0]
     rows = dict(re.findall(r"^\| `(\w+)` \| `([^`]+)` \|", table, re.M))
     defaults = Rules().to_dict()
-    assert set(rows) == set(defaults) == set(RULE_OPTIONS)
+    assert set(rows) == set(defaults) == set(Rules.__struct_fields__)
     for option, default in defaults.items():
         assert json.loads(rows[option]) == default, option
