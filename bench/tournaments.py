@@ -11,7 +11,8 @@ import json
 import random
 import time
 
-from services.tournaments.model import MatchResult, Outcome, Player, PlayerId, Round
+from services.domain import SideResult
+from services.tournaments.model import PlayedMatch, Player, PlayerId, Round
 from services.tournaments.swiss import pair_round
 
 SIZES = (1_000, 10_000)
@@ -37,15 +38,15 @@ def greedy_history(players: list[Player], rounds: int, seed: int) -> list[Round]
             points[bye] += 2
             byes = (bye,)
         waiting = list(order)
-        matches: list[MatchResult] = []
+        matches: list[PlayedMatch] = []
         while waiting:
             a = waiting.pop(0)
             k = next((k for k, b in enumerate(waiting) if b not in met[a]), 0)
             b = waiting.pop(k)
             met[a].add(b)
             met[b].add(a)
-            result: Outcome = rng.choices(("a", "b", "draw"), weights=(45, 45, 10))[0]
-            matches.append(MatchResult(a=a, b=b, result=result))
+            result: SideResult = rng.choices(("a", "b", "draw"), weights=(45, 45, 10))[0]
+            matches.append(PlayedMatch(a=a, b=b, result=result))
             points[a] += matches[-1].points2(a)
             points[b] += matches[-1].points2(b)
         history.append(Round(matches=tuple(matches), byes=byes))

@@ -26,7 +26,7 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import asyncpg
 import msgspec
@@ -44,8 +44,22 @@ from services.db import matches as db_matches
 from services.db import ratings as db_ratings
 from services.db import tournaments as db_tournaments
 from services.db.accounts import Connection
-from services.db.matches import MatchRow
+from services.db.matches import StoredMatch
 from services.db.tournaments import Tournament
+from services.domain import (
+    CANCELLED,
+    FORMATS,
+    INDIVIDUAL,
+    MODES,
+    PARTNERSHIPS,
+    PLAYERS,
+    TEAM,
+    BotResult,
+    Format,
+    Mode,
+    Partnership,
+    SideResult,
+)
 from services.ratings import k_factor, match_delta, rating_pool
 from services.secretbox import SecretBox
 from services.tournaments.event import Entrant, Planned, StandingRow, Step
@@ -53,12 +67,6 @@ from services.tournaments.formats import get_format, table_format
 
 logger = logging.getLogger("services.flow")
 
-Format = Literal["swiss", "single_elimination", "double_elimination", "round_robin"]
-Mode = Literal["1v1", "2v2"]
-FORMATS: tuple[str, ...] = ("swiss", "single_elimination", "double_elimination", "round_robin")
-MODES: tuple[str, ...] = ("1v1", "2v2")
-PARTNERSHIPS: tuple[str, ...] = (db_matches.TEAM, db_matches.INDIVIDUAL)
-PLAYERS = {"1v1": 2, "2v2": 4}
 SEED_BITS = 63
 WITHDRAWN = "withdrawn"
 
@@ -173,7 +181,7 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     rated: bool = True
 
 
-def mode_rules(mode: str, rules: dict[str, Any] | None) -> Rules:
+def mode_rules(mode: Mode, rules: dict[str, Any] | None) -> Rules:
     """The engine rules for ``mode``: ``players`` follows the mode unless given (and then it
     must agree). Raises :class:`~engine.errors.RulesError` naming the key."""
     parsed = Rules.from_dict(rules)
@@ -190,7 +198,7 @@ def new_seed() -> int:
     return secrets.randbits(SEED_BITS)
 
 
-def default_games(mode: str) -> int:
+def default_games(mode: Mode) -> int:
     """Games per match when a tournament or challenge does not say (by mode)."""
     return default_games_per_match(PLAYERS[mode])
 
@@ -228,11 +236,11 @@ async def create_tournament(
     *,
     organiser_id: int,
     name: str,
-    format: str,
-    mode: str,
+    format: Format,
+    mode: Mode,
     settings: TournamentSettings,
     start_at: datetime | None = None,
-    partnership: str = db_matches.TEAM,
+    partnership: Partnership = TEAM,
 ) -> Tournament:
     """A new tournament in ``registering``. Raises RulesError / ValueError on bad input.
 
@@ -244,7 +252,7 @@ async def create_tournament(
         raise ValueError(f"unknown mode {mode!r}")
     check_partnership(format, mode, partnership)
     rules = mode_rules(mode, settings.rules)
-    check_duration(settings, rules, 4 if partnership == db_matches.INDIVIDUAL else 2)
+    check_duration(settings, rules, 4 if partnership == INDIVIDUAL else 2)
     stored = msgspec.structs.replace(settings, rules=rules.to_dict())
     return await db_tournaments.create_tournament(
         pool,
@@ -265,9 +273,9 @@ class BadPartnership(ValueError):
 def check_partnership(format: str, mode: str, partnership: str) -> None:
     if partnership not in PARTNERSHIPS:
         raise BadPartnership(f"unknown partnership {partnership!r}: team or individual")
-    if partnership == db_matches.INDIVIDUAL and mode != "2v2":
+    if partnership == INDIVIDUAL and mode != "2v2":
         raise BadPartnership("partnership individual exists only in 2v2 mode")
-    if partnership == db_matches.INDIVIDUAL and not get_format(format).individual:
+    if partnership == INDIVIDUAL and not get_format(format).individual:
         raise BadPartnership(
             "individual 2v2 is played as swiss or round_robin (partners change every round)"
         )
@@ -401,7 +409,7 @@ async def start_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]:
 
 def _min_entrants(tournament: Tournament) -> int:
     """Available bots a tournament needs to start (and to go on): four for individual 2v2."""
-    return fi.MIN_ENTRANTS if tournament.partnership == db_matches.INDIVIDUAL else 2
+    return fi.MIN_ENTRANTS if tournament.partnership == INDIVIDUAL else 2
 
 
 # --- matches for the workers ----------------------------------------------------------------
@@ -507,7 +515,7 @@ async def record_result(
             await db_tournaments.get_tournament(conn, peek.tournament_id, lock="update")
         match = await db_matches.get_match(conn, match_id, for_update=True)
         assert match is not None
-        if match.finished or match.bot1 is None or match.status == db_matches.CANCELLED:
+        if match.finished or match.bot1 is None or match.status == CANCELLED:
             return []
         if (replay.seed, replay.deals) != (match.seed, match.deals):
             raise ResultMismatch(
@@ -529,7 +537,11 @@ async def record_result(
         return await advance(conn, match.tournament_id)
 
 
-async def _rate(conn: Connection, match: MatchRow, winner_side: int | None) -> None:
+_RESULT_OF_SIDE_A: dict[SideResult, BotResult] = {"a": "win", "b": "loss", "draw": "draw"}
+_SWAPPED: dict[SideResult, SideResult] = {"a": "b", "b": "a", "draw": "draw"}
+
+
+async def _rate(conn: Connection, match: StoredMatch, winner_side: int | None) -> None:
     """One Elo update (services.ratings rules): a side is one bot (1v1, team 2v2) or the two
     bots of an individual 2v2 side, rated as their mean; every bot of a side moves by its
     side's delta, in the match's rating pool."""
@@ -540,17 +552,15 @@ async def _rate(conn: Connection, match: MatchRow, winner_side: int | None) -> N
         [stored[b] for b in match.side_bots(0)],
         [stored[b] for b in match.side_bots(1)],
     )
-    result: Literal["a", "b", "draw"] = (
-        "draw" if winner_side is None else ("a" if winner_side == 0 else "b")
-    )
+    result: SideResult = "draw" if winner_side is None else ("a" if winner_side == 0 else "b")
     delta = match_delta(
         [r.rating for r in sides[0]],
         [r.rating for r in sides[1]],
         [k_factor(r.matches) for r in (*sides[0], *sides[1])],
         result,
     )
-    outcome_a: db_ratings.Outcome = {"a": "win", "b": "loss", "draw": "draw"}[result]  # type: ignore[assignment]
-    outcome_b: db_ratings.Outcome = {"a": "loss", "b": "win", "draw": "draw"}[result]  # type: ignore[assignment]
+    outcome_a: BotResult = _RESULT_OF_SIDE_A[result]
+    outcome_b: BotResult = _RESULT_OF_SIDE_A[_SWAPPED[result]]
     await db_ratings.apply_changes(
         conn,
         pool_name,
@@ -576,7 +586,7 @@ async def create_challenge(
     bot_a: int,
     bot_b: int,
     *,
-    mode: str,
+    mode: Mode,
     rules: dict[str, Any],
     games_per_match: int | None,
     rated: bool,
@@ -642,7 +652,7 @@ async def withdraw_bot(pool: asyncpg.Pool, bot_id: int) -> list[int]:
     return new
 
 
-async def _forfeit(conn: Connection, match: MatchRow, gone: set[int]) -> None:
+async def _forfeit(conn: Connection, match: StoredMatch, gone: set[int]) -> None:
     """Decide a match without playing it: the sides whose bots left lose (both: a draw)."""
     lost = sorted({slot % 2 for slot, bot in enumerate(match.bots) if bot in gone})
     winner = 1 - lost[0] if len(lost) == 1 else None
@@ -675,7 +685,7 @@ def _entrants(entries: Sequence[db_tournaments.Entry]) -> list[Entrant]:
 
 async def event_state(
     conn: Connection | asyncpg.Pool, tournament_id: int
-) -> tuple[list[Entrant], list[MatchRow]]:
+) -> tuple[list[Entrant], list[StoredMatch]]:
     """The seeded entrants and every match of a tournament."""
     entries = await db_tournaments.entries(conn, tournament_id)
     return _entrants(entries), await db_matches.tournament_matches(conn, tournament_id)
@@ -705,7 +715,7 @@ async def advance(conn: Connection, tournament_id: int) -> list[int]:
             current_round=tournament.current_round,
             rounds_wanted=settings.rounds,
         )
-        if tournament.partnership == db_matches.INDIVIDUAL:
+        if tournament.partnership == INDIVIDUAL:
             step = fi.plan_next(table_format(tournament.format), event, matches)
         else:
             step = get_format(tournament.format).plan_next(event)
@@ -781,10 +791,10 @@ async def _create(
 def standings(
     format: str,
     entrants: Sequence[Entrant],
-    matches: Sequence[MatchRow],
+    matches: Sequence[StoredMatch],
     *,
     third_place: bool = False,
-    partnership: str = db_matches.TEAM,
+    partnership: str = TEAM,
 ) -> list[StandingRow]:
     """Standings of a started event, as its format ranks them: the Swiss / round-robin table
     over the complete rounds, or the bracket placing (:mod:`services.tournaments.formats`);
@@ -792,6 +802,6 @@ def standings(
     the API and the web page both call it. Empty before the start."""
     if not entrants:
         return []
-    if partnership == db_matches.INDIVIDUAL:
+    if partnership == INDIVIDUAL:
         return fi.standings(table_format(format), entrants, matches)
     return get_format(format).standings(fp.played(entrants, matches, third_place=third_place))

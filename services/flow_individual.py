@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from services.db.matches import MatchRow
+from services.db.matches import StoredMatch
 from services.tournaments.event import Entrant, Planned, Played, StandingRow, Step
 from services.tournaments.partnerships import Candidate, Table, form_round
 from services.tournaments.partnerships import round_robin_rounds as individual_rr_rounds
@@ -34,7 +34,7 @@ from services.tournaments.table_format import TableFormat, plan_table
 MIN_ENTRANTS = 4
 
 
-def _tables(matches: Sequence[MatchRow]) -> list[Table]:
+def _tables(matches: Sequence[StoredMatch]) -> list[Table]:
     return [
         (m.seats[0], m.seats[1], m.seats[2], m.seats[3])
         for m in matches
@@ -42,7 +42,7 @@ def _tables(matches: Sequence[MatchRow]) -> list[Table]:
     ]
 
 
-def _points2(matches: Sequence[MatchRow]) -> Counter[int]:
+def _points2(matches: Sequence[StoredMatch]) -> Counter[int]:
     """Half points per bot from the finished matches (2 a win or bye, 1 a draw)."""
     points: Counter[int] = Counter()
     for match in matches:
@@ -64,7 +64,7 @@ def total_rounds(format: TableFormat, entrants: int, wanted: int | None) -> int:
     return format.total_rounds(wanted, entrants)
 
 
-def plan_next(format: TableFormat, played: Played, matches: Sequence[MatchRow]) -> Step:
+def plan_next(format: TableFormat, played: Played, matches: Sequence[StoredMatch]) -> Step:
     """The format's round-by-round step with tables of four (at least :data:`MIN_ENTRANTS`
     bots still in)."""
     total = total_rounds(format, len(played.entrants), played.rounds_wanted)
@@ -77,7 +77,7 @@ def plan_next(format: TableFormat, played: Played, matches: Sequence[MatchRow]) 
 
 
 def plan_round(
-    format: TableFormat, entrants: Sequence[Entrant], matches: Sequence[MatchRow], number: int
+    format: TableFormat, entrants: Sequence[Entrant], matches: Sequence[StoredMatch], number: int
 ) -> list[Planned]:
     """Round ``number``: a four-bot match per table, a bye per bot sitting out."""
     points = _points2(matches)
@@ -101,7 +101,7 @@ def plan_round(
 
 
 def standings(
-    format: TableFormat, entrants: Sequence[Entrant], matches: Sequence[MatchRow]
+    format: TableFormat, entrants: Sequence[Entrant], matches: Sequence[StoredMatch]
 ) -> list[StandingRow]:
     """Per bot: points (its side's results), then the tiebreaks of the module docstring."""
     points2 = _points2(matches)

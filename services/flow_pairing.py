@@ -12,21 +12,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.db.matches import OPEN_STATUSES, MatchRow
+from services.db.matches import StoredMatch
+from services.domain import OPEN_STATUSES, SideResult
 from services.tournaments.event import Entrant, Played, seed_maps
 from services.tournaments.knockout import DecidedBy, decided_by, knockout_winner
-from services.tournaments.model import MatchResult, Outcome, Round
+from services.tournaments.model import PlayedMatch, Round
 
 
-def outcome(match: MatchRow) -> MatchResult:
+def outcome(match: StoredMatch) -> PlayedMatch:
     """A finished two-sided match as the pure modules' result (side 0 is ``a`` and mano)."""
     assert match.bot1 is not None
     games = match.pair_of("games_won")
     tantos = match.pair_of("tantos")
-    result: Outcome = (
+    result: SideResult = (
         "draw" if match.winner_side is None else ("a" if match.winner_side == 0 else "b")
     )
-    return MatchResult(
+    return PlayedMatch(
         a=match.bot0,
         b=match.bot1,
         result=result,
@@ -38,7 +39,7 @@ def outcome(match: MatchRow) -> MatchResult:
     )
 
 
-def history(matches: Sequence[MatchRow], upto: int | None = None) -> list[Round]:
+def history(matches: Sequence[StoredMatch], upto: int | None = None) -> list[Round]:
     """Finished matches grouped into rounds 1..``upto`` (all rounds when None)."""
     last = max((m.round_number or 0 for m in matches), default=0) if upto is None else upto
     rounds: list[Round] = []
@@ -53,7 +54,7 @@ def history(matches: Sequence[MatchRow], upto: int | None = None) -> list[Round]
     return rounds
 
 
-def complete_rounds(matches: Sequence[MatchRow]) -> int:
+def complete_rounds(matches: Sequence[StoredMatch]) -> int:
     """How many rounds, from round 1 on, have no match left to play (pending, queued or
     running); a table's standings count only these rounds."""
     open_rounds = {m.round_number for m in matches if m.status in OPEN_STATUSES}
@@ -63,7 +64,7 @@ def complete_rounds(matches: Sequence[MatchRow]) -> int:
 
 def played(
     entrants: Sequence[Entrant],
-    matches: Sequence[MatchRow],
+    matches: Sequence[StoredMatch],
     *,
     third_place: bool = False,
     current_round: int = 0,
@@ -84,7 +85,7 @@ def played(
     )
 
 
-def advancing_side(match: MatchRow, seeds: dict[int, int]) -> int:
+def advancing_side(match: StoredMatch, seeds: dict[int, int]) -> int:
     """The side that goes through a finished bracket match (a draw goes to the better seed)."""
     if match.winner_side is not None:
         return match.winner_side
@@ -118,7 +119,7 @@ def knockout_decision(
     return decided_by((int(games[0]), int(games[1])), (int(tantos[0]), int(tantos[1])))
 
 
-def bracket_results(entrants: Sequence[Entrant], matches: Sequence[MatchRow]) -> dict[str, int]:
+def bracket_results(entrants: Sequence[Entrant], matches: Sequence[StoredMatch]) -> dict[str, int]:
     """Bracket match id -> winning seed, from the finished rows."""
     _, seeds = seed_maps(entrants)
     results: dict[str, int] = {}

@@ -29,28 +29,27 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from decimal import Context, Decimal
 from fractions import Fraction
-from typing import Literal
 
 import msgspec
 
-Mode = Literal["1v1", "2v2", "2v2-individual"]
+from services.domain import RATING_POOLS, Mode, Partnership, RatingPool, SideResult
+
 BotId = int | str
-Outcome = Literal["a", "b", "draw"]
 
 START = 1500
 K_NEW, K_SETTLED, SETTLED_AFTER = 40, 20, 30
 PROVISIONAL_UNTIL = 10
 SCALE = 10_000  # expected scores are integers in 1/10000ths
 TEAM_SIZE: dict[str, int] = {"1v1": 1, "2v2": 2, "2v2-individual": 2}
-POOLS: tuple[str, ...] = ("1v1", "2v2", "2v2-individual")
+POOLS = RATING_POOLS  # the pages read it here
 _CONTEXT = Context(prec=28)
 
 
 class RatedMatch(msgspec.Struct, frozen=True):
-    mode: Mode
+    mode: RatingPool
     team_a: tuple[BotId, ...]
     team_b: tuple[BotId, ...]
-    result: Outcome
+    result: SideResult
     match_id: str | int | None = None
 
 
@@ -77,7 +76,7 @@ class BotRating(msgspec.Struct, frozen=True):
 Ratings = dict[str, dict[BotId, BotRating]]  # mode -> bot -> rating
 
 
-def rating_pool(mode: str, partnership: str) -> str:
+def rating_pool(mode: Mode, partnership: Partnership) -> RatingPool:
     """The pool a match of ``mode`` rates in: individual 2v2 has its own."""
     return "2v2-individual" if mode == "2v2" and partnership == "individual" else mode
 
@@ -101,7 +100,7 @@ def _round_half_away(numerator: int, denominator: int) -> int:
 
 
 def match_delta(
-    ratings_a: Iterable[int], ratings_b: Iterable[int], ks: Iterable[int], result: Outcome
+    ratings_a: Iterable[int], ratings_b: Iterable[int], ks: Iterable[int], result: SideResult
 ) -> int:
     """Side a's rating change (side b gets the negative)."""
     ra, rb, kk = list(ratings_a), list(ratings_b), list(ks)

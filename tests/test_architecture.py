@@ -29,6 +29,7 @@ ROOMS = {
     "services.tournaments": "pure",
     "services.ratings": "pure",
     "services.names": "pure",
+    "services.domain": "pure",
     "services.db": "db",
     "services.flow": "flow",
     "services.flow_pairing": "flow",

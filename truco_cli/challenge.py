@@ -9,7 +9,7 @@ import time
 from typing import Any, get_args
 
 from arena.deals import DealsMode
-from services.api.tournament_schemas import Mode
+from services.domain import Mode
 from truco_cli.api import Platform, add_json, print_json
 from truco_cli.errors import CommandError, platform_command
 from truco_cli.match import GAMES_HELP, OVER, describe

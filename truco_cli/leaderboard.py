@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import get_args
 
-from services.api.match_schemas import RatingPool
+from services.domain import RatingPool
 from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import platform_command
 

@@ -8,7 +8,8 @@ import time
 from typing import Any, get_args
 
 from arena.deals import DealsMode
-from services.api.tournament_schemas import Format, Mode, Partnership, TournamentStatus
+from services.api.tournament_schemas import Partnership
+from services.domain import Format, Mode, TournamentStatus
 from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import CommandError, platform_command
 from truco_cli.match import GAMES_HELP, OVER

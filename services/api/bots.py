@@ -25,7 +25,6 @@ from services.api.schemas import (
     BotPage,
     BotProfile,
     BotRead,
-    BotStatus,
     BotUpdate,
     SecretRotate,
     SecretRotated,
@@ -33,6 +32,7 @@ from services.api.schemas import (
 from services.db import bots as db_bots
 from services.db.accounts import Account, DuplicateName
 from services.db.bots import Bot
+from services.domain import BotStatus
 from services.names import refused_characters
 
 HANDSHAKE_TIMEOUT_MS = 5000.0

@@ -9,9 +9,10 @@ from litestar import Controller, get
 from litestar.di import NamedDependency
 from litestar.params import Parameter
 
-from services.api.match_schemas import Leaderboard, LeaderboardEntry, RatingPool
+from services.api.match_schemas import Leaderboard, LeaderboardEntry
 from services.api.problems import problem_responses
 from services.db import ratings as db_ratings
+from services.domain import RatingPool
 from services.ratings import PROVISIONAL_UNTIL
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import msgspec
 
@@ -11,11 +11,10 @@ from arena.deals import Deals
 from services.api.tournament_schemas import (
     GamesPerMatch,
     MatchEntrant,
-    MatchStatus,
-    Mode,
     Partnership,
     RulesObject,
 )
+from services.domain import MatchStatus, Mode, RatingPool
 from services.tournaments.knockout import DecidedBy
 
 BotRef = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
@@ -143,9 +142,6 @@ class LeaderboardEntry(msgspec.Struct, kw_only=True):
     losses: int
     draws: int
     provisional: bool  # fewer than 10 rated matches in this mode
-
-
-RatingPool = Literal["1v1", "2v2", "2v2-individual"]
 
 
 class Leaderboard(msgspec.Struct):

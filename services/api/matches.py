@@ -19,7 +19,8 @@ from services.api.problems import ProblemError, problem_responses
 from services.api.views import entrants_of, match_read
 from services.db import bots as db_bots
 from services.db import matches as db_matches
-from services.db.matches import OPEN_STATUSES, MatchRow
+from services.db.matches import StoredMatch
+from services.domain import OPEN_STATUSES
 from services.worker.live import live_document, reader_for
 
 MatchId = Annotated[int, Parameter(ge=1, le=2**63 - 1, description="the match's id")]
@@ -105,7 +106,7 @@ class MatchController(Controller):
 
 
 async def _live(
-    request: Request[object, object, State], pool: asyncpg.Pool, match: MatchRow
+    request: Request[object, object, State], pool: asyncpg.Pool, match: StoredMatch
 ) -> bytes | None:
     """The live document of an open match; None if the match finished while reading (its
     live items are deleted once the result is stored: serve the stored replay then)."""

@@ -7,6 +7,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from services.domain import BotStatus
+
 Name = Annotated[
     str,
     msgspec.Meta(
@@ -30,7 +32,6 @@ BotUrl = Annotated[
         examples=["https://bot.example.org/truco"],
     ),
 ]
-BotStatus = Literal["active", "unavailable", "deleted"]
 ChallengePolicy = Annotated[
     Literal["open", "owner_only"],
     msgspec.Meta(description="who may challenge the bot: anyone ('open') or only its owner's bots"),

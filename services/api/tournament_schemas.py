@@ -9,11 +9,11 @@ import msgspec
 
 from arena.deals import Deals
 from arena.match import DEFAULT_GAMES_PER_MATCH
+from services.domain import Format, MatchStatus, Mode, RoundStatus, TournamentStatus
+from services.domain import Partnership as PartnershipName
 
-Format = Literal["swiss", "single_elimination", "double_elimination", "round_robin"]
-Mode = Literal["1v1", "2v2"]
 Partnership = Annotated[
-    Literal["team", "individual"],
+    PartnershipName,
     msgspec.Meta(
         description=(
             "how a 2v2 side is filled. team: one bot plays both seats of its side (that bot may "
@@ -23,9 +23,6 @@ Partnership = Annotated[
         )
     ),
 ]
-TournamentStatus = Literal["registering", "running", "finished", "cancelled"]
-MatchStatus = Literal["pending", "queued", "running", "done", "forfeit", "error", "cancelled"]
-RoundStatus = Literal["pending", "running", "done"]
 
 TournamentName = Annotated[
     str,

@@ -27,13 +27,13 @@ from services.api.tournament_schemas import (
     TournamentDetail,
     TournamentPage,
     TournamentStarted,
-    TournamentStatus,
 )
 from services.api.views import bracket_of, rounds_of, rules_problem, standings_of, summary
 from services.db import bots as db_bots
 from services.db import tournaments as db_tournaments
 from services.db.accounts import Account
 from services.db.tournaments import Entry, Tournament
+from services.domain import TournamentStatus
 
 TournamentId = Annotated[int, Parameter(ge=1, le=2**63 - 1, description="the tournament's id")]
 Limit = Annotated[int, Parameter(ge=1, le=100, description="page size")]

@@ -24,7 +24,7 @@ from services.api.tournament_schemas import (
     TournamentSettingsRead,
     TournamentSummary,
 )
-from services.db.matches import MatchRow
+from services.db.matches import StoredMatch
 from services.db.tournaments import RoundRow, Tournament
 from services.tournaments.bracket_format import depths
 from services.tournaments.brackets import BYE, resolve
@@ -46,21 +46,21 @@ def rules_problem(exc: RulesError) -> ProblemError:
     )
 
 
-def entrants_of(match: MatchRow, names: dict[int, str]) -> list[MatchEntrant]:
+def entrants_of(match: StoredMatch, names: dict[int, str]) -> list[MatchEntrant]:
     return [
         MatchEntrant(bot_id=bot, name=names.get(bot, ""), side=slot % 2)
         for slot, bot in enumerate(match.bots)
     ]
 
 
-def _game_winner(match: MatchRow, side: int | None) -> int | None:
+def _game_winner(match: StoredMatch, side: int | None) -> int | None:
     return None if side is None or match.individual else match.bots[side]
 
 
-def round_match(match: MatchRow, names: dict[int, str]) -> RoundMatch:
+def round_match(match: StoredMatch, names: dict[int, str]) -> RoundMatch:
     return RoundMatch(
         id=match.id,
-        status=match.status,  # type: ignore[arg-type]
+        status=match.status,
         board=match.board,
         entrants=entrants_of(match, names),
         winner=match.winner_bot,
@@ -70,7 +70,7 @@ def round_match(match: MatchRow, names: dict[int, str]) -> RoundMatch:
     )
 
 
-def match_read(match: MatchRow, names: dict[int, str]) -> MatchRead:
+def match_read(match: StoredMatch, names: dict[int, str]) -> MatchRead:
     result: dict[str, Any] = match.result or {}
     games = [
         GameRead(
@@ -84,9 +84,9 @@ def match_read(match: MatchRow, names: dict[int, str]) -> MatchRead:
     causes = [cause_read(match, item) for item in result.get("causes", [])]
     return MatchRead(
         id=match.id,
-        status=match.status,  # type: ignore[arg-type]
-        mode=match.mode,  # type: ignore[arg-type]
-        partnership=match.partnership,  # type: ignore[arg-type]
+        status=match.status,
+        mode=match.mode,
+        partnership=match.partnership,
         tournament_id=match.tournament_id,
         round=match.round_number,
         bracket_match=match.bracket_match,
@@ -112,7 +112,7 @@ def match_read(match: MatchRow, names: dict[int, str]) -> MatchRead:
     )
 
 
-def cause_read(match: MatchRow, stored: dict[str, Any]) -> MatchCause:
+def cause_read(match: StoredMatch, stored: dict[str, Any]) -> MatchCause:
     """A stored cause (``match_results.result["causes"]``) as the API shows it."""
     cause = msgspec.convert(stored, Cause)
     bots = match.bots
@@ -132,10 +132,10 @@ def summary(tournament: Tournament) -> TournamentSummary:
     return TournamentSummary(
         id=tournament.id,
         name=tournament.name,
-        format=tournament.format,  # type: ignore[arg-type]
-        mode=tournament.mode,  # type: ignore[arg-type]
-        partnership=tournament.partnership,  # type: ignore[arg-type]
-        status=tournament.status,  # type: ignore[arg-type]
+        format=tournament.format,
+        mode=tournament.mode,
+        partnership=tournament.partnership,
+        status=tournament.status,
         organiser_id=tournament.organiser_id,
         settings=msgspec.convert(msgspec.to_builtins(settings), TournamentSettingsRead),
         current_round=tournament.current_round,
@@ -147,12 +147,12 @@ def summary(tournament: Tournament) -> TournamentSummary:
 
 
 def rounds_of(
-    rounds: Sequence[RoundRow], matches: Sequence[MatchRow], names: dict[int, str]
+    rounds: Sequence[RoundRow], matches: Sequence[StoredMatch], names: dict[int, str]
 ) -> list[RoundRead]:
     return [
         RoundRead(
             number=r.number,
-            status=r.status,  # type: ignore[arg-type]
+            status=r.status,
             matches=[round_match(m, names) for m in matches if m.round_id == r.id],
         )
         for r in rounds
@@ -175,7 +175,7 @@ def standings_of(rows: Sequence[StandingRow], names: dict[int, str]) -> list[Sta
 
 
 def bracket_of(
-    tournament: Tournament, entrants: Sequence[Entrant], matches: Sequence[MatchRow]
+    tournament: Tournament, entrants: Sequence[Entrant], matches: Sequence[StoredMatch]
 ) -> BracketRead | None:
     if not get_format(tournament.format).is_bracket or not entrants:
         return None

@@ -5,13 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.db.accounts import Executor
+from services.domain import BotStatus
 
 
 @dataclass(frozen=True, slots=True)
 class CheckTarget:
     id: int
     url: str
-    status: str
+    status: BotStatus
 
 
 @dataclass(frozen=True, slots=True)

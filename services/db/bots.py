@@ -9,9 +9,9 @@ from datetime import datetime
 import asyncpg
 
 from services.db.accounts import Connection, DuplicateName, Executor
+from services.domain import RATING_POOLS, BotStatus
 from services.names import name_key
 
-MODES = ("1v1", "2v2", "2v2-individual")  # rating pools (services.ratings.POOLS)
 DEFAULT_RATING = 1500.0
 _COLUMNS = "id, owner_id, name, url, status, created_at, updated_at, deleted_at, open, challenges"
 NAME_CONSTRAINTS = frozenset({"bots_name_unique", "bots_name_key_unique"})
@@ -23,7 +23,7 @@ class Bot:
     owner_id: int
     name: str
     url: str
-    status: str
+    status: BotStatus
     created_at: datetime
     updated_at: datetime
     deleted_at: datetime | None
@@ -161,7 +161,9 @@ async def ratings(conn: Executor, bot_ids: list[int]) -> dict[int, dict[str, flo
     found = await conn.fetch(
         "SELECT bot_id, mode, rating FROM ratings WHERE bot_id = ANY($1::bigint[])", bot_ids
     )
-    result = {bot_id: dict.fromkeys(MODES, DEFAULT_RATING) for bot_id in bot_ids}
+    result: dict[int, dict[str, float]] = {
+        bot_id: {pool: DEFAULT_RATING for pool in RATING_POOLS} for bot_id in bot_ids
+    }
     for row in found:
         result[row["bot_id"]][row["mode"]] = float(row["rating"])
     return result

@@ -20,11 +20,14 @@ import asyncpg
 
 from arena.deals import DealsMode
 from services.db.accounts import Connection, Executor
-
-OPEN_STATUSES = ("pending", "queued", "running")
-FINISHED_STATUSES = ("done", "forfeit")
-CANCELLED = "cancelled"  # its tournament was cancelled (migration 0003); a late result is dropped
-TEAM, INDIVIDUAL = "team", "individual"  # how a 2v2 side is filled (migration 0005)
+from services.domain import (
+    FINISHED_STATUSES,
+    INDIVIDUAL,
+    TEAM,
+    MatchStatus,
+    Mode,
+    Partnership,
+)
 
 _COLUMNS = (
     "m.id, m.tournament_id, m.round_id, r.number AS round_number, m.bracket, m.bracket_match, "
@@ -42,7 +45,7 @@ _FROM = (
 
 
 @dataclass(frozen=True, slots=True)
-class MatchRow:
+class StoredMatch:
     """One match with its bots (``bot1`` is None for a bye) and its stored result.
 
     ``bot0``/``bot1`` are the first bot of each side; ``seats`` every bot in slot order (side
@@ -55,8 +58,8 @@ class MatchRow:
     bracket: str
     bracket_match: str | None
     board: int
-    mode: str
-    status: str
+    mode: Mode
+    status: MatchStatus
     seed: int
     rated: bool
     games_per_match: int
@@ -71,7 +74,7 @@ class MatchRow:
     bot0: int
     bot1: int | None
     result: dict[str, Any] | None
-    partnership: str = TEAM  # how a 2v2 side is filled (migration 0005)
+    partnership: Partnership = TEAM  # how a 2v2 side is filled (migration 0005)
     seats: tuple[int, ...] = ()  # every bot by slot (empty: bot0, bot1)
 
     @property
@@ -110,17 +113,17 @@ class MatchRow:
         return int(value[0]), int(value[1])
 
 
-def _match(row: asyncpg.Record) -> MatchRow:
+def _match(row: asyncpg.Record) -> StoredMatch:
     fields = dict(row)
     fields["seats"] = tuple(fields["seats"] or ())
-    return MatchRow(**fields)
+    return StoredMatch(**fields)
 
 
 async def insert_match(
     conn: Connection,
     *,
     bots: tuple[int, ...],
-    mode: str,
+    mode: Mode,
     seed: int,
     rated: bool,
     games_per_match: int,
@@ -132,7 +135,7 @@ async def insert_match(
     board: int = 0,
     bye: bool = False,
     deals: DealsMode = "independent",
-    partnership: str = TEAM,
+    partnership: Partnership = TEAM,
 ) -> int:
     """A new match (status ``pending``, or ``done`` for a bye); ``bots`` in slot order (one
     per side, or four for individual 2v2)."""
@@ -164,20 +167,22 @@ async def insert_match(
     return match_id
 
 
-async def get_match(conn: Executor, match_id: int, *, for_update: bool = False) -> MatchRow | None:
+async def get_match(
+    conn: Executor, match_id: int, *, for_update: bool = False
+) -> StoredMatch | None:
     lock = " FOR UPDATE OF m" if for_update else ""
     row = await conn.fetchrow(f"SELECT {_COLUMNS} {_FROM} WHERE m.id = $1{lock}", match_id)
     return None if row is None else _match(row)
 
 
-async def get_matches(conn: Executor, match_ids: list[int]) -> list[MatchRow]:
+async def get_matches(conn: Executor, match_ids: list[int]) -> list[StoredMatch]:
     rows = await conn.fetch(
         f"SELECT {_COLUMNS} {_FROM} WHERE m.id = ANY($1::bigint[]) ORDER BY m.id", match_ids
     )
     return [_match(row) for row in rows]
 
 
-async def tournament_matches(conn: Executor, tournament_id: int) -> list[MatchRow]:
+async def tournament_matches(conn: Executor, tournament_id: int) -> list[StoredMatch]:
     """Every match of a tournament, by round then board."""
     rows = await conn.fetch(
         f"SELECT {_COLUMNS} {_FROM} WHERE m.tournament_id = $1 ORDER BY r.number, m.board, m.id",
@@ -188,7 +193,7 @@ async def tournament_matches(conn: Executor, tournament_id: int) -> list[MatchRo
 
 async def bot_matches(
     conn: Executor, bot_id: int, *, limit: int, cursor: int | None
-) -> tuple[list[MatchRow], bool]:
+) -> tuple[list[StoredMatch], bool]:
     """A bot's matches, newest first (keyset pages by match id)."""
     rows = await conn.fetch(
         f"SELECT {_COLUMNS} {_FROM} WHERE m.id IN ("
@@ -235,7 +240,7 @@ async def insert_result(
 
 
 async def finish_match(
-    conn: Connection, match_id: int, *, status: str, winner_side: int | None
+    conn: Connection, match_id: int, *, status: MatchStatus, winner_side: int | None
 ) -> None:
     await conn.execute(
         "UPDATE matches SET status = $2, winner_side = $3, finished_at = now() WHERE id = $1",

@@ -15,8 +15,7 @@ from typing import Any
 import asyncpg
 
 from arena.replay import Replay, VerifyError, load_replay
-
-Executor = asyncpg.Pool | asyncpg.Connection
+from services.db.accounts import Executor
 
 FINISHED_MATCH = ("done", "forfeit")
 

@@ -6,11 +6,9 @@ The arithmetic is :mod:`services.ratings` (pure); this module only reads and wri
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from services.db.accounts import Connection, Executor
-
-Outcome = Literal["win", "loss", "draw"]
+from services.domain import BotResult, RatingPool
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +23,7 @@ class RatingChange:
     bot_id: int
     before: int
     after: int
-    outcome: Outcome
+    outcome: BotResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +37,9 @@ class LeaderboardRow:
     draws: int
 
 
-async def lock_ratings(conn: Connection, mode: str, bot_ids: list[int]) -> dict[int, StoredRating]:
+async def lock_ratings(
+    conn: Connection, mode: RatingPool, bot_ids: list[int]
+) -> dict[int, StoredRating]:
     """The bots' ratings in ``mode`` (rows created at 1500 if missing), locked for update.
 
     Rows are locked in bot id order, so concurrent results never deadlock on them.
@@ -64,7 +64,7 @@ async def lock_ratings(conn: Connection, mode: str, bot_ids: list[int]) -> dict[
 
 
 async def apply_changes(
-    conn: Connection, mode: str, match_id: int, changes: list[RatingChange]
+    conn: Connection, mode: RatingPool, match_id: int, changes: list[RatingChange]
 ) -> None:
     """Write new ratings and one history row per bot (a second write for the match fails)."""
     await conn.executemany(
@@ -82,7 +82,7 @@ async def apply_changes(
 
 
 async def leaderboard(
-    conn: Executor, mode: str, *, limit: int, offset: int
+    conn: Executor, mode: RatingPool, *, limit: int, offset: int
 ) -> tuple[list[LeaderboardRow], bool]:
     """Bots that played rated matches in ``mode``, highest rating first (then bot id)."""
     rows = await conn.fetch(

@@ -16,9 +16,7 @@ from typing import Any
 
 from arena.deals import DealsMode
 from services.db.accounts import Connection, Executor
-
-GAVE_UP = "error"
-"""``match_results.result.reason`` of a match the sweeper gave up on."""
+from services.domain import GAVE_UP, MatchStatus, Partnership
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +25,7 @@ class OpenMatch:
     own threshold (its games and rules, its tournament's settings)."""
 
     id: int
-    status: str
+    status: MatchStatus
     attempts: int
     tournament_id: int | None
     games_per_match: int
@@ -38,7 +36,7 @@ class OpenMatch:
     """When it was created (``pending``), last sent (``queued``) or last began (``running``)."""
     age_s: float
     """Seconds since ``since``, by the database's clock."""
-    partnership: str = "team"
+    partnership: Partnership = "team"
     """``individual``: four entrants, four time banks (migration 0005)."""
 
 
@@ -95,7 +93,7 @@ async def give_up(conn: Connection, match_id: int, *, in_tournament: bool, detai
     """
     if not in_tournament:
         await conn.execute(
-            "UPDATE matches SET status = 'error', finished_at = now() WHERE id = $1", match_id
+            "UPDATE matches SET status = $2, finished_at = now() WHERE id = $1", match_id, GAVE_UP
         )
         return True
     document = {

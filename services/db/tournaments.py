@@ -9,6 +9,7 @@ from typing import Any
 import asyncpg
 
 from services.db.accounts import Connection, Executor
+from services.domain import BotStatus, Format, Mode, Partnership, RoundStatus, TournamentStatus
 
 _COLUMNS = (
     "id, organiser_id, name, format, mode, status, settings, start_at, current_round, "
@@ -21,16 +22,16 @@ class Tournament:
     id: int
     organiser_id: int
     name: str
-    format: str
-    mode: str
-    status: str
+    format: Format
+    mode: Mode
+    status: TournamentStatus
     settings: dict[str, Any]
     start_at: datetime | None
     current_round: int
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
-    partnership: str = "team"  # how a 2v2 side is filled: "team" or "individual" (0005)
+    partnership: Partnership = "team"  # how a 2v2 side is filled (migration 0005)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +39,7 @@ class Entry:
     tournament_id: int
     bot_id: int
     name: str
-    bot_status: str
+    bot_status: BotStatus
     seed: int | None
     entered_at: datetime
     withdrawn_at: datetime | None
@@ -49,7 +50,7 @@ class Entry:
 class RoundRow:
     id: int
     number: int
-    status: str
+    status: RoundStatus
 
 
 def _tournament(row: asyncpg.Record) -> Tournament:
@@ -61,11 +62,11 @@ async def create_tournament(
     *,
     organiser_id: int,
     name: str,
-    format: str,
-    mode: str,
+    format: Format,
+    mode: Mode,
     settings: dict[str, Any],
     start_at: datetime | None,
-    partnership: str = "team",
+    partnership: Partnership = "team",
 ) -> Tournament:
     row = await conn.fetchrow(
         "INSERT INTO tournaments (organiser_id, name, format, mode, settings, start_at, "
@@ -94,7 +95,7 @@ async def get_tournament(
 
 
 async def list_tournaments(
-    conn: Executor, *, status: str | None, limit: int, cursor: int | None
+    conn: Executor, *, status: TournamentStatus | None, limit: int, cursor: int | None
 ) -> tuple[list[Tournament], bool]:
     """Newest first, optionally of one status; keyset pages by id."""
     rows = await conn.fetch(
@@ -265,7 +266,7 @@ async def rounds(conn: Executor, tournament_id: int) -> list[RoundRow]:
     return [RoundRow(id=row["id"], number=row["number"], status=row["status"]) for row in rows]
 
 
-async def set_round_status(conn: Connection, round_id: int, status: str) -> None:
+async def set_round_status(conn: Connection, round_id: int, status: RoundStatus) -> None:
     await conn.execute(
         "UPDATE rounds SET status = $2, "
         "finished_at = CASE WHEN $2 = 'done' THEN COALESCE(finished_at, now()) END "

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 import msgspec
+
+from services.domain import SideResult
 
 PlayerId = int | str
 """A player (bot or team) id. Ints and strings are both accepted; ``1`` and ``"1"`` clash."""
-
-Outcome = Literal["a", "b", "draw"]
 
 
 class Player(msgspec.Struct, frozen=True):
@@ -19,12 +17,12 @@ class Player(msgspec.Struct, frozen=True):
     rating: float = 1500.0
 
 
-class MatchResult(msgspec.Struct, frozen=True):
+class PlayedMatch(msgspec.Struct, frozen=True):
     """One played match. ``mano`` played first in the first game (``None`` means ``a``)."""
 
     a: PlayerId
     b: PlayerId
-    result: Outcome
+    result: SideResult
     games_a: int = 0
     games_b: int = 0
     tantos_a: int = 0
@@ -59,7 +57,7 @@ class MatchResult(msgspec.Struct, frozen=True):
 class Round(msgspec.Struct, frozen=True):
     """A finished round: its matches and the players who received the pairing bye."""
 
-    matches: tuple[MatchResult, ...] = ()
+    matches: tuple[PlayedMatch, ...] = ()
     byes: tuple[PlayerId, ...] = ()
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from services.tournaments.model import (
-    MatchResult,
+    PlayedMatch,
     Player,
     PlayerId,
     Round,
@@ -70,7 +70,7 @@ def _player(entry: Any, where: str) -> Player:
 def _round(entries: Any, where: str) -> Round:
     if not isinstance(entries, list):
         raise FileError(f"{where}: a round must be a list, not {entries!r}")
-    matches: list[MatchResult] = []
+    matches: list[PlayedMatch] = []
     byes: list[PlayerId] = []
     for k, entry in enumerate(entries):
         at = f"{where}[{k}]"
@@ -89,7 +89,7 @@ def _round(entries: Any, where: str) -> Round:
         tantos = _pair(entry, "tantos", at)
         mano = entry.get("mano")
         matches.append(
-            MatchResult(
+            PlayedMatch(
                 a=_id(entry["a"], f"{at}.a"),
                 b=_id(entry["b"], f"{at}.b"),
                 result=result,

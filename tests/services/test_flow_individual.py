@@ -27,7 +27,7 @@ pytestmark = pytest.mark.anyio
 POOL = "2v2-individual"
 
 
-async def _finished(pool: asyncpg.Pool, tid: int) -> list[db_matches.MatchRow]:
+async def _finished(pool: asyncpg.Pool, tid: int) -> list[db_matches.StoredMatch]:
     tournament = await db_tournaments.get_tournament(pool, tid)
     assert tournament is not None and tournament.status == "finished"
     return await db_matches.tournament_matches(pool, tid)

@@ -13,18 +13,18 @@ from __future__ import annotations
 import random
 import re
 from datetime import UTC, datetime
-from typing import get_args
+from typing import get_args, get_type_hints
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services import flow
+from services import domain, flow
 from services import flow_pairing as fp
-from services.api.tournament_schemas import Format as ApiFormat
+from services.api.tournament_schemas import TournamentCreate
 from services.api.views import standings_of
 from services.db import tournaments as db_tournaments
-from services.db.matches import MatchRow
+from services.db.matches import StoredMatch
 from services.db.pages import EntryRow
 from services.tournaments.event import Entrant, Planned
 from services.tournaments.formats import (
@@ -50,7 +50,7 @@ from tests.services.test_api_helpers import (  # noqa: F401
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def _row(match_id: int, planned: Planned, status: str, winner: int | None) -> MatchRow:
+def _row(match_id: int, planned: Planned, status: str, winner: int | None) -> StoredMatch:
     rng = random.Random(match_id)
     games = (2, rng.randint(0, 1)) if winner == 0 else (rng.randint(0, 1), 2)
     result = None
@@ -58,7 +58,7 @@ def _row(match_id: int, planned: Planned, status: str, winner: int | None) -> Ma
         if winner is None:
             games = (1, 1)
         result = {"games_won": list(games), "tantos": [rng.randint(0, 60), rng.randint(0, 60)]}
-    return MatchRow(
+    return StoredMatch(
         id=match_id,
         tournament_id=1,
         round_id=planned.round,
@@ -86,14 +86,16 @@ def _row(match_id: int, planned: Planned, status: str, winner: int | None) -> Ma
 
 
 def next_matches(
-    format: str, entrants: list[Entrant], rows: list[MatchRow], current: int, third_place: bool
+    format: str, entrants: list[Entrant], rows: list[StoredMatch], current: int, third_place: bool
 ) -> tuple[Planned, ...]:
     """What the format plans next, through the workflow's own dispatch (flow.advance's)."""
     event = fp.played(entrants, rows, third_place=third_place, current_round=current)
     return get_format(format).plan_next(event).planned
 
 
-def random_event(format: str, size: int, seed: int) -> tuple[list[Entrant], list[MatchRow], bool]:
+def random_event(
+    format: str, size: int, seed: int
+) -> tuple[list[Entrant], list[StoredMatch], bool]:
     """A started event of ``format`` played for a random number of steps: (entrants, match
     rows, third_place). Results are random with 15% draws; the last step may be half played."""
     rng = random.Random(seed)
@@ -101,7 +103,7 @@ def random_event(format: str, size: int, seed: int) -> tuple[list[Entrant], list
     entrants = [Entrant(100 + k, k + 1, k in withdrawn) for k in range(size)]
     third_place = rng.random() < 0.5
     steps = rng.randint(0, 2 * size)
-    rows: list[MatchRow] = []
+    rows: list[StoredMatch] = []
     current = 0
     for step in range(steps):
         plan = next_matches(format, entrants, rows, current, third_place)
@@ -198,8 +200,8 @@ def test_every_format_is_registered_has_page_labels_and_a_title() -> None:
         assert format.name == name and format.title
         assert all(k in TIEBREAK_LABELS for k in format.columns)
     # the names the API and the workflow accept are exactly the registered formats
-    assert set(FORMATS) == set(get_args(ApiFormat)) == set(get_args(flow.Format))
-    assert set(FORMATS) == set(flow.FORMATS)
+    assert set(FORMATS) == set(domain.FORMATS) == set(get_args(domain.Format))
+    assert set(get_args(get_type_hints(TournamentCreate)["format"])) == set(FORMATS)
 
 
 def test_a_table_format_or_an_unknown_name_has_no_bracket() -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 
-from services.tournaments.model import MatchResult, Outcome, Player, PlayerId, Round
+from services.domain import SideResult
+from services.tournaments.model import PlayedMatch, Player, PlayerId, Round
 from services.tournaments.swiss import NoValidPairing, pair_round
 
 
@@ -13,19 +14,19 @@ def players(count: int, *, base: int = 2000) -> list[Player]:
     return [Player(id=k, rating=float(base - 10 * k)) for k in range(1, count + 1)]
 
 
-def win(a: PlayerId, b: PlayerId, **extra: int) -> MatchResult:
-    return MatchResult(a=a, b=b, result="a", **extra)
+def win(a: PlayerId, b: PlayerId, **extra: int) -> PlayedMatch:
+    return PlayedMatch(a=a, b=b, result="a", **extra)
 
 
-def loss(a: PlayerId, b: PlayerId, **extra: int) -> MatchResult:
-    return MatchResult(a=a, b=b, result="b", **extra)
+def loss(a: PlayerId, b: PlayerId, **extra: int) -> PlayedMatch:
+    return PlayedMatch(a=a, b=b, result="b", **extra)
 
 
-def draw(a: PlayerId, b: PlayerId, **extra: int) -> MatchResult:
-    return MatchResult(a=a, b=b, result="draw", **extra)
+def draw(a: PlayerId, b: PlayerId, **extra: int) -> PlayedMatch:
+    return PlayedMatch(a=a, b=b, result="draw", **extra)
 
 
-def round_of(*matches: MatchResult, bye: PlayerId | None = None) -> Round:
+def round_of(*matches: PlayedMatch, bye: PlayerId | None = None) -> Round:
     return Round(matches=matches, byes=() if bye is None else (bye,))
 
 
@@ -46,11 +47,11 @@ def random_swiss(
             break
         matches = []
         for pair in pairing.pairs:
-            result: Outcome = rng.choices(("a", "b", "draw"), weights=weights)[0]
+            result: SideResult = rng.choices(("a", "b", "draw"), weights=weights)[0]
             games = {"a": (2, rng.randint(0, 1)), "b": (rng.randint(0, 1), 2), "draw": (1, 1)}
             ga, gb = games[result]
             matches.append(
-                MatchResult(
+                PlayedMatch(
                     a=pair.a,
                     b=pair.b,
                     result=result,
@@ -87,15 +88,15 @@ def foreign_swiss(field: list[Player], rounds: int, seed: int) -> list[Round]:
                 break
             byes = (rng.choice(eligible),)
             order.remove(byes[0])
-        matches: list[MatchResult] = []
+        matches: list[PlayedMatch] = []
         while order:
             a = order.pop(0)
             options = [k for k, b in enumerate(order) if b not in met[a]][:3]
             if not options:
                 return history
             b = order.pop(rng.choice(options))
-            result: Outcome = rng.choices(("a", "b", "draw"), weights=(45, 45, 10))[0]
-            matches.append(MatchResult(a=a, b=b, result=result, mano=rng.choice((a, b))))
+            result: SideResult = rng.choices(("a", "b", "draw"), weights=(45, 45, 10))[0]
+            matches.append(PlayedMatch(a=a, b=b, result=result, mano=rng.choice((a, b))))
         for match in matches:
             met[match.a].add(match.b)
             met[match.b].add(match.a)
