@@ -1,6 +1,6 @@
 """The scenario-file runner (docs/scenarios.md): scripted hands with known outcomes.
 
-``run_scenario(data)`` plays a decoded scenario and returns its :class:`Outcome`;
+``run_scenario(data)`` plays a decoded scenario and returns its :class:`ScenarioOutcome`;
 ``check_scenario(data)`` also compares it with the file's ``expect`` and returns the first
 difference, or None. Both raise :class:`ScenarioError` for a file that is not a valid scenario.
 """
@@ -25,7 +25,7 @@ class ScenarioError(EngineError, ValueError):
     """The file is not a valid scenario."""
 
 
-class Outcome(msgspec.Struct, omit_defaults=True):
+class ScenarioOutcome(msgspec.Struct, omit_defaults=True):
     score: tuple[int, int]
     hand_winners: list[int | None]
     game_over: bool
@@ -64,7 +64,7 @@ def _parse_action(raw: Any, where: str) -> tuple[int, Action]:
         raise ScenarioError(f"{where}: {exc}") from None
 
 
-def run_scenario(data: Any) -> Outcome:
+def run_scenario(data: Any) -> ScenarioOutcome:
     """Play a scenario and report what came out, whatever its ``expect`` says."""
     _require(isinstance(data, dict), "a scenario must be a JSON object")
     unknown = set(data) - KNOWN_KEYS
@@ -138,7 +138,7 @@ def run_scenario(data: Any) -> Outcome:
         hand_winners.append(results[0] if results else None)
         if illegal is not None:
             break
-    return Outcome(
+    return ScenarioOutcome(
         score=state.score,
         hand_winners=hand_winners,
         game_over=state.game_over,
@@ -149,7 +149,7 @@ def run_scenario(data: Any) -> Outcome:
     )
 
 
-def check_scenario(data: Any) -> tuple[Outcome, str | None]:
+def check_scenario(data: Any) -> tuple[ScenarioOutcome, str | None]:
     """Run a scenario and compare with its ``expect``: (outcome, first difference or None)."""
     outcome = run_scenario(data)
     expect = data.get("expect") or {}

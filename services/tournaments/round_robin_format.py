@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from services.tournaments.event import Entrant, Planned, Played, StandingRow, Step
+from services.tournaments.event import Entrant, Planned, Played, Step
 from services.tournaments.roundrobin import Fixture, round_robin
 from services.tournaments.standings import Tiebreak
-from services.tournaments.table_format import plan_table, table_columns, table_standings
+from services.tournaments.table_format import TableRanking, plan_table
 
 
 def round_robin_rounds(entrants: Sequence[Entrant]) -> list[list[Fixture[int]]]:
@@ -32,14 +32,12 @@ def plan_round_robin(entrants: Sequence[Entrant], number: int) -> list[Planned]:
 
 
 @dataclass(frozen=True, slots=True)
-class RoundRobinFormat:
+class RoundRobinFormat(TableRanking):
     """Round robin: match points, then direct encounter, Sonneborn-Berger, game points,
     tantos difference, then seed."""
 
     name: ClassVar[str] = "round_robin"
     title: ClassVar[str] = "Round robin"
-    is_bracket: ClassVar[bool] = False
-    individual: ClassVar[bool] = True
     fixed_schedule: ClassVar[bool] = True
     tiebreaks: ClassVar[tuple[Tiebreak, ...]] = (
         Tiebreak.DIRECT_ENCOUNTER,
@@ -47,13 +45,6 @@ class RoundRobinFormat:
         Tiebreak.GAME_POINTS,
         Tiebreak.TANTOS_DIFFERENCE,
     )
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return table_columns(self.tiebreaks)
-
-    def standings(self, played: Played) -> list[StandingRow]:
-        return table_standings(played, self.tiebreaks)
 
     def settle_rounds(self, wanted: int | None, entrants: int) -> int | None:
         """The field fixes the round count; the organiser's is kept as given (ignored)."""

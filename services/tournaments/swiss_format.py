@@ -10,13 +10,13 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
-from services.tournaments.event import Entrant, Planned, Played, StandingRow, Step, seeded_players
+from services.tournaments.event import Entrant, Planned, Played, Step, seeded_players
 from services.tournaments.model import Round
 from services.tournaments.standings import Tiebreak
 from services.tournaments.swiss import NoValidPairing, match_field, pairing_from
 from services.tournaments.swiss_field import make_field
 from services.tournaments.swiss_state import build_states
-from services.tournaments.table_format import plan_table, table_columns, table_standings
+from services.tournaments.table_format import TableRanking, plan_table
 
 
 def default_swiss_rounds(entrants: int) -> int:
@@ -61,22 +61,13 @@ def pair_swiss(
 
 
 @dataclass(frozen=True, slots=True)
-class SwissFormat:
+class SwissFormat(TableRanking):
     """Swiss: match points, then every tiebreak in the default order, then seed."""
 
     name: ClassVar[str] = "swiss"
     title: ClassVar[str] = "Swiss"
-    is_bracket: ClassVar[bool] = False
-    individual: ClassVar[bool] = True
     fixed_schedule: ClassVar[bool] = False
     tiebreaks: ClassVar[tuple[Tiebreak, ...]] = tuple(Tiebreak)[1:]
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return table_columns(self.tiebreaks)
-
-    def standings(self, played: Played) -> list[StandingRow]:
-        return table_standings(played, self.tiebreaks)
 
     def settle_rounds(self, wanted: int | None, entrants: int) -> int | None:
         """The round count is fixed at the start: the organiser's, else the default."""

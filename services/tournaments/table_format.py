@@ -4,7 +4,7 @@ format's tiebreaks over the complete rounds, and the round-by-round step."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from services.tournaments.event import Planned, Played, StandingRow, Step, seeded_players
 from services.tournaments.standings import Tiebreak, compute_standings
@@ -33,6 +33,23 @@ def table_standings(played: Played, tiebreaks: Sequence[Tiebreak]) -> list[Stand
         )
         for row in rows
     ]
+
+
+class TableRanking:
+    """What a table format shares: its columns and standings from its ``tiebreaks``; it
+    can be played as individual 2v2."""
+
+    __slots__ = ()
+    tiebreaks: ClassVar[tuple[Tiebreak, ...]]
+    is_bracket: ClassVar[bool] = False
+    individual: ClassVar[bool] = True
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return table_columns(self.tiebreaks)
+
+    def standings(self, played: Played) -> list[StandingRow]:
+        return table_standings(played, self.tiebreaks)
 
 
 def plan_table(
