@@ -30,7 +30,7 @@ ELO_LIMIT: Final = 1200.0
 """Elo estimates are clamped to +-this (one bot won every game so far)."""
 Z95: Final = 1.959963984540054
 
-Decision = Literal["H0", "H1", "continue"]
+Verdict = Literal["H0", "H1", "continue"]
 Counts = tuple[int, int, int]
 
 
@@ -222,7 +222,7 @@ class Sprt:
         self.bounds = bounds(self.alpha, self.beta)
         self.llr = 0.0
 
-    def add(self, pair_score: int) -> Decision:
+    def add(self, pair_score: int) -> Verdict:
         if pair_score not in (0, 1, 2):
             raise ValueError("a pair scores 0, 1 or 2")
         self.counts[pair_score] += 1
@@ -234,7 +234,7 @@ class Sprt:
         return self.counts[0], self.counts[1], self.counts[2]
 
     @property
-    def decision(self) -> Decision:
+    def decision(self) -> Verdict:
         lo, hi = self.bounds
         if self.llr >= hi:
             return "H1"

@@ -62,7 +62,7 @@ from services.domain import (
 )
 from services.ratings import k_factor, match_delta, rating_pool
 from services.secretbox import SecretBox
-from services.tournaments.event import Entrant, Planned, StandingRow, Step
+from services.tournaments.event import Plan, Planned, SeededEntrant, StandingRow
 from services.tournaments.formats import get_format, table_format
 
 logger = logging.getLogger("services.flow")
@@ -567,11 +567,11 @@ async def _rate(conn: Connection, match: StoredMatch, winner_side: int | None) -
         match.id,
         [
             *(
-                db_ratings.RatingChange(r.bot_id, r.rating, r.rating + delta, outcome_a)
+                db_ratings.RatingUpdate(r.bot_id, r.rating, r.rating + delta, outcome_a)
                 for r in sides[0]
             ),
             *(
-                db_ratings.RatingChange(r.bot_id, r.rating, r.rating - delta, outcome_b)
+                db_ratings.RatingUpdate(r.bot_id, r.rating, r.rating - delta, outcome_b)
                 for r in sides[1]
             ),
         ],
@@ -675,9 +675,9 @@ async def _forfeit(conn: Connection, match: StoredMatch, gone: set[int]) -> None
 # --- advancing a tournament -----------------------------------------------------------------
 
 
-def _entrants(entries: Sequence[db_tournaments.Entry]) -> list[Entrant]:
+def _entrants(entries: Sequence[db_tournaments.Entry]) -> list[SeededEntrant]:
     return [
-        Entrant(e.bot_id, e.seed, e.withdrawn_at is not None, e.owner_id)
+        SeededEntrant(e.bot_id, e.seed, e.withdrawn_at is not None, e.owner_id)
         for e in entries
         if e.seed is not None
     ]
@@ -685,7 +685,7 @@ def _entrants(entries: Sequence[db_tournaments.Entry]) -> list[Entrant]:
 
 async def event_state(
     conn: Connection | asyncpg.Pool, tournament_id: int
-) -> tuple[list[Entrant], list[StoredMatch]]:
+) -> tuple[list[SeededEntrant], list[StoredMatch]]:
     """The seeded entrants and every match of a tournament."""
     entries = await db_tournaments.entries(conn, tournament_id)
     return _entrants(entries), await db_matches.tournament_matches(conn, tournament_id)
@@ -695,7 +695,7 @@ async def advance(conn: Connection, tournament_id: int) -> list[int]:
     """Create whatever the finished matches make ready; finish the event when it is over.
     Loops while matches are decided on creation (byes, forfeits of withdrawn bots).
 
-    The tournament's format decides (:meth:`~services.tournaments.formats.Format.plan_next`;
+    The tournament's format decides (:meth:`~services.tournaments.formats.TournamentFormat.plan_next`;
     in individual 2v2, :func:`services.flow_individual.plan_next`); this stores its step.
     Call it inside the transaction that decided a match, holding the tournament's row lock
     (``get_tournament(..., lock="update")``), so the next round is paired exactly once; the
@@ -730,7 +730,7 @@ async def advance(conn: Connection, tournament_id: int) -> list[int]:
             return to_queue
 
 
-async def _store_step(conn: Connection, tournament: Tournament, step: Step) -> None:
+async def _store_step(conn: Connection, tournament: Tournament, step: Plan) -> None:
     """The rounds a step completed (and the empty rounds it skipped), and the end."""
     for number in step.empty_rounds:
         await db_tournaments.ensure_round(conn, tournament.id, number)
@@ -747,7 +747,7 @@ async def _store_step(conn: Connection, tournament: Tournament, step: Step) -> N
 
 
 async def _create(
-    conn: Connection, tournament: Tournament, entrants: list[Entrant], plan: list[Planned]
+    conn: Connection, tournament: Tournament, entrants: list[SeededEntrant], plan: list[Planned]
 ) -> tuple[list[int], int]:
     """Insert planned matches; returns (ids to queue, how many were decided at once)."""
     settings = settings_of(tournament)
@@ -790,7 +790,7 @@ async def _create(
 
 def standings(
     format: str,
-    entrants: Sequence[Entrant],
+    entrants: Sequence[SeededEntrant],
     matches: Sequence[StoredMatch],
     *,
     third_place: bool = False,

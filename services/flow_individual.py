@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from services.db.matches import StoredMatch
-from services.tournaments.event import Entrant, Planned, Played, StandingRow, Step
+from services.tournaments.event import Plan, Planned, Played, SeededEntrant, StandingRow
 from services.tournaments.partnerships import Candidate, Table, form_round
 from services.tournaments.partnerships import round_robin_rounds as individual_rr_rounds
 from services.tournaments.round_robin_format import round_robin_rounds
@@ -64,7 +64,7 @@ def total_rounds(format: TableFormat, entrants: int, wanted: int | None) -> int:
     return format.total_rounds(wanted, entrants)
 
 
-def plan_next(format: TableFormat, played: Played, matches: Sequence[StoredMatch]) -> Step:
+def plan_next(format: TableFormat, played: Played, matches: Sequence[StoredMatch]) -> Plan:
     """The format's round-by-round step with tables of four (at least :data:`MIN_ENTRANTS`
     bots still in)."""
     total = total_rounds(format, len(played.entrants), played.rounds_wanted)
@@ -77,7 +77,10 @@ def plan_next(format: TableFormat, played: Played, matches: Sequence[StoredMatch
 
 
 def plan_round(
-    format: TableFormat, entrants: Sequence[Entrant], matches: Sequence[StoredMatch], number: int
+    format: TableFormat,
+    entrants: Sequence[SeededEntrant],
+    matches: Sequence[StoredMatch],
+    number: int,
 ) -> list[Planned]:
     """Round ``number``: a four-bot match per table, a bye per bot sitting out."""
     points = _points2(matches)
@@ -101,7 +104,7 @@ def plan_round(
 
 
 def standings(
-    format: TableFormat, entrants: Sequence[Entrant], matches: Sequence[StoredMatch]
+    format: TableFormat, entrants: Sequence[SeededEntrant], matches: Sequence[StoredMatch]
 ) -> list[StandingRow]:
     """Per bot: points (its side's results), then the tiebreaks of the module docstring."""
     points2 = _points2(matches)

@@ -14,7 +14,7 @@ from typing import Any
 
 from services.db.matches import StoredMatch
 from services.domain import OPEN_STATUSES, SideResult
-from services.tournaments.event import Entrant, Played, seed_maps
+from services.tournaments.event import Played, SeededEntrant, seed_maps
 from services.tournaments.knockout import DecidedBy, decided_by, knockout_winner
 from services.tournaments.model import PlayedMatch, Round
 
@@ -63,7 +63,7 @@ def complete_rounds(matches: Sequence[StoredMatch]) -> int:
 
 
 def played(
-    entrants: Sequence[Entrant],
+    entrants: Sequence[SeededEntrant],
     matches: Sequence[StoredMatch],
     *,
     third_place: bool = False,
@@ -119,7 +119,9 @@ def knockout_decision(
     return decided_by((int(games[0]), int(games[1])), (int(tantos[0]), int(tantos[1])))
 
 
-def bracket_results(entrants: Sequence[Entrant], matches: Sequence[StoredMatch]) -> dict[str, int]:
+def bracket_results(
+    entrants: Sequence[SeededEntrant], matches: Sequence[StoredMatch]
+) -> dict[str, int]:
     """Bracket match id -> winning seed, from the finished rows."""
     _, seeds = seed_maps(entrants)
     results: dict[str, int] = {}

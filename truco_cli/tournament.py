@@ -8,7 +8,7 @@ import time
 from typing import Any, get_args
 
 from arena.deals import DealsMode
-from services.api.tournament_schemas import Partnership
+from services.api.tournament_schemas import PartnershipField
 from services.domain import Format, Mode, TournamentStatus
 from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import CommandError, platform_command
@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     create.add_argument("--mode", required=True, choices=get_args(Mode))
     create.add_argument(
         "--partnership",
-        choices=get_args(get_args(Partnership)[0]),
+        choices=get_args(get_args(PartnershipField)[0]),
         help="2v2: team (one bot a side, default) or individual (a bot a seat, partners drawn)",
     )
     create.add_argument("--rounds", type=int, help="Swiss rounds (default: from the field)")

@@ -18,6 +18,7 @@ from services import flow
 from services.api.auth import SECURITY, current_account
 from services.api.deps import BotClientFactory, dispatch, services
 from services.api.names import check_name
+from services.api.params import BotIdParam
 from services.api.problems import FieldError, ProblemError, problem_responses
 from services.api.schemas import (
     BotCreate,
@@ -173,7 +174,6 @@ async def _owned_bot(
     return bot
 
 
-BotId = Annotated[int, Parameter(ge=1, le=2**63 - 1, description="the bot's id")]
 _auth = {"account": Provide(current_account)}
 
 
@@ -255,7 +255,7 @@ class BotController(Controller):
     async def rotate_secret(
         self,
         request: Request[object, object, State],
-        bot_id: BotId,
+        bot_id: BotIdParam,
         account: NamedDependency[Account],
         data: JSONBody[SecretRotate],
     ) -> SecretRotated:
@@ -316,7 +316,7 @@ class BotController(Controller):
         summary="A bot's public profile",
         responses=problem_responses(404),
     )
-    async def get_bot(self, pool: NamedDependency[asyncpg.Pool], bot_id: BotId) -> BotProfile:
+    async def get_bot(self, pool: NamedDependency[asyncpg.Pool], bot_id: BotIdParam) -> BotProfile:
         bot = await db_bots.get_bot(pool, bot_id)
         if bot is None:
             raise _not_found(bot_id)
@@ -340,7 +340,7 @@ class BotController(Controller):
         self,
         request: Request[object, object, State],
         pool: NamedDependency[asyncpg.Pool],
-        bot_id: BotId,
+        bot_id: BotIdParam,
         data: JSONBody[BotUpdate],
         account: NamedDependency[Account],
     ) -> BotRead:
@@ -384,7 +384,7 @@ class BotController(Controller):
         self,
         request: Request[object, object, State],
         pool: NamedDependency[asyncpg.Pool],
-        bot_id: BotId,
+        bot_id: BotIdParam,
         account: NamedDependency[Account],
     ) -> None:
         await _owned_bot(pool, bot_id, account)

@@ -11,7 +11,7 @@ from arena.deals import Deals
 from services.api.tournament_schemas import (
     GamesPerMatch,
     MatchEntrant,
-    Partnership,
+    PartnershipField,
     RulesObject,
 )
 from services.domain import MatchStatus, Mode, RatingPool
@@ -74,7 +74,7 @@ class MatchRead(msgspec.Struct, kw_only=True):
     id: int
     status: MatchStatus
     mode: Mode
-    partnership: Partnership
+    partnership: PartnershipField
     tournament_id: int | None
     round: int | None
     bracket_match: str | None

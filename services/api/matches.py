@@ -15,6 +15,7 @@ from litestar.params import Parameter
 from arena.replay import Replay
 from services.api.deps import services
 from services.api.match_schemas import LiveReplay, MatchPage, MatchRead
+from services.api.params import BotIdParam
 from services.api.problems import ProblemError, problem_responses
 from services.api.views import entrants_of, match_read
 from services.db import bots as db_bots
@@ -24,7 +25,6 @@ from services.domain import OPEN_STATUSES
 from services.worker.live import live_document, reader_for
 
 MatchId = Annotated[int, Parameter(ge=1, le=2**63 - 1, description="the match's id")]
-BotId = Annotated[int, Parameter(ge=1, le=2**63 - 1, description="the bot's id")]
 
 
 def _not_found(match_id: int) -> ProblemError:
@@ -137,7 +137,7 @@ class BotMatchController(Controller):
     async def list_bot_matches(
         self,
         pool: NamedDependency[asyncpg.Pool],
-        bot_id: BotId,
+        bot_id: BotIdParam,
         limit: Annotated[int, Parameter(ge=1, le=100, description="page size")] = 20,
         cursor: Annotated[
             int | None,

@@ -22,7 +22,7 @@ Name = Annotated[
         examples=["alice"],
     ),
 ]
-BotUrl = Annotated[
+BotUrlField = Annotated[
     str,
     msgspec.Meta(
         min_length=1,
@@ -80,7 +80,7 @@ class BotCreate(msgspec.Struct, forbid_unknown_fields=True):
     """A new bot; without ``signing_secret`` the platform makes one up and returns it."""
 
     name: Name
-    url: BotUrl
+    url: BotUrlField
     open: OpenToEntries = False
     challenges: ChallengePolicy = "open"
     signing_secret: SigningSecret | None = None
@@ -105,7 +105,7 @@ class BotUpdate(msgspec.Struct, forbid_unknown_fields=True):
     """Fields to change; a new ``url`` re-runs the handshake."""
 
     name: Name | None = None
-    url: BotUrl | None = None
+    url: BotUrlField | None = None
     open: OpenToEntries | None = None
     challenges: ChallengePolicy | None = None
 

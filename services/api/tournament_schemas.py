@@ -9,11 +9,10 @@ import msgspec
 
 from arena.deals import Deals
 from arena.match import DEFAULT_GAMES_PER_MATCH
-from services.domain import Format, MatchStatus, Mode, RoundStatus, TournamentStatus
-from services.domain import Partnership as PartnershipName
+from services.domain import Format, MatchStatus, Mode, Partnership, RoundStatus, TournamentStatus
 
-Partnership = Annotated[
-    PartnershipName,
+PartnershipField = Annotated[
+    Partnership,
     msgspec.Meta(
         description=(
             "how a 2v2 side is filled. team: one bot plays both seats of its side (that bot may "
@@ -66,7 +65,7 @@ class TournamentCreate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
     name: TournamentName
     format: Format
     mode: Mode
-    partnership: Partnership = "team"
+    partnership: PartnershipField = "team"
     rounds: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None
     games_per_match: GamesPerMatch | None = None
     rules: RulesObject | None = None
@@ -94,7 +93,7 @@ class TournamentSummary(msgspec.Struct, kw_only=True):
     name: str
     format: Format
     mode: Mode
-    partnership: Partnership
+    partnership: PartnershipField
     status: TournamentStatus
     organiser_id: int
     settings: TournamentSettingsRead

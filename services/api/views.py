@@ -28,7 +28,7 @@ from services.db.matches import StoredMatch
 from services.db.tournaments import RoundRow, Tournament
 from services.tournaments.bracket_format import depths
 from services.tournaments.brackets import BYE, resolve
-from services.tournaments.event import Entrant, StandingRow, seed_maps
+from services.tournaments.event import SeededEntrant, StandingRow, seed_maps
 from services.tournaments.formats import bracket_format, get_format
 
 
@@ -175,7 +175,7 @@ def standings_of(rows: Sequence[StandingRow], names: dict[int, str]) -> list[Sta
 
 
 def bracket_of(
-    tournament: Tournament, entrants: Sequence[Entrant], matches: Sequence[StoredMatch]
+    tournament: Tournament, entrants: Sequence[SeededEntrant], matches: Sequence[StoredMatch]
 ) -> BracketRead | None:
     if not get_format(tournament.format).is_bracket or not entrants:
         return None

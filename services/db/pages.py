@@ -16,6 +16,7 @@ import asyncpg
 
 from arena.replay import Replay, VerifyError, load_replay
 from services.db.accounts import Executor
+from services.db.tournaments import RoundRow
 
 FINISHED_MATCH = ("done", "forfeit")
 
@@ -60,13 +61,6 @@ class EntryRow:
     seed: int | None
     rating: float
     withdrawn: bool
-
-
-@dataclass(frozen=True, slots=True)
-class RoundRow:
-    id: int
-    number: int
-    status: str
 
 
 @dataclass(frozen=True, slots=True)

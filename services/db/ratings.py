@@ -19,7 +19,7 @@ class StoredRating:
 
 
 @dataclass(frozen=True, slots=True)
-class RatingChange:
+class RatingUpdate:
     bot_id: int
     before: int
     after: int
@@ -64,7 +64,7 @@ async def lock_ratings(
 
 
 async def apply_changes(
-    conn: Connection, mode: RatingPool, match_id: int, changes: list[RatingChange]
+    conn: Connection, mode: RatingPool, match_id: int, changes: list[RatingUpdate]
 ) -> None:
     """Write new ratings and one history row per bot (a second write for the match fails)."""
     await conn.executemany(

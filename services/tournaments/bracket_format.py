@@ -22,7 +22,7 @@ from services.tournaments.brackets import (
     resolve,
     single_elimination,
 )
-from services.tournaments.event import Planned, Played, StandingRow, Step, seed_maps
+from services.tournaments.event import Plan, Planned, Played, StandingRow, seed_maps
 
 COLUMN_OF_KIND = {
     "winners": "main",
@@ -70,14 +70,14 @@ class BracketFormat:
         """The bracket fixes the round count; the organiser's is kept as given (ignored)."""
         return wanted
 
-    def plan_next(self, played: Played) -> Step:
+    def plan_next(self, played: Played) -> Plan:
         """Mark the decided depths done; the end once there is a champion; else every ready
         match that has no row yet."""
         bracket = self.make_bracket(len(played.entrants), third_place=played.third_place)
         results = played.bracket_results
         done = finished_depths(bracket, results)
         if champion(bracket, results) is not None:
-            return Step(done_rounds=done, finished=True)
+            return Plan(done_rounds=done, finished=True)
         by_seed, _ = seed_maps(played.entrants)
         level = depths(bracket)
         kinds = {m.id: m.bracket for m in bracket.matches}
@@ -93,7 +93,7 @@ class BracketFormat:
             for code, a, b in playable(bracket, results)
             if code not in played.bracket_created
         )
-        return Step(planned, done)
+        return Plan(planned, done)
 
     def champion(self, played: Played) -> int | None:
         """The winning bot, once there is one."""

@@ -2,7 +2,7 @@
 
 The workflow (:mod:`services.flow_pairing`) turns its stored rows into a :class:`Played`; a
 format (:mod:`services.tournaments.formats`) ranks it (:class:`StandingRow`) and plans what
-comes next from it (:class:`Step` of :class:`Planned` matches).
+comes next from it (:class:`Plan` of :class:`Planned` matches).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from services.tournaments.model import Player, Round
 
 
 @dataclass(frozen=True, slots=True)
-class Entrant:
+class SeededEntrant:
     """A bot in a started event: its seed (1 = best), whether it has left, and its owner (an
     account: individual 2v2 keeps one owner's bots apart)."""
 
@@ -48,7 +48,7 @@ class Played:
     the format's default).
     """
 
-    entrants: tuple[Entrant, ...]
+    entrants: tuple[SeededEntrant, ...]
     rounds: tuple[Round, ...] = ()
     bracket_results: Mapping[str, int] = field(default_factory=dict)
     third_place: bool = False
@@ -79,7 +79,7 @@ class Planned:
 
 
 @dataclass(frozen=True, slots=True)
-class Step:
+class Plan:
     """What a format decides after a change: matches to create, the rounds now complete,
     rounds that have no match at all (only withdrawn bots were to meet), and whether the event
     is over (``ended_early`` says why when it ends before its last round)."""
@@ -91,11 +91,11 @@ class Step:
     ended_early: str | None = None
 
 
-def seeded_players(entrants: Sequence[Entrant]) -> list[Player]:
+def seeded_players(entrants: Sequence[SeededEntrant]) -> list[Player]:
     """Pure-module players whose initial ranking is the seed order."""
     return [Player(id=e.bot_id, rating=-float(e.seed)) for e in entrants]
 
 
-def seed_maps(entrants: Sequence[Entrant]) -> tuple[dict[int, int], dict[int, int]]:
+def seed_maps(entrants: Sequence[SeededEntrant]) -> tuple[dict[int, int], dict[int, int]]:
     """(seed -> bot, bot -> seed)."""
     return {e.seed: e.bot_id for e in entrants}, {e.bot_id: e.seed for e in entrants}

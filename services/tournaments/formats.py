@@ -1,9 +1,9 @@
 """Tournament formats: one object per format, found by its name in :data:`FORMATS`.
 
-A format owns how its event is played and ranked: :meth:`Format.plan_next` says which matches
-to create next, which rounds are complete and when the event is over; :meth:`Format.standings`
+A format owns how its event is played and ranked: :meth:`TournamentFormat.plan_next` says which matches
+to create next, which rounds are complete and when the event is over; :meth:`TournamentFormat.standings`
 ranks it. The workflow (:mod:`services.flow`) calls them for every format alike, and the API
-and the web page both take their standings from :meth:`Format.standings` (through
+and the web page both take their standings from :meth:`TournamentFormat.standings` (through
 :func:`services.flow.standings`), so one event is never ranked two ways.
 
 Everything here is pure: the workflow turns its stored matches into a
@@ -22,15 +22,15 @@ from services.tournaments.bracket_format import (
     SINGLE_ELIMINATION,
     BracketFormat,
 )
-from services.tournaments.event import Played, StandingRow, Step
+from services.tournaments.event import Plan, Played, StandingRow
 from services.tournaments.round_robin_format import RoundRobinFormat
 from services.tournaments.swiss_format import SwissFormat
 from services.tournaments.table_format import TableFormat
 
 __all__ = [
     "FORMATS",
-    "Format",
     "StandingRow",  # defined in services.tournaments.event; the pages import it from here
+    "TournamentFormat",
     "UnknownFormat",
     "bracket_format",
     "get_format",
@@ -42,7 +42,7 @@ class UnknownFormat(ValueError):
     """No format of that name is registered."""
 
 
-class Format(Protocol):
+class TournamentFormat(Protocol):
     """What every tournament format provides."""
 
     @property
@@ -75,7 +75,7 @@ class Format(Protocol):
         """The round count to store at the start, from the organiser's (None: not given)."""
         ...
 
-    def plan_next(self, played: Played) -> Step:
+    def plan_next(self, played: Played) -> Plan:
         """What to do after ``played`` changed: the matches to create, the rounds now
         complete, or the end of the event."""
         ...
@@ -85,12 +85,12 @@ class Format(Protocol):
         ...
 
 
-FORMATS: Mapping[str, Format] = {
+FORMATS: Mapping[str, TournamentFormat] = {
     f.name: f for f in (SwissFormat(), SINGLE_ELIMINATION, DOUBLE_ELIMINATION, RoundRobinFormat())
 }
 
 
-def get_format(name: str) -> Format:
+def get_format(name: str) -> TournamentFormat:
     """The registered format called ``name``; :class:`UnknownFormat` otherwise."""
     try:
         return FORMATS[name]

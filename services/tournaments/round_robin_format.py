@@ -9,18 +9,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from services.tournaments.event import Entrant, Planned, Played, Step
+from services.tournaments.event import Plan, Planned, Played, SeededEntrant
 from services.tournaments.roundrobin import Fixture, round_robin
 from services.tournaments.standings import Tiebreak
 from services.tournaments.table_format import TableRanking, plan_table
 
 
-def round_robin_rounds(entrants: Sequence[Entrant]) -> list[list[Fixture[int]]]:
+def round_robin_rounds(entrants: Sequence[SeededEntrant]) -> list[list[Fixture[int]]]:
     """Every round's fixtures, bots in seed order."""
     return round_robin([e.bot_id for e in sorted(entrants, key=lambda e: e.seed)])
 
 
-def plan_round_robin(entrants: Sequence[Entrant], number: int) -> list[Planned]:
+def plan_round_robin(entrants: Sequence[SeededEntrant], number: int) -> list[Planned]:
     """Round ``number``'s fixtures, except those between two withdrawn bots."""
     gone = {e.bot_id for e in entrants if e.withdrawn}
     fixtures = round_robin_rounds(entrants)[number - 1]
@@ -53,6 +53,6 @@ class RoundRobinFormat(TableRanking):
     def total_rounds(self, wanted: int | None, entrants: int) -> int:
         return len(round_robin(list(range(entrants))))
 
-    def plan_next(self, played: Played) -> Step:
+    def plan_next(self, played: Played) -> Plan:
         total = self.total_rounds(played.rounds_wanted, len(played.entrants))
         return plan_table(played, total, lambda n: plan_round_robin(played.entrants, n))

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
-from services.tournaments.event import Entrant, Planned, Played, Step, seeded_players
+from services.tournaments.event import Plan, Planned, Played, SeededEntrant, seeded_players
 from services.tournaments.model import Round
 from services.tournaments.standings import Tiebreak
 from services.tournaments.swiss import NoValidPairing, match_field, pairing_from
@@ -32,7 +32,7 @@ def default_swiss_rounds(entrants: int) -> int:
 
 
 def pair_swiss(
-    entrants: tuple[Entrant, ...], history: tuple[Round, ...], number: int
+    entrants: tuple[SeededEntrant, ...], history: tuple[Round, ...], number: int
 ) -> list[Planned]:
     """Round ``number`` of a Swiss after ``history`` (its rounds before ``number``): pairs of the
     bots still in, plus the bye if odd.
@@ -76,7 +76,7 @@ class SwissFormat(TableRanking):
     def total_rounds(self, wanted: int | None, entrants: int) -> int:
         return wanted or default_swiss_rounds(entrants)
 
-    def plan_next(self, played: Played) -> Step:
+    def plan_next(self, played: Played) -> Plan:
         total = self.total_rounds(played.rounds_wanted, len(played.entrants))
         return plan_table(
             played, total, lambda number: pair_swiss(played.entrants, played.rounds, number)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import ClassVar, Protocol
 
-from services.tournaments.event import Planned, Played, StandingRow, Step, seeded_players
+from services.tournaments.event import Plan, Planned, Played, StandingRow, seeded_players
 from services.tournaments.standings import Tiebreak, compute_standings
 from services.tournaments.swiss import NoValidPairing
 
@@ -58,31 +58,31 @@ def plan_table(
     pair: Callable[[int], list[Planned]],
     *,
     min_entrants: int = TABLE_MIN_ENTRANTS,
-) -> Step:
+) -> Plan:
     """The next round once the current one is complete: nothing while a match of it is still
     to finish; the end after ``total`` rounds or with fewer than ``min_entrants`` bots still
     in; else ``pair(number)``. A round ``pair`` leaves empty (only withdrawn bots were to
     meet) is skipped; a :class:`NoValidPairing` ends the event early."""
     if played.current_round_open:
-        return Step()
+        return Plan()
     current = played.current_round
     done = {current} if current > 0 else set()
     empty: list[int] = []
     while True:
         if current >= total or played.active < min_entrants:
-            return Step(done_rounds=frozenset(done), empty_rounds=tuple(empty), finished=True)
+            return Plan(done_rounds=frozenset(done), empty_rounds=tuple(empty), finished=True)
         number = current + 1
         try:
             planned = pair(number)
         except NoValidPairing as exc:
-            return Step(
+            return Plan(
                 done_rounds=frozenset(done),
                 empty_rounds=tuple(empty),
                 finished=True,
                 ended_early=f"ends after round {current}: {exc}",
             )
         if planned:
-            return Step(tuple(planned), frozenset(done), tuple(empty))
+            return Plan(tuple(planned), frozenset(done), tuple(empty))
         empty.append(number)
         done.add(number)
         current = number

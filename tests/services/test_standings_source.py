@@ -26,7 +26,7 @@ from services.api.views import standings_of
 from services.db import tournaments as db_tournaments
 from services.db.matches import StoredMatch
 from services.db.pages import EntryRow
-from services.tournaments.event import Entrant, Planned
+from services.tournaments.event import Planned, SeededEntrant
 from services.tournaments.formats import (
     FORMATS,
     UnknownFormat,
@@ -86,7 +86,11 @@ def _row(match_id: int, planned: Planned, status: str, winner: int | None) -> St
 
 
 def next_matches(
-    format: str, entrants: list[Entrant], rows: list[StoredMatch], current: int, third_place: bool
+    format: str,
+    entrants: list[SeededEntrant],
+    rows: list[StoredMatch],
+    current: int,
+    third_place: bool,
 ) -> tuple[Planned, ...]:
     """What the format plans next, through the workflow's own dispatch (flow.advance's)."""
     event = fp.played(entrants, rows, third_place=third_place, current_round=current)
@@ -95,12 +99,12 @@ def next_matches(
 
 def random_event(
     format: str, size: int, seed: int
-) -> tuple[list[Entrant], list[StoredMatch], bool]:
+) -> tuple[list[SeededEntrant], list[StoredMatch], bool]:
     """A started event of ``format`` played for a random number of steps: (entrants, match
     rows, third_place). Results are random with 15% draws; the last step may be half played."""
     rng = random.Random(seed)
     withdrawn = {k for k in range(size) if rng.random() < 0.1}
-    entrants = [Entrant(100 + k, k + 1, k in withdrawn) for k in range(size)]
+    entrants = [SeededEntrant(100 + k, k + 1, k in withdrawn) for k in range(size)]
     third_place = rng.random() < 0.5
     steps = rng.randint(0, 2 * size)
     rows: list[StoredMatch] = []
@@ -147,7 +151,7 @@ def test_api_and_page_rank_random_events_identically(format: str, size: int, see
 
 
 def test_only_complete_rounds_count_in_a_table() -> None:
-    entrants = [Entrant(100 + k, k + 1) for k in range(4)]
+    entrants = [SeededEntrant(100 + k, k + 1) for k in range(4)]
     first = next_matches("swiss", entrants, [], 0, False)
     rows = [_row(k + 1, p, "done", 0) for k, p in enumerate(first)]
     second = next_matches("swiss", entrants, rows, 1, False)
@@ -213,4 +217,4 @@ def test_a_table_format_or_an_unknown_name_has_no_bracket() -> None:
     with pytest.raises(UnknownFormat, match="not a table format"):
         table_format("single_elimination")
     with pytest.raises(UnknownFormat, match="unknown tournament format 'ladder'"):
-        flow.standings("ladder", [Entrant(1, 1), Entrant(2, 2)], [])
+        flow.standings("ladder", [SeededEntrant(1, 1), SeededEntrant(2, 2)], [])

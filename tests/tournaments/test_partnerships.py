@@ -9,7 +9,7 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.tournaments.event import Entrant
+from services.tournaments.event import SeededEntrant
 from services.tournaments.partnerships import (
     Candidate,
     History,
@@ -180,7 +180,7 @@ def test_eight_bots_of_eight_owners_swiss_four_rounds() -> None:
 
 
 def test_round_robin_with_the_circle_partnerships_partners_everyone_once() -> None:
-    entrants = [Entrant(100 + k, k + 1) for k in range(8)]
+    entrants = [SeededEntrant(100 + k, k + 1) for k in range(8)]
     field = _field(list(range(8)))
     schedule = round_robin_rounds(entrants)
     played: list[Table] = []
