@@ -130,14 +130,14 @@ class MatchRunner:
         self.latencies: tuple[list[float], ...] = tuple([] for _ in entrants)
         self._start_failures: dict[int, Fault] = {}  # entrant -> its first /start fault
 
-    async def run(self, first_game: int = 0) -> Replay:
-        """Play the whole match (``first_game`` > 0 continues a match with extra games)."""
+    async def run(self) -> Replay:
+        """Play the whole match."""
         games: list[GameRecord] = []
         opened = [await bot.open() for bot in self.bots]
         unreachable = {i: fault for i, fault in enumerate(opened) if fault is not None}
         if unreachable:
             return self._replay(games, self._walkover(unreachable, "info"))
-        for index in range(first_game, first_game + self.settings.games_per_match):
+        for index in range(self.settings.games_per_match):
             game = await self._play_game(index)
             if game is None:  # walkover on the first /start
                 return self._replay(games, self._walkover(self._start_failures, "start"))

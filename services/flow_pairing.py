@@ -3,8 +3,8 @@
 loads the rows and stores the plans.
 
 A bracket match that ended level (same games, same tantos) is decided by
-``knockout_winner(..., extra_pair_played=True)``: the better seed goes through (no extra pair
-of games is played; the draw stays the match's result for Elo).
+:func:`~services.tournaments.knockout.knockout_winner`: the better seed goes through (no extra
+games are played; the draw stays the match's result for Elo).
 """
 
 from __future__ import annotations
@@ -94,7 +94,6 @@ def advancing_side(match: StoredMatch, seeds: dict[int, int]) -> int:
         match.pair_of("games_won"),
         match.pair_of("tantos"),
         (seeds[match.bot0], seeds[match.bot1]),
-        extra_pair_played=True,
     )
     return 0 if decided == "a" else 1
 

@@ -19,9 +19,9 @@ Exact reproducibility (recomputing from scratch gives exactly the stored ratings
 * the delta is ``K · (S - E)`` rounded half away from zero with integer arithmetic.
 
 Zero-sum: ONE delta is computed per match, with the match's K = the mean of the K of every bot
-in it (40/20 → 30 in 1v1; 2v2 gives 20, 25, 30, 35 or 40). Side a moves by ``+delta`` and side
-b by ``-delta`` (every member of a team by its team's delta), so in 1v1 the two changes sum to
-zero and in 2v2 the four members' changes sum to zero.
+in it (40/20 → 30 in 1v1 and team 2v2; individual 2v2 gives 20, 25, 30, 35 or 40). Side a
+moves by ``+delta`` and side b by ``-delta`` (every bot of a side by its side's delta), so with
+one bot a side the two changes sum to zero and in individual 2v2 the four bots' changes do.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ START = 1500
 K_NEW, K_SETTLED, SETTLED_AFTER = 40, 20, 30
 PROVISIONAL_UNTIL = 10
 SCALE = 10_000  # expected scores are integers in 1/10000ths
-TEAM_SIZE: dict[str, int] = {"1v1": 1, "2v2": 2, "2v2-individual": 2}
+TEAM_SIZE: dict[str, int] = {"1v1": 1, "2v2": 1, "2v2-individual": 2}  # bots a side
 POOLS = RATING_POOLS  # the pages read it here
 _CONTEXT = Context(prec=28)
 

@@ -9,15 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.flow_pairing import knockout_decision
-from services.tournaments.knockout import PLAY_EXTRA_PAIR, decided_by, knockout_winner
+from services.tournaments.knockout import decided_by, knockout_winner
 from services.tournaments.roundrobin import round_robin
 
 
 def test_knockout_tiebreak_order() -> None:
     assert knockout_winner((2, 1), (10, 90), (2, 1)) == "a"  # games first
     assert knockout_winner((1, 1), (40, 55), (1, 2)) == "b"  # then tantos
-    assert knockout_winner((1, 1), (40, 40), (2, 1)) == PLAY_EXTRA_PAIR
-    assert knockout_winner((2, 2), (70, 70), (2, 1), extra_pair_played=True) == "b"  # seed
+    assert knockout_winner((2, 2), (70, 70), (2, 1)) == "b"  # then seed: no extra games
+    assert knockout_winner((0, 0), (0, 0), (1, 4)) == "a"
 
 
 def test_decided_by_follows_the_tiebreak_order() -> None:

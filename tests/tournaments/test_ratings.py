@@ -52,23 +52,37 @@ def test_mixed_k_uses_one_match_k_so_the_match_is_zero_sum() -> None:
     assert (ratings["v"].rating, ratings["new"].rating) == (START + 15, START - 15)
 
 
-def test_two_v_two_rates_teams_by_their_mean() -> None:
+def test_individual_two_v_two_rates_pairs_by_their_mean() -> None:
     sequence = [
-        RatedMatch("2v2", ("a", "b"), ("c", "d"), "a"),  # equal teams: +-20
-        RatedMatch("2v2", ("a", "c"), ("b", "d"), "a"),  # means 1500 v 1500: +-20
-        RatedMatch("2v2", ("a", "b"), ("c", "e"), "draw"),  # means 1520 v 1500
+        RatedMatch("2v2-individual", ("a", "b"), ("c", "d"), "a"),  # equal pairs: +-20
+        RatedMatch("2v2-individual", ("a", "c"), ("b", "d"), "a"),  # means 1500 v 1500: +-20
+        RatedMatch("2v2-individual", ("a", "b"), ("c", "e"), "draw"),  # means 1520 v 1500
     ]
     ratings = compute_ratings(sequence)
-    team = ratings["2v2"]
+    team = ratings["2v2-individual"]
     # after two matches: a 1540, b 1500, c 1500, d 1460. Third: diff 20, E = 0.52875 -> 5288,
     # K 40: 40 * (0.5 - 0.5288) = -1.15 -> -1 for a and b, +1 for c and e.
     assert [team[x].rating for x in "abcde"] == [1539, 1499, 1501, 1460, 1501]
     assert "1v1" not in ratings  # modes are rated separately
 
 
+def test_team_two_v_two_rates_the_one_bot_that_plays_both_seats() -> None:
+    # the platform's team 2v2: one bot fills both seats of its side, so a side is one bot
+    ratings = compute_ratings(
+        [RatedMatch("2v2", ("t1",), ("t2",), "a"), RatedMatch("2v2", ("t1",), ("t3",), "b")]
+    )
+    team = ratings["2v2"]
+    assert team["t2"].rating == START - 20 and team["t1"].history[0].delta == 20
+    assert team["t1"].rating + team["t2"].rating + team["t3"].rating == 3 * START
+    assert team["t3"].rating > START
+    assert set(ratings) == {"2v2"}
+
+
 def test_bad_team_sizes_are_rejected() -> None:
     with pytest.raises(ValueError):
-        compute_ratings([RatedMatch("2v2", ("a",), ("b", "c"), "a")])
+        compute_ratings([RatedMatch("2v2-individual", ("a",), ("b", "c"), "a")])
+    with pytest.raises(ValueError):
+        compute_ratings([RatedMatch("2v2", ("a", "b"), ("c", "d"), "a")])
     with pytest.raises(ValueError):
         compute_ratings([RatedMatch("1v1", ("a",), ("a",), "a")])
 
@@ -77,11 +91,11 @@ matches = st.lists(
     st.builds(
         lambda mode, bots, result: RatedMatch(
             mode,
-            tuple(bots[: 1 if mode == "1v1" else 2]),
-            tuple(bots[2 : 3 if mode == "1v1" else 4]),
+            tuple(bots[: 2 if mode == "2v2-individual" else 1]),
+            tuple(bots[2 : 4 if mode == "2v2-individual" else 3]),
             result,
         ),
-        st.sampled_from(["1v1", "2v2"]),
+        st.sampled_from(["1v1", "2v2", "2v2-individual"]),
         st.permutations([f"bot{k}" for k in range(6)]),
         st.sampled_from(["a", "b", "draw"]),
     ),
