@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from services import domain, flow
 from services import flow_pairing as fp
-from services.api.tournament_schemas import TournamentCreate
+from services.api.tournament_schemas import StandingRead, TournamentCreate
 from services.api.views import standings_of
 from services.db import tournaments as db_tournaments
 from services.db.matches import StoredMatch
@@ -200,9 +200,11 @@ async def test_the_page_shows_the_apis_standings_mid_event_and_at_the_end(
 
 
 def test_every_format_is_registered_has_page_labels_and_a_title() -> None:
+    api_fields = set(StandingRead.__struct_fields__)
     for name, format in FORMATS.items():
         assert format.name == name and format.title
         assert all(k in TIEBREAK_LABELS for k in format.columns)
+        assert set(format.columns[1:]) <= api_fields, name  # else the API drops the column
     # the names the API and the workflow accept are exactly the registered formats
     assert set(FORMATS) == set(domain.FORMATS) == set(get_args(domain.Format))
     assert set(get_args(get_type_hints(TournamentCreate)["format"])) == set(FORMATS)
