@@ -39,7 +39,7 @@ from arena.egress import (
     check_url,
 )
 from arena.fault_detail import public_detail
-from arena.http1 import MAX_HEAD_BYTES, Answer, ConnectionPool, TooLarge
+from arena.http1 import MAX_HEAD_BYTES, ConnectionPool, HttpAnswer, TooLarge
 from arena.pinning import PinnedBackend, shared_ssl_context
 
 T = TypeVar("T")
@@ -378,7 +378,7 @@ class BotClient:
             signed += f"content-type: application/json\r\ncontent-length: {len(body)}\r\n"
         return b"".join((line, self._fixed, signed.encode("ascii"), b"\r\n", content))
 
-    def _judge_head(self, answer: Answer, exact_200: bool, start: float) -> Fault | None:
+    def _judge_head(self, answer: HttpAnswer, exact_200: bool, start: float) -> Fault | None:
         """A fault the status line and headers already show, or None to read the body."""
         status = answer.status
         accepted = status == 200 if exact_200 else 200 <= status < 300

@@ -28,7 +28,7 @@ class TooLarge(Exception):
     """The answer (its headers or its body) is over a limit; the connection is dropped."""
 
 
-class Answer:
+class HttpAnswer:
     """One answer as llhttp hands it over (its callbacks), reset for each request.
 
     ``headers``: lower-case names to raw values; ``tail``: the body's pieces. 1xx interim
@@ -114,7 +114,7 @@ class Http1Connection:
         self.reusable = False
         self._expiry = keepalive_expiry
         self._idle_since = time.monotonic()
-        self._answer = Answer()
+        self._answer = HttpAnswer()
         self._parser = httptools.HttpResponseParser(self._answer)
         self._answer.parser = self._parser
 
@@ -124,7 +124,7 @@ class Http1Connection:
         fresh = time.monotonic() - self._idle_since < self._expiry
         return fresh and not self.stream.get_extra_info("is_readable")
 
-    async def exchange(self, request: bytes, max_raw: int) -> Answer:
+    async def exchange(self, request: bytes, max_raw: int) -> HttpAnswer:
         """Send ``request`` (head and body, already serialised) and read up to the answer's
         headers (usually the whole answer arrives at once). Raises httpcore errors for the
         transport, :class:`TooLarge` for headers over ``MAX_HEAD_BYTES``."""
@@ -146,7 +146,7 @@ class Http1Connection:
                 raise TooLarge(f"answer headers are longer than {MAX_HEAD_BYTES} bytes; cut off")
         return answer
 
-    async def read_body(self, answer: Answer, limit: int, max_raw: int) -> bytes:
+    async def read_body(self, answer: HttpAnswer, limit: int, max_raw: int) -> bytes:
         """The body, once complete; :class:`TooLarge` as soon as it passes ``limit`` bytes."""
         while not answer.complete and answer.size <= limit:
             data = await self.stream.read(_READ_SIZE)
@@ -159,7 +159,7 @@ class Http1Connection:
             self._parse(data, max_raw)
         return self.body(answer, limit)
 
-    def body(self, answer: Answer, limit: int) -> bytes:
+    def body(self, answer: HttpAnswer, limit: int) -> bytes:
         """The body of an answer read to its end (or its close)."""
         if answer.size > limit:
             raise TooLarge(f"answer is longer than {limit} bytes; cut off")
@@ -167,7 +167,7 @@ class Http1Connection:
         tail = answer.tail
         return tail[0] if len(tail) == 1 else b"".join(tail)
 
-    def settle(self, answer: Answer) -> None:
+    def settle(self, answer: HttpAnswer) -> None:
         """Done with this answer: the connection stays reusable only if the whole answer has
         arrived (the caller never waits for a body it does not want), alone, keep-alive."""
         self.reusable = (
@@ -194,7 +194,7 @@ class Http1Connection:
         await self.stream.aclose()
 
 
-def _ends_at_close(answer: Answer) -> bool:
+def _ends_at_close(answer: HttpAnswer) -> bool:
     """An answer with neither Content-Length nor chunked framing ends where the peer closes
     (RFC 9112 section 6.3, item 8)."""
     headers = answer.headers
