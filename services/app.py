@@ -15,6 +15,7 @@ from services.api.app import create_api
 from services.config import Settings, load_settings
 from services.log_levels import quiet_noisy_loggers
 from services.web import pages_for_browser_routes, web_router
+from services.worker.app import app as worker_app
 
 
 def create_app(settings: Settings, **options: Any) -> Litestar:
@@ -27,6 +28,9 @@ def create_app(settings: Settings, **options: Any) -> Litestar:
 
 
 def app_from_env() -> Litestar:
-    """``uvicorn --factory services.app:app_from_env``."""
+    """``uvicorn --factory services.app:app_from_env``: the process's edge. The settings are
+    read here, once, and handed to the Celery app this process sends tasks with."""
     quiet_noisy_loggers()
-    return create_app(load_settings())
+    settings = load_settings()
+    worker_app.use_settings(settings)
+    return create_app(settings)

@@ -1,26 +1,12 @@
-"""Settings from the environment, checked once at start-up.
+"""The platform's settings: every environment variable a platform process reads, parsed here.
 
-=====================  ==================================================================
-``TRUCO_ENV``          ``local`` (default) or ``production``
-``DATABASE_URL``       ``postgresql://...``; unset in local mode: the embedded PostgreSQL
-``REDIS_URL``          ``redis://``, ``rediss://`` or ``unix://``; unset in local mode: the
-                       embedded Redis
-``PORT``               the API's port, default 8000
-``TRUCO_SECRET_KEY``   at least 32 characters; the root of the keys that encrypt bots'
-                       signing secrets. Local mode makes one in ``.data/secret_key`` if unset
-``TRUCO_DATA_DIR``     where local data lives (default ``.data`` in the checkout)
-``TRUCO_TRUSTED_PROXIES``  comma-separated addresses or networks (``10.0.0.7``,
-                       ``10.1.0.0/16``) of the reverse proxies whose ``X-Forwarded-For`` is
-                       believed; none by default (the peer's address is the client's)
-``TRUCO_OPEN_CHALLENGES_PER_ACCOUNT``  open challenges an account may have (default 8)
-``TRUCO_OPEN_CHALLENGES_PER_BOT``      open challenges a bot may receive from other
-                       accounts (default 4)
-``TRUCO_SECRET_GRACE_S`` seconds a bot's rotated-out signing secret keeps signing requests
-                       beside the new one (default 86400: 24 h; 0 to 2592000)
-=====================  ==================================================================
+A process reads them once, at its edge (``services.local`` and ``services.app.app_from_env``
+at start-up, a Celery worker or beat when it boots), with :func:`load_settings`, and passes the
+:class:`Settings` down. Nothing reads the environment at import time. A bad value is a
+:class:`ConfigError` whose message is one line naming the variable and what it accepts.
 
-Production refuses loopback bot URLs and requires DATABASE_URL, REDIS_URL and
-TRUCO_SECRET_KEY from the environment.
+:data:`VARIABLES` is the list of variables (name, where the value goes, default, what is
+accepted); ``docs/settings.md`` documents the same list in one table (a test compares them).
 """
 
 from __future__ import annotations
@@ -28,9 +14,10 @@ from __future__ import annotations
 import ipaddress
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import msgspec
@@ -42,8 +29,8 @@ ENVIRONMENTS: tuple[Env, ...] = ("local", "production")
 MIN_SECRET_LENGTH = 32
 DEFAULT_SECRET_GRACE_S = 24 * 3600
 MAX_SECRET_GRACE_S = 30 * 24 * 3600
-_DATABASE_SCHEMES = ("postgresql", "postgres")
-_REDIS_SCHEMES = ("redis", "rediss", "unix")
+LOCAL_REDIS_URL = "redis://127.0.0.1:6379/0"
+"""The Redis a worker started by hand in local mode uses when ``REDIS_URL`` is unset."""
 
 
 class ConfigError(ValueError):
@@ -73,22 +60,88 @@ class Secret:
         return hash(self._value)
 
 
-class Settings(msgspec.Struct, frozen=True, kw_only=True):
-    """Everything the services read from the environment."""
+# --- the groups -------------------------------------------------------------------------------
 
-    env: Env = "local"
-    database_url: str | None = None
-    redis_url: str | None = None
-    port: Annotated[int, msgspec.Meta(ge=1, le=65535)] = 8000
-    secret_key: Secret | None = None
-    data_dir: str = ".data"
+
+class DatabaseSettings(msgspec.Struct, frozen=True, kw_only=True):
+    url: str | None = None
+    """None: the embedded PostgreSQL of ``make run`` (local mode only)."""
+
+
+class RedisSettings(msgspec.Struct, frozen=True, kw_only=True):
+    url: str | None = None
+    """None: the embedded Redis of ``make run``; a worker started by hand uses
+    :data:`LOCAL_REDIS_URL` (local mode only)."""
+    prefix: str = ""
+    """Put before every Redis key the platform writes (the broker's, slots, live feeds)."""
+
+    @property
+    def url_or_local(self) -> str:
+        return self.url or LOCAL_REDIS_URL
+
+
+class SecretSettings(msgspec.Struct, frozen=True, kw_only=True):
+    key: Secret | None = None
+    """The master key: bots' signing secrets are encrypted under keys derived from it."""
+    grace_s: int = DEFAULT_SECRET_GRACE_S
+    """Seconds a bot's rotated-out signing secret keeps signing beside the new one."""
+
+
+class WebSettings(msgspec.Struct, frozen=True, kw_only=True):
+    port: int = 8000
     trusted_proxies: tuple[str, ...] = ()
     """Networks (``ipaddress`` strings) whose ``X-Forwarded-For`` the API believes."""
-    open_challenges_per_account: Annotated[int, msgspec.Meta(ge=1)] = 8
-    open_challenges_per_bot: Annotated[int, msgspec.Meta(ge=1)] = 4
-    secret_grace_s: Annotated[int, msgspec.Meta(ge=0, le=MAX_SECRET_GRACE_S)] = (
-        DEFAULT_SECRET_GRACE_S
-    )
+
+
+class RateLimits(msgspec.Struct, frozen=True, kw_only=True):
+    """The API's budgets, a minute each (``services.api.ratelimit``)."""
+
+    per_key_per_minute: int = 600
+    accounts_per_minute: int = 60
+    auth_failures_per_minute: int = 20
+    health_per_minute: int = 300
+    enabled: bool = True
+
+
+class ChallengeQuota(msgspec.Struct, frozen=True, kw_only=True):
+    """Open challenges (``services.challenge_quota``)."""
+
+    per_account: int = 8
+    per_bot: int = 4
+    """From other accounts than the bot's owner."""
+
+
+class WorkerSettings(msgspec.Struct, frozen=True, kw_only=True):
+    bot_max_matches: int = 4
+    """Matches one bot may play at the same time (a Redis semaphore, ``worker.slots``)."""
+    health_failures: int = 3
+    """Failed health checks in a row that make a bot unavailable."""
+
+
+class SweepSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """The recovery sweeper's thresholds (``services.worker.tasks_sweep``)."""
+
+    every_s: float = 30.0
+    pending_after_s: float = 60.0
+    queued_after_s: float | None = None
+    """None: each match's hard time limit + ``margin_s``; a number: that, for every match."""
+    margin_s: float = 60.0
+    max_attempts: int = 5
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything the platform's processes read from the environment, by group."""
+
+    env: Env = "local"
+    data_dir: str = ".data"
+    database: DatabaseSettings = DatabaseSettings()
+    redis: RedisSettings = RedisSettings()
+    secrets: SecretSettings = SecretSettings()
+    web: WebSettings = WebSettings()
+    rate_limits: RateLimits = RateLimits()
+    challenges: ChallengeQuota = ChallengeQuota()
+    worker: WorkerSettings = WorkerSettings()
+    sweep: SweepSettings = SweepSettings()
 
     @property
     def production(self) -> bool:
@@ -100,99 +153,197 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         return self.env == "local"
 
 
-def _get(environ: Mapping[str, str], name: str) -> str | None:
+# --- parsers: each returns the value or raises ValueError (the variable's rule is then shown) --
+
+
+def _whole(low: int, high: int | None = None) -> tuple[Callable[[str], int], str]:
+    def parse(raw: str) -> int:
+        if not (raw.isascii() and raw.lstrip("-").isdigit()):
+            raise ValueError
+        value = int(raw)
+        if value < low or (high is not None and value > high):
+            raise ValueError
+        return value
+
+    if high is None:
+        return parse, f"a whole number, at least {low}"
+    return parse, f"a whole number from {low} to {high}"
+
+
+def _seconds(low: float, high: float) -> tuple[Callable[[str], float], str]:
+    def parse(raw: str) -> float:
+        value = float(raw)
+        if not low <= value <= high:  # also refuses nan
+            raise ValueError
+        return value
+
+    return parse, f"a number of seconds from {low:g} to {high:g}"
+
+
+def _word(words: Sequence[str]) -> tuple[Callable[[str], str], str]:
+    def parse(raw: str) -> str:
+        lowered = raw.lower()
+        if lowered not in words:
+            raise ValueError
+        return lowered
+
+    return parse, " or ".join(repr(word) for word in words)
+
+
+def _url(*schemes: str) -> tuple[Callable[[str], str], str]:
+    def parse(raw: str) -> str:
+        parts = urlsplit(raw)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+        if parts.scheme not in schemes:
+            raise ValueError
+        if parts.scheme != "unix" and not parts.hostname and "host=" not in parts.query:
+            raise ValueError
+        return raw
+
+    hosted = [f"{scheme}://HOST..." for scheme in schemes if scheme != "unix"]
+    socket = ["unix:///PATH"] if "unix" in schemes else []
+    shown = [*hosted, *socket]
+    return parse, "a URL like " + ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _networks(raw: str) -> tuple[str, ...]:
+    parts = [part.strip() for part in raw.split(",")]
+    return tuple(str(ipaddress.ip_network(part, strict=False)) for part in parts if part)
+
+
+def _secret(raw: str) -> Secret:
+    if len(raw) < MIN_SECRET_LENGTH:
+        raise ValueError
+    return Secret(raw)
+
+
+def _text(raw: str) -> str:
+    return raw
+
+
+def _folder(raw: str) -> str:
+    try:
+        return str(Path(raw).expanduser().resolve())
+    except RuntimeError:  # ~user of no such user
+        raise ValueError(raw) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Variable:
+    """One environment variable: where its value goes, its default, what it accepts."""
+
+    name: str
+    group: str
+    """The :class:`Settings` field holding the value, or the group holding ``field``."""
+    field: str | None
+    parse: Callable[[str], Any]
+    accepts: str
+    default: str
+    meaning: str
+    private: bool = False
+    """Its value may hold a password or is a secret: never shown in a message."""
+
+    def read(self, raw: str) -> Any:
+        try:
+            return self.parse(raw)
+        except ValueError:
+            got = (
+                "the value is not shown (it may hold a password)"
+                if self.private
+                else f"got {raw[:80]!r}"
+            )
+            raise ConfigError(f"{self.name} must be {self.accepts}; {got}") from None
+
+
+def _var(
+    name: str,
+    where: str,
+    rule: tuple[Callable[[str], Any], str],
+    default: str,
+    meaning: str,
+    *,
+    private: bool = False,
+) -> Variable:
+    group, _, field = where.partition(".")
+    return Variable(name, group, field or None, rule[0], rule[1], default, meaning, private)
+
+
+_MINUTE = _whole(1)
+VARIABLES: tuple[Variable, ...] = (
+    _var("TRUCO_ENV", "env", _word(ENVIRONMENTS), "local",
+         "`production` refuses bots on loopback and requires the URLs and the key below"),
+    _var("TRUCO_DATA_DIR", "data_dir", (_folder, "a folder"), "`.data` in the checkout",
+         "where local data lives: embedded servers, the local master key, logs"),
+    _var("DATABASE_URL", "database.url", _url("postgresql", "postgres"),
+         "the embedded PostgreSQL (local only)", "the database (the API and the trusted worker)",
+         private=True),
+    _var("REDIS_URL", "redis.url", _url("redis", "rediss", "unix"),
+         "the embedded Redis (local only)", "the broker, rate-limit counters, slots, live feeds",
+         private=True),
+    _var("TRUCO_REDIS_PREFIX", "redis.prefix", (_text, "any text"), "empty",
+         "put before every Redis key the platform writes (tests use one per run)"),
+    _var("TRUCO_SECRET_KEY", "secrets.key",
+         (_secret, f"at least {MIN_SECRET_LENGTH} characters (for example the output of: "
+                   "python -c 'import secrets; print(secrets.token_urlsafe(48))')"),
+         "local: made once in `<data dir>/secret_key` (0600)",
+         "the master key of bots' signing secrets (the API and the trusted worker)",
+         private=True),
+    _var("TRUCO_SECRET_GRACE_S", "secrets.grace_s", _whole(0, MAX_SECRET_GRACE_S),
+         "86400", "seconds (86400: a day) a bot's rotated-out signing secret still signs"),
+    _var("PORT", "web.port", _whole(1, 65535), "8000", "the API's port"),
+    _var("TRUCO_TRUSTED_PROXIES", "web.trusted_proxies",
+         (_networks, "IP addresses or networks separated by commas (10.0.0.7,10.1.0.0/16)"),
+         "none", "reverse proxies whose `X-Forwarded-For` is believed"),
+    _var("TRUCO_RATE_LIMIT_PER_MINUTE", "rate_limits.per_key_per_minute", _MINUTE, "600",
+         "requests per account (validated key) or client address"),
+    _var("TRUCO_ACCOUNT_RATE_LIMIT_PER_MINUTE", "rate_limits.accounts_per_minute", _MINUTE,
+         "60", "account creations per client address"),
+    _var("TRUCO_AUTH_FAILURE_LIMIT_PER_MINUTE", "rate_limits.auth_failures_per_minute",
+         _MINUTE, "20", "failed authentications per client address"),
+    _var("TRUCO_HEALTH_RATE_LIMIT_PER_MINUTE", "rate_limits.health_per_minute", _MINUTE,
+         "300", "`/health` and `/health/live` per client address"),
+    _var("TRUCO_OPEN_CHALLENGES_PER_ACCOUNT", "challenges.per_account", _whole(1), "8",
+         "open challenges an account may have"),
+    _var("TRUCO_OPEN_CHALLENGES_PER_BOT", "challenges.per_bot", _whole(1), "4",
+         "open challenges a bot may receive from other accounts"),
+    _var("TRUCO_BOT_MAX_MATCHES", "worker.bot_max_matches", _whole(1, 1000), "4",
+         "matches one bot may play at the same time"),
+    _var("TRUCO_HEALTH_FAILURES", "worker.health_failures", _whole(1, 1000), "3",
+         "failed health checks in a row that make a bot unavailable"),
+    _var("TRUCO_SWEEP_EVERY_S", "sweep.every_s", _seconds(0.5, 3600), "30",
+         "how often beat runs the recovery sweeper"),
+    _var("TRUCO_SWEEP_PENDING_AFTER_S", "sweep.pending_after_s", _seconds(0.5, 86400), "60",
+         "a `pending` match older than this was never sent: send it"),
+    _var("TRUCO_SWEEP_QUEUED_AFTER_S", "sweep.queued_after_s", _seconds(0.5, 86400),
+         "each match's hard time limit + the margin",
+         "a sent match without a result after this is sent again"),
+    _var("TRUCO_SWEEP_MARGIN_S", "sweep.margin_s", _seconds(0, 86400), "60",
+         "added to a match's hard time limit before the sweeper acts"),
+    _var("TRUCO_SWEEP_MAX_ATTEMPTS", "sweep.max_attempts", _whole(1, 1000), "5",
+         "sends of one match before the sweeper gives up on it"),
+)  # fmt: skip
+
+PLATFORM_NEEDS = ("DATABASE_URL", "REDIS_URL", "TRUCO_SECRET_KEY")
+"""What the API and ``make run`` need from the environment in production."""
+WORKER_NEEDS = ("REDIS_URL",)
+"""What every Celery process needs in production (the trusted worker's tasks also need
+DATABASE_URL and TRUCO_SECRET_KEY: they say so when they run without them)."""
+DATABASE_NEEDS = ("DATABASE_URL",)
+"""What the migrations need."""
+
+_GROUPS: dict[str, type[msgspec.Struct]] = {
+    field.name: field.type
+    for field in msgspec.structs.fields(Settings)
+    if isinstance(field.type, type) and issubclass(field.type, msgspec.Struct)
+}
+
+
+def _raw(environ: Mapping[str, str], name: str) -> str | None:
     value = environ.get(name)
     if value is None:
         return None
     value = value.strip()
     return value or None
-
-
-def _check_url(name: str, value: str, schemes: tuple[str, ...]) -> str:
-    try:
-        parts = urlsplit(value)
-        parts.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError as exc:
-        raise ConfigError(f"{name} is not a valid URL: {exc}") from None
-    if parts.scheme not in schemes:
-        allowed = ", ".join(f"{s}://" for s in schemes)
-        raise ConfigError(f"{name} must start with {allowed} (got {parts.scheme or 'no'} scheme)")
-    if parts.scheme != "unix" and not parts.hostname and "host=" not in parts.query:
-        raise ConfigError(f"{name} has no host")
-    return value
-
-
-def _parse_port(value: str | None) -> int:
-    if value is None:
-        return 8000
-    try:
-        port = int(value)
-    except ValueError:
-        raise ConfigError(f"PORT must be a whole number, got {value!r}") from None
-    if not 1 <= port <= 65535:
-        raise ConfigError(f"PORT must be between 1 and 65535, got {port}")
-    return port
-
-
-def _parse_grace(value: str | None) -> int:
-    if value is None:
-        return DEFAULT_SECRET_GRACE_S
-    if not (value.isascii() and value.isdigit()) or int(value) > MAX_SECRET_GRACE_S:
-        raise ConfigError(
-            f"TRUCO_SECRET_GRACE_S must be a whole number of seconds from 0 to "
-            f"{MAX_SECRET_GRACE_S}, got {value!r}"
-        )
-    return int(value)
-
-
-def _parse_env(value: str | None) -> Env:
-    if value is None:
-        return "local"
-    lowered = value.lower()
-    for env in ENVIRONMENTS:
-        if lowered == env:
-            return env
-    raise ConfigError(f"TRUCO_ENV must be 'local' or 'production', got {value!r}")
-
-
-def _parse_count(environ: Mapping[str, str], name: str, default: int) -> int:
-    value = _get(environ, name)
-    if value is None:
-        return default
-    try:
-        count = int(value)
-    except ValueError:
-        raise ConfigError(f"{name} must be a whole number, got {value!r}") from None
-    if count < 1:
-        raise ConfigError(f"{name} must be at least 1, got {count}")
-    return count
-
-
-def _parse_proxies(value: str | None) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    networks = []
-    for part in value.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        try:
-            networks.append(str(ipaddress.ip_network(part, strict=False)))
-        except ValueError:
-            raise ConfigError(
-                f"TRUCO_TRUSTED_PROXIES must list IP addresses or networks separated by commas "
-                f"(for example 10.0.0.7,10.1.0.0/16); {part!r} is neither"
-            ) from None
-    return tuple(networks)
-
-
-def _check_secret(value: str) -> Secret:
-    if len(value) < MIN_SECRET_LENGTH:
-        raise ConfigError(
-            f"TRUCO_SECRET_KEY must be at least {MIN_SECRET_LENGTH} characters "
-            "(for example the output of: python -c 'import secrets; print(secrets.token_urlsafe(32))')"
-        )
-    return Secret(value)
 
 
 def local_secret_key(data_dir: Path) -> Secret:
@@ -202,56 +353,62 @@ def local_secret_key(data_dir: Path) -> Secret:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        return _check_secret(path.read_text().strip())
-    with os.fdopen(fd, "w") as handle:
-        handle.write(secrets.token_urlsafe(48) + "\n")
-    return _check_secret(path.read_text().strip())
+        pass
+    else:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_urlsafe(48) + "\n")
+    key = path.read_text().strip()
+    if len(key) < MIN_SECRET_LENGTH:
+        raise ConfigError(f"{path} must hold at least {MIN_SECRET_LENGTH} characters")
+    return Secret(key)
 
 
-def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
-    """Read and check the settings; raise ConfigError naming the first bad variable.
+def secret_key(settings: Settings) -> Secret:
+    """The master key: ``TRUCO_SECRET_KEY``, or in local mode ``<data dir>/secret_key`` (made
+    on first use). Production without the variable is a :class:`ConfigError`."""
+    if settings.secrets.key is not None:
+        return settings.secrets.key
+    if settings.production:
+        raise ConfigError("TRUCO_ENV=production requires TRUCO_SECRET_KEY in the environment")
+    return local_secret_key(Path(settings.data_dir))
 
-    In local mode without TRUCO_SECRET_KEY this creates ``<data dir>/secret_key``.
+
+def load_settings(
+    environ: Mapping[str, str] | None = None, *, needs: Iterable[str] = PLATFORM_NEEDS
+) -> Settings:
+    """Read and check every variable of :data:`VARIABLES` (``os.environ`` by default).
+
+    In production each variable named in ``needs`` must be set. When ``needs`` names
+    TRUCO_SECRET_KEY, local mode without it reads (or first makes) ``<data dir>/secret_key``.
+    Raises :class:`ConfigError` naming the first bad variable.
     """
     env_vars = os.environ if environ is None else environ
-    env = _parse_env(_get(env_vars, "TRUCO_ENV"))
-    database_url = _get(env_vars, "DATABASE_URL")
-    if database_url is not None:
-        _check_url("DATABASE_URL", database_url, _DATABASE_SCHEMES)
-    redis_url = _get(env_vars, "REDIS_URL")
-    if redis_url is not None:
-        _check_url("REDIS_URL", redis_url, _REDIS_SCHEMES)
-    port = _parse_port(_get(env_vars, "PORT"))
-    grace_s = _parse_grace(_get(env_vars, "TRUCO_SECRET_GRACE_S"))
-    data_dir = default_data_dir(env_vars)
-    raw_secret = _get(env_vars, "TRUCO_SECRET_KEY")
-    trusted_proxies = _parse_proxies(_get(env_vars, "TRUCO_TRUSTED_PROXIES"))
-
-    if env == "production":
-        missing = [
-            name
-            for name, value in (
-                ("DATABASE_URL", database_url),
-                ("REDIS_URL", redis_url),
-                ("TRUCO_SECRET_KEY", raw_secret),
-            )
-            if value is None
-        ]
+    top: dict[str, Any] = {}
+    groups: dict[str, dict[str, Any]] = {name: {} for name in _GROUPS}
+    for variable in VARIABLES:
+        raw = _raw(env_vars, variable.name)
+        if raw is None:
+            continue
+        value = variable.read(raw)
+        if variable.field is None:
+            top[variable.group] = value
+        else:
+            groups[variable.group][variable.field] = value
+    top.setdefault("data_dir", str(default_data_dir({})))
+    for name, fields in groups.items():
+        top[name] = _GROUPS[name](**fields)
+    settings = Settings(**top)
+    wanted = tuple(needs)
+    if settings.production:
+        missing = [name for name in wanted if _raw(env_vars, name) is None]
         if missing:
             raise ConfigError(
                 f"TRUCO_ENV=production requires {', '.join(missing)} in the environment "
                 "(production never starts embedded servers or makes up secrets)"
             )
-    secret = _check_secret(raw_secret) if raw_secret is not None else local_secret_key(data_dir)
-    return Settings(
-        env=env,
-        database_url=database_url,
-        redis_url=redis_url,
-        port=port,
-        secret_key=secret,
-        data_dir=str(data_dir),
-        trusted_proxies=trusted_proxies,
-        open_challenges_per_account=_parse_count(env_vars, "TRUCO_OPEN_CHALLENGES_PER_ACCOUNT", 8),
-        open_challenges_per_bot=_parse_count(env_vars, "TRUCO_OPEN_CHALLENGES_PER_BOT", 4),
-        secret_grace_s=grace_s,
-    )
+    elif "TRUCO_SECRET_KEY" in wanted and settings.secrets.key is None:
+        key = local_secret_key(Path(settings.data_dir))
+        settings = msgspec.structs.replace(
+            settings, secrets=msgspec.structs.replace(settings.secrets, key=key)
+        )
+    return settings

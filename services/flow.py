@@ -415,22 +415,12 @@ def _min_entrants(tournament: Tournament) -> int:
 # --- matches for the workers ----------------------------------------------------------------
 
 
-def _default_secret_box() -> SecretBox:
-    from services.config import load_settings
-
-    key = load_settings().secret_key
-    if key is None:  # pragma: no cover - load_settings always provides one
-        raise RuntimeError("TRUCO_SECRET_KEY is not set")
-    return SecretBox(key)
-
-
 async def match_specs(
-    pool: asyncpg.Pool, match_ids: list[int], *, secret_box: SecretBox | None = None
+    pool: asyncpg.Pool, match_ids: list[int], *, secret_box: SecretBox
 ) -> list[MatchSpec]:
     """Specs of the open matches among ``match_ids`` (in that order), marked ``queued``
     (``attempts`` + 1). Finished or unknown ids are left out. ``secret_box`` decrypts the
-    bots' signing secrets (default: from ``TRUCO_SECRET_KEY`` via ``load_settings``)."""
-    box = secret_box or _default_secret_box()
+    bots' signing secrets."""
     async with pool.acquire() as conn, conn.transaction():
         queued = set(await db_matches.mark_queued(conn, list(match_ids)))
         rows = {m.id: m for m in await db_matches.get_matches(conn, sorted(queued))}
@@ -459,8 +449,10 @@ async def match_specs(
         entrants = []
         for bot_id in match.bots:
             bot = bots[bot_id]
-            previous = None if bot.previous_enc is None else box.decrypt(bot.previous_enc, bot_id)
-            secret = box.decrypt(bot.secret_enc, bot_id)
+            previous = (
+                None if bot.previous_enc is None else secret_box.decrypt(bot.previous_enc, bot_id)
+            )
+            secret = secret_box.decrypt(bot.secret_enc, bot_id)
             entrants.append(EntrantSpec(bot_id, bot.name, bot.url, secret, previous))
         specs.append(MatchSpec(match.id, match.seed, settings, entrants))
     return specs

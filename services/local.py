@@ -49,7 +49,7 @@ import httpx
 
 from services.config import ConfigError, Secret, Settings, load_settings
 from services.db.migrate import migrate_url
-from services.embedded import EmbeddedServerError, local_servers
+from services.embedded import EmbeddedServerError, ServerPlan, local_servers
 from services.embedded._process import choose_port
 from services.house import HouseError, store_builtin_bots
 from services.local_children import Child, Children, LaunchError
@@ -64,18 +64,23 @@ CELERY_APP = "services.worker.celery_app"
 # --- environments: who gets which secret -------------------------------------------------------
 
 
-def base_env(settings: Settings, database_url: str, redis_url: str) -> dict[str, str]:
-    env = dict(os.environ)
+def base_env(
+    settings: Settings, environ: Mapping[str, str], database_url: str, redis_url: str
+) -> dict[str, str]:
+    """The children's environment: the launcher's (``environ``), with the servers it chose
+    and the settings it resolved (each child reads them again at its own start)."""
+    env = dict(environ)
     env.update(
         TRUCO_ENV=settings.env,
         DATABASE_URL=database_url,
         REDIS_URL=redis_url,
         TRUCO_DATA_DIR=settings.data_dir,
-        PORT=str(settings.port),
+        PORT=str(settings.web.port),
         PYTHONUNBUFFERED="1",
     )
-    if settings.secret_key is not None:  # local mode made it; production read it from the env
-        env["TRUCO_SECRET_KEY"] = settings.secret_key.reveal()
+    key = settings.secrets.key
+    if key is not None:  # local mode made it; production read it from the env
+        env["TRUCO_SECRET_KEY"] = key.reveal()
     return env
 
 
@@ -386,17 +391,19 @@ def start_bots(
     return started
 
 
-def run(settings: Settings, *, out: Any = None) -> int:
-    """Start everything, wait for Ctrl-C / SIGTERM or a child's death, stop everything."""
+def run(settings: Settings, environ: Mapping[str, str], *, out: Any = None) -> int:
+    """Start everything, wait for Ctrl-C / SIGTERM or a child's death, stop everything.
+    ``environ`` is the launcher's environment, which its children inherit."""
     say = out or sys.stdout
     began = time.monotonic()
     data_dir = Path(settings.data_dir)
-    with local_servers(data_dir) as servers:
+    plan = ServerPlan(database_url=settings.database.url, redis_url=settings.redis.url)
+    with local_servers(data_dir, plan=plan) as servers:
         asyncio.run(migrate_url(servers.database_url))
-        env = base_env(settings, servers.database_url, servers.redis_url)
+        env = base_env(settings, environ, servers.database_url, servers.redis_url)
         children = Children(data_dir / "logs")
         try:
-            api_url = f"http://{LOOPBACK}:{settings.port}"
+            api_url = f"http://{LOOPBACK}:{settings.web.port}"
             path = house_file(data_dir, servers.database_url)
             if settings.production:  # built-in strategies in the bot-calling worker
                 bots = [
@@ -407,7 +414,7 @@ def run(settings: Settings, *, out: Any = None) -> int:
             else:  # HTTP servers on loopback, registered through the API like anyone's bots
                 bots = local_house_bots(_load(path).get("bots", {}))
                 bot_children = start_bots(children, env, bots)
-            api = children.start("api", api_argv(settings.port), env)
+            api = children.start("api", api_argv(settings.web.port), env)
             children.start("worker-matches", worker_argv("matches", 8), bot_calling_env(env))
             children.start("worker-results", worker_argv("results", 4), env)
             children.start("beat", beat_argv(data_dir), env)
@@ -418,9 +425,9 @@ def run(settings: Settings, *, out: Any = None) -> int:
                 timeout=READY_TIMEOUT_S,
             )
             if settings.production:
-                assert settings.secret_key is not None  # production requires it
+                assert settings.secrets.key is not None  # production requires it
                 register_builtin_house(
-                    api_url, path, bots, servers.database_url, settings.secret_key
+                    api_url, path, bots, servers.database_url, settings.secrets.key
                 )
             else:
                 fresh = [bot for bot in bots if bot.secret is None]
@@ -480,14 +487,15 @@ def _print_banner(
 
 def main(argv: Sequence[str] | None = None) -> int:
     del argv
+    environ = dict(os.environ)  # the edge: read once, then passed down
     try:
-        settings = load_settings()
+        settings = load_settings(environ)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     with _sigterm_exits():
         try:
-            return run(settings)
+            return run(settings, environ)
         except KeyboardInterrupt:
             return 0
         except (LaunchError, EmbeddedServerError) as exc:

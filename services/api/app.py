@@ -6,7 +6,6 @@ through ``pages``; this package never imports :mod:`services.web` (the pages sit
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
@@ -37,10 +36,10 @@ from services.api.matches import BotMatchController, MatchController
 from services.api.no_store import no_store_credentials
 from services.api.problems import exception_handlers
 from services.api.ratelimit import PREFIX as RATE_LIMIT_PREFIX
-from services.api.ratelimit import Counter, MemoryCounter, RateLimits, RedisCounter, rate_limit_hook
+from services.api.ratelimit import Counter, MemoryCounter, RedisCounter, rate_limit_hook
 from services.api.slow_clients import body_deadline
 from services.api.tournaments import TournamentController
-from services.config import Settings
+from services.config import RateLimits, Settings
 from services.db.pool import create_pool
 from services.secretbox import SecretBox
 
@@ -60,30 +59,29 @@ def create_api(
 ) -> Litestar:
     """The API. The platform's app (:func:`services.app.create_app`) adds the web pages'
     handlers as ``pages`` and wraps the exception handlers with ``error_pages`` (HTML off the
-    API's paths). Without ``pool`` the app opens one on ``settings.database_url`` at start-up
+    API's paths). Without ``pool`` the app opens one on ``settings.database.url`` at start-up
     and closes it at shutdown; an injected pool is left to its owner.
 
     ``dispatcher(pool, match_ids)`` hands new matches to the workers (default:
-    ``services.worker.dispatch.enqueue`` if importable, else a no-op that logs).
-    ``rate_limits`` default to :meth:`RateLimits.from_env`; counters are in Redis when
-    ``settings.redis_url`` is set, else in memory (or pass ``rate_counter``).
+    ``services.worker.dispatch.enqueue`` with this app's secret box if importable, else a
+    no-op that logs). ``rate_limits`` (default ``settings.rate_limits``) replaces the
+    settings' budgets; counters are in Redis when ``settings.redis.url`` is set, else in
+    memory (or pass ``rate_counter``).
     """
-    if settings.secret_key is None:
-        raise ValueError("settings.secret_key is required (it encrypts bots' signing secrets)")
+    if settings.secrets.key is None:
+        raise ValueError("settings.secrets.key is required (it encrypts bots' signing secrets)")
+    secret_box = SecretBox(settings.secrets.key)
     svc = Services(
         settings=settings,
-        secret_box=SecretBox(settings.secret_key),
+        secret_box=secret_box,
         bot_client_factory=bot_client_factory or default_bot_client_factory,
-        dispatcher=dispatcher or default_dispatcher(),
+        dispatcher=dispatcher or default_dispatcher(secret_box),
         pool=pool,
     )
-    limits = rate_limits or RateLimits.from_env()
+    limits: RateLimits = rate_limits or settings.rate_limits
     counter: Counter = rate_counter or (
-        RedisCounter(
-            settings.redis_url,
-            prefix=os.environ.get("TRUCO_REDIS_PREFIX", "").strip() + RATE_LIMIT_PREFIX,
-        )
-        if settings.redis_url
+        RedisCounter(settings.redis.url, prefix=settings.redis.prefix + RATE_LIMIT_PREFIX)
+        if settings.redis.url
         else MemoryCounter()
     )
 
@@ -93,9 +91,9 @@ def create_api(
             if svc.pool is not None:
                 yield
                 return
-            if settings.database_url is None:
-                raise ValueError("settings.database_url is required to open the database pool")
-            svc.pool = await create_pool(settings.database_url)
+            if settings.database.url is None:
+                raise ValueError("settings.database.url is required to open the database pool")
+            svc.pool = await create_pool(settings.database.url)
             try:
                 yield
             finally:
@@ -120,7 +118,7 @@ def create_api(
         ],
         before_request=first_answer(
             rate_limit_hook(
-                limits, counter, address_of=client_address_reader(settings.trusted_proxies)
+                limits, counter, address_of=client_address_reader(settings.web.trusted_proxies)
             ),
             json_body_hook,
         ),

@@ -269,7 +269,7 @@ class BotController(Controller):
             bot_id,
             encrypted=box.encrypt(secret, bot_id),
             key_id=box.key_id,
-            grace_s=svc.settings.secret_grace_s,
+            grace_s=svc.settings.secrets.grace_s,
         )
         if until is None:
             raise _not_found(bot_id)

@@ -67,13 +67,13 @@ class ChallengeController(Controller):
             raise ProblemError(
                 403, f"bot {data.bot_b} accepts challenges only from its owner's bots"
             )
-        limits = services(request.app.state).settings
+        limits = services(request.app.state).settings.challenges
         quota = challenge_quota(
             account.id,
             target.id,
             target.owner_id,
-            per_account=limits.open_challenges_per_account,
-            per_bot=limits.open_challenges_per_bot,
+            per_account=limits.per_account,
+            per_bot=limits.per_bot,
         )
         try:
             match_id = await flow.create_challenge(

@@ -6,7 +6,7 @@ import importlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import cast
+from typing import Protocol, cast
 
 import asyncpg
 from litestar.datastructures import State
@@ -23,6 +23,15 @@ Dispatcher = Callable[[asyncpg.Pool, list[int]], Awaitable[None]]
 """``(pool, match_ids)``: hand new matches to the workers (``services.worker.dispatch.enqueue``
 in production; tests run them in process)."""
 
+
+class EnqueueWith(Protocol):
+    """``services.worker.dispatch.enqueue``."""
+
+    def __call__(
+        self, pool: asyncpg.Pool, match_ids: list[int], *, secret_box: SecretBox | None = None
+    ) -> Awaitable[None]: ...
+
+
 logger = logging.getLogger("services.api")
 
 
@@ -32,14 +41,20 @@ async def log_only_dispatcher(pool: asyncpg.Pool, match_ids: list[int]) -> None:
         logger.warning("no dispatcher: matches %s stay pending until one runs them", match_ids)
 
 
-def default_dispatcher() -> Dispatcher:
-    """``services.worker.dispatch.enqueue`` if it can be imported, else :func:`log_only_dispatcher`."""
+def default_dispatcher(secret_box: SecretBox) -> Dispatcher:
+    """``services.worker.dispatch.enqueue`` (decrypting bots' signing secrets with
+    ``secret_box``) if it can be imported, else :func:`log_only_dispatcher`."""
     try:
         module = importlib.import_module("services.worker.dispatch")
     except ImportError:
         logger.warning("services.worker.dispatch is not importable; matches will not be queued")
         return log_only_dispatcher
-    return cast(Dispatcher, module.enqueue)
+    enqueue = cast(EnqueueWith, module.enqueue)
+
+    async def dispatch(pool: asyncpg.Pool, match_ids: list[int]) -> None:
+        await enqueue(pool, match_ids, secret_box=secret_box)
+
+    return dispatch
 
 
 @dataclass(slots=True)

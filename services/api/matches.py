@@ -111,7 +111,7 @@ async def _live(
     """The live document of an open match; None if the match finished while reading (its
     live items are deleted once the result is stored: serve the stored replay then)."""
     state = request.app.state
-    reader = reader_for(state, services(state).settings.redis_url)
+    reader = reader_for(state, services(state).settings.redis)
     items = await reader.items(match.id)
     if not items:
         now = await db_matches.get_match(pool, match.id)

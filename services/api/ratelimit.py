@@ -13,26 +13,17 @@ what a trusted proxy forwarded (:mod:`services.api.client_address`).
 Counters live in Redis when the app has a ``REDIS_URL`` (shared by every API process), else
 in this process's memory (tests, or Redis not answering: the limiter falls back and logs it).
 
-=========================================  =======  =============================================
-``TRUCO_RATE_LIMIT_PER_MINUTE``            600      per account (or client address without a
-                                                    validated key)
-``TRUCO_ACCOUNT_RATE_LIMIT_PER_MINUTE``    60       account creation per client address
-``TRUCO_AUTH_FAILURE_LIMIT_PER_MINUTE``    20       failed authentications per client address
-``TRUCO_HEALTH_RATE_LIMIT_PER_MINUTE``     300      ``/health`` and ``/health/live`` per client
-                                                    address
-=========================================  =======  =============================================
+The budgets are :class:`services.config.RateLimits` (``TRUCO_*_PER_MINUTE``, docs/settings.md).
 """
 
 from __future__ import annotations
 
 import logging
 import math
-import os
 import time
-from collections.abc import Callable, Mapping
-from typing import Annotated, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
-import msgspec
 import redis.asyncio as aioredis
 from litestar import Request, Response
 from litestar.datastructures import State
@@ -41,40 +32,12 @@ from services.api.auth import request_account
 from services.api.client_address import AddressOf, client_address_reader
 from services.api.hooks import Hook
 from services.api.problems import problem_response
+from services.config import RateLimits
 from services.db.accounts import Account
 
 logger = logging.getLogger("services.api.ratelimit")
 WINDOW_S = 60
 PREFIX = "truco:ratelimit:"
-
-
-class RateLimits(msgspec.Struct, frozen=True, kw_only=True):
-    per_key_per_minute: Annotated[int, msgspec.Meta(ge=1)] = 600
-    accounts_per_minute: Annotated[int, msgspec.Meta(ge=1)] = 60
-    auth_failures_per_minute: Annotated[int, msgspec.Meta(ge=1)] = 20
-    health_per_minute: Annotated[int, msgspec.Meta(ge=1)] = 300
-    enabled: bool = True
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> RateLimits:
-        env = os.environ if environ is None else environ
-        values = {}
-        for name, field in (
-            ("TRUCO_RATE_LIMIT_PER_MINUTE", "per_key_per_minute"),
-            ("TRUCO_ACCOUNT_RATE_LIMIT_PER_MINUTE", "accounts_per_minute"),
-            ("TRUCO_AUTH_FAILURE_LIMIT_PER_MINUTE", "auth_failures_per_minute"),
-            ("TRUCO_HEALTH_RATE_LIMIT_PER_MINUTE", "health_per_minute"),
-        ):
-            raw = env.get(name, "").strip()
-            if raw:
-                try:
-                    values[field] = int(raw)
-                except ValueError:
-                    raise ValueError(f"{name} must be a whole number, got {raw!r}") from None
-        try:
-            return msgspec.convert(values, cls)
-        except msgspec.ValidationError as exc:
-            raise ValueError(f"bad rate limit setting: {exc}") from None
 
 
 class Counter(Protocol):

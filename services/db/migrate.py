@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
-import os
 import re
 import sys
 import time
@@ -33,6 +32,7 @@ from pathlib import Path
 import asyncpg
 import msgspec
 
+from services.config import DATABASE_NEEDS, ConfigError, load_settings
 from services.db.name_keys import fill_missing_name_keys
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
@@ -275,9 +275,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m services.db.migrate", description="Apply pending SQL migrations."
     )
-    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL"))
+    parser.add_argument("--database-url", help="default: DATABASE_URL")
     parser.add_argument("--status", action="store_true", help="list migrations; change nothing")
     args = parser.parse_args(argv)
+    if not args.database_url:
+        try:
+            args.database_url = load_settings(needs=DATABASE_NEEDS).database.url
+        except ConfigError as exc:
+            parser.error(str(exc))
     if not args.database_url:
         parser.error("set DATABASE_URL or pass --database-url")
     try:

@@ -71,12 +71,14 @@ def local_servers(
     data_dir: Path | None = None,
     *,
     environ: Mapping[str, str] | None = None,
+    plan: ServerPlan | None = None,
 ) -> Iterator[RunningServers]:
-    """Start what the plan says is embedded; yield the URLs; stop what we started.
+    """Start what the plan says is embedded; yield the URLs; stop what we started. The plan
+    is ``plan`` if given (``make run``: from its settings), else read from ``environ``.
 
     Embedded data lives in ``<data_dir>/postgres`` and ``<data_dir>/redis`` and is kept.
     """
-    plan = plan_servers(environ)
+    plan = plan if plan is not None else plan_servers(environ)
     root = data_dir if data_dir is not None else default_data_dir(environ)
     embedded: list[str] = []
     with contextlib.ExitStack() as stack:

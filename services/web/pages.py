@@ -174,7 +174,7 @@ async def bot_page(pool: NamedDependency[asyncpg.Pool], bot_id: Id) -> Response[
 
 def _reader(request: Request[Any, Any, Any]) -> Any:
     state = request.app.state
-    return reader_for(state, services(state).settings.redis_url)
+    return reader_for(state, services(state).settings.redis)
 
 
 async def live_replay(

@@ -4,15 +4,17 @@
 module              queue      what
 ==================  =========  ============================================================
 celery_app          -          the ``celery -A`` target: the app with every task registered
-app                 -          the Celery app object: broker, queues, routes, limits
+app                 -          the Celery app object with the settings read at boot
+schedule            -          beat's schedule (from the settings)
 names               -          queue and task names (shared by senders and workers)
-settings            -          what the workers read from the environment
 messages            -          the wire shapes of task arguments (no database types)
 slots               -          per-bot cap on concurrent matches (a Redis semaphore)
 dispatch            -          ``enqueue(pool, match_ids)`` and the other task senders
 tasks_play          matches    ``truco.play_match``: runs one match, sends the replay back
 tasks_probe         matches    ``truco.probe_bots``: ``GET {url}/`` of each bot (health)
-tasks_store         results    ``truco.store_result``: stores a result, queues what follows
+tasks_store         results    ``truco.store_result``: stores a result, queues what follows;
+                               ``truco.match_started``
+tasks_sweep         results    ``truco.requeue_stale_matches``: the recovery sweeper
 beat                results    the schedule; ``truco.start_due_tournaments``,
                                ``truco.check_bot_health``, ``truco.record_bot_health``
 db                  -          the trusted worker's per-process event loop and pool

@@ -1,30 +1,36 @@
-"""The Celery app object and its configuration: broker, queues, routes, time limits.
+"""The Celery app object and its configuration: broker, queues, routes, time limits, schedule.
 
 The task modules (``tasks_*``, ``beat``) import ``app`` from here; :mod:`celery_app` (the
 ``celery -A`` target) imports them to register the tasks. Keeping the app in a module of its
 own means no module imports its own importer.
+
+The app carries the platform's :class:`~services.config.Settings`. Nothing is read at import:
+a worker or beat reads the environment once, when it boots (Celery asks for its configuration
+then), and the tasks take their settings from ``app.settings``. A process that already holds
+settings (the API, tests) hands them over with :meth:`WorkerApp.use_settings`. A bad setting
+stops a booting worker with one line naming the variable and exit status 78.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Mapping
+import sys
 from typing import Any
 
 from celery import Celery
 from celery.signals import celeryd_after_setup
 from kombu.entity import Exchange, Queue
 
+from services.config import WORKER_NEEDS, ConfigError, Settings, load_settings, secret_key
 from services.limits import VISIBILITY_TIMEOUT_S
 from services.log_levels import quiet_noisy_loggers
+from services.secretbox import SecretBox
 from services.worker.names import MATCHES, RESULTS, TASK_QUEUES
-from services.worker.settings import celery_broker_url, load_worker_settings
+from services.worker.schedule import beat_schedule
 
 logger = logging.getLogger(__name__)
 
-REQUEUE_STALE = "truco.requeue_stale_matches"  # services.worker.tasks_sweep (the sweeper)
-ROUTES: dict[str, str] = {**TASK_QUEUES, REQUEUE_STALE: RESULTS}
+EX_CONFIG = 78  # sysexits.h: a configuration error; the worker exits with it
 BOT_WORKER_FORBIDDEN = ("DATABASE_URL", "TRUCO_SECRET_KEY")
 
 
@@ -33,14 +39,20 @@ def _queue(name: str) -> Queue:
     return Queue(name, Exchange(name, type="direct"), routing_key=name)
 
 
-def make_config(environ: dict[str, str] | None = None) -> dict[str, Any]:
-    """The Celery configuration for the environment (``os.environ`` by default)."""
-    settings = load_worker_settings(environ)
+def celery_broker_url(redis_url: str) -> str:
+    """Celery spells a Unix socket ``redis+socket://``; the platform's REDIS_URL ``unix://``."""
+    if redis_url.startswith("unix://"):
+        return "redis+socket://" + redis_url[len("unix://") :]
+    return redis_url
+
+
+def make_config(settings: Settings) -> dict[str, Any]:
+    """The Celery configuration for ``settings``."""
     transport: dict[str, Any] = {"visibility_timeout": VISIBILITY_TIMEOUT_S}
-    if settings.redis_prefix:
-        transport["global_keyprefix"] = settings.redis_prefix
+    if settings.redis.prefix:
+        transport["global_keyprefix"] = settings.redis.prefix
     return {
-        "broker_url": celery_broker_url(settings.redis_url),
+        "broker_url": celery_broker_url(settings.redis.url_or_local),
         "broker_transport_options": transport,
         "broker_connection_retry_on_startup": True,
         "task_serializer": "json",
@@ -52,7 +64,7 @@ def make_config(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "task_default_queue": RESULTS,
         "task_default_exchange": RESULTS,
         "task_default_routing_key": RESULTS,
-        "task_routes": {name: {"queue": queue} for name, queue in ROUTES.items()},
+        "task_routes": {name: {"queue": queue} for name, queue in TASK_QUEUES.items()},
         "task_acks_late": True,
         "task_reject_on_worker_lost": True,
         "task_acks_on_failure_or_timeout": True,
@@ -61,23 +73,63 @@ def make_config(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "worker_send_task_events": False,
         "timezone": "UTC",
         "enable_utc": True,
+        "beat_schedule": beat_schedule(settings.sweep),
     }
 
 
+def boot_settings() -> Settings:
+    """The settings of a Celery process, read from its environment; a bad one stops it."""
+    try:
+        return load_settings(needs=WORKER_NEEDS)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(EX_CONFIG) from None
+
+
+class WorkerApp(Celery):  # type: ignore[misc]
+    """The Celery app with the platform's settings (see the module docstring)."""
+
+    def __init__(self, main: str = "truco", *, settings: Settings | None = None) -> None:
+        super().__init__(main)
+        self._settings = settings
+        self._secret_box: tuple[Settings, SecretBox] | None = None
+        self.add_defaults(lambda: make_config(self.settings))
+
+    @property
+    def settings(self) -> Settings:
+        """This process's settings, read from the environment on first use."""
+        if self._settings is None:
+            self._settings = boot_settings()
+        return self._settings
+
+    def use_settings(self, settings: Settings | None) -> None:
+        """Use ``settings`` from now on (None: read the environment again on next use); a
+        configuration already made takes the new broker settings too."""
+        self._settings = settings
+        if settings is not None and self.configured:
+            self.conf.update(make_config(settings))
+
+    @property
+    def secret_box(self) -> SecretBox:
+        """The cipher of bots' signing secrets (the trusted worker sends matches with them);
+        a :class:`ConfigError` where the master key is missing (production)."""
+        settings = self.settings
+        if self._secret_box is None or self._secret_box[0] is not settings:
+            self._secret_box = (settings, SecretBox(secret_key(settings)))
+        return self._secret_box[1]
+
+
 quiet_noisy_loggers()
-app = Celery("truco")
-app.conf.update(make_config())
+app = WorkerApp("truco")
 
 
-EX_CONFIG = 78  # sysexits.h: a configuration error; the worker exits with it
-
-
-def bot_worker_credentials(queues: set[str], environ: Mapping[str, str]) -> list[str]:
+def bot_worker_credentials(queues: set[str], settings: Settings) -> list[str]:
     """The platform credentials a worker that consumes ``queues`` holds but must not: a worker
     that calls bots never gets ``DATABASE_URL`` or ``TRUCO_SECRET_KEY``."""
     if MATCHES not in queues:
         return []
-    return [name for name in BOT_WORKER_FORBIDDEN if environ.get(name, "").strip()]
+    held = (settings.database.url, settings.secrets.key)
+    return [name for name, value in zip(BOT_WORKER_FORBIDDEN, held, strict=True) if value]
 
 
 @celeryd_after_setup.connect  # type: ignore[untyped-decorator]
@@ -89,7 +141,8 @@ def _refuse_credentials_on_bot_worker(sender: str, instance: Any, **kwargs: Any)
     ``SystemExit``, which the worker turns into a stop with that exit code. Local mode warns.
     """
     queues = set(instance.app.amqp.queues.consume_from or ())
-    held = bot_worker_credentials(queues, os.environ)
+    settings: Settings = instance.app.settings
+    held = bot_worker_credentials(queues, settings)
     if not held:
         return
     message = (
@@ -97,7 +150,7 @@ def _refuse_credentials_on_bot_worker(sender: str, instance: Any, **kwargs: Any)
         f"{' and '.join(held)} in its environment; run the bot-calling worker without "
         "database credentials or the master key"
     )
-    if os.environ.get("TRUCO_ENV", "").strip().lower() == "production":
+    if settings.production:
         logger.critical("refusing to start: %s", message)
         raise SystemExit(EX_CONFIG)
     logger.warning(message)

@@ -1,5 +1,7 @@
 """Celery beat's schedule and the scheduled tasks (trusted worker, queue ``results``).
 
+The schedule itself is :mod:`services.worker.schedule` (made when the app is configured).
+
 * every 30 s ``truco.start_due_tournaments``: starts tournaments whose start time has come
   and queues their first matches;
 * every 60 s ``truco.check_bot_health``: sends the live bots to the bot-calling worker
@@ -11,108 +13,31 @@
   (``services.worker.tasks_sweep``): sends again the matches that were never sent or whose
   task was lost, and gives up on a match after too many attempts.
 
-Scheduled messages expire after one period, so a pile of them never builds up while the
-workers are down. Run exactly one beat (``celery -A services.worker.celery_app beat``).
+Scheduled messages expire after one period. Run exactly one beat
+(``celery -A services.worker.celery_app beat``).
 """
 
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
 import msgspec
 
-from services.config import ConfigError
 from services.db import bot_health
 from services.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
-from services.worker.app import REQUEUE_STALE, app
+from services.worker.app import app
 from services.worker.db import run_db
 from services.worker.dispatch import enqueue, send_probe
 from services.worker.messages import ProbeOutcome, ProbeTarget
-from services.worker.names import (
-    CHECK_BOT_HEALTH,
-    RECORD_BOT_HEALTH,
-    RESULTS,
-    START_DUE_TOURNAMENTS,
-)
-from services.worker.settings import load_worker_settings
+from services.worker.names import CHECK_BOT_HEALTH, RECORD_BOT_HEALTH, START_DUE_TOURNAMENTS
 
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class SweepSettings:
-    every_s: float = 30.0
-    pending_after_s: float = 60.0
-    queued_after_s: float | None = None
-    """None: each match's hard time limit + ``margin_s``; a number: that, for every match."""
-    margin_s: float = 60.0
-    max_attempts: int = 5
-
-
-def _float(env: Mapping[str, str], name: str, default: float, low: float, high: float) -> float:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ConfigError(f"{name} must be a number of seconds, got {raw!r}") from None
-    if not low <= value <= high:
-        raise ConfigError(f"{name} must be between {low:g} and {high:g}, got {value:g}")
-    return value
-
-
-def load_sweep_settings(environ: Mapping[str, str] | None = None) -> SweepSettings:
-    env = os.environ if environ is None else environ
-    queued = env.get("TRUCO_SWEEP_QUEUED_AFTER_S", "").strip()
-    return SweepSettings(
-        every_s=_float(env, "TRUCO_SWEEP_EVERY_S", 30.0, 0.5, 3600.0),
-        pending_after_s=_float(env, "TRUCO_SWEEP_PENDING_AFTER_S", 60.0, 0.5, 86400.0),
-        queued_after_s=(
-            _float(env, "TRUCO_SWEEP_QUEUED_AFTER_S", 0.0, 0.5, 86400.0) if queued else None
-        ),
-        margin_s=_float(env, "TRUCO_SWEEP_MARGIN_S", 60.0, 0.0, 86400.0),
-        max_attempts=int(_float(env, "TRUCO_SWEEP_MAX_ATTEMPTS", 5, 1, 1000)),
-    )
-
-
-START_DUE_EVERY_S = 30.0
-HEALTH_EVERY_S = 60.0
-SWEEP_EVERY_S = load_sweep_settings().every_s
 PROBE_BATCH = 50
-
-BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
-    "start-due-tournaments": {
-        "task": START_DUE_TOURNAMENTS,
-        "schedule": START_DUE_EVERY_S,
-        "options": {"queue": RESULTS, "expires": START_DUE_EVERY_S},
-    },
-    "check-bot-health": {
-        "task": CHECK_BOT_HEALTH,
-        "schedule": HEALTH_EVERY_S,
-        "options": {"queue": RESULTS, "expires": HEALTH_EVERY_S},
-    },
-    "requeue-stale-matches": {
-        "task": REQUEUE_STALE,
-        "schedule": SWEEP_EVERY_S,
-        "options": {"queue": RESULTS, "expires": SWEEP_EVERY_S},
-    },
-}
-
-app.conf.beat_schedule = BEAT_SCHEDULE
-
-_SHORT: dict[str, Any] = {
-    "acks_late": True,
-    "reject_on_worker_lost": True,
-    "soft_time_limit": SHORT_SOFT_LIMIT_S,
-    "time_limit": SHORT_HARD_LIMIT_S,
-}
 
 
 async def start_due(pool: asyncpg.Pool, now: datetime) -> dict[int, list[int]]:
@@ -164,6 +89,14 @@ async def record_health(
     return changes
 
 
+_SHORT: dict[str, Any] = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "soft_time_limit": SHORT_SOFT_LIMIT_S,
+    "time_limit": SHORT_HARD_LIMIT_S,
+}
+
+
 @app.task(name=START_DUE_TOURNAMENTS, **_SHORT)  # type: ignore[untyped-decorator]
 def start_due_tournaments() -> dict[str, list[int]]:
     started = run_db(lambda pool: start_due(pool, datetime.now(UTC)))
@@ -182,5 +115,5 @@ def check_bot_health() -> int:
 @app.task(name=RECORD_BOT_HEALTH, **_SHORT)  # type: ignore[untyped-decorator]
 def record_bot_health(outcomes: list[dict[str, Any]]) -> dict[str, list[int]]:
     decoded = msgspec.convert(outcomes, list[ProbeOutcome])
-    threshold = load_worker_settings().health_failures
+    threshold = app.settings.worker.health_failures
     return run_db(lambda pool: record_health(pool, decoded, threshold))

@@ -11,17 +11,16 @@ Two queues:
 Messages are JSON. No result backend: tasks hand their results on as new task messages.
 Every task is idempotent, so all are acknowledged late and rejected (redelivered) when the
 worker process dies; time limits are below the visibility timeout (see ``services.limits``).
+Settings are read when the process boots (:mod:`services.worker.app`).
 """
 
 from __future__ import annotations
 
 from services.worker import beat, tasks_play, tasks_probe, tasks_store, tasks_sweep
-from services.worker.app import REQUEUE_STALE, ROUTES, app, make_config
+from services.worker.app import app, make_config
 
-# Importing the task modules above registers their tasks and beat's schedule on ``app``.
+# Importing the task modules above registers their tasks on ``app``.
 __all__ = [
-    "REQUEUE_STALE",
-    "ROUTES",
     "app",
     "beat",
     "make_config",

@@ -1,7 +1,7 @@
 """The trusted worker's database access from inside synchronous Celery tasks.
 
 Choice: one event loop per worker process, running in a daemon thread, with one small asyncpg
-pool on it (opened on first use from ``DATABASE_URL``). A task hands a coroutine function to
+pool on it (opened on first use from ``DATABASE_URL`` in the worker app's settings). A task hands a coroutine function to
 :func:`run_db` and blocks on its result. Why not ``asyncio.run`` per task: a pool cannot outlive
 its loop, so each task would open fresh connections (and install the JSON codecs) every time.
 The loop thread works under every Celery pool (prefork, solo, threads: tasks on several threads
@@ -22,16 +22,17 @@ from typing import TypeVar
 
 import asyncpg
 
-from services.config import ConfigError
+from services.config import ConfigError, Settings
 from services.db.pool import create_pool
+from services.worker.app import app
 
 T = TypeVar("T")
 POOL_MAX = 4
 
 
-def database_url() -> str:
-    url = os.environ.get("DATABASE_URL", "").strip()
-    if not url:
+def database_url(settings: Settings) -> str:
+    url = settings.database.url
+    if url is None:
         raise ConfigError(
             "this task needs DATABASE_URL: run it on the trusted worker (queue 'results')"
         )
@@ -89,9 +90,10 @@ _runtime_lock = threading.Lock()
 
 
 def runtime() -> DbRuntime:
-    """This process's runtime (a new one after a fork or when DATABASE_URL changed)."""
+    """This process's runtime (a new one after a fork or when DATABASE_URL changed), on the
+    worker app's settings."""
     global _runtime
-    url = database_url()
+    url = database_url(app.settings)
     with _runtime_lock:
         current = _runtime
         if current is None or current.pid != os.getpid() or current.url != url:

@@ -25,12 +25,14 @@ from services.worker.names import (
 
 if TYPE_CHECKING:
     import asyncpg
-    from celery import Celery
+
+    from services.secretbox import SecretBox
+    from services.worker.app import WorkerApp
 
 PROBE_EXPIRES_S = 120  # a probe not started by then is dropped: the next round of checks comes
 
 
-def current_app() -> Celery:
+def current_app() -> WorkerApp:
     """The Celery app (imported when first sending: the task modules import this module)."""
     from services.worker.app import app
 
@@ -54,13 +56,23 @@ def send_matches(specs: Sequence[object]) -> list[str]:
     return task_ids
 
 
-async def enqueue(pool: asyncpg.Pool, match_ids: list[int]) -> None:
-    """Mark the matches queued (``flow.match_specs``) and send one play task per match."""
+def worker_secret_box() -> SecretBox:
+    """The sending app's cipher of bots' signing secrets (from its settings)."""
+    return current_app().secret_box
+
+
+async def enqueue(
+    pool: asyncpg.Pool, match_ids: list[int], *, secret_box: SecretBox | None = None
+) -> None:
+    """Mark the matches queued (``flow.match_specs``) and send one play task per match, with
+    the bots' signing secrets decrypted by ``secret_box`` (the API's; by default the worker
+    app's, from its settings)."""
     if not match_ids:
         return
     from services import flow  # the database layer: only senders with a pool import it
 
-    specs = await flow.match_specs(pool, match_ids)
+    box = secret_box if secret_box is not None else worker_secret_box()
+    specs = await flow.match_specs(pool, match_ids, secret_box=box)
     await asyncio.to_thread(send_matches, specs)
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import secrets
 from collections.abc import Awaitable, MutableMapping, Sequence
 from typing import Any, cast
@@ -39,11 +38,11 @@ from engine.events import ActionTaken, Event, GameEnded
 from engine.observe import spectator_view
 from engine.play import new_game
 from engine.state import State
-from services.worker.settings import DEFAULT_REDIS_URL
+from services.config import RedisSettings
+from services.worker.names import MATCH_STARTED
 
 logger = logging.getLogger(__name__)
 
-MATCH_STARTED = "truco.match_started"
 LIVE_FORMAT = "truco-arena-live/1"
 LIVE_TTL_S = 3600
 REDIS_TIMEOUT_S = 0.5
@@ -315,15 +314,14 @@ class LiveReader:
 READER_STATE_KEY = "live_reader"
 
 
-def reader_for(state: MutableMapping[str, Any], redis_url: str | None) -> LiveReader:
+def reader_for(state: MutableMapping[str, Any], redis: RedisSettings) -> LiveReader:
     """The app's reader (made on first use, kept in the app's ``state``): the API's Redis
-    (``REDIS_URL``, else the workers' default) with the workers' ``TRUCO_REDIS_PREFIX``."""
+    (``REDIS_URL``, else the workers' local default) and key prefix (``TRUCO_REDIS_PREFIX``,
+    which must be the workers')."""
     found = state.get(READER_STATE_KEY)
     if isinstance(found, LiveReader):
         return found
-    reader = LiveReader(
-        redis_url or DEFAULT_REDIS_URL, os.environ.get("TRUCO_REDIS_PREFIX", "").strip()
-    )
+    reader = LiveReader(redis.url_or_local, redis.prefix)
     state[READER_STATE_KEY] = reader
     return reader
 

@@ -13,6 +13,8 @@ START_DUE_TOURNAMENTS = "truco.start_due_tournaments"
 CHECK_BOT_HEALTH = "truco.check_bot_health"
 PROBE_BOTS = "truco.probe_bots"
 RECORD_BOT_HEALTH = "truco.record_bot_health"
+MATCH_STARTED = "truco.match_started"
+REQUEUE_STALE = "truco.requeue_stale_matches"
 
 TASK_QUEUES: dict[str, str] = {
     PLAY_MATCH: MATCHES,
@@ -21,4 +23,7 @@ TASK_QUEUES: dict[str, str] = {
     START_DUE_TOURNAMENTS: RESULTS,
     CHECK_BOT_HEALTH: RESULTS,
     RECORD_BOT_HEALTH: RESULTS,
+    MATCH_STARTED: RESULTS,
+    REQUEUE_STALE: RESULTS,
 }
+"""Every task's queue: its routing and the queue its ``platform_task`` declares."""

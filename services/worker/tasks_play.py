@@ -27,13 +27,13 @@ from arena.egress import EgressPolicy
 from arena.entrants import builtin_bot, builtin_name
 from arena.match import run_match
 from arena.replay import EntrantRecord, Replay
+from services.config import Settings
 from services.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
 from services.worker.app import app
 from services.worker.dispatch import send_result
 from services.worker.live import LivePublisher, RecordingBot, send_started
 from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.names import PLAY_MATCH
-from services.worker.settings import WorkerSettings, load_worker_settings
 from services.worker.slots import BotSlots
 
 logger = logging.getLogger(__name__)
@@ -85,12 +85,12 @@ def live_redis(url: str) -> redis.Redis:
     return _live_redis[1]
 
 
-def bot_slots(settings: WorkerSettings) -> BotSlots:
+def bot_slots(settings: Settings) -> BotSlots:
     return BotSlots(
-        _redis_client(settings.redis_url),
-        cap=settings.bot_max_matches,
+        _redis_client(settings.redis.url_or_local),
+        cap=settings.worker.bot_max_matches,
         hold_s=MATCH_HARD_LIMIT_S + 60,
-        prefix=settings.redis_prefix,
+        prefix=settings.redis.prefix,
     )
 
 
@@ -116,16 +116,16 @@ def bot_connection(entrant: EntrantMessage, config: ClientConfig, *, seed: int) 
 
 
 def live_publisher(
-    message: MatchMessage, bots: list[RecordingBot], settings: WorkerSettings | None
+    message: MatchMessage, bots: list[RecordingBot], settings: Settings | None
 ) -> LivePublisher:
-    """The spectator feed of this match (no Redis client without worker settings: tests)."""
-    client = None if settings is None else live_redis(settings.redis_url)
-    prefix = "" if settings is None else settings.redis_prefix
+    """The spectator feed of this match (no Redis client without settings: tests)."""
+    client = None if settings is None else live_redis(settings.redis.url_or_local)
+    prefix = "" if settings is None else settings.redis.prefix
     return LivePublisher(client, prefix, message.match_id, message.seed, message.settings, bots)
 
 
 async def play(
-    message: MatchMessage, *, allow_loopback: bool, live: WorkerSettings | None = None
+    message: MatchMessage, *, allow_loopback: bool, live: Settings | None = None
 ) -> Replay:
     """Run the match over HTTP through the guarded client, within the match's deadline,
     publishing it for spectators on ``live``'s Redis (when given)."""
@@ -181,7 +181,7 @@ def busy_countdown(retries: int) -> float:
 def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
     """Play the match ``spec`` (a ``MatchMessage`` as JSON); send ``truco.store_result``."""
     message = msgspec.convert(spec, MatchMessage)
-    settings = load_worker_settings()
+    settings: Settings = app.settings
     slots = bot_slots(settings)
     token = slots.acquire(message.bot_ids)
     if token is None:

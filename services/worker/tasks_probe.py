@@ -23,7 +23,6 @@ from services.worker.app import app
 from services.worker.dispatch import send_health
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import PROBE_BOTS
-from services.worker.settings import load_worker_settings
 
 PROBE_TIMEOUT_MS = 5000.0
 PROBE_CONCURRENCY = 16
@@ -86,7 +85,7 @@ async def probe_all(
 def probe_bots(targets: list[dict[str, Any]]) -> int:
     """Probe every target; send the outcomes to the trusted worker. Returns how many failed."""
     decoded = msgspec.convert(targets, list[ProbeTarget])
-    settings = load_worker_settings()
-    outcomes = asyncio.run(probe_all(decoded, allow_loopback=settings.allow_loopback_bots))
+    allow_loopback = app.settings.allow_loopback_bots
+    outcomes = asyncio.run(probe_all(decoded, allow_loopback=allow_loopback))
     send_health(outcomes)
     return sum(not outcome.ok for outcome in outcomes)

@@ -23,9 +23,8 @@ from services.limits import STORE_HARD_LIMIT_S, STORE_SOFT_LIMIT_S
 from services.worker.app import app
 from services.worker.db import run_db
 from services.worker.dispatch import enqueue
-from services.worker.live import MATCH_STARTED, clear_live
-from services.worker.names import STORE_RESULT
-from services.worker.settings import load_worker_settings
+from services.worker.live import clear_live
+from services.worker.names import MATCH_STARTED, STORE_RESULT
 
 TRANSIENT = (
     OSError,
@@ -90,8 +89,8 @@ def drop_live(match_id: int) -> None:
     """Delete the live feed of a stored match (it expires by itself if this fails)."""
     from services.worker.tasks_play import live_redis
 
-    settings = load_worker_settings()
-    clear_live(live_redis(settings.redis_url), settings.redis_prefix, match_id)
+    redis_settings = app.settings.redis
+    clear_live(live_redis(redis_settings.url_or_local), redis_settings.prefix, match_id)
 
 
 @app.task(  # type: ignore[untyped-decorator]

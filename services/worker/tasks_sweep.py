@@ -34,7 +34,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 import asyncpg
 import msgspec
@@ -42,17 +42,14 @@ import redis
 
 from arena.match import MatchSettings
 from engine.rules import Rules
+from services.config import RedisSettings, SweepSettings
 from services.db import sweep as db_sweep
 from services.db import tournaments as db_tournaments
 from services.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S, match_task_limits
-from services.worker.app import REQUEUE_STALE, app
+from services.worker.app import app
 from services.worker.db import run_db
 from services.worker.dispatch import enqueue
-from services.worker.names import MATCHES, RESULTS
-from services.worker.settings import load_worker_settings
-
-if TYPE_CHECKING:
-    from services.worker.beat import SweepSettings
+from services.worker.names import MATCHES, REQUEUE_STALE, RESULTS
 
 logger = logging.getLogger(__name__)
 
@@ -164,17 +161,14 @@ async def sweep(
     return report
 
 
-def waiting_in_broker() -> int:
+def waiting_in_broker(settings: RedisSettings) -> int:
     """Messages waiting in the ``matches`` and ``results`` lists (-1 if Redis does not answer:
     then only never-sent matches are handled)."""
-    settings = load_worker_settings()
     try:
         with contextlib.closing(
-            redis.Redis.from_url(settings.redis_url, socket_timeout=5, socket_connect_timeout=5)
+            redis.Redis.from_url(settings.url_or_local, socket_timeout=5, socket_connect_timeout=5)
         ) as client:
-            return sum(
-                cast(int, client.llen(settings.redis_prefix + q)) for q in (MATCHES, RESULTS)
-            )
+            return sum(cast(int, client.llen(settings.prefix + q)) for q in (MATCHES, RESULTS))
     except redis.RedisError:
         logger.warning("the broker did not answer; only never-sent matches are handled")
         return -1
@@ -189,10 +183,8 @@ def waiting_in_broker() -> int:
 )
 def requeue_stale_matches() -> dict[str, object]:
     """Beat's recovery pass (see the module docstring); what it did."""
-    from services.worker.beat import load_sweep_settings  # beat imports this module's app
-
-    settings = load_sweep_settings()
-    backlog = waiting_in_broker()
+    settings = app.settings
+    backlog = waiting_in_broker(settings.redis)
     # Redis not answering (-1) counts as a backlog: only never-sent matches are handled
-    report = run_db(lambda pool: sweep(pool, settings, waiting_in_broker=abs(backlog)))
+    report = run_db(lambda pool: sweep(pool, settings.sweep, waiting_in_broker=abs(backlog)))
     return report.as_dict()

@@ -23,15 +23,15 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
-from celery import Celery
 
 from arena.protocol import ActRequest
 from arena.sdk import BotServer, strategy_decider
 from arena.signing import generate_secret
 from engine import Action
 from services import flow
+from services.config import WORKER_NEEDS, load_settings
 from services.worker import dispatch
-from services.worker.celery_app import make_config
+from services.worker.app import WorkerApp
 from tests.worker.conftest import SECRET_KEY, make_account, make_bot
 from tests.worker.processes import descendants, lower_priority, start, stop, wait_for
 
@@ -53,11 +53,11 @@ def base_env(database_url: str, redis_url: str, prefix: str, data_dir: Path) -> 
     }
 
 
-def sender_for(env: Mapping[str, str]) -> Celery:
-    """A Celery app sending to the test's broker and prefix (``dispatch.current_app``)."""
-    sender = Celery(f"truco-test-sender-{secrets.token_hex(2)}")
-    sender.conf.update(make_config(dict(env)))
-    return sender
+def sender_for(env: Mapping[str, str]) -> WorkerApp:
+    """A Celery app sending to the test's broker and prefix, with the test's master key
+    (``dispatch.current_app``)."""
+    settings = load_settings(env, needs=WORKER_NEEDS)
+    return WorkerApp(f"truco-test-sender-{secrets.token_hex(2)}", settings=settings)
 
 
 def worker_argv(
@@ -358,9 +358,8 @@ async def ratings_consistent(pool: asyncpg.Pool, bot_ids: list[int]) -> None:
         assert row["matches"] > 0 and row["matches"] == row["history"], dict(row)
 
 
-def use_sender(monkeypatch: Any, env: Mapping[str, str]) -> Celery:
+def use_sender(monkeypatch: Any, env: Mapping[str, str]) -> WorkerApp:
     """This test process sends with the test's broker settings and master key."""
     sender = sender_for(env)
     monkeypatch.setattr(dispatch, "current_app", lambda: sender)
-    monkeypatch.setenv("TRUCO_SECRET_KEY", SECRET_KEY)
     return sender

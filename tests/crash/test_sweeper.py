@@ -7,18 +7,20 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import asyncpg
 import pytest
 
 from services import flow
-from services.config import ConfigError
+from services.config import WORKER_NEEDS, ConfigError, Settings, SweepSettings, load_settings
 from services.db import sweep as db_sweep
+from services.secretbox import SecretBox
 from services.worker import dispatch, tasks_sweep
-from services.worker.beat import BEAT_SCHEDULE, SweepSettings, load_sweep_settings
-from services.worker.celery_app import REQUEUE_STALE, app
-from services.worker.names import RESULTS
+from services.worker.app import make_config
+from services.worker.celery_app import app
+from services.worker.names import REQUEUE_STALE, RESULTS
 from tests.services.flow_helpers import SECRET_KEY, make_account, make_bot, make_tournament
 
 pytestmark = pytest.mark.anyio
@@ -34,6 +36,7 @@ class Sent:
 @dataclass
 class RecordingApp:
     sent: list[int] = field(default_factory=list)
+    secret_box: SecretBox = field(default_factory=lambda: SecretBox(SECRET_KEY))
 
     def send_task(self, name: str, args: list[Any], **options: Any) -> Sent:
         assert name == "truco.play_match"
@@ -45,7 +48,6 @@ class RecordingApp:
 def broker(monkeypatch: pytest.MonkeyPatch) -> RecordingApp:
     recording = RecordingApp()
     monkeypatch.setattr(dispatch, "current_app", lambda: recording)
-    monkeypatch.setenv("TRUCO_SECRET_KEY", SECRET_KEY.reveal())
     return recording
 
 
@@ -212,9 +214,12 @@ async def test_cancelled_and_finished_tournaments_are_left_alone(
     assert [await _status(pool, match_id) for match_id in ids] == before
 
 
-def test_settings_schedule_and_route() -> None:
-    assert load_sweep_settings({}) == SweepSettings()
-    fast = load_sweep_settings(
+def test_settings_schedule_and_route(tmp_path: Path) -> None:
+    def sweep(environ: dict[str, str]) -> SweepSettings:
+        return load_settings({**environ, "TRUCO_DATA_DIR": str(tmp_path)}, needs=WORKER_NEEDS).sweep
+
+    assert sweep({}) == SweepSettings()
+    fast = sweep(
         {
             "TRUCO_SWEEP_EVERY_S": "1",
             "TRUCO_SWEEP_PENDING_AFTER_S": "2",
@@ -223,14 +228,18 @@ def test_settings_schedule_and_route() -> None:
             "TRUCO_SWEEP_MAX_ATTEMPTS": "2",
         }
     )
-    assert fast == SweepSettings(1, 2, 6, 0, 2)
+    assert fast == SweepSettings(
+        every_s=1, pending_after_s=2, queued_after_s=6, margin_s=0, max_attempts=2
+    )
     with pytest.raises(ConfigError, match="TRUCO_SWEEP_EVERY_S"):
-        load_sweep_settings({"TRUCO_SWEEP_EVERY_S": "soon"})
+        sweep({"TRUCO_SWEEP_EVERY_S": "soon"})
     with pytest.raises(ConfigError, match="TRUCO_SWEEP_MAX_ATTEMPTS"):
-        load_sweep_settings({"TRUCO_SWEEP_MAX_ATTEMPTS": "0"})
-    entry = BEAT_SCHEDULE["requeue-stale-matches"]
-    assert entry["task"] == REQUEUE_STALE and entry["schedule"] == 30.0
-    assert entry["options"] == {"queue": RESULTS, "expires": 30.0}
+        sweep({"TRUCO_SWEEP_MAX_ATTEMPTS": "0"})
+    entry = app.conf.beat_schedule["requeue-stale-matches"]
+    assert entry["task"] == REQUEUE_STALE and entry["schedule"] == app.settings.sweep.every_s
+    assert entry["options"] == {"queue": RESULTS, "expires": app.settings.sweep.every_s}
+    quick = make_config(Settings(sweep=fast))["beat_schedule"]["requeue-stale-matches"]
+    assert quick["schedule"] == 1.0 and quick["options"]["expires"] == 1.0
     task = app.tasks[REQUEUE_STALE]
     visibility = app.conf.broker_transport_options["visibility_timeout"]
     assert task.acks_late and task.reject_on_worker_lost

@@ -12,6 +12,7 @@ import asyncpg
 import pytest
 
 from arena.sdk import BotServer
+from services.config import ChallengeQuota
 from tests.security.helpers import assert_problem
 from tests.services.test_api_helpers import (  # noqa: F401 - fixtures
     Api,
@@ -36,7 +37,7 @@ async def quota_api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator
     async def hold(pool: asyncpg.Pool, match_ids: list[int]) -> None:
         queued.extend(match_ids)
 
-    fields = {"open_challenges_per_account": PER_ACCOUNT, "open_challenges_per_bot": PER_BOT}
+    fields = {"challenges": ChallengeQuota(per_account=PER_ACCOUNT, per_bot=PER_BOT)}
     async with app_client(
         api_database_url, guard, pool_size=8, settings_fields=fields, dispatcher=hold
     ) as (pool, client):

@@ -19,8 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from services.api.ratelimit import RateLimits
-from services.config import ConfigError, load_settings
+from services.config import ConfigError, RateLimits, WebSettings, load_settings
 from services.embedded._process import choose_port
 from services.local import api_argv, without
 from tests.security.helpers import assert_problem
@@ -49,7 +48,7 @@ def limited(api_database_url: str, guard: NetworkGuard) -> Limited:
         limits: RateLimits, trusted_proxies: tuple[str, ...] = ()
     ) -> AsyncIterator[httpx.AsyncClient]:
         options: dict[str, Any] = {"rate_limits": limits, "rate_counter": FrozenCounter()}
-        fields = {"trusted_proxies": trusted_proxies}
+        fields = {"web": WebSettings(trusted_proxies=trusted_proxies)}
         async with app_client(
             api_database_url, guard, pool_size=4, settings_fields=fields, **options
         ) as (_, client):
@@ -151,9 +150,9 @@ async def test_forwarded_for_is_believed_from_a_configured_proxy_only(limited: L
 
 def test_trusted_proxies_setting() -> None:
     base = {"TRUCO_SECRET_KEY": "k" * 40, "TRUCO_DATA_DIR": "/nonexistent"}
-    assert load_settings(base).trusted_proxies == ()
+    assert load_settings(base).web.trusted_proxies == ()
     found = load_settings({**base, "TRUCO_TRUSTED_PROXIES": " 10.0.0.7, 10.1.0.0/16 ,::1"})
-    assert found.trusted_proxies == ("10.0.0.7/32", "10.1.0.0/16", "::1/128")
+    assert found.web.trusted_proxies == ("10.0.0.7/32", "10.1.0.0/16", "::1/128")
     with pytest.raises(ConfigError, match="TRUCO_TRUSTED_PROXIES"):
         load_settings({**base, "TRUCO_TRUSTED_PROXIES": "10.0.0.7, proxy.internal"})
 

@@ -20,7 +20,7 @@ import pytest
 
 from arena.sdk import BotServer
 from services.api.app import MAX_BODY_BYTES
-from services.api.ratelimit import RateLimits
+from services.config import RateLimits
 from tests.security.helpers import PROBLEM, Operation, assert_problem, operations
 from tests.services.test_api_helpers import (  # noqa: F401 - fixtures
     Api,

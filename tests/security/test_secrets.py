@@ -207,7 +207,7 @@ async def test_keys_and_secrets_are_stored_hashed_or_encrypted_and_never_logged(
             "SELECT api_key_hash FROM accounts WHERE api_key_hash = $1", hash_api_key(key)
         )
         assert stored == hash_api_key(key)
-    box = SecretBox(settings("unused").secret_key or Secret(""))
+    box = SecretBox(settings("unused").secrets.key or Secret(""))
     stored = [
         (mine["id"], chosen, "signing_secret_enc"),
         (mine["id"], secrets_[0], "previous_secret_enc"),  # rotated out, in its grace period

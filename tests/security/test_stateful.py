@@ -40,9 +40,9 @@ from schemathesis.python import asgi
 
 from arena.sdk import BotServer, strategy_decider
 from services.api.auth import hash_api_key, new_api_key
-from services.api.ratelimit import RateLimits
 from services.api.spec import LINKS, full_openapi
 from services.app import create_app
+from services.config import RateLimits
 from services.db.migrate import TABLE as MIGRATIONS_TABLE
 from services.db.pool import connect
 from tests.services.conftest import PostgresServer, migrated_database

@@ -16,7 +16,7 @@ import pytest
 
 from arena.sdk import BotServer, strategy_decider
 from services.api.deps import Dispatcher
-from services.api.ratelimit import RateLimits
+from services.config import RateLimits
 from tests.services.flow_helpers import InProcessDispatcher, over_http
 from tests.services.test_api_helpers import Api, NetworkGuard, app_client
 

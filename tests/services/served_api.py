@@ -16,7 +16,7 @@ import uvicorn
 
 from services.api import serve, slow_clients
 from services.app import create_app
-from services.config import Secret, Settings
+from services.config import DatabaseSettings, Secret, SecretSettings, Settings
 
 HEAD_S = 1.0
 BODY_S = 1.0
@@ -39,7 +39,10 @@ class Served:
 def serve_api(database_url: str) -> Iterator[Served]:
     slow = pytest.MonkeyPatch()
     slow.setattr(slow_clients, "BODY_TIMEOUT_S", BODY_S)
-    app = create_app(Settings(env="local", database_url=database_url, secret_key=Secret("s" * 48)))
+    settings = Settings(
+        database=DatabaseSettings(url=database_url), secrets=SecretSettings(key=Secret("s" * 48))
+    )
+    app = create_app(settings)
     server = uvicorn.Server(
         serve.config(
             app,

@@ -25,7 +25,7 @@ from arena.egress import EgressPolicy
 from arena.sdk import BotServer, strategy_decider
 from services.api.ratelimit import MemoryCounter
 from services.app import create_app
-from services.config import Secret, Settings
+from services.config import DatabaseSettings, Secret, SecretSettings, Settings
 from services.db.pool import create_pool
 from tests.services.conftest import PostgresServer, migrated_database
 
@@ -132,8 +132,13 @@ def unique(prefix: str) -> str:
 
 
 def settings(database_url: str, **fields: Any) -> Settings:
-    """The API's settings in the tests (``fields`` override the defaults)."""
-    return Settings(env="local", database_url=database_url, secret_key=Secret("s" * 48), **fields)
+    """The API's settings in the tests (``fields`` replace whole groups of the defaults)."""
+    return Settings(
+        env="local",
+        database=DatabaseSettings(url=database_url),
+        secrets=SecretSettings(key=Secret("s" * 48)),
+        **fields,
+    )
 
 
 class FrozenCounter(MemoryCounter):

@@ -5,11 +5,13 @@ counters in memory or in Redis (shared), falling back to memory when Redis does 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import httpx
 import pytest
 
-from services.api.ratelimit import RateLimits, RedisCounter
+from services.api.ratelimit import RedisCounter
+from services.config import ConfigError, RateLimits, load_settings
 from tests.services.conftest import RedisTarget
 from tests.services.test_api_helpers import (  # noqa: F401
     FrozenCounter,
@@ -86,19 +88,20 @@ async def test_without_redis_the_counter_falls_back_to_memory() -> None:
         await counter.aclose()
 
 
-def test_limits_come_from_the_environment() -> None:
-    limits = RateLimits.from_env(
+def test_limits_come_from_the_environment(tmp_path: Path) -> None:
+    base = {"TRUCO_DATA_DIR": str(tmp_path)}
+    limits = load_settings(
         {
+            **base,
             "TRUCO_RATE_LIMIT_PER_MINUTE": "100",
             "TRUCO_ACCOUNT_RATE_LIMIT_PER_MINUTE": "5",
             "TRUCO_AUTH_FAILURE_LIMIT_PER_MINUTE": "7",
         }
-    )
+    ).rate_limits
     assert limits == RateLimits(
         per_key_per_minute=100, accounts_per_minute=5, auth_failures_per_minute=7
     )
-    assert RateLimits.from_env({}) == RateLimits()
-    with pytest.raises(ValueError, match="TRUCO_RATE_LIMIT_PER_MINUTE"):
-        RateLimits.from_env({"TRUCO_RATE_LIMIT_PER_MINUTE": "lots"})
-    with pytest.raises(ValueError):
-        RateLimits.from_env({"TRUCO_RATE_LIMIT_PER_MINUTE": "0"})
+    assert load_settings(base).rate_limits == RateLimits()
+    for bad in ("lots", "0", "-5"):
+        with pytest.raises(ConfigError, match="TRUCO_RATE_LIMIT_PER_MINUTE must be a whole number"):
+            load_settings({**base, "TRUCO_RATE_LIMIT_PER_MINUTE": bad})

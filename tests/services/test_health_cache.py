@@ -14,7 +14,7 @@ import pytest
 from services.api import health
 from services.api.deps import Services
 from services.api.health import FAIL_TTL_S, OK_TTL_S, HealthCache
-from services.api.ratelimit import RateLimits
+from services.config import RateLimits
 from tests.services.test_api_helpers import (  # noqa: F401 - fixtures
     Api,
     FrozenCounter,

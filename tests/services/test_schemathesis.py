@@ -33,9 +33,9 @@ from arena.client import BotClient, ClientConfig
 from arena.egress import EgressPolicy
 from services.api import health
 from services.api.auth import hash_api_key, new_api_key
-from services.api.ratelimit import RateLimits
 from services.api.spec import full_openapi
 from services.app import create_app
+from services.config import RateLimits
 from services.db.pool import connect
 from tests.services.test_api_helpers import api_database_url  # noqa: F401
 from tests.services.test_api_helpers import settings as app_settings

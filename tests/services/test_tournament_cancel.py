@@ -12,6 +12,7 @@ from arena.sdk import BotServer
 from services import flow
 from services.limits import MAX_MATCH_S
 from tests.services.api_play_helpers import PlayApi, idle_api  # noqa: F401
+from tests.services.flow_helpers import BOX
 from tests.services.test_api_helpers import api_database_url, bot_server, guard  # noqa: F401
 
 pytestmark = pytest.mark.anyio
@@ -49,7 +50,7 @@ async def test_the_organiser_cancels_a_running_tournament_and_its_open_matches(
     replay = await api.client.get(f"/v1/matches/{queued[0]}/replay")
     assert replay.status_code == 409
     # nothing queues a cancelled match again
-    assert await flow.match_specs(api.pool, queued) == []
+    assert await flow.match_specs(api.pool, queued, secret_box=BOX) == []
 
     again = await api.client.post(f"/v1/tournaments/{tid}/cancel", headers=organiser)
     assert again.status_code == 409 and again.json()["type"] == "/problems/tournament-state"

@@ -23,7 +23,7 @@ import uvicorn
 from litestar import Litestar
 
 from services.app import create_app
-from services.config import Secret, Settings
+from services.config import DatabaseSettings, Secret, SecretSettings, Settings
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool
 from tests.services.conftest import (  # noqa: F401 - fixtures re-exported for tests/web
@@ -53,7 +53,9 @@ CHROMIUM_ARGS = [
 
 
 def settings(url: str) -> Settings:
-    return Settings(env="local", database_url=url, secret_key=Secret("w" * 48))
+    return Settings(
+        database=DatabaseSettings(url=url), secrets=SecretSettings(key=Secret("w" * 48))
+    )
 
 
 def web_app(url: str, pool: Any = None) -> Litestar:

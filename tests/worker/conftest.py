@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -11,18 +12,18 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import asyncpg
+import msgspec
 import pytest
-from celery import Celery
 
 from arena.sdk import BotServer, strategy_decider
 from arena.signing import generate_secret
-from services.config import Secret
+from services.config import WORKER_NEEDS, Secret, load_settings
 from services.db import accounts as db_accounts
 from services.db import bots as db_bots
 from services.db.pool import create_pool
 from services.secretbox import SecretBox
 from services.worker import dispatch
-from services.worker.celery_app import make_config
+from services.worker.app import WorkerApp
 from tests.services.conftest import (
     RedisTarget,
     anyio_backend,
@@ -36,14 +37,33 @@ SECRET_KEY = "k" * 48
 BOX = SecretBox(Secret(SECRET_KEY))
 
 
+@contextlib.contextmanager
+def worker_settings(environ: dict[str, str]) -> Iterator[WorkerApp]:
+    """This process's worker app with the settings a worker booted in ``environ`` reads."""
+    app = dispatch.current_app()
+    app.use_settings(load_settings(environ, needs=WORKER_NEEDS))
+    try:
+        yield app
+    finally:
+        app.use_settings(None)
+
+
+def change_worker_settings(**changes: Any) -> None:
+    """Change this process's worker settings for one test (``worker_env`` restores them)."""
+    app = dispatch.current_app()
+    app.use_settings(msgspec.structs.replace(app.settings, **changes))
+
+
 @pytest.fixture
-def worker_env(monkeypatch: pytest.MonkeyPatch, redis_target: RedisTarget) -> RedisTarget:
+def worker_env(redis_target: RedisTarget) -> Iterator[RedisTarget]:
     """This process as a bot-calling worker: Redis with the run's prefix, no DATABASE_URL."""
-    monkeypatch.delenv("DATABASE_URL", raising=False)
-    monkeypatch.setenv("TRUCO_ENV", "local")
-    monkeypatch.setenv("REDIS_URL", redis_target.url)
-    monkeypatch.setenv("TRUCO_REDIS_PREFIX", redis_target.prefix)
-    return redis_target
+    environ = {
+        "TRUCO_ENV": "local",
+        "REDIS_URL": redis_target.url,
+        "TRUCO_REDIS_PREFIX": redis_target.prefix,
+    }
+    with worker_settings(environ):
+        yield redis_target
 
 
 @pytest.fixture
@@ -158,10 +178,7 @@ def stack_env(
         "TRUCO_DATA_DIR": str(tmp_path / "data"),
         "PYTHONUNBUFFERED": "1",
     }
-    sender = Celery("truco-test-sender")
-    sender.conf.update(make_config(env))
+    sender = WorkerApp("truco-test-sender", settings=load_settings(env, needs=WORKER_NEEDS))
     monkeypatch.setattr(dispatch, "current_app", lambda: sender)
-    monkeypatch.setenv("TRUCO_SECRET_KEY", SECRET_KEY)
-    monkeypatch.setenv("TRUCO_REDIS_PREFIX", env["TRUCO_REDIS_PREFIX"])
     yield env
     sender.close()

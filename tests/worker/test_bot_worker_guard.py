@@ -11,23 +11,27 @@ from pathlib import Path
 
 import pytest
 import redis
-from celery import Celery
 
-from services.worker.app import EX_CONFIG, bot_worker_credentials, make_config
+from services.config import WORKER_NEEDS, load_settings
+from services.worker.app import EX_CONFIG, WorkerApp, bot_worker_credentials
 from tests.services.conftest import RedisTarget
 from tests.worker.processes import start, stop, worker_argv
 
 pytestmark = pytest.mark.slow
 
 
-def test_only_a_matches_consumer_is_checked() -> None:
+def test_only_a_matches_consumer_is_checked(tmp_path: Path) -> None:
+    def held(queues: set[str], environ: dict[str, str]) -> list[str]:
+        settings = load_settings({**environ, "TRUCO_DATA_DIR": str(tmp_path)}, needs=WORKER_NEEDS)
+        return bot_worker_credentials(queues, settings)
+
     env = {"DATABASE_URL": "postgresql://h/db", "TRUCO_SECRET_KEY": "k" * 40}
-    assert bot_worker_credentials({"matches"}, env) == ["DATABASE_URL", "TRUCO_SECRET_KEY"]
-    assert bot_worker_credentials({"matches", "results"}, {"TRUCO_SECRET_KEY": "k"}) == [
-        "TRUCO_SECRET_KEY"
-    ]
-    assert bot_worker_credentials({"results"}, env) == []
-    assert bot_worker_credentials({"matches"}, {"DATABASE_URL": "  "}) == []
+    assert held({"matches"}, env) == ["DATABASE_URL", "TRUCO_SECRET_KEY"]
+    assert held({"matches", "results"}, {"TRUCO_SECRET_KEY": "k" * 40}) == ["TRUCO_SECRET_KEY"]
+    assert held({"results"}, env) == []
+    assert held({"matches"}, {"DATABASE_URL": "  "}) == []
+    # a worker's settings never make up the local master key
+    assert held({"matches"}, {}) == [] and not (tmp_path / "secret_key").exists()
 
 
 @pytest.mark.parametrize("credential", ["DATABASE_URL", "TRUCO_SECRET_KEY"])
@@ -45,8 +49,7 @@ def test_production_bot_worker_with_credentials_exits_before_consuming(
         if credential == "DATABASE_URL"
         else "m" * 48,
     }
-    sender = Celery("truco-guard-sender")
-    sender.conf.update(make_config(env))
+    sender = WorkerApp("truco-guard-sender", settings=load_settings(env, needs=WORKER_NEEDS))
     with contextlib.closing(redis.Redis.from_url(redis_target.url)) as client:
         sender.send_task("truco.probe_bots", args=[[]], queue="matches")
         queue_key = f"{prefix}matches"

@@ -18,7 +18,7 @@ from services.worker.messages import EntrantMessage, MatchMessage, ProbeTarget
 from services.worker.tasks_probe import probe_all
 from services.worker.tasks_store import check_replay
 from tests.services.conftest import RedisTarget
-from tests.worker.conftest import Sent
+from tests.worker.conftest import Sent, change_worker_settings
 
 
 class NoNetwork:
@@ -33,7 +33,7 @@ def test_builtin_house_bots_play_in_process_in_production(
     sent: Sent,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("TRUCO_ENV", "production")  # loopback refused
+    change_worker_settings(env="production")  # loopback refused
     monkeypatch.setattr(tasks_play, "BotClient", NoNetwork())
     settings = MatchSettings(rules=Rules(points_to_win=15), games_per_match=2)
     entrants = [
@@ -55,7 +55,7 @@ def test_a_url_bot_beside_a_builtin_one_still_goes_through_the_guard(
     sent: Sent,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("TRUCO_ENV", "production")
+    change_worker_settings(env="production")
     entrants = [
         EntrantMessage(23, "house-random", "builtin:random", generate_secret()),
         EntrantMessage(24, "sneaky", "http://127.0.0.1:9/", generate_secret()),

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import msgspec
 import pytest
 
 from arena.match import MatchSettings
 from engine.rules import Rules
 from services import limits
-from services.config import ConfigError
+from services.config import WORKER_NEEDS, ConfigError, load_settings
+from services.worker.app import celery_broker_url
 from services.worker.celery_app import app, make_config
 from services.worker.dispatch import play_options
 from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.names import MATCHES, RESULTS, TASK_QUEUES
-from services.worker.settings import celery_broker_url, load_worker_settings
 
 NAMES = {
     "truco.play_match",
@@ -22,6 +24,8 @@ NAMES = {
     "truco.check_bot_health",
     "truco.probe_bots",
     "truco.record_bot_health",
+    "truco.match_started",
+    "truco.requeue_stale_matches",
 }
 
 
@@ -53,7 +57,7 @@ def test_queues_and_routes() -> None:
     router = app.amqp.router
     assert router.route({}, "truco.play_match")["queue"].name == MATCHES
     assert router.route({}, "truco.probe_bots")["queue"].name == MATCHES
-    for name in ("truco.store_result", "truco.start_due_tournaments", "truco.check_bot_health"):
+    for name in NAMES - {"truco.play_match", "truco.probe_bots"}:
         assert router.route({}, name)["queue"].name == RESULTS
 
 
@@ -67,18 +71,27 @@ def test_beat_schedule() -> None:
         assert entry["options"]["expires"] <= entry["schedule"]
 
 
-def test_config_from_environment() -> None:
-    config = make_config({"REDIS_URL": "redis://127.0.0.1:6390/3", "TRUCO_REDIS_PREFIX": "t1:"})
+def test_config_from_environment(tmp_path: Path) -> None:
+    def worker(environ: dict[str, str]) -> dict[str, object]:
+        env = {**environ, "TRUCO_DATA_DIR": str(tmp_path)}
+        return make_config(load_settings(env, needs=WORKER_NEEDS))
+
+    config = worker({"REDIS_URL": "redis://127.0.0.1:6390/3", "TRUCO_REDIS_PREFIX": "t1:"})
     assert config["broker_url"] == "redis://127.0.0.1:6390/3"
-    assert config["broker_transport_options"]["global_keyprefix"] == "t1:"
+    assert config["broker_transport_options"] == {
+        "visibility_timeout": limits.VISIBILITY_TIMEOUT_S,
+        "global_keyprefix": "t1:",
+    }
+    assert worker({})["broker_url"] == "redis://127.0.0.1:6379/0"  # local: the usual Redis
     with pytest.raises(ConfigError, match="REDIS_URL"):
-        make_config({"TRUCO_ENV": "production"})
+        worker({"TRUCO_ENV": "production"})
     with pytest.raises(ConfigError, match="TRUCO_BOT_MAX_MATCHES"):
-        load_worker_settings({"TRUCO_BOT_MAX_MATCHES": "0"})
+        worker({"TRUCO_BOT_MAX_MATCHES": "0"})
     assert celery_broker_url("unix:///run/redis.sock") == "redis+socket:///run/redis.sock"
-    assert load_worker_settings({}).allow_loopback_bots
-    production = load_worker_settings({"TRUCO_ENV": "production", "REDIS_URL": "redis://r:6379"})
-    assert not production.allow_loopback_bots
+    # a worker needs nothing but Redis in production (the bot-calling one holds nothing else)
+    env = {"TRUCO_ENV": "production", "REDIS_URL": "redis://r:6379", "TRUCO_DATA_DIR": "/x"}
+    production = load_settings(env, needs=WORKER_NEEDS)
+    assert not production.allow_loopback_bots and production.secrets.key is None
 
 
 def test_match_deadlines() -> None:
@@ -129,9 +142,9 @@ def test_match_message_mirrors_flow_match_spec() -> None:
 def test_the_sweeper_waits_for_four_time_banks_in_individual_2v2() -> None:
     from datetime import UTC, datetime
 
+    from services.config import SweepSettings
     from services.db.sweep import OpenMatch
     from services.worker import tasks_sweep
-    from services.worker.beat import SweepSettings
 
     def open_match(partnership: str) -> OpenMatch:
         return OpenMatch(

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from services.worker import dispatch
-from tests.worker.conftest import rated_challenge
+from tests.worker.conftest import BOX, rated_challenge
 from tests.worker.processes import celery_worker, free_port, start, stop, wait_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -37,7 +37,7 @@ async def test_real_worker_stores_a_match_once_even_when_it_runs_twice(
     match_id, bots, _ = await rated_challenge(pool, bot_server_factory)
     log = tmp_path / "worker.log"
     with celery_worker(stack_env, log):
-        specs = await flow.match_specs(pool, [match_id])
+        specs = await flow.match_specs(pool, [match_id], secret_box=BOX)
         dispatch.send_matches(specs)
         dispatch.send_matches(specs)  # the same match twice: a redelivery, a double click
         await _wait_db(pool, "SELECT status = 'done' FROM matches WHERE id = $1", match_id)

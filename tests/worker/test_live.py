@@ -28,12 +28,10 @@ from engine.events import HandStarted
 from engine.observe import spectator_view
 from engine.rules import Rules
 from engine.state import State
-from services.api.ratelimit import RateLimits
 from services.app import create_app
-from services.config import Secret, Settings
+from services.config import RateLimits, RedisSettings, Secret, SecretSettings, Settings
 from services.worker import dispatch, live, tasks_play
 from services.worker.messages import EntrantMessage, MatchMessage
-from services.worker.settings import load_worker_settings
 from tests.services.conftest import RedisTarget
 from tests.worker.conftest import SECRET_KEY, make_account, make_bot
 from tests.worker.processes import celery_worker
@@ -126,9 +124,9 @@ async def test_the_live_feed_shows_only_what_spectators_may_see(
     bots = [bot_server_factory("heuristic", keys[0]), bot_server_factory("random", keys[1])]
     match_id = 600 + players
     message = _message(bots, keys, match_id, players=players, sena_seen_by_opponents=0.5)
-    settings = load_worker_settings()
+    settings = tasks_play.app.settings
     reader = redis.Redis.from_url(worker_env.url)
-    key = live.live_key(settings.redis_prefix, match_id)
+    key = live.live_key(settings.redis.prefix, match_id)
     checked: list[int] = []
     original = live.LivePublisher.progress
 
@@ -153,10 +151,10 @@ async def test_the_live_feed_shows_only_what_spectators_may_see(
     assert reader.ttl(key) > 3000
 
     # a second run of the same match (a redelivered task) replaces the first in readers' eyes
-    again = live.LivePublisher(reader, settings.redis_prefix, match_id, 777, message.settings, [])
+    again = live.LivePublisher(reader, settings.redis.prefix, match_id, 777, message.settings, [])
     again.begin()
     assert live.live_document(match_id, "queued", [], reader.lrange(key, 0, -1))["games"] == []
-    live.clear_live(reader, settings.redis_prefix, match_id)
+    live.clear_live(reader, settings.redis.prefix, match_id)
     assert not reader.exists(key)
     reader.close()
 
@@ -190,10 +188,8 @@ async def test_real_worker_live_replay_and_health(
         server.start()
         servers.append(server)
     settings = Settings(
-        env="local",
-        database_url=None,
-        redis_url=stack_env["REDIS_URL"],
-        secret_key=Secret(SECRET_KEY),
+        redis=RedisSettings(url=stack_env["REDIS_URL"], prefix=stack_env["TRUCO_REDIS_PREFIX"]),
+        secrets=SecretSettings(key=Secret(SECRET_KEY)),
     )
     app = create_app(settings, pool=pool, rate_limits=RateLimits(enabled=False))
     transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]

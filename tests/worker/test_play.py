@@ -3,7 +3,6 @@ replay handed on as a ``truco.store_result`` message; the trusted side's replay 
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import msgspec
@@ -13,11 +12,12 @@ from arena.match import MatchSettings
 from arena.replay import Replay
 from arena.signing import generate_secret
 from engine.rules import Rules
+from services.config import WorkerSettings
 from services.worker import tasks_play
 from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.tasks_store import BadResult, check_replay
 from tests.services.conftest import RedisTarget
-from tests.worker.conftest import Sent
+from tests.worker.conftest import Sent, change_worker_settings
 
 
 def _message(bots: list[Any], secrets_: list[str], match_id: int = 501) -> MatchMessage:
@@ -32,7 +32,7 @@ def _message(bots: list[Any], secrets_: list[str], match_id: int = 501) -> Match
 def test_play_match_without_database_sends_the_replay(
     worker_env: RedisTarget, bot_server_factory: Any, sent: Sent
 ) -> None:
-    assert "DATABASE_URL" not in os.environ
+    assert tasks_play.app.settings.database.url is None  # no database credentials
     keys = [generate_secret(), generate_secret()]
     bots = [bot_server_factory("heuristic", keys[0]), bot_server_factory("random", keys[1])]
     message = _message(bots, keys)
@@ -54,7 +54,7 @@ def test_play_match_without_database_sends_the_replay(
     assert [e.source for e in replay.entrants] == ["bot:10", "bot:11"]
     assert all("decision" in msgspec.json.encode(g.events).decode() for g in replay.games)
     # the slots were given back
-    slots = tasks_play.bot_slots(tasks_play.load_worker_settings())
+    slots = tasks_play.bot_slots(tasks_play.app.settings)
     assert slots.in_use(10) == 0 and slots.in_use(11) == 0
 
 
@@ -75,10 +75,10 @@ def test_wrong_secret_means_faults_not_a_crash(
 def test_a_bot_at_its_cap_is_retried_later(
     worker_env: RedisTarget, bot_server_factory: Any, sent: Sent, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("TRUCO_BOT_MAX_MATCHES", "1")
+    change_worker_settings(worker=WorkerSettings(bot_max_matches=1))
     bot = bot_server_factory("random")
     message = _message([bot, bot_server_factory("random")], ["whsec_" + "A" * 32] * 2, 503)
-    slots = tasks_play.bot_slots(tasks_play.load_worker_settings())
+    slots = tasks_play.bot_slots(tasks_play.app.settings)
     held = slots.acquire([10])
     assert held is not None
 
@@ -102,7 +102,7 @@ def test_a_bot_at_its_cap_is_retried_later(
 def test_loopback_is_refused_in_production(
     worker_env: RedisTarget, bot_server_factory: Any, sent: Sent, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("TRUCO_ENV", "production")
+    change_worker_settings(env="production")
     bots = [bot_server_factory("random"), bot_server_factory("random")]
     message = _message(bots, [generate_secret(), generate_secret()], match_id=504)
     outcome = tasks_play.play_match.apply(args=[msgspec.to_builtins(message)])

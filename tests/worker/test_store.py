@@ -10,8 +10,10 @@ import asyncpg
 import msgspec
 import pytest
 
+from services.config import Secret, SecretSettings, Settings
 from services.db import bot_health
 from services.worker import beat, dispatch, tasks_play, tasks_store
+from services.worker.app import WorkerApp
 from services.worker.messages import MatchMessage, ProbeOutcome, ProbeTarget
 from services.worker.tasks_probe import probe_all
 from tests.services.test_api_helpers import NetworkGuard
@@ -34,8 +36,11 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[Any]]]:
         calls.append((name, args))
         return type("R", (), {"id": "x"})()
 
-    monkeypatch.setattr(dispatch.current_app(), "send_task", send_task)
-    monkeypatch.setenv("TRUCO_SECRET_KEY", SECRET_KEY)
+    sender = WorkerApp(
+        "truco-test-sender", settings=Settings(secrets=SecretSettings(key=Secret(SECRET_KEY)))
+    )
+    monkeypatch.setattr(sender, "send_task", send_task)
+    monkeypatch.setattr(dispatch, "current_app", lambda: sender)
     return calls
 
 

@@ -1,0 +1,39 @@
+"""Celery beat's schedule: which task runs how often (the tasks are in :mod:`beat` and
+:mod:`tasks_sweep`; what each does is described there).
+
+Scheduled messages expire after one period, so a pile of them never builds up while the
+workers are down. The sweeper's period is a setting (``TRUCO_SWEEP_EVERY_S``), so the schedule
+is made from the settings when the Celery app is configured, never at import.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.config import SweepSettings
+from services.worker.names import (
+    CHECK_BOT_HEALTH,
+    REQUEUE_STALE,
+    START_DUE_TOURNAMENTS,
+    TASK_QUEUES,
+)
+
+START_DUE_EVERY_S = 30.0
+HEALTH_EVERY_S = 60.0
+
+
+def _every(task: str, seconds: float) -> dict[str, Any]:
+    return {
+        "task": task,
+        "schedule": seconds,
+        "options": {"queue": TASK_QUEUES[task], "expires": seconds},
+    }
+
+
+def beat_schedule(sweep: SweepSettings) -> dict[str, dict[str, Any]]:
+    """Celery's ``beat_schedule``."""
+    return {
+        "start-due-tournaments": _every(START_DUE_TOURNAMENTS, START_DUE_EVERY_S),
+        "check-bot-health": _every(CHECK_BOT_HEALTH, HEALTH_EVERY_S),
+        "requeue-stale-matches": _every(REQUEUE_STALE, sweep.every_s),
+    }
