@@ -5,6 +5,7 @@ module              queue      what
 ==================  =========  ============================================================
 celery_app          -          the ``celery -A`` target: the app with every task registered
 app                 -          the Celery app object with the settings read at boot
+task                -          ``platform_task``: the decorator every task is declared with
 schedule            -          beat's schedule (from the settings)
 names               -          queue and task names (shared by senders and workers)
 messages            -          the wire shapes of task arguments (no database types)

@@ -33,6 +33,7 @@ from services.worker.db import run_db
 from services.worker.dispatch import enqueue, send_probe
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import CHECK_BOT_HEALTH, RECORD_BOT_HEALTH, START_DUE_TOURNAMENTS
+from services.worker.task import platform_task
 
 logger = logging.getLogger(__name__)
 
@@ -89,21 +90,16 @@ async def record_health(
     return changes
 
 
-_SHORT: dict[str, Any] = {
-    "acks_late": True,
-    "reject_on_worker_lost": True,
-    "soft_time_limit": SHORT_SOFT_LIMIT_S,
-    "time_limit": SHORT_HARD_LIMIT_S,
-}
+SHORT_LIMITS = (SHORT_SOFT_LIMIT_S, SHORT_HARD_LIMIT_S)
 
 
-@app.task(name=START_DUE_TOURNAMENTS, **_SHORT)  # type: ignore[untyped-decorator]
+@platform_task(START_DUE_TOURNAMENTS, limits=SHORT_LIMITS)
 def start_due_tournaments() -> dict[str, list[int]]:
     started = run_db(lambda pool: start_due(pool, datetime.now(UTC)))
     return {str(tid): ids for tid, ids in started.items()}
 
 
-@app.task(name=CHECK_BOT_HEALTH, **_SHORT)  # type: ignore[untyped-decorator]
+@platform_task(CHECK_BOT_HEALTH, limits=SHORT_LIMITS)
 def check_bot_health() -> int:
     """Send the live bots to the bot-calling worker to probe; returns how many."""
     targets = run_db(health_targets)
@@ -112,7 +108,7 @@ def check_bot_health() -> int:
     return len(targets)
 
 
-@app.task(name=RECORD_BOT_HEALTH, **_SHORT)  # type: ignore[untyped-decorator]
+@platform_task(RECORD_BOT_HEALTH, limits=SHORT_LIMITS)
 def record_bot_health(outcomes: list[dict[str, Any]]) -> dict[str, list[int]]:
     decoded = msgspec.convert(outcomes, list[ProbeOutcome])
     threshold = app.settings.worker.health_failures

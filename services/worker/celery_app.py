@@ -9,9 +9,10 @@ Two queues:
   never calls bots.
 
 Messages are JSON. No result backend: tasks hand their results on as new task messages.
-Every task is idempotent, so all are acknowledged late and rejected (redelivered) when the
-worker process dies; time limits are below the visibility timeout (see ``services.limits``).
-Settings are read when the process boots (:mod:`services.worker.app`).
+Every task is declared with :func:`services.worker.task.platform_task`: idempotent, so
+acknowledged late and rejected (redelivered) when the worker process dies; time limits below
+the visibility timeout (see ``services.limits``). Settings are read when the process boots
+(:mod:`services.worker.app`).
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ from services.worker.live import LivePublisher, RecordingBot, send_started
 from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.names import PLAY_MATCH
 from services.worker.slots import BotSlots
+from services.worker.task import platform_task
 
 logger = logging.getLogger(__name__)
 
@@ -169,17 +170,12 @@ def busy_countdown(retries: int) -> float:
     return round(base * random.uniform(0.8, 1.2), 2)
 
 
-@app.task(  # type: ignore[untyped-decorator]
-    name=PLAY_MATCH,
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    max_retries=None,
-    soft_time_limit=MATCH_SOFT_LIMIT_S,
-    time_limit=MATCH_HARD_LIMIT_S,
+@platform_task(
+    PLAY_MATCH, limits=(MATCH_SOFT_LIMIT_S, MATCH_HARD_LIMIT_S), bind=True, max_retries=None
 )
 def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
-    """Play the match ``spec`` (a ``MatchMessage`` as JSON); send ``truco.store_result``."""
+    """Play the match ``spec`` (a ``MatchMessage`` as JSON); send ``truco.store_result``.
+    (The limits are the cap; each match is sent with its own, ``dispatch.play_options``.)"""
     message = msgspec.convert(spec, MatchMessage)
     settings: Settings = app.settings
     slots = bot_slots(settings)

@@ -23,6 +23,7 @@ from services.worker.app import app
 from services.worker.dispatch import send_health
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import PROBE_BOTS
+from services.worker.task import platform_task
 
 PROBE_TIMEOUT_MS = 5000.0
 PROBE_CONCURRENCY = 16
@@ -75,13 +76,7 @@ async def probe_all(
     return list(await asyncio.gather(*(one(target) for target in targets)))
 
 
-@app.task(  # type: ignore[untyped-decorator]
-    name=PROBE_BOTS,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    soft_time_limit=SHORT_SOFT_LIMIT_S,
-    time_limit=SHORT_HARD_LIMIT_S,
-)
+@platform_task(PROBE_BOTS, limits=(SHORT_SOFT_LIMIT_S, SHORT_HARD_LIMIT_S))
 def probe_bots(targets: list[dict[str, Any]]) -> int:
     """Probe every target; send the outcomes to the trusted worker. Returns how many failed."""
     decoded = msgspec.convert(targets, list[ProbeTarget])

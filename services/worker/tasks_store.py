@@ -25,6 +25,7 @@ from services.worker.db import run_db
 from services.worker.dispatch import enqueue
 from services.worker.live import clear_live
 from services.worker.names import MATCH_STARTED, STORE_RESULT
+from services.worker.task import Retry, platform_task
 
 TRANSIENT = (
     OSError,
@@ -65,18 +66,10 @@ async def store(
     return next_ids
 
 
-@app.task(  # type: ignore[untyped-decorator]
-    name=STORE_RESULT,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=TRANSIENT,
-    retry_backoff=2,
-    retry_backoff_max=120,
-    retry_jitter=True,
-    max_retries=20,
-    soft_time_limit=STORE_SOFT_LIMIT_S,
-    time_limit=STORE_HARD_LIMIT_S,
-)
+STORE_LIMITS = (STORE_SOFT_LIMIT_S, STORE_HARD_LIMIT_S)
+
+
+@platform_task(STORE_RESULT, limits=STORE_LIMITS, retry=Retry(TRANSIENT, max_retries=20))
 def store_result(match_id: int, replay_json: str, task_id: str | None = None) -> list[int]:
     """Store the result of ``match_id`` once; queue the next matches. Returns their ids."""
     replay = check_replay(match_id, replay_json)
@@ -93,16 +86,8 @@ def drop_live(match_id: int) -> None:
     clear_live(live_redis(redis_settings.url_or_local), redis_settings.prefix, match_id)
 
 
-@app.task(  # type: ignore[untyped-decorator]
-    name=MATCH_STARTED,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=TRANSIENT,
-    retry_backoff=2,
-    retry_backoff_max=60,
-    max_retries=5,
-    soft_time_limit=STORE_SOFT_LIMIT_S,
-    time_limit=STORE_HARD_LIMIT_S,
+@platform_task(
+    MATCH_STARTED, limits=STORE_LIMITS, retry=Retry(TRANSIENT, max_retries=5, backoff_max_s=60)
 )
 def match_started(match_id: int) -> bool:
     """The bot-calling worker began playing ``match_id``: mark it running (idempotent)."""

@@ -50,6 +50,7 @@ from services.worker.app import app
 from services.worker.db import run_db
 from services.worker.dispatch import enqueue
 from services.worker.names import MATCHES, REQUEUE_STALE, RESULTS
+from services.worker.task import platform_task
 
 logger = logging.getLogger(__name__)
 
@@ -174,13 +175,7 @@ def waiting_in_broker(settings: RedisSettings) -> int:
         return -1
 
 
-@app.task(  # type: ignore[untyped-decorator]
-    name=REQUEUE_STALE,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    soft_time_limit=SHORT_SOFT_LIMIT_S,
-    time_limit=SHORT_HARD_LIMIT_S,
-)
+@platform_task(REQUEUE_STALE, limits=(SHORT_SOFT_LIMIT_S, SHORT_HARD_LIMIT_S))
 def requeue_stale_matches() -> dict[str, object]:
     """Beat's recovery pass (see the module docstring); what it did."""
     settings = app.settings

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import msgspec
@@ -11,11 +12,13 @@ from arena.match import MatchSettings
 from engine.rules import Rules
 from services import limits
 from services.config import WORKER_NEEDS, ConfigError, load_settings
+from services.worker import task as task_module
 from services.worker.app import celery_broker_url
 from services.worker.celery_app import app, make_config
 from services.worker.dispatch import play_options
 from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.names import MATCHES, RESULTS, TASK_QUEUES
+from services.worker.task import Retry, task_options
 
 NAMES = {
     "truco.play_match",
@@ -27,6 +30,7 @@ NAMES = {
     "truco.match_started",
     "truco.requeue_stale_matches",
 }
+WORKER = Path(task_module.__file__).parent
 
 
 def test_task_names_are_stable_and_registered() -> None:
@@ -59,6 +63,41 @@ def test_queues_and_routes() -> None:
     assert router.route({}, "truco.probe_bots")["queue"].name == MATCHES
     for name in NAMES - {"truco.play_match", "truco.probe_bots"}:
         assert router.route({}, name)["queue"].name == RESULTS
+    for name in NAMES:  # each task declares the queue it is routed to
+        assert app.tasks[name].queue == TASK_QUEUES[name]
+
+
+def test_every_task_is_declared_with_the_platform_decorator() -> None:
+    """No module but ``task.py`` calls ``app.task``: the shared options live in one place."""
+    calls = []
+    for path in sorted(WORKER.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == "task"
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "app"
+            ):
+                calls.append(path.name)
+    assert calls == ["task.py"]
+
+
+def test_the_decorator_options() -> None:
+    retry = Retry((OSError,), max_retries=5, backoff_max_s=60)
+    options = task_options("truco.match_started", (60, 90), retry)
+    assert options["queue"] == RESULTS and options["acks_late"] and options["reject_on_worker_lost"]
+    assert (options["soft_time_limit"], options["time_limit"]) == (60, 90)
+    assert options["autoretry_for"] == (OSError,) and options["max_retries"] == 5
+    assert options["retry_backoff_max"] == 60 and options["retry_jitter"] is True
+    stored = app.tasks["truco.store_result"]
+    assert stored.max_retries == 20 and OSError in stored.autoretry_for
+    assert app.tasks["truco.play_match"].max_retries is None  # busy bots: retried until free
+    with pytest.raises(KeyError):
+        task_options("truco.not_routed", (1, 2))
+    with pytest.raises(ValueError, match="time limits"):
+        task_options("truco.probe_bots", (90, 60))
+    with pytest.raises(ValueError, match="time limits"):
+        task_options("truco.probe_bots", (60, limits.VISIBILITY_TIMEOUT_S))
 
 
 def test_beat_schedule() -> None:
