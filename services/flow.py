@@ -38,7 +38,7 @@ from engine.errors import RulesError
 from engine.rules import Rules
 from services import flow_individual as fi
 from services import flow_pairing as fp
-from services import limits
+from services import limits, seeds
 from services.db import bots as db_bots
 from services.db import matches as db_matches
 from services.db import ratings as db_ratings
@@ -194,8 +194,20 @@ def mode_rules(mode: Mode, rules: dict[str, Any] | None) -> Rules:
 
 
 def new_seed() -> int:
-    """A random 63-bit match seed (fits PostgreSQL's bigint)."""
+    """A random 63-bit match seed (fits PostgreSQL's bigint): only for the remaining matches
+    of a tournament created before seeds were committed (migration 0008), marked legacy."""
     return secrets.randbits(SEED_BITS)
+
+
+def planned_seed(tournament: Tournament, planned: Planned) -> tuple[int, seeds.SeedScheme]:
+    """The seed of a planned match and how it was made: derived from the tournament's master
+    seed and the match's place (services.seeds), or random for a tournament without one."""
+    if tournament.master_seed is None:
+        return new_seed(), seeds.LEGACY
+    seed = seeds.tournament_match_seed(
+        tournament.master_seed, tournament.id, planned.round, planned.board, planned.bracket_match
+    )
+    return seed, seeds.DERIVED
 
 
 def default_games(mode: Mode) -> int:
@@ -263,6 +275,7 @@ async def create_tournament(
         settings=msgspec.to_builtins(stored),
         start_at=start_at,
         partnership=partnership,
+        master_seed=seeds.new_master_seed(),
     )
 
 
@@ -613,15 +626,18 @@ async def create_challenge(
             )
         if check is not None:
             await check(conn)
+        master = seeds.new_master_seed()
         return await db_matches.insert_match(
             conn,
             bots=(bot_a, bot_b),
             mode=mode,
-            seed=new_seed(),
+            seed=seeds.challenge_seed(master, bot_a, bot_b),
             rated=rated,
             games_per_match=games_per_match,
             rules=parsed.to_dict(),
             deals=deals,
+            seed_scheme=seeds.DERIVED,
+            master_seed=master,
         )
 
 
@@ -748,11 +764,13 @@ async def _create(
     decided = 0
     for planned in plan:
         round_row = await db_tournaments.ensure_round(conn, tournament.id, planned.round)
+        seed, scheme = planned_seed(tournament, planned)
         match_id = await db_matches.insert_match(
             conn,
             bots=planned.bots,
             mode=tournament.mode,
-            seed=new_seed(),
+            seed=seed,
+            seed_scheme=scheme,
             rated=settings.rated,
             games_per_match=settings.games_per_match,
             rules=settings.rules,

@@ -38,6 +38,7 @@ from services.api.problems import exception_handlers
 from services.api.ratelimit import PREFIX as RATE_LIMIT_PREFIX
 from services.api.ratelimit import Counter, MemoryCounter, RedisCounter, rate_limit_hook
 from services.api.slow_clients import body_deadline
+from services.api.tournament_export import TournamentExportController
 from services.api.tournaments import TournamentController
 from services.config import RateLimits, Settings
 from services.db.pool import create_pool
@@ -109,6 +110,7 @@ def create_api(
             BotController,
             BotMatchController,
             TournamentController,
+            TournamentExportController,
             ChallengeController,
             MatchController,
             LeaderboardController,

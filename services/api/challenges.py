@@ -10,7 +10,7 @@ from litestar.params import JSONBody
 
 from arena.deals import MEMORY_RISK
 from engine.errors import RulesError
-from services import flow
+from services import flow, seeds
 from services.api.auth import SECURITY, current_account
 from services.api.deps import dispatch, services
 from services.api.match_schemas import ChallengeCreate, ChallengeCreated
@@ -19,6 +19,7 @@ from services.api.tournaments import flow_problem, mirrored_problem, too_long_pr
 from services.api.views import rules_problem
 from services.challenge_quota import RETRY_AFTER_S, QuotaExceeded, challenge_quota
 from services.db import bots as db_bots
+from services.db import matches as db_matches
 from services.db.accounts import Account
 
 
@@ -41,7 +42,9 @@ class ChallengeController(Controller):
             "TRUCO_OPEN_CHALLENGES_PER_BOT); over either is a 429 (`/problems/too-many-challenges`) with Retry-After. "
             "`deals` is `independent` by default; `mirrored` is accepted only when both bots "
             "are yours (otherwise a 422, `/problems/mirrored-deals-refused`), because "
-            f"{MEMORY_RISK}."
+            f"{MEMORY_RISK}. The answer carries `seed_commitment`, the SHA-256 commitment to "
+            "the challenge's secret master seed, from which its seed is derived; GET "
+            "/v1/matches/{match_id} reveals both once the match is over (docs/verify.md)."
         ),
         status_code=202,
         dependencies={"account": Provide(current_account)},
@@ -102,5 +105,11 @@ class ChallengeController(Controller):
             raise mirrored_problem(exc, "body.deals") from None
         except flow.FlowError as exc:
             raise flow_problem(exc) from None
+        match = await db_matches.get_match(pool, match_id)
+        assert match is not None and match.master_seed is not None
         await dispatch(services(request.app.state), [match_id])
-        return ChallengeCreated(match_id=match_id, status="pending")
+        return ChallengeCreated(
+            match_id=match_id,
+            status="pending",
+            seed_commitment=seeds.commitment(match.master_seed),
+        )

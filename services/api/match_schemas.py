@@ -10,11 +10,14 @@ import msgspec
 from arena.deals import Deals
 from services.api.tournament_schemas import (
     GamesPerMatch,
+    MasterSeed,
     MatchEntrant,
     PartnershipField,
     RulesObject,
+    SeedCommitment,
 )
 from services.domain import MatchStatus, Mode, RatingPool
+from services.seeds import SeedScheme
 from services.tournaments.knockout import DecidedBy
 
 BotRef = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
@@ -104,6 +107,29 @@ class MatchRead(msgspec.Struct, kw_only=True):
         ),
     ] = None
     seed: int | None
+    seed_scheme: Annotated[
+        SeedScheme,
+        msgspec.Meta(
+            description=(
+                "`derived-v1`: the seed is HMAC-SHA256 of a committed master seed and the "
+                "match's identity (its tournament's, or the challenge's own; docs/verify.md); "
+                "`legacy`: drawn at random before seeds were committed, not verifiable"
+            )
+        ),
+    ]
+    seed_commitment: Annotated[
+        SeedCommitment,
+        msgspec.Meta(
+            description=(
+                "a challenge's commitment to its own master seed (a tournament match's is its "
+                "tournament's `seed_commitment`)"
+            )
+        ),
+    ]
+    master_seed: Annotated[
+        MasterSeed,
+        msgspec.Meta(description="a challenge's master seed, once the match is over"),
+    ]
     created_at: datetime
     finished_at: datetime | None
 
@@ -130,6 +156,15 @@ class ChallengeCreate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 class ChallengeCreated(msgspec.Struct):
     match_id: int
     status: MatchStatus
+    seed_commitment: Annotated[
+        str,
+        msgspec.Meta(
+            description=(
+                "SHA-256 (hex) of `truco-arena/commitment/v1:` and the challenge's secret "
+                "master seed, which GET /v1/matches/{match_id} reveals once the match is over"
+            )
+        ),
+    ]
 
 
 class LeaderboardEntry(msgspec.Struct, kw_only=True):

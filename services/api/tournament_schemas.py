@@ -88,6 +88,27 @@ class TournamentSettingsRead(msgspec.Struct, kw_only=True):
     rated: bool
 
 
+SeedCommitment = Annotated[
+    str | None,
+    msgspec.Meta(
+        description=(
+            "SHA-256, in hex, of `truco-arena/commitment/v1:` followed by the 32 bytes of the "
+            "secret master seed every match seed is derived from (docs/verify.md); published "
+            "from creation on. null for an event created before seeds were committed"
+        )
+    ),
+]
+MasterSeed = Annotated[
+    str | None,
+    msgspec.Meta(
+        description=(
+            "the master seed (64 hex digits), revealed once the event is over; null until "
+            "then, and for an event created before seeds were committed"
+        )
+    ),
+]
+
+
 class TournamentSummary(msgspec.Struct, kw_only=True):
     id: int
     name: str
@@ -102,6 +123,11 @@ class TournamentSummary(msgspec.Struct, kw_only=True):
     start_at: datetime | None
     started_at: datetime | None
     finished_at: datetime | None
+    seed_commitment: SeedCommitment
+    master_seed: Annotated[
+        MasterSeed,
+        msgspec.Meta(description="revealed once the tournament is finished or cancelled"),
+    ]
 
 
 class TournamentPage(msgspec.Struct):

@@ -9,7 +9,7 @@ import msgspec
 
 from arena.replay import Cause
 from engine.errors import RulesError
-from services import flow
+from services import flow, seeds
 from services import flow_pairing as fp
 from services.api.match_schemas import GameRead, MatchCause, MatchRead
 from services.api.problems import FieldError, ProblemError
@@ -107,6 +107,9 @@ def match_read(match: StoredMatch, names: dict[int, str]) -> MatchRead:
         tantos=result.get("tantos"),
         decided_by=fp.knockout_decision(match.bracket_match, match.result),
         seed=match.seed if match.finished else None,
+        seed_scheme=match.seed_scheme,
+        seed_commitment=seed_commitment(match.master_seed),
+        master_seed=revealed(match.master_seed, match.over),
         created_at=match.created_at,
         finished_at=match.finished_at,
     )
@@ -143,7 +146,18 @@ def summary(tournament: Tournament) -> TournamentSummary:
         start_at=tournament.start_at,
         started_at=tournament.started_at,
         finished_at=tournament.finished_at,
+        seed_commitment=seed_commitment(tournament.master_seed),
+        master_seed=revealed(tournament.master_seed, tournament.seed_revealed),
     )
+
+
+def seed_commitment(master_seed: bytes | None) -> str | None:
+    return None if master_seed is None else seeds.commitment(master_seed)
+
+
+def revealed(master_seed: bytes | None, over: bool) -> str | None:
+    """The master seed in hex once its event is over; None before (and when there is none)."""
+    return master_seed.hex() if over and master_seed is not None else None
 
 
 def rounds_of(

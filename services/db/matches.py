@@ -12,7 +12,7 @@ JSON in ``replays``.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -23,16 +23,19 @@ from services.db.accounts import Connection, Executor
 from services.domain import (
     FINISHED_STATUSES,
     INDIVIDUAL,
+    OPEN_STATUSES,
     TEAM,
     MatchStatus,
     Mode,
     Partnership,
 )
+from services.seeds import LEGACY, SeedScheme
 
 _COLUMNS = (
     "m.id, m.tournament_id, m.round_id, r.number AS round_number, m.bracket, m.bracket_match, "
     "m.board, m.mode, m.status, m.seed, m.rated, m.games_per_match, m.rules, m.winner_side, "
     "m.bye, m.attempts, m.created_at, m.queued_at, m.finished_at, m.deals, m.partnership, "
+    "m.seed_scheme, m.master_seed, "
     "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND slot = 0) AS bot0, "
     "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND slot = 1) AS bot1, "
     "(SELECT array_agg(bot_id ORDER BY slot) FROM match_entrants WHERE match_id = m.id) "
@@ -76,10 +79,17 @@ class StoredMatch:
     result: dict[str, Any] | None
     partnership: Partnership = TEAM  # how a 2v2 side is filled (migration 0005)
     seats: tuple[int, ...] = ()  # every bot by slot (empty: bot0, bot1)
+    seed_scheme: SeedScheme = LEGACY  # how the seed was made (services.seeds; migration 0008)
+    master_seed: bytes | None = field(default=None, repr=False)  # a challenge's own (0008)
 
     @property
     def finished(self) -> bool:
         return self.status in FINISHED_STATUSES
+
+    @property
+    def over(self) -> bool:
+        """Nothing more will be played: finished, cancelled or given up on."""
+        return self.status not in OPEN_STATUSES
 
     @property
     def bots(self) -> tuple[int, ...]:
@@ -136,14 +146,16 @@ async def insert_match(
     bye: bool = False,
     deals: DealsMode = "independent",
     partnership: Partnership = TEAM,
+    seed_scheme: SeedScheme = LEGACY,
+    master_seed: bytes | None = None,
 ) -> int:
     """A new match (status ``pending``, or ``done`` for a bye); ``bots`` in slot order (one
     per side, or four for individual 2v2)."""
     match_id: int = await conn.fetchval(
         "INSERT INTO matches (tournament_id, round_id, bracket, bracket_match, board, mode, "
         "status, seed, rated, games_per_match, rules, winner_side, bye, finished_at, deals, "
-        "partnership) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-        "CASE WHEN $13 THEN now() END, $14, $15) RETURNING id",
+        "partnership, seed_scheme, master_seed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+        "$10, $11, $12, $13, CASE WHEN $13 THEN now() END, $14, $15, $16, $17) RETURNING id",
         tournament_id,
         round_id,
         bracket,
@@ -159,6 +171,8 @@ async def insert_match(
         bye,
         deals,
         partnership,
+        seed_scheme,
+        master_seed,
     )
     await conn.executemany(
         "INSERT INTO match_entrants (match_id, slot, bot_id, side) VALUES ($1, $2, $3, $4)",
@@ -336,3 +350,18 @@ async def cancel_open_matches(conn: Connection, tournament_id: int) -> list[int]
         tournament_id,
     )
     return sorted(int(row["id"]) for row in rows)
+
+
+async def replays_json(conn: Executor, match_ids: list[int]) -> dict[int, bytes]:
+    """The replay documents (decompressed JSON) of the matches that have one, by match id."""
+    rows = await conn.fetch(
+        "SELECT match_id, compression, data FROM replays WHERE match_id = ANY($1::bigint[])",
+        match_ids,
+    )
+    found = {}
+    for row in rows:
+        data = bytes(row["data"])
+        found[int(row["match_id"])] = (
+            zlib.decompress(data) if row["compression"] == "zlib" else data
+        )
+    return found

@@ -15,6 +15,7 @@ from typing import Any
 import asyncpg
 
 from arena.replay import Replay, VerifyError, load_replay
+from services import seeds
 from services.db.accounts import Executor
 from services.db.tournaments import RoundRow
 
@@ -47,6 +48,13 @@ class TournamentRow:
     finished_at: datetime | None
     entries: int = 0
     partnership: str = "team"
+    master_seed: bytes | None = field(default=None, repr=False)
+
+    @property
+    def seed_commitment(self) -> str | None:
+        """The published commitment to the master seed (services.seeds); None for an event
+        created before seeds were committed."""
+        return None if self.master_seed is None else seeds.commitment(self.master_seed)
 
     @property
     def mode_label(self) -> str:
@@ -194,12 +202,13 @@ def _tournament(r: asyncpg.Record) -> TournamentRow:
         finished_at=r["finished_at"],
         entries=r["entries"],
         partnership=r["partnership"],
+        master_seed=r["master_seed"],
     )
 
 
 _TOURNAMENT_SELECT = """
     SELECT t.id, t.name, t.format, t.mode, t.status, t.settings, t.current_round, t.created_at,
-           t.started_at, t.finished_at, t.partnership,
+           t.started_at, t.finished_at, t.partnership, t.master_seed,
            (SELECT count(*) FROM tournament_entries e WHERE e.tournament_id = t.id) AS entries
     FROM tournaments t
 """

@@ -109,3 +109,40 @@ async def history_of_match(conn: Executor, match_id: int) -> list[tuple[int, str
         (int(row["bot_id"]), str(row["mode"]), row["rating_before"], row["rating_after"])
         for row in rows
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class AppliedChange:
+    """A rating change as a verifier needs it: the K factor follows ``rated_before``, the
+    bot's rated matches in the pool before this one."""
+
+    match_id: int
+    bot_id: int
+    pool: RatingPool
+    before: int
+    after: int
+    rated_before: int
+
+
+async def changes_of_matches(conn: Executor, match_ids: list[int]) -> list[AppliedChange]:
+    """The rating changes written for ``match_ids``, by match then bot. A bot's history rows
+    are written one at a time under its rating row's lock, so the rows with a smaller id are
+    exactly its earlier rated matches."""
+    rows = await conn.fetch(
+        "SELECT h.match_id, h.bot_id, h.mode, h.rating_before, h.rating_after, "
+        "(SELECT count(*) FROM rating_history p WHERE p.bot_id = h.bot_id "
+        " AND p.mode = h.mode AND p.id < h.id) AS rated_before "
+        "FROM rating_history h WHERE h.match_id = ANY($1::bigint[]) ORDER BY h.match_id, h.bot_id",
+        match_ids,
+    )
+    return [
+        AppliedChange(
+            int(row["match_id"]),
+            int(row["bot_id"]),
+            row["mode"],  # the ratings_mode_check constraint keeps it a RatingPool
+            round(row["rating_before"]),
+            round(row["rating_after"]),
+            int(row["rated_before"]),
+        )
+        for row in rows
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -13,7 +14,7 @@ from services.domain import BotStatus, Format, Mode, Partnership, RoundStatus, T
 
 _COLUMNS = (
     "id, organiser_id, name, format, mode, status, settings, start_at, current_round, "
-    "created_at, started_at, finished_at, partnership"
+    "created_at, started_at, finished_at, partnership, master_seed"
 )
 
 
@@ -32,6 +33,13 @@ class Tournament:
     started_at: datetime | None
     finished_at: datetime | None
     partnership: Partnership = "team"  # how a 2v2 side is filled (migration 0005)
+    # 32 secret bytes every match seed derives from (services.seeds; 0008); None: stored before
+    master_seed: bytes | None = dataclasses.field(default=None, repr=False)
+
+    @property
+    def seed_revealed(self) -> bool:
+        """The master seed is public once the event is over (finished or cancelled)."""
+        return self.status in ("finished", "cancelled")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +75,12 @@ async def create_tournament(
     settings: dict[str, Any],
     start_at: datetime | None,
     partnership: Partnership = "team",
+    master_seed: bytes | None = None,
 ) -> Tournament:
     row = await conn.fetchrow(
         "INSERT INTO tournaments (organiser_id, name, format, mode, settings, start_at, "
-        f"partnership) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {_COLUMNS}",
+        "partnership, master_seed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+        f"RETURNING {_COLUMNS}",
         organiser_id,
         name,
         format,
@@ -78,6 +88,7 @@ async def create_tournament(
         settings,
         start_at,
         partnership,
+        master_seed,
     )
     assert row is not None
     return _tournament(row)

@@ -15,7 +15,7 @@ exports its planned total, not the rounds played so far).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from services.tournaments.model import (
     Player,
@@ -59,12 +59,17 @@ def player_line(
     place: int,
     rounds: Sequence[Round],
     start: dict[PlayerId, int],
+    *,
+    label: str | None = None,
+    rated: bool = True,
 ) -> str:
+    """One ``001`` line; ``label`` is the name field (default: the id), ``rated=False``
+    leaves the rating field blank."""
     line: list[str] = []
     _put(line, 1, "001")
     _put(line, 5, f"{start_rank:4d}")
-    _put(line, 15, f"{str(player.id)[:33]:<33}")
-    _put(line, 49, f"{round(player.rating):4d}"[:4])
+    _put(line, 15, f"{_printable(label or str(player.id))[:33]:<33}")
+    _put(line, 49, f"{round(player.rating):4d}"[:4] if rated else "    ")
     _put(line, 81, f"{points:4.1f}")
     _put(line, 86, f"{place:4d}")
     for r, round_ in enumerate(rounds):
@@ -76,15 +81,29 @@ def player_line(
     return "".join(line).rstrip()
 
 
+def _printable(text: str) -> str:
+    """``text`` on one line: control characters (a newline would start a new record) become
+    spaces."""
+    return "".join(" " if not ch.isprintable() else ch for ch in text)
+
+
 def export_trf(
     players: Sequence[Player],
     rounds: Sequence[Round],
     *,
     total_rounds: int,
     name: str = "Truco Arena",
+    names: Mapping[PlayerId, str] | None = None,
+    places: Mapping[PlayerId, int] | None = None,
+    ratings: bool = True,
 ) -> str:
     """The whole TRF document (lines end with ``\\n``); ``XXR`` is ``total_rounds``, the number
-    of rounds the event is planned to have (at least the rounds already played)."""
+    of rounds the event is planned to have (at least the rounds already played).
+
+    ``names`` fills the name field (default: the ids); ``places`` gives the final places
+    (default: this module's standings with the default Swiss tiebreaks), so a platform passes
+    the ranks it publishes; ``ratings=False`` leaves the rating field blank (when the players'
+    ``rating`` only encodes their starting order)."""
     if total_rounds < len(rounds):
         raise TournamentDataError(
             f"total_rounds is {total_rounds} but {len(rounds)} rounds were played"
@@ -94,16 +113,24 @@ def export_trf(
     start = {p.id: k + 1 for k, p in enumerate(ordered)}
     standings = {s.id: s for s in compute_standings(players, rounds)}
     lines = [
-        f"012 {name}",
+        f"012 {_printable(name)}",
         f"062 {len(ordered)}",
         "092 Individual: Swiss-System",
         f"XXR {total_rounds}",
     ]
     for player in ordered:
         row = standings[player.id]
+        place = row.place if places is None else places[player.id]
         lines.append(
             player_line(
-                player, start[player.id], row.values["match_points"], row.place, rounds, start
+                player,
+                start[player.id],
+                row.values["match_points"],
+                place,
+                rounds,
+                start,
+                label=None if names is None else names.get(player.id),
+                rated=ratings,
             )
         )
     return "\n".join(lines) + "\n"

@@ -111,7 +111,7 @@ def test_challenge_wait_match_replay_and_leaderboard(
     assert (
         httpx.get(f"{platform_url}/v1/matches/{queued['match_id']}").json()["deals"] == "mirrored"
     )
-    assert set(queued) == {"match_id", "status"}
+    assert set(queued) == {"match_id", "status", "seed_commitment"}
     result = truco.ok("challenge", names[0], names[1], "--games", "2", "--wait")
     first = result.out.splitlines()[0]
     assert re.match(rf"match \d+ {names[0]} vs {names[1]}: (draw|.+ wins) \(games \d-\d", first)

@@ -37,3 +37,19 @@ def test_player_lines_follow_the_trf16_columns() -> None:
     assert cols(second, 92, 99) == "   1 w 0"
     assert cols(second, 102, 109) == "0000 - U"
     assert text.endswith("\n")
+
+
+def test_names_places_and_blank_ratings_as_a_platform_passes_them() -> None:
+    rounds = [round_of(win(1, 2, mano=2), bye=3)]
+    names = {1: "Ana\nbot", 2: "b" * 40, 3: "tres"}
+    text = export_trf(
+        players(3), rounds, total_rounds=2, names=names, places={1: 3, 2: 1, 3: 2}, ratings=False
+    )
+    lines = [line for line in text.splitlines() if line.startswith("001")]
+    assert len(text.splitlines()) == 4 + 3  # the newline in a name did not start a record
+    by_name = {cols(line, 15, 47).rstrip(): line for line in lines}
+    assert set(by_name) == {"Ana bot", "b" * 33, "tres"}
+    assert [cols(by_name[n], 86, 89) for n in ("Ana bot", "b" * 33, "tres")] == [
+        "   3", "   1", "   2",
+    ]  # fmt: skip
+    assert all(cols(line, 49, 52) == "    " for line in lines)

@@ -1,0 +1,402 @@
+"""The checks of `truco verify tournament` over an export document, with no network.
+
+In order, each stopping at the first discrepancy with a :class:`Discrepancy` naming it:
+
+1. **commitment**: SHA-256 of the revealed master seed is the published commitment;
+2. **match seeds**: every match seed is the HMAC-SHA256 derivation of the master seed and the
+   match's place (:mod:`services.seeds`), and every replay was played with its match's seed;
+3. **replays**: every replay re-simulates through the engine (:func:`arena.replay.verify_replay`);
+4. **results**: every stored result is the one its replay gives
+   (:func:`services.flow.result_document`), byes and matches decided without play agree with
+   themselves;
+5. **standings**: the platform's standings are what the format ranks from these results
+   (:func:`services.flow.standings`, the same function the API calls);
+6. **Elo**: every rating change is the Elo rule of :mod:`services.ratings` applied to the
+   ratings before it, rated matches (and only they) moved ratings, and a bot's consecutive
+   rated matches inside the event chain (one's rating after is the next one's before).
+
+A legacy event (created before seeds were committed) or one whose master seed is not yet
+revealed cannot have its seeds checked: :attr:`Outcome.complete` is then False and the rest is
+checked all the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any, Literal
+
+import msgspec
+
+from arena.replay import VerifyError, verify_replay
+from engine.errors import EngineError, RulesError
+from engine.events import HandEnded
+from engine.rules import Rules
+from services import flow, seeds
+from services.db.matches import StoredMatch
+from services.ratings import k_factor, match_delta, rating_pool
+from services.tournaments.event import SeededEntrant
+from services.tournaments.export import ExportMatch, TournamentExport
+
+Say = Callable[[str], None]
+
+
+class Discrepancy(Exception):
+    """What the export claims and what checking it gives differ; the message names where."""
+
+
+@dataclass
+class Outcome:
+    """What was checked; ``complete`` is False when the seeds could not be (see ``gaps``).
+    ``say`` hears each line as it is found."""
+
+    say: Say = print
+    checks: list[str] = field(default_factory=list)
+    gaps: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return not self.gaps
+
+    def ok(self, line: str) -> None:
+        self.checks.append(line)
+        self.say(f"ok    {line}")
+
+    def skip(self, line: str) -> None:
+        self.gaps.append(line)
+        self.say(f"skip  {line}")
+
+
+def check_commitment(doc: TournamentExport, recorded: str | None, out: Outcome) -> bytes | None:
+    """The master seed (bytes) once its commitment holds; None when it cannot be checked."""
+    published = doc.seeds.commitment
+    if recorded is not None and (published or "").lower() != recorded.strip().lower():
+        raise Discrepancy(
+            f"seed commitment: the export publishes {published}, but the commitment you "
+            f"recorded is {recorded.strip()}"
+        )
+    if doc.seeds.scheme == "legacy":
+        out.skip(
+            "seeds: this event was created before seeds were committed (scheme legacy); "
+            "nothing shows how its match seeds were chosen"
+        )
+        return None
+    if doc.seeds.scheme != seeds.SCHEME:
+        raise Discrepancy(f"seed scheme: unknown scheme {doc.seeds.scheme!r}")
+    if published is None:
+        raise Discrepancy("seed commitment: the export publishes none")
+    if doc.seeds.master_seed is None:
+        out.skip(
+            f"seeds: the master seed is revealed once the tournament is finished or cancelled "
+            f"(it is {doc.tournament.status}); commitment {published}"
+        )
+        return None
+    try:
+        master = seeds.parse_master_seed(doc.seeds.master_seed)
+    except ValueError as exc:
+        raise Discrepancy(f"master seed: {exc}") from None
+    computed = seeds.commitment(master)
+    if computed != published.lower():
+        raise Discrepancy(
+            f"seed commitment: SHA-256 of the revealed master seed is {computed}, but the "
+            f"published commitment is {published}"
+        )
+    out.ok(
+        f"seed commitment: SHA-256({seeds.COMMITMENT_PREFIX.decode()!r} + master seed) = {computed}"
+    )
+    return master
+
+
+def check_seeds(doc: TournamentExport, master: bytes | None, out: Outcome) -> None:
+    derived = 0
+    for match in doc.matches:
+        _check_derived(doc, master, match)
+        derived += match.seed is not None and master is not None
+        if match.replay is not None and match.replay.seed != match.seed:
+            raise Discrepancy(
+                f"match {match.id} seed: its replay was played with seed {match.replay.seed}, "
+                f"but the match's seed is {match.seed}"
+            )
+    if master is not None:
+        out.ok(
+            f"match seeds: {derived} derived from the master seed by HMAC-SHA256 of each "
+            "match's place, and every replay played with its match's seed"
+        )
+
+
+def _check_derived(doc: TournamentExport, master: bytes | None, match: ExportMatch) -> None:
+    """The match's seed is marked as its event's scheme says and, once the master seed is
+    known, is the derivation of the match's place."""
+    if doc.seeds.scheme == "legacy":
+        if match.seed_scheme != seeds.LEGACY:
+            raise Discrepancy(
+                f"match {match.id} seed: marked {match.seed_scheme} in an event without a "
+                "master seed"
+            )
+        return
+    if match.seed_scheme != seeds.DERIVED:
+        raise Discrepancy(
+            f"match {match.id} seed: marked {match.seed_scheme} in an event whose seeds are "
+            "all derived from its master seed"
+        )
+    if master is None or match.seed is None:
+        return
+    if match.round is None:
+        raise Discrepancy(f"match {match.id} seed: the match has no round")
+    identity = seeds.match_identity(
+        doc.tournament.id, match.round, match.board, match.bracket_match
+    )
+    expected = seeds.derive_seed(master, identity)
+    if match.seed != expected:
+        raise Discrepancy(
+            f"match {match.id} seed: {match.seed} is not HMAC-SHA256(master seed, "
+            f"{identity!r}), which gives {expected}"
+        )
+
+
+def check_replays(doc: TournamentExport, out: Outcome) -> None:
+    games = hands = replays = 0
+    for match in doc.matches:
+        replay = match.replay
+        if replay is None:
+            if match.status == "done" and not match.bye:
+                raise Discrepancy(f"match {match.id} replay: the match was played but has none")
+            continue
+        if replay.match_id != str(match.id) or replay.deals != match.deals:
+            raise Discrepancy(
+                f"match {match.id} replay: it is the replay of match {replay.match_id} with "
+                f"{replay.deals} deals, not of match {match.id} with {match.deals} deals"
+            )
+        try:
+            rules = Rules.from_dict(match.rules)
+        except RulesError as exc:
+            raise Discrepancy(f"match {match.id} rules: {exc}") from None
+        if (replay.rules, replay.games_per_match) != (rules, match.games_per_match):
+            raise Discrepancy(
+                f"match {match.id} replay: played under {replay.rules} for "
+                f"{replay.games_per_match} games, the match is {rules} for "
+                f"{match.games_per_match} games"
+            )
+        try:
+            verify_replay(replay)
+        except (VerifyError, EngineError, ValueError, LookupError, TypeError) as exc:
+            raise Discrepancy(f"match {match.id} replay: {exc}") from None
+        replays += 1
+        games += len(replay.games)
+        hands += sum(isinstance(e, HandEnded) for g in replay.games for e in g.events)
+    out.ok(f"replays: {replays} re-simulated through the engine ({games} games, {hands} hands)")
+
+
+def _winner_of(document: dict[str, Any]) -> int | None:
+    """The winning side a result decided without play gives (a withdrawal or a give-up)."""
+    lost = document.get("withdrawn")
+    if isinstance(lost, list) and len(lost) == 1 and lost[0] in (0, 1):
+        return 1 - int(lost[0])
+    return None
+
+
+def check_results(doc: TournamentExport, out: Outcome) -> None:
+    played = byes = unplayed = 0
+    for match in doc.matches:
+        if match.status not in ("done", "forfeit"):
+            continue
+        if match.bye:
+            if match.winner_side != 0 or len(match.seats) != 1:
+                raise Discrepancy(f"match {match.id} result: a bye is won by its one bot")
+            byes += 1
+            continue
+        stored = match.result
+        if stored is None:
+            raise Discrepancy(f"match {match.id} result: the finished match has none")
+        if match.replay is None:
+            if match.winner_side != _winner_of(stored) or stored.get("games"):
+                raise Discrepancy(
+                    f"match {match.id} result: decided without play, but side "
+                    f"{match.winner_side} is recorded as winner of {stored.get('reason')!r}"
+                )
+            unplayed += 1
+            continue
+        expected = msgspec.json.decode(msgspec.json.encode(flow.result_document(match.replay)))
+        exact = match.seed_scheme == seeds.DERIVED  # older rows may lack newer keys
+        for key, value in expected.items():
+            if (key in stored or exact) and stored.get(key) != value:
+                raise Discrepancy(
+                    f"match {match.id} result: {key} recorded {stored.get(key)!r}, its replay "
+                    f"gives {value!r}"
+                )
+        if match.winner_side != match.replay.result.winner:
+            raise Discrepancy(
+                f"match {match.id} result: winner side {match.winner_side} recorded, its "
+                f"replay gives {match.replay.result.winner}"
+            )
+        played += 1
+    out.ok(
+        f"results: {played} recomputed from their replays, {byes} byes, {unplayed} decided "
+        "without play (withdrawals)"
+    )
+
+
+def match_row(match: ExportMatch, doc: TournamentExport) -> StoredMatch:
+    """An exported match as the workflow's row, for the format's standings."""
+    seats = tuple(match.seats)
+    return StoredMatch(
+        id=match.id,
+        tournament_id=doc.tournament.id,
+        round_id=match.round,
+        round_number=match.round,
+        bracket=match.bracket,
+        bracket_match=match.bracket_match,
+        board=match.board,
+        mode=match.mode,
+        status=match.status,
+        seed=match.seed or 0,
+        rated=match.rated,
+        games_per_match=match.games_per_match,
+        rules=match.rules,
+        winner_side=match.winner_side,
+        bye=match.bye,
+        attempts=0,
+        created_at=doc.exported_at,
+        queued_at=None,
+        finished_at=None,
+        deals=match.deals,
+        bot0=seats[0],
+        bot1=seats[1] if len(seats) > 1 else None,
+        result=match.result,
+        partnership=match.partnership,
+        seats=seats,
+        seed_scheme=match.seed_scheme,
+    )
+
+
+def _line(rank: int, bot: int, points: float, tiebreaks: dict[str, float]) -> str:
+    shown = ", ".join(f"{k} {v:g}" for k, v in tiebreaks.items())
+    return f"rank {rank} bot {bot} ({points:g} points{', ' + shown if shown else ''})"
+
+
+def check_standings(doc: TournamentExport, out: Outcome) -> None:
+    entrants = [
+        SeededEntrant(e.bot_id, e.seed, e.withdrawn, e.owner_id)
+        for e in doc.entries
+        if e.seed is not None
+    ]
+    try:
+        rows = flow.standings(
+            doc.tournament.format,
+            entrants,
+            [match_row(m, doc) for m in doc.matches],
+            third_place=bool(doc.tournament.settings.get("third_place", False)),
+            partnership=doc.tournament.partnership,
+        )
+    except (ValueError, LookupError, TypeError, AssertionError) as exc:
+        raise Discrepancy(f"standings: the results cannot be ranked: {exc!r}") from None
+    for k in range(max(len(rows), len(doc.standings))):
+        if k >= len(rows) or k >= len(doc.standings):
+            raise Discrepancy(
+                f"standings: the export has {len(doc.standings)} rows, the results give {len(rows)}"
+            )
+        mine, theirs = rows[k], doc.standings[k]
+        computed = (mine.rank, mine.bot_id, mine.points, mine.withdrawn)
+        tiebreaks = {str(key): float(value) for key, value in mine.tiebreaks.items()}
+        if computed != (theirs.rank, theirs.bot_id, theirs.points, theirs.withdrawn) or (
+            tiebreaks != theirs.tiebreaks
+        ):
+            raise Discrepancy(
+                f"standings: line {k + 1} of the export is "
+                f"{_line(theirs.rank, theirs.bot_id, theirs.points, theirs.tiebreaks)}, the "
+                f"results give {_line(mine.rank, mine.bot_id, mine.points, tiebreaks)}"
+            )
+    out.ok(f"standings: {len(rows)} rows, as the {doc.tournament.format} format ranks the results")
+
+
+def _rated(match: ExportMatch) -> bool:
+    """Whether the match moved ratings: rated, played, and not a walkover."""
+    reason = (match.result or {}).get("reason")
+    return match.rated and match.status == "done" and not match.bye and reason != "walkover"
+
+
+def check_elo(doc: TournamentExport, out: Outcome) -> None:
+    changes = 0
+    history: dict[tuple[int, str], list[tuple[int, int, int, int]]] = {}
+    for match in doc.matches:
+        if not _rated(match):
+            if match.rating_changes:
+                raise Discrepancy(
+                    f"match {match.id} Elo: the match moved no rating, yet the "
+                    "export shows rating changes"
+                )
+            continue
+        pool = rating_pool(match.mode, match.partnership)
+        by_bot = {c.bot_id: c for c in match.rating_changes}
+        if sorted(by_bot) != sorted(match.seats) or len(by_bot) != len(match.rating_changes):
+            raise Discrepancy(
+                f"match {match.id} Elo: rating changes for bots {sorted(by_bot)}, but the "
+                f"match's bots are {sorted(match.seats)}"
+            )
+        sides = [match.seats[0::2], match.seats[1::2]]
+        result: Literal["a", "b", "draw"] = (
+            "draw" if match.winner_side is None else ("a" if match.winner_side == 0 else "b")
+        )
+        delta = match_delta(
+            [by_bot[b].before for b in sides[0]],
+            [by_bot[b].before for b in sides[1]],
+            [k_factor(by_bot[b].rated_matches_before) for b in match.seats],
+            result,
+        )
+        for side, sign in ((0, 1), (1, -1)):
+            for bot in sides[side]:
+                change = by_bot[bot]
+                if change.pool != pool:
+                    raise Discrepancy(
+                        f"match {match.id} Elo: bot {bot} changed in pool {change.pool}, the "
+                        f"match rates in {pool}"
+                    )
+                if change.after - change.before != sign * delta:
+                    raise Discrepancy(
+                        f"match {match.id} Elo: bot {bot} moved {change.after - change.before:+d}"
+                        f" ({change.before} -> {change.after}), the Elo rule gives "
+                        f"{sign * delta:+d}"
+                    )
+                history.setdefault((bot, pool), []).append(
+                    (change.rated_matches_before, change.before, change.after, match.id)
+                )
+                changes += 1
+    _check_chains(history)
+    out.ok(
+        f"Elo: {changes} rating changes recomputed with the Elo rule (services/ratings.py); "
+        "unrated matches changed nothing"
+    )
+
+
+def _check_chains(history: dict[tuple[int, str], list[tuple[int, int, int, int]]]) -> None:
+    """A bot's rated matches in the event, in order: consecutive ones (by how many rated
+    matches came before) hand their rating on."""
+    for (bot, pool), items in history.items():
+        items.sort()
+        for (n, _, after, first), (m, before, _, second) in pairwise(items):
+            if m == n:
+                raise Discrepancy(
+                    f"match {second} Elo: bot {bot} had {n} rated {pool} matches before it "
+                    f"and before match {first} too"
+                )
+            if m == n + 1 and before != after:
+                raise Discrepancy(
+                    f"match {second} Elo: bot {bot} starts at {before}, but its previous rated "
+                    f"match {first} left it at {after}"
+                )
+
+
+def verify_export(
+    doc: TournamentExport, *, recorded_commitment: str | None = None, say: Say = print
+) -> Outcome:
+    """Every check, in order; raises :class:`Discrepancy` at the first failure. ``say`` gets
+    one line per check passed (and per check that could not be made)."""
+    out = Outcome(say)
+    master = check_commitment(doc, recorded_commitment, out)
+    check_seeds(doc, master, out)
+    check_replays(doc, out)
+    check_results(doc, out)
+    check_standings(doc, out)
+    check_elo(doc, out)
+    return out
