@@ -23,6 +23,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("truco_cli.play", "run a match between two bots locally and write its replay"),
     "sprt": ("truco_cli.sprt", "test whether one bot is stronger than another (SPRT on pairs)"),
     "replay": ("truco_cli.replay", "verify replay files by re-simulating them"),
+    "verify": (
+        "truco_cli.verify",
+        "check a whole tournament: seeds, replays, results, standings, Elo",
+    ),
     "bot": ("truco_cli.bot", "serve a bot, make a secret, manage your bots on the platform"),
     "check": ("truco_cli.check", "probe a bot for conformance with the bot protocol"),
     "export": ("truco_cli.export", "export decision datasets (JSON lines) from finished replays"),

@@ -1,0 +1,176 @@
+"""`truco verify tournament ID_OR_URL_OR_FILE`: check a whole tournament, offline after one
+download (docs/verify.md).
+
+The SOURCE is an export file (``GET /v1/tournaments/{id}/export`` saved, or ``--save``'s), a
+tournament's address on a platform (its page ``http://HOST/tournaments/ID``, its API address
+``http://HOST/v1/tournaments/ID``, or the export's), or a tournament id on the platform `truco`
+is configured for. The document is downloaded once; every check then runs here
+(:mod:`truco_cli.verify_event`). It prints one line per check and stops at the first
+discrepancy, naming it.
+
+Exit status: 0 every check passed; 1 a discrepancy (or the platform refused the download);
+2 the source could not be read or is not an export; 3 every check made passed, but the seeds
+could not be checked (an event from before seeds were committed, or one still running).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import msgspec
+
+from truco_cli import config
+from truco_cli.api import TIMEOUT_S, USER_AGENT, problem_of
+from truco_cli.errors import CommandError, platform_command
+from truco_cli.verify_event import Discrepancy, verify_export
+
+EXIT_OK, EXIT_DISCREPANCY, EXIT_UNREADABLE, EXIT_INCOMPLETE = 0, 1, 2, 3
+MAX_BYTES = 2 * 1024**3  # a platform cannot make `truco` hold more than this
+_ADDRESS = re.compile(r"^(?P<root>.*?)/(?:v1/)?tournaments/(?P<id>\d+)(?:/export)?/?$")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="what", required=True, metavar="WHAT")
+    tournament = sub.add_parser(
+        "tournament",
+        help="check a tournament's seeds, replays, results, standings and Elo changes",
+        description=(
+            "Download a tournament's export once (or read a saved one) and check, offline: the "
+            "commitment against the revealed master seed, every match seed's derivation, every "
+            "replay by re-simulation, every result, the standings and every Elo change. Exit "
+            "status 0: all verified; 1: a discrepancy; 2: unreadable source; 3: verified "
+            "except the seeds (legacy event, or master seed not revealed yet)."
+        ),
+    )
+    tournament.add_argument(
+        "source", metavar="ID_OR_URL_OR_FILE", help="a tournament id, its URL, or an export file"
+    )
+    tournament.add_argument(
+        "--save", type=Path, metavar="FILE", help="also write the downloaded export to FILE"
+    )
+    tournament.add_argument(
+        "--commitment",
+        metavar="HEX",
+        help="the seed commitment you recorded earlier (e.g. when the tournament was created): "
+        "the export must publish the same",
+    )
+
+
+def export_url(source: str) -> str | None:
+    """The export's API address for a tournament id or address; None for anything else."""
+    if source.isascii() and source.isdigit():
+        return f"{config.load().url}/v1/tournaments/{int(source)}/export"
+    parts = urlsplit(source)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    found = _ADDRESS.match(parts.path)
+    if found is None:
+        raise CommandError.local(
+            "Not a tournament address",
+            f"{source}: expected http(s)://HOST/tournaments/ID or .../v1/tournaments/ID",
+            slug="cli/not-a-tournament",
+        )
+    path = f"{found['root']}/v1/tournaments/{found['id']}/export"
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+def download(url: str) -> bytes:
+    """The export document (gzip is undone by httpx); the platform's refusal as an error."""
+    body = bytearray()
+    headers = {"user-agent": USER_AGENT, "accept": "application/json"}
+    try:
+        with (
+            httpx.Client(timeout=TIMEOUT_S, headers=headers, trust_env=False) as client,
+            client.stream("GET", url) as response,
+        ):
+            if not response.is_success:
+                response.read()
+                raise CommandError(problem_of(response))
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) > MAX_BYTES:
+                    raise CommandError.local(
+                        "Export too large",
+                        f"{url}: more than {MAX_BYTES} bytes",
+                        slug="cli/too-large",
+                        exit_code=EXIT_UNREADABLE,
+                    )
+    except httpx.HTTPError as exc:
+        raise CommandError.local(
+            "Platform unreachable",
+            f"GET {url}: {exc or type(exc).__name__}",
+            slug="cli/unreachable",
+            exit_code=1,
+        ) from None
+    return bytes(body)
+
+
+def _read(source: str) -> tuple[bytes, str]:
+    """The export's bytes and where they came from."""
+    path = Path(source)
+    if path.is_file():
+        try:
+            return path.read_bytes(), str(path)
+        except OSError as exc:
+            raise CommandError.local(
+                "Cannot read the file", f"{source}: {exc.strerror}", exit_code=EXIT_UNREADABLE
+            ) from None
+    url = export_url(source)
+    if url is None:
+        raise CommandError.local(
+            "No such export",
+            f"{source!r} is neither a file, a tournament id nor an http(s) address",
+            slug="cli/no-source",
+            exit_code=EXIT_UNREADABLE,
+        )
+    print(f"downloading {url}")
+    return download(url), url
+
+
+def _save(path: Path, data: bytes) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        raise CommandError.local(
+            "File exists", f"{path} is already there: remove it or --save elsewhere"
+        ) from None
+    except OSError as exc:
+        raise CommandError.local("Cannot save the export", f"{path}: {exc.strerror}") from None
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    print(f"saved {path}")
+
+
+@platform_command
+def run(args: argparse.Namespace) -> int:
+    data, origin = _read(args.source)
+    if args.save is not None:
+        _save(args.save, data)
+    from services.tournaments.export import decode_export
+
+    try:
+        doc = decode_export(data)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        print(f"error: {origin} is not a tournament export: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    t = doc.tournament
+    print(
+        f"tournament {t.id} {t.name!r} ({t.format}, {t.mode}, {t.status}): "
+        f"{len(doc.entries)} entries, {len(doc.rounds)} rounds, {len(doc.matches)} matches"
+    )
+    try:
+        outcome = verify_export(doc, recorded_commitment=args.commitment)
+    except Discrepancy as exc:
+        print(f"FAIL  {exc}")
+        return EXIT_DISCREPANCY
+    if not outcome.complete:
+        print("partly verified: every check made passed, but the seeds could not be checked")
+        return EXIT_INCOMPLETE
+    print("verified: every check passed")
+    return EXIT_OK
