@@ -5,12 +5,19 @@ that withdraws mid-event, byes, and the streaming in batches give the same docum
 
 from __future__ import annotations
 
+import asyncio
+from datetime import UTC, datetime
+
 import asyncpg
 import msgspec
 import pytest
 
+from arena.connection import InProcessBot, random_decider
+from arena.match import MatchSettings, run_match
+from arena.replay import LEGACY_FORMAT, EntrantRecord
 from services import flow, flow_export
-from services.tournaments.export import TournamentExport, decode_export
+from services.db.matches import StoredMatch
+from services.tournaments.export import ExportMatch, TournamentExport, decode_export
 from tests.services.flow_helpers import (  # noqa: F401
     InProcessDispatcher,
     flow_pool,
@@ -87,3 +94,32 @@ async def test_a_withdrawal_mid_event_still_verifies(flow_pool: asyncpg.Pool) ->
     assert any(e.withdrawn for e in doc.entries)
     unplayed = [m for m in doc.matches if m.status == "forfeit" and m.replay is None]
     assert unplayed and all(not m.rating_changes for m in unplayed)
+
+
+def test_a_version_1_replay_is_exported_with_its_deals_and_nothing_else_changed() -> None:
+    """A replay stored before independent deals (format 1, ``duplicate``) decodes as every
+    other replay of the export, still saying it is format 1; a format 2 replay goes out
+    byte for byte as stored."""
+    entrants = [
+        (EntrantRecord(n, "builtin:random"), InProcessBot(n, random_decider(k)))
+        for k, n in enumerate("ab")
+    ]
+    replay = asyncio.run(run_match("7", 5, MatchSettings(games_per_match=2), entrants))
+    current = msgspec.json.encode(replay)
+    old = msgspec.to_builtins(replay)
+    old.update(format=LEGACY_FORMAT, duplicate=False)
+    del old["deals"]
+    row = StoredMatch(
+        id=7, tournament_id=1, round_id=1, round_number=1, bracket="main", bracket_match=None,
+        board=0, mode="1v1", status="done", seed=5, rated=False, games_per_match=2, rules={},
+        winner_side=replay.result.winner, bye=False, attempts=1, created_at=datetime.now(UTC),
+        queued_at=None, finished_at=None, deals="independent", bot0=1, bot1=2, result={},
+    )  # fmt: skip
+    exported = msgspec.json.decode(flow_export.match_json(row, msgspec.json.encode(old), []))
+    assert exported["replay"]["format"] == LEGACY_FORMAT
+    assert exported["replay"]["deals"] == "independent" and "duplicate" not in exported["replay"]
+    decoded = msgspec.convert(exported, ExportMatch)
+    assert decoded.replay is not None and decoded.replay.games == replay.games
+    assert decoded.seed_scheme == "legacy" and decoded.seed == 5
+    spliced = flow_export.match_json(row, current, [])
+    assert spliced.endswith(b',"replay":' + current + b"}")
