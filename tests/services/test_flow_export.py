@@ -123,3 +123,24 @@ def test_a_version_1_replay_is_exported_with_its_deals_and_nothing_else_changed(
     assert decoded.seed_scheme == "legacy" and decoded.seed == 5
     spliced = flow_export.match_json(row, current, [])
     assert spliced.endswith(b',"replay":' + current + b"}")
+
+
+async def test_an_event_without_a_master_seed_goes_on_with_legacy_seeds(
+    flow_pool: asyncpg.Pool,
+) -> None:
+    """A tournament from before migration 0008 (no master seed) keeps dealing from random
+    seeds, each marked legacy; its export says the seeds cannot be verified, the rest can."""
+    tid, _ = await make_tournament(flow_pool, "round_robin", 3, games_per_match=1)
+    await flow_pool.execute("UPDATE tournaments SET master_seed = NULL WHERE id = $1", tid)
+    await InProcessDispatcher(in_process({}))(
+        flow_pool, await flow.start_tournament(flow_pool, tid)
+    )
+    doc = decode_export(await _export(flow_pool, tid))
+    assert doc.seeds.scheme == "legacy" and doc.seeds.commitment is None
+    assert {m.seed_scheme for m in doc.matches} == {"legacy"}
+    lines: list[str] = []
+    outcome = verify_export(doc, say=lines.append)
+    assert not outcome.complete and lines[0].startswith("skip  seeds: this event was created")
+    assert [line.split()[1] for line in lines[1:]] == [
+        "replays:", "results:", "standings:", "Elo:",
+    ]  # fmt: skip
