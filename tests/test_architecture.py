@@ -28,6 +28,7 @@ ROOMS = {
     "services.limits": "base",
     "services.tournaments": "pure",
     "services.ratings": "pure",
+    "services.rating_fit": "pure",
     "services.names": "pure",
     "services.domain": "pure",
     "services.seeds": "pure",
