@@ -32,6 +32,8 @@ STORE_SOFT_LIMIT_S = 60
 STORE_HARD_LIMIT_S = 90
 SHORT_SOFT_LIMIT_S = 120  # beat tasks, health probes
 SHORT_HARD_LIMIT_S = 150
+FIT_SOFT_LIMIT_S = 900  # the rating fit of every pool (about a minute at 10,000 bots)
+FIT_HARD_LIMIT_S = 960
 
 _MARGIN_S = 30.0  # engine time, connection set-up, sending the result
 

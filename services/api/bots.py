@@ -23,6 +23,7 @@ from services.api.problems import FieldError, ProblemError, problem_responses
 from services.api.schemas import (
     BotCreate,
     BotCreated,
+    BotInterval,
     BotPage,
     BotProfile,
     BotRead,
@@ -31,8 +32,10 @@ from services.api.schemas import (
     SecretRotated,
 )
 from services.db import bots as db_bots
+from services.db import rating_fits as db_fits
 from services.db.accounts import Account, DuplicateName
 from services.db.bots import Bot
+from services.db.rating_fits import StoredInterval
 from services.domain import BotStatus
 from services.names import refused_characters
 
@@ -122,7 +125,22 @@ def _policy_of(bot: Bot) -> Literal["open", "owner_only"]:
     return "owner_only" if bot.challenges == "owner_only" else "open"
 
 
-def _profile(bot: Bot, rating: dict[str, float]) -> BotProfile:
+def _intervals(stored: list[StoredInterval]) -> dict[str, BotInterval]:
+    return {
+        row.mode: BotInterval(
+            interval=(round(row.low, 1), round(row.high, 1)),
+            los_next=None if row.los_next is None else round(row.los_next, 4),
+            next_bot_id=row.next_bot_id,
+            next_bot_name=row.next_bot_name,
+            fitted_at=row.fitted_at,
+        )
+        for row in stored
+    }
+
+
+def _profile(
+    bot: Bot, rating: dict[str, float], intervals: list[StoredInterval] | None = None
+) -> BotProfile:
     return BotProfile(
         id=bot.id,
         owner_id=bot.owner_id,
@@ -133,6 +151,7 @@ def _profile(bot: Bot, rating: dict[str, float]) -> BotProfile:
         open=bot.open,
         challenges=_policy_of(bot),
         deleted_at=bot.deleted_at,
+        intervals=_intervals(intervals or []),
     )
 
 
@@ -306,8 +325,9 @@ class BotController(Controller):
         page, more = await db_bots.list_bots(
             pool, limit=limit, cursor=cursor, owner_id=owner, name=name
         )
-        ratings = await db_bots.ratings(pool, [bot.id for bot in page])
-        items = [_profile(bot, ratings[bot.id]) for bot in page]
+        ids = [bot.id for bot in page]
+        ratings, intervals = await db_bots.ratings(pool, ids), await db_fits.intervals(pool, ids)
+        items = [_profile(bot, ratings[bot.id], intervals[bot.id]) for bot in page]
         return BotPage(items=items, next_cursor=page[-1].id if more and page else None)
 
     @get(
@@ -321,7 +341,8 @@ class BotController(Controller):
         if bot is None:
             raise _not_found(bot_id)
         ratings = await db_bots.ratings(pool, [bot.id])
-        return _profile(bot, ratings[bot.id])
+        intervals = await db_fits.intervals(pool, [bot.id])
+        return _profile(bot, ratings[bot.id], intervals[bot.id])
 
     @patch(
         "/{bot_id:int}",

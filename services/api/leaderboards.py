@@ -27,7 +27,10 @@ class LeaderboardController(Controller):
         description=(
             "Bots with at least one rated match in the mode (deleted bots left out); ties keep "
             "bot id order. `cursor` is the next_cursor of the previous page (an offset into "
-            "the ranking, so ranks stay exact)."
+            "the ranking, so ranks stay exact). Each entry carries the 95% `interval` of its "
+            "strength and `los_next`, its likelihood of superiority over the entry below, from "
+            "the last maximum-likelihood fit of the pool (refitted off the request path within "
+            "a minute of a result; `fitted_at` says when; docs/ratings.md)."
         ),
         responses=problem_responses(400),
     )
@@ -47,7 +50,8 @@ class LeaderboardController(Controller):
         ] = None,
     ) -> Leaderboard:
         offset = cursor or 0
-        rows, more = await db_ratings.leaderboard(pool, mode, limit=limit, offset=offset)
+        rows, after = await db_ratings.leaderboard(pool, mode, limit=limit, offset=offset)
+        below = [*rows[1:], after]
         entries = [
             LeaderboardEntry(
                 rank=offset + k + 1,
@@ -59,9 +63,29 @@ class LeaderboardController(Controller):
                 losses=row.losses,
                 draws=row.draws,
                 provisional=row.matches < PROVISIONAL_UNTIL,
+                interval=interval(row),
+                los_next=los_next(row, next_row),
             )
-            for k, row in enumerate(rows)
+            for k, (row, next_row) in enumerate(zip(rows, below, strict=True))
         ]
         return Leaderboard(
-            mode=mode, entries=entries, next_cursor=offset + len(rows) if more else None
+            mode=mode,
+            entries=entries,
+            next_cursor=offset + len(rows) if after is not None else None,
+            fitted_at=max((row.fitted_at for row in rows if row.fitted_at), default=None),
         )
+
+
+def interval(row: db_ratings.LeaderboardRow) -> tuple[float, float] | None:
+    if row.low is None or row.high is None:
+        return None
+    return (round(row.low, 1), round(row.high, 1))
+
+
+def los_next(
+    row: db_ratings.LeaderboardRow, below: db_ratings.LeaderboardRow | None
+) -> float | None:
+    """The stored LOS, while the bot it was computed against is still the entry below."""
+    if row.los_next is None or below is None or row.next_bot_id != below.bot_id:
+        return None
+    return round(row.los_next, 4)

@@ -167,6 +167,29 @@ class ChallengeCreated(msgspec.Struct):
     ]
 
 
+RatingInterval = Annotated[
+    tuple[float, float],
+    msgspec.Meta(
+        description=(
+            "the 95% interval [low, high] of the bot's strength on the Elo scale, from the "
+            "maximum-likelihood fit over every rated match of the pool (its centre may differ "
+            "from the Elo rating, which depends on the order of the games); null until the "
+            "bot's first fit"
+        )
+    ),
+]
+LosNext = Annotated[
+    float,
+    msgspec.Meta(
+        description=(
+            "likelihood of superiority, between 0 and 1: the probability, from the same fit, "
+            "that this bot is stronger than the entry below it; null for the last entry and while the fit is "
+            "older than the order (the fit runs within a minute of a result)"
+        ),
+    ),
+]
+
+
 class LeaderboardEntry(msgspec.Struct, kw_only=True):
     rank: int
     bot_id: int
@@ -177,6 +200,8 @@ class LeaderboardEntry(msgspec.Struct, kw_only=True):
     losses: int
     draws: int
     provisional: bool  # fewer than 10 rated matches in this mode
+    interval: RatingInterval | None = None
+    los_next: LosNext | None = None
 
 
 class Leaderboard(msgspec.Struct):
@@ -187,3 +212,5 @@ class Leaderboard(msgspec.Struct):
     mode: RatingPool
     entries: list[LeaderboardEntry]
     next_cursor: int | None
+    fitted_at: datetime | None = None
+    """When the intervals and LOS of these entries were fitted (null before the first fit)."""

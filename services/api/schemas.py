@@ -136,9 +136,20 @@ class BotRead(msgspec.Struct):
     challenges: ChallengePolicy
 
 
+class BotInterval(msgspec.Struct, kw_only=True):
+    """A bot's 95% interval in one pool and its likelihood of superiority over the bot that
+    was right below it on that leaderboard, from the pool's last rating fit (docs/ratings.md)."""
+
+    interval: tuple[float, float]
+    los_next: float | None
+    next_bot_id: int | None
+    next_bot_name: str | None
+    fitted_at: datetime
+
+
 class BotProfile(msgspec.Struct):
     """A bot's public profile; ``rating`` per pool: 1v1, 2v2 (team), 2v2-individual (1500
-    until it has played)."""
+    until it has played); ``intervals`` per pool it has been fitted in."""
 
     id: int
     owner_id: int
@@ -149,6 +160,7 @@ class BotProfile(msgspec.Struct):
     open: bool
     challenges: ChallengePolicy
     deleted_at: datetime | None = None
+    intervals: dict[str, BotInterval] = {}
 
 
 class BotPage(msgspec.Struct):

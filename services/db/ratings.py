@@ -6,6 +6,7 @@ The arithmetic is :mod:`services.ratings` (pure); this module only reads and wri
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from services.db.accounts import Connection, Executor
 from services.domain import BotResult, RatingPool
@@ -28,6 +29,9 @@ class RatingUpdate:
 
 @dataclass(frozen=True, slots=True)
 class LeaderboardRow:
+    """A leaderboard line; ``low``/``high``/``next_bot_id``/``los_next``/``fitted_at`` come
+    from the last rating fit (:mod:`services.db.rating_fits`), None before the bot's first."""
+
     bot_id: int
     name: str
     rating: float
@@ -35,6 +39,16 @@ class LeaderboardRow:
     wins: int
     losses: int
     draws: int
+    low: float | None = None
+    high: float | None = None
+    next_bot_id: int | None = None
+    los_next: float | None = None
+    fitted_at: datetime | None = None
+
+
+LEADERBOARD_WHERE = "WHERE r.mode = $1 AND r.matches > 0 AND b.status <> 'deleted' "
+"""Who is on pool $1's leaderboard (``r``: ratings, ``b``: bots), and in which order:"""
+LEADERBOARD_ORDER = "ORDER BY r.rating DESC, r.bot_id "
 
 
 async def lock_ratings(
@@ -83,19 +97,22 @@ async def apply_changes(
 
 async def leaderboard(
     conn: Executor, mode: RatingPool, *, limit: int, offset: int
-) -> tuple[list[LeaderboardRow], bool]:
-    """Bots that played rated matches in ``mode``, highest rating first (then bot id)."""
+) -> tuple[list[LeaderboardRow], LeaderboardRow | None]:
+    """Bots that played rated matches in ``mode``, highest rating first (then bot id), with
+    the last fit's interval: the page, and the first entry of the next page (None at the end;
+    it is the entry below the page's last)."""
     rows = await conn.fetch(
-        "SELECT r.bot_id, b.name, r.rating, r.matches, r.wins, r.losses, r.draws "
+        "SELECT r.bot_id, b.name, r.rating, r.matches, r.wins, r.losses, r.draws, "
+        "i.low, i.high, i.next_bot_id, i.los_next, i.fitted_at "
         "FROM ratings r JOIN bots b ON b.id = r.bot_id "
-        "WHERE r.mode = $1 AND r.matches > 0 AND b.status <> 'deleted' "
-        "ORDER BY r.rating DESC, r.bot_id OFFSET $2 LIMIT $3",
+        "LEFT JOIN rating_intervals i ON i.bot_id = r.bot_id AND i.mode = r.mode "
+        f"{LEADERBOARD_WHERE}{LEADERBOARD_ORDER}OFFSET $2 LIMIT $3",
         mode,
         offset,
         limit + 1,
     )
-    found = [LeaderboardRow(**dict(row)) for row in rows[:limit]]
-    return found, len(rows) > limit
+    found = [LeaderboardRow(**dict(row)) for row in rows]
+    return found[:limit], found[limit] if len(found) > limit else None
 
 
 async def history_of_match(conn: Executor, match_id: int) -> list[tuple[int, str, float, float]]:

@@ -11,7 +11,9 @@ The schedule itself is :mod:`services.worker.schedule` (made when the app is con
   again becomes 'active';
 * every 30 s (``TRUCO_SWEEP_EVERY_S``) ``truco.requeue_stale_matches``: the recovery sweeper
   (``services.worker.tasks_sweep``): sends again the matches that were never sent or whose
-  task was lost, and gives up on a match after too many attempts.
+  task was lost, and gives up on a match after too many attempts;
+* every 30 s ``truco.fit_ratings``: refits the rating pools whose results changed since their
+  last fit (``services.worker.tasks_fit``: intervals and LOS for the leaderboards).
 
 Scheduled messages expire after one period. Run exactly one beat
 (``celery -A services.worker.celery_app beat``).

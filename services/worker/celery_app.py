@@ -5,8 +5,8 @@ Two queues:
 * ``matches``: the bot-calling worker. Runs matches and health probes; no database
   credentials; needs egress to bots only.
 * ``results``: the trusted worker. Stores results, advances tournaments, starts due
-  tournaments, records health, re-sends lost matches (``tasks_sweep``); needs the database,
-  never calls bots.
+  tournaments, records health, re-sends lost matches (``tasks_sweep``), fits the ratings'
+  intervals (``tasks_fit``); needs the database, never calls bots.
 
 Messages are JSON. No result backend: tasks hand their results on as new task messages.
 Every task is declared with :func:`services.worker.task.platform_task`: idempotent, so
@@ -17,7 +17,7 @@ the visibility timeout (see ``services.limits``). Settings are read when the pro
 
 from __future__ import annotations
 
-from services.worker import beat, tasks_play, tasks_probe, tasks_store, tasks_sweep
+from services.worker import beat, tasks_fit, tasks_play, tasks_probe, tasks_store, tasks_sweep
 from services.worker.app import app, make_config
 
 # Importing the task modules above registers their tasks on ``app``.
@@ -25,6 +25,7 @@ __all__ = [
     "app",
     "beat",
     "make_config",
+    "tasks_fit",
     "tasks_play",
     "tasks_probe",
     "tasks_store",

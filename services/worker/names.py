@@ -15,6 +15,7 @@ PROBE_BOTS = "truco.probe_bots"
 RECORD_BOT_HEALTH = "truco.record_bot_health"
 MATCH_STARTED = "truco.match_started"
 REQUEUE_STALE = "truco.requeue_stale_matches"
+FIT_RATINGS = "truco.fit_ratings"
 
 TASK_QUEUES: dict[str, str] = {
     PLAY_MATCH: MATCHES,
@@ -25,5 +26,6 @@ TASK_QUEUES: dict[str, str] = {
     RECORD_BOT_HEALTH: RESULTS,
     MATCH_STARTED: RESULTS,
     REQUEUE_STALE: RESULTS,
+    FIT_RATINGS: RESULTS,
 }
 """Every task's queue: its routing and the queue its ``platform_task`` declares."""

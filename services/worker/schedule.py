@@ -1,5 +1,5 @@
-"""Celery beat's schedule: which task runs how often (the tasks are in :mod:`beat` and
-:mod:`tasks_sweep`; what each does is described there).
+"""Celery beat's schedule: which task runs how often (the tasks are in :mod:`beat`,
+:mod:`tasks_sweep` and :mod:`tasks_fit`; what each does is described there).
 
 Scheduled messages expire after one period, so a pile of them never builds up while the
 workers are down. The sweeper's period is a setting (``TRUCO_SWEEP_EVERY_S``), so the schedule
@@ -13,6 +13,7 @@ from typing import Any
 from services.config import SweepSettings
 from services.worker.names import (
     CHECK_BOT_HEALTH,
+    FIT_RATINGS,
     REQUEUE_STALE,
     START_DUE_TOURNAMENTS,
     TASK_QUEUES,
@@ -20,6 +21,7 @@ from services.worker.names import (
 
 START_DUE_EVERY_S = 30.0
 HEALTH_EVERY_S = 60.0
+FIT_EVERY_S = 30.0  # the rating fit (services.worker.tasks_fit): a pool only when it changed
 
 
 def _every(task: str, seconds: float) -> dict[str, Any]:
@@ -36,4 +38,5 @@ def beat_schedule(sweep: SweepSettings) -> dict[str, dict[str, Any]]:
         "start-due-tournaments": _every(START_DUE_TOURNAMENTS, START_DUE_EVERY_S),
         "check-bot-health": _every(CHECK_BOT_HEALTH, HEALTH_EVERY_S),
         "requeue-stale-matches": _every(REQUEUE_STALE, sweep.every_s),
+        "fit-ratings": _every(FIT_RATINGS, FIT_EVERY_S),
     }

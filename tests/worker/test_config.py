@@ -29,6 +29,7 @@ NAMES = {
     "truco.record_bot_health",
     "truco.match_started",
     "truco.requeue_stale_matches",
+    "truco.fit_ratings",
 }
 WORKER = Path(task_module.__file__).parent
 
@@ -105,6 +106,7 @@ def test_beat_schedule() -> None:
     by_task = {entry["task"]: entry for entry in schedule.values()}
     assert by_task["truco.start_due_tournaments"]["schedule"] == 30.0
     assert by_task["truco.check_bot_health"]["schedule"] == 60.0
+    assert by_task["truco.fit_ratings"]["schedule"] == 30.0
     for entry in schedule.values():
         assert entry["options"]["queue"] == RESULTS
         assert entry["options"]["expires"] <= entry["schedule"]

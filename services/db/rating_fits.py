@@ -1,0 +1,199 @@
+"""The rating fit's rows: what a pool's fit reads (its rated games, Elo ratings and leaderboard
+order, in one snapshot), the lease that keeps two workers from fitting one pool at once, and
+the stored intervals (migration 0009). The arithmetic is :mod:`services.rating_fit` (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+import asyncpg
+
+from services.db.accounts import Executor
+from services.db.ratings import LEADERBOARD_ORDER, LEADERBOARD_WHERE
+
+RatedGame = tuple[tuple[int, ...], tuple[int, ...], float]
+"""Side a's bots, side b's, side a's score (1, 0.5, 0): :class:`services.rating_fit.Game`'s
+fields, kept plain so that reading the API's rows never imports numpy and scipy."""
+
+
+class Fitted(Protocol):
+    """What is stored of one bot's fit (:class:`services.rating_fit.FittedRating`)."""
+
+    @property
+    def rating(self) -> float: ...
+    @property
+    def low(self) -> float: ...
+    @property
+    def high(self) -> float: ...
+    @property
+    def next_bot(self) -> int | str | None: ...
+    @property
+    def los_next(self) -> float | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PoolState:
+    """What a fit depends on besides the games' order: the sum of the pool's ``matches``
+    (grows with every rated result) and how many of its bots are deleted (leave the order)."""
+
+    rated: int
+    deleted: int
+
+
+@dataclass(frozen=True, slots=True)
+class PoolGames:
+    state: PoolState
+    games: list[RatedGame]
+    elo: dict[int, float]  # every bot with rated games in the pool, deleted ones too
+    order: list[int]  # the leaderboard, best first
+
+
+@dataclass(frozen=True, slots=True)
+class StoredInterval:
+    mode: str
+    rating: float
+    low: float
+    high: float
+    next_bot_id: int | None
+    next_bot_name: str | None
+    los_next: float | None
+    fitted_at: datetime
+
+
+_STATE = (
+    "SELECT coalesce(sum(r.matches), 0)::bigint AS rated, "
+    "count(*) FILTER (WHERE b.status = 'deleted')::int AS deleted "
+    "FROM ratings r JOIN bots b ON b.id = r.bot_id WHERE r.mode = $1"
+)
+
+
+async def pool_state(conn: Executor, mode: str) -> PoolState:
+    row = await conn.fetchrow(_STATE, mode)
+    assert row is not None
+    return PoolState(int(row["rated"]), int(row["deleted"]))
+
+
+async def fitted_state(conn: Executor, mode: str) -> PoolState | None:
+    """What the pool's last stored fit saw (None: never fitted)."""
+    row = await conn.fetchrow(
+        "SELECT rated_seen, deleted_seen FROM rating_fits "
+        "WHERE mode = $1 AND fitted_at IS NOT NULL",
+        mode,
+    )
+    return None if row is None else PoolState(int(row[0]), int(row[1]))
+
+
+async def claim(conn: Executor, mode: str, lease_s: float) -> bool:
+    """Take the pool's fitting lease for ``lease_s`` seconds; False if another holds it."""
+    row = await conn.fetchrow(
+        "INSERT INTO rating_fits (mode, lease_until) "
+        "VALUES ($1, now() + make_interval(secs => $2)) "
+        "ON CONFLICT (mode) DO UPDATE SET lease_until = EXCLUDED.lease_until "
+        "WHERE rating_fits.lease_until IS NULL OR rating_fits.lease_until < now() "
+        "RETURNING mode",
+        mode,
+        float(lease_s),
+    )
+    return row is not None
+
+
+async def release(conn: Executor, mode: str) -> None:
+    await conn.execute("UPDATE rating_fits SET lease_until = NULL WHERE mode = $1", mode)
+
+
+async def load_pool(pool: asyncpg.Pool, mode: str) -> PoolGames:
+    """Every rated match of the pool (from ``rating_history``: walkovers and unrated matches
+    have none), the Elo ratings and the leaderboard order, read in one snapshot."""
+    async with (
+        pool.acquire() as conn,
+        conn.transaction(isolation="repeatable_read", readonly=True),
+    ):
+        state = await pool_state(conn, mode)
+        rows = await conn.fetch(
+            "SELECT array_agg(e.bot_id ORDER BY e.slot) FILTER (WHERE e.side = 0) AS side_a, "
+            "array_agg(e.bot_id ORDER BY e.slot) FILTER (WHERE e.side = 1) AS side_b, "
+            "m.winner_side "
+            "FROM rating_history h "
+            "JOIN match_entrants e ON e.match_id = h.match_id AND e.bot_id = h.bot_id "
+            "JOIN matches m ON m.id = h.match_id "
+            "WHERE h.mode = $1 GROUP BY h.match_id, m.winner_side ORDER BY h.match_id",
+            mode,
+        )
+        elo = await conn.fetch(
+            "SELECT bot_id, rating FROM ratings WHERE mode = $1 AND matches > 0", mode
+        )
+        order = await conn.fetch(
+            f"SELECT r.bot_id FROM ratings r JOIN bots b ON b.id = r.bot_id "
+            f"{LEADERBOARD_WHERE}{LEADERBOARD_ORDER}",
+            mode,
+        )
+    score = {0: 1.0, 1: 0.0, None: 0.5}
+    return PoolGames(
+        state=state,
+        games=[
+            (tuple(row["side_a"]), tuple(row["side_b"]), score[row["winner_side"]]) for row in rows
+        ],
+        elo={int(row["bot_id"]): float(row["rating"]) for row in elo},
+        order=[int(row["bot_id"]) for row in order],
+    )
+
+
+async def store_fit(
+    pool: asyncpg.Pool,
+    mode: str,
+    state: PoolState,
+    fits: Mapping[int, Fitted],
+    *,
+    games: int,
+    duration_ms: int,
+) -> None:
+    """Replace the pool's intervals with ``fits`` and record the fit; releases the lease."""
+    bots = list(fits)
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("DELETE FROM rating_intervals WHERE mode = $1", mode)
+        await conn.execute(
+            "INSERT INTO rating_intervals "
+            "(bot_id, mode, rating, low, high, next_bot_id, los_next, fitted_at) "
+            "SELECT bot, $1, rating, low, high, next_bot, los, now() FROM unnest("
+            "$2::bigint[], $3::float8[], $4::float8[], $5::float8[], $6::bigint[], $7::float8[]"
+            ") AS f(bot, rating, low, high, next_bot, los)",
+            mode,
+            bots,
+            [fits[b].rating for b in bots],
+            [fits[b].low for b in bots],
+            [fits[b].high for b in bots],
+            [fits[b].next_bot for b in bots],
+            [fits[b].los_next for b in bots],
+        )
+        await conn.execute(
+            "INSERT INTO rating_fits "
+            "(mode, fitted_at, rated_seen, deleted_seen, games, bots, duration_ms) "
+            "VALUES ($1, now(), $2, $3, $4, $5, $6) "
+            "ON CONFLICT (mode) DO UPDATE SET fitted_at = now(), rated_seen = $2, "
+            "deleted_seen = $3, games = $4, bots = $5, duration_ms = $6, lease_until = NULL",
+            mode,
+            state.rated,
+            state.deleted,
+            games,
+            len(bots),
+            duration_ms,
+        )
+
+
+async def intervals(conn: Executor, bot_ids: list[int]) -> dict[int, list[StoredInterval]]:
+    """The stored intervals of each bot, one per pool it was fitted in."""
+    rows = await conn.fetch(
+        "SELECT i.bot_id, i.mode, i.rating, i.low, i.high, i.next_bot_id, "
+        "n.name AS next_bot_name, i.los_next, i.fitted_at "
+        "FROM rating_intervals i LEFT JOIN bots n ON n.id = i.next_bot_id "
+        "WHERE i.bot_id = ANY($1::bigint[]) ORDER BY i.bot_id, i.mode",
+        bot_ids,
+    )
+    found: dict[int, list[StoredInterval]] = {bot: [] for bot in bot_ids}
+    for row in rows:
+        values = dict(row)
+        found[int(values.pop("bot_id"))].append(StoredInterval(**values))
+    return found

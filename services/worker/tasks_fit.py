@@ -1,0 +1,102 @@
+"""``truco.fit_ratings``: the trusted worker refits the rating pools whose results changed.
+
+Beat sends it every ``FIT_EVERY_S`` (30) seconds (``services.worker.schedule``). For each
+pool it compares what the last stored fit saw (the sum of the pool's rated matches and its
+number of deleted bots) with the pool now: equal, nothing to do; different, it takes the lease,
+reads every rated match, fits (:func:`services.rating_fit.fit_ratings`, in a thread so the
+process's database loop keeps serving) and replaces the stored intervals. So results are
+coalesced: however many arrive within a period, a pool is fitted once, at most one period
+plus one fit after its last result; the leaderboard only ever reads the stored rows.
+
+The lease (a timestamp in ``rating_fits``) keeps two workers from fitting one pool at once; it
+lasts as long as the task may run, so a fit whose worker died is retried after that.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass
+
+import asyncpg
+
+from services.db import rating_fits as db_fits
+from services.limits import FIT_HARD_LIMIT_S, FIT_SOFT_LIMIT_S
+from services.ratings import POOLS, BotId
+from services.worker.db import run_db
+from services.worker.names import FIT_RATINGS
+from services.worker.task import platform_task
+
+logger = logging.getLogger(__name__)
+
+LEASE_S = float(FIT_HARD_LIMIT_S)
+
+
+@dataclass(frozen=True, slots=True)
+class FitReport:
+    mode: str
+    games: int
+    bots: int
+    duration_ms: int
+
+
+def _fit(pool_games: db_fits.PoolGames) -> dict[int, db_fits.Fitted]:
+    # imported here: numpy and scipy load in the process that fits, not in every worker
+    from services.rating_fit import Game, GameTable, fit_ratings
+
+    table = GameTable.from_games(Game(a, b, score) for a, b, score in pool_games.games)
+    elo: dict[BotId, float] = {bot: rating for bot, rating in pool_games.elo.items()}
+    order: list[BotId] = list(pool_games.order)
+    return {int(bot): entry for bot, entry in fit_ratings(table, elo, order).items()}
+
+
+async def refit(pool: asyncpg.Pool, mode: str) -> FitReport | None:
+    """Fit ``mode`` if its results changed since the stored fit and no one else is fitting
+    it; None when there was nothing to do."""
+    fitted = await db_fits.fitted_state(pool, mode)
+    now = await db_fits.pool_state(pool, mode)
+    if now == fitted or (fitted is None and now.rated == 0):
+        return None
+    if not await db_fits.claim(pool, mode, LEASE_S):
+        return None
+    try:
+        games = await db_fits.load_pool(pool, mode)
+        if games.state == await db_fits.fitted_state(pool, mode):  # another fit just stored it
+            await db_fits.release(pool, mode)
+            return None
+        started = time.perf_counter()
+        fits = await asyncio.to_thread(_fit, games)
+        duration_ms = round((time.perf_counter() - started) * 1000)
+        await db_fits.store_fit(
+            pool, mode, games.state, fits, games=len(games.games), duration_ms=duration_ms
+        )
+    except BaseException:
+        with contextlib.suppress(Exception):  # the lease lapses by itself if this fails too
+            await asyncio.shield(db_fits.release(pool, mode))
+        raise
+    logger.info(
+        "fitted %s: %d games, %d bots, %d ms", mode, len(games.games), len(fits), duration_ms
+    )
+    return FitReport(mode, len(games.games), len(fits), duration_ms)
+
+
+async def refit_all(pool: asyncpg.Pool) -> list[FitReport]:
+    """Refit every pool that changed; one pool failing does not stop the others."""
+    reports = []
+    for mode in POOLS:
+        try:
+            report = await refit(pool, mode)
+        except Exception:
+            logger.exception("could not fit the %s ratings", mode)
+            continue
+        if report is not None:
+            reports.append(report)
+    return reports
+
+
+@platform_task(FIT_RATINGS, limits=(FIT_SOFT_LIMIT_S, FIT_HARD_LIMIT_S))
+def fit_rating_pools() -> dict[str, int]:
+    """Refit the pools whose results changed; returns {pool: games} of those fitted."""
+    return {report.mode: report.games for report in run_db(refit_all)}
