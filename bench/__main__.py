@@ -1,12 +1,20 @@
 """Run every benchmark, or the ones named:
-``python -m bench [engine|tournaments|arena|arena_cost|match_length ...]``."""
+``python -m bench [engine|tournaments|arena|arena_cost|match_length|rating_fit|leaderboard ...]``."""
 
 from __future__ import annotations
 
 import importlib
 import sys
 
-BENCHMARKS = ["engine", "tournaments", "arena", "arena_cost", "match_length"]
+BENCHMARKS = [
+    "engine",
+    "tournaments",
+    "arena",
+    "arena_cost",
+    "match_length",
+    "rating_fit",
+    "leaderboard",
+]
 
 
 def main(argv: list[str]) -> int:

@@ -101,12 +101,17 @@ async def leaderboard(
     """Bots that played rated matches in ``mode``, highest rating first (then bot id), with
     the last fit's interval: the page, and the first entry of the next page (None at the end;
     it is the entry below the page's last)."""
+    # the page first, then its intervals: one primary-key lookup per entry shown, never one
+    # per entry the offset skips (LIMIT 1 keeps the planner from turning the lateral lookup
+    # into a hash join over the whole pool; bench/leaderboard.py measures both)
     rows = await conn.fetch(
-        "SELECT r.bot_id, b.name, r.rating, r.matches, r.wins, r.losses, r.draws, "
-        "i.low, i.high, i.next_bot_id, i.los_next, i.fitted_at "
+        "SELECT p.*, i.low, i.high, i.next_bot_id, i.los_next, i.fitted_at FROM ("
+        "SELECT r.bot_id, b.name, r.rating, r.matches, r.wins, r.losses, r.draws "
         "FROM ratings r JOIN bots b ON b.id = r.bot_id "
-        "LEFT JOIN rating_intervals i ON i.bot_id = r.bot_id AND i.mode = r.mode "
-        f"{LEADERBOARD_WHERE}{LEADERBOARD_ORDER}OFFSET $2 LIMIT $3",
+        f"{LEADERBOARD_WHERE}{LEADERBOARD_ORDER}OFFSET $2 LIMIT $3) p "
+        "LEFT JOIN LATERAL (SELECT low, high, next_bot_id, los_next, fitted_at "
+        "FROM rating_intervals WHERE bot_id = p.bot_id AND mode = $1 LIMIT 1) i ON true "
+        "ORDER BY p.rating DESC, p.bot_id",
         mode,
         offset,
         limit + 1,
