@@ -32,6 +32,11 @@ class LeaderRow:
     losses: int
     draws: int
     trend: float  # rating change over the last few rated matches
+    # the pool's last rating fit (services.db.rating_fits); None before the bot's first
+    low: float | None = None
+    high: float | None = None
+    next_bot_id: int | None = None
+    los_next: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +120,11 @@ class RatingRow:
     wins: int
     losses: int
     draws: int
+    # the pool's last rating fit: the interval, and the LOS over the bot then right below
+    low: float | None = None
+    high: float | None = None
+    los_next: float | None = None
+    next_bot_name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,8 +174,11 @@ async def leaderboard(conn: Executor, mode: str, limit: int = 50) -> list[Leader
                                SELECT h.rating_before, h.at, h.id FROM rating_history h
                                WHERE h.bot_id = b.id AND h.mode = r.mode
                                ORDER BY h.at DESC, h.id DESC LIMIT 5) last5
-                           ORDER BY last5.at, last5.id LIMIT 1), 0) AS trend
+                           ORDER BY last5.at, last5.id LIMIT 1), 0) AS trend,
+               i.low, i.high, i.next_bot_id, i.los_next
         FROM ratings r JOIN bots b ON b.id = r.bot_id
+        LEFT JOIN LATERAL (SELECT low, high, next_bot_id, los_next FROM rating_intervals
+                           WHERE bot_id = r.bot_id AND mode = r.mode LIMIT 1) i ON true
         WHERE r.mode = $1 AND b.status <> 'deleted'
         ORDER BY r.rating DESC, b.id
         LIMIT $2
@@ -183,6 +196,10 @@ async def leaderboard(conn: Executor, mode: str, limit: int = 50) -> list[Leader
             losses=r["losses"],
             draws=r["draws"],
             trend=float(r["trend"]),
+            low=r["low"],
+            high=r["high"],
+            next_bot_id=r["next_bot_id"],
+            los_next=r["los_next"],
         )
         for r in rows
     ]
@@ -358,21 +375,14 @@ async def bot(conn: Executor, bot_id: int) -> BotRow | None:
 
 async def bot_ratings(conn: Executor, bot_id: int) -> list[RatingRow]:
     rows = await conn.fetch(
-        "SELECT mode, rating, matches, wins, losses, draws FROM ratings WHERE bot_id = $1 "
-        "ORDER BY mode",
+        "SELECT r.mode, r.rating, r.matches, r.wins, r.losses, r.draws, "
+        "i.low, i.high, i.los_next, n.name AS next_bot_name FROM ratings r "
+        "LEFT JOIN rating_intervals i ON i.bot_id = r.bot_id AND i.mode = r.mode "
+        "LEFT JOIN bots n ON n.id = i.next_bot_id "
+        "WHERE r.bot_id = $1 ORDER BY r.mode",
         bot_id,
     )
-    return [
-        RatingRow(
-            mode=r["mode"],
-            rating=r["rating"],
-            matches=r["matches"],
-            wins=r["wins"],
-            losses=r["losses"],
-            draws=r["draws"],
-        )
-        for r in rows
-    ]
+    return [RatingRow(**dict(r)) for r in rows]
 
 
 async def rating_history(conn: Executor, bot_id: int, limit: int = 200) -> list[HistoryPoint]:

@@ -29,6 +29,7 @@ from services.db import pages as db
 from services.db import tournaments as db_tournaments
 from services.ratings import POOLS
 from services.tournaments.formats import StandingRow
+from services.web.intervals import EXPLAINED
 from services.web.views.bot import bot_view
 from services.web.views.common import FORMAT_NAMES, knockout_note, outcome, score_text, side_links
 from services.web.views.home import leaderboard_view
@@ -99,6 +100,7 @@ async def home(pool: NamedDependency[asyncpg.Pool]) -> Response[str]:
         running=running,
         recent=recent,
         formats=FORMAT_NAMES,
+        explained=EXPLAINED,
     )
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from arena.replay import Decision, Replay, StartFault
 from services.db.pages import BotRow, HistoryPoint, MatchRow, RatingRow
 from services.ratings import POOLS, PROVISIONAL_UNTIL
+from services.web.intervals import rating_interval
 from services.web.views.common import BotLink, outcome, score_text, side_links
 
 
@@ -19,6 +20,7 @@ class RatingView:
     provisional: bool
     matches: int
     record: str
+    interval: str | None = None  # the 95% interval and LOS in words
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +96,7 @@ def rating_views(rows: Sequence[RatingRow]) -> list[RatingView]:
             r.matches < PROVISIONAL_UNTIL,
             r.matches,
             f"{r.wins}-{r.losses}-{r.draws}",
+            rating_interval(r),
         )
         for r in rows
     ]

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from services.db.pages import LeaderRow
 from services.ratings import PROVISIONAL_UNTIL
+from services.web.intervals import ErrorBar, error_bars, los_next
 from services.web.views.common import BotLink
 
 
@@ -19,6 +20,8 @@ class LeaderView:
     matches: int
     record: str
     trend: int
+    bar: ErrorBar | None = None  # the 95% interval (services.web.intervals)
+    los: str | None = None  # likelihood of superiority over the row below
 
 
 def leaderboard_view(rows: Sequence[LeaderRow]) -> list[LeaderView]:
@@ -31,6 +34,8 @@ def leaderboard_view(rows: Sequence[LeaderRow]) -> list[LeaderView]:
             matches=r.matches,
             record=f"{r.wins}-{r.losses}-{r.draws}",
             trend=round(r.trend),
+            bar=bar,
+            los=los,
         )
-        for k, r in enumerate(rows)
+        for k, (r, bar, los) in enumerate(zip(rows, error_bars(rows), los_next(rows), strict=True))
     ]

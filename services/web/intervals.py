@@ -1,0 +1,87 @@
+"""The rating fit on the pages: each leaderboard entry's 95% interval as an error bar on a
+scale shared by its board, its likelihood of superiority over the entry below, and the words
+for both (the model: docs/ratings.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from services.db.pages import LeaderRow, RatingRow
+
+EXPLAINED = (
+    "Bars: the range (95%) where each bot's strength lies, from a fit over every rated match "
+    "of the pool; the mark is its Elo rating. LOS: the chance it is stronger than the bot below."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorBar:
+    """Positions from 0 to 100 across the board's scale, and the numbers they stand for."""
+
+    low: int
+    high: int
+    rating: int
+    x_low: float
+    x_high: float
+    x_rating: float
+
+    @property
+    def label(self) -> str:
+        return f"95% interval {self.low} to {self.high}, Elo rating {self.rating}"
+
+
+def error_bars(rows: Sequence[LeaderRow]) -> list[ErrorBar | None]:
+    """One bar per row (None before the bot's first fit), all on the scale from the lowest to
+    the highest number any fitted row shows."""
+    fitted = [(r.low, r.high, r.rating) for r in rows if r.low is not None and r.high is not None]
+    if not fitted:
+        return [None] * len(rows)
+    bottom = min(min(low, rating) for low, _, rating in fitted)
+    top = max(max(high, rating) for _, high, rating in fitted)
+    span = max(top - bottom, 1.0)
+
+    def x(value: float) -> float:
+        return round(100 * (value - bottom) / span, 2)
+
+    return [
+        None
+        if r.low is None or r.high is None
+        else ErrorBar(
+            round(r.low), round(r.high), round(r.rating), x(r.low), x(r.high), x(r.rating)
+        )
+        for r in rows
+    ]
+
+
+def percent(probability: float) -> str:
+    """A LOS as a person reads it: whole percents, a decimal near certainty, never 100%."""
+    value = 100 * probability
+    if value >= 99.95:
+        return ">99.9%"
+    if value < 0.05:
+        return "<0.1%"
+    if 1 <= value <= 99:
+        return f"{value:.0f}%"
+    return f"{value:.1f}%"
+
+
+def los_next(rows: Sequence[LeaderRow]) -> list[str | None]:
+    """Each row's LOS over the row below, while the fit's neighbour is still that row."""
+    below = [*(r.bot_id for r in rows[1:]), None][: len(rows)]
+    return [
+        percent(r.los_next)
+        if r.los_next is not None and next_id is not None and r.next_bot_id == next_id
+        else None
+        for r, next_id in zip(rows, below, strict=True)
+    ]
+
+
+def rating_interval(row: RatingRow) -> str | None:
+    """The bot page's words: "95% interval 1548-1672; stronger than X: 92%"."""
+    if row.low is None or row.high is None:
+        return None
+    words = f"95% interval {round(row.low)}–{round(row.high)}"
+    if row.los_next is not None and row.next_bot_name is not None:
+        words += f"; stronger than {row.next_bot_name} (next below): {percent(row.los_next)}"
+    return words
