@@ -51,7 +51,7 @@ class LeaderboardController(Controller):
     ) -> Leaderboard:
         offset = cursor or 0
         rows, after = await db_ratings.leaderboard(pool, mode, limit=limit, offset=offset)
-        below = [*rows[1:], after]
+        below = [*rows[1:], after][: len(rows)]  # the entry below each one
         entries = [
             LeaderboardEntry(
                 rank=offset + k + 1,

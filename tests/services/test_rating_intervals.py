@@ -98,6 +98,8 @@ async def test_a_fit_fills_the_leaderboard_and_runs_again_only_after_new_results
         for a, b in ((bots[0], bots[1]), (bots[2], bots[3]), (bots[0], bots[2]), (bots[3], bots[1]))
     ]
 
+    empty = await board(client, "2v2")
+    assert empty["entries"] == [] and empty["fitted_at"] is None and empty["next_cursor"] is None
     before = await board(client)
     assert len(before["entries"]) == 4 and before["fitted_at"] is None
     assert all(e["interval"] is None and e["los_next"] is None for e in before["entries"])
