@@ -36,11 +36,13 @@ class Fitted(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class PoolState:
-    """What a fit depends on besides the games' order: the sum of the pool's ``matches``
-    (grows with every rated result) and how many of its bots are deleted (leave the order)."""
+    """What a fit depends on: the sum of the pool's ``matches`` (grows with every rated
+    result), how many of its bots are deleted (they leave the order) and how many bots have
+    rated matches (the size of the fit)."""
 
     rated: int
     deleted: int
+    bots: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +67,8 @@ class StoredInterval:
 
 _STATE = (
     "SELECT coalesce(sum(r.matches), 0)::bigint AS rated, "
-    "count(*) FILTER (WHERE b.status = 'deleted')::int AS deleted "
+    "count(*) FILTER (WHERE b.status = 'deleted' AND r.matches > 0)::int AS deleted, "
+    "count(*) FILTER (WHERE r.matches > 0)::int AS bots "
     "FROM ratings r JOIN bots b ON b.id = r.bot_id WHERE r.mode = $1"
 )
 
@@ -73,17 +76,17 @@ _STATE = (
 async def pool_state(conn: Executor, mode: str) -> PoolState:
     row = await conn.fetchrow(_STATE, mode)
     assert row is not None
-    return PoolState(int(row["rated"]), int(row["deleted"]))
+    return PoolState(int(row["rated"]), int(row["deleted"]), int(row["bots"]))
 
 
 async def fitted_state(conn: Executor, mode: str) -> PoolState | None:
     """What the pool's last stored fit saw (None: never fitted)."""
     row = await conn.fetchrow(
-        "SELECT rated_seen, deleted_seen FROM rating_fits "
+        "SELECT rated_seen, deleted_seen, bots FROM rating_fits "
         "WHERE mode = $1 AND fitted_at IS NOT NULL",
         mode,
     )
-    return None if row is None else PoolState(int(row[0]), int(row[1]))
+    return None if row is None else PoolState(int(row[0]), int(row[1]), int(row[2]))
 
 
 async def claim(conn: Executor, mode: str, lease_s: float) -> bool:
@@ -102,6 +105,12 @@ async def claim(conn: Executor, mode: str, lease_s: float) -> bool:
 
 async def release(conn: Executor, mode: str) -> None:
     await conn.execute("UPDATE rating_fits SET lease_until = NULL WHERE mode = $1", mode)
+
+
+async def clear(conn: Executor, mode: str) -> int:
+    """Drop the pool's stored intervals (a pool too large to fit); how many there were."""
+    status = await conn.execute("DELETE FROM rating_intervals WHERE mode = $1", mode)
+    return int(status.split()[-1])
 
 
 async def load_pool(pool: asyncpg.Pool, mode: str) -> PoolGames:
@@ -178,7 +187,7 @@ async def store_fit(
             state.rated,
             state.deleted,
             games,
-            len(bots),
+            state.bots,
             duration_ms,
         )
 

@@ -32,6 +32,10 @@ from services.worker.task import platform_task
 logger = logging.getLogger(__name__)
 
 LEASE_S = float(FIT_HARD_LIMIT_S)
+MAX_BOTS = 10_000
+"""The largest pool fitted: the exact inverse needs 4 n^2 bytes and about n^3 operations
+(10,000 bots: 400 MB and 46 s in bench/rating_fit.py). A larger pool, which many throwaway
+accounts could make, is not fitted, and its leaderboard shows no intervals."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +62,10 @@ async def refit(pool: asyncpg.Pool, mode: str) -> FitReport | None:
     fitted = await db_fits.fitted_state(pool, mode)
     now = await db_fits.pool_state(pool, mode)
     if now == fitted or (fitted is None and now.rated == 0):
+        return None
+    if now.bots > MAX_BOTS:
+        if await db_fits.clear(pool, mode):
+            logger.error("%s has %d rated bots, more than %d: not fitted", mode, now.bots, MAX_BOTS)
         return None
     if not await db_fits.claim(pool, mode, LEASE_S):
         return None

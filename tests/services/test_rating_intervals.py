@@ -237,3 +237,19 @@ async def test_individual_2v2_fits_each_bot_of_a_side(own_database: str) -> None
             assert row.los_next == pytest.approx(expected[bot].los_next)
     finally:
         await pool.close()
+
+
+async def test_a_pool_above_the_size_limit_is_not_fitted_and_shows_no_intervals(
+    served: tuple[asyncpg.Pool, httpx.AsyncClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pool, client = served
+    owner = await make_account(pool)
+    bots = [await make_bot(pool, owner) for _ in range(3)]
+    await play(pool, bots[0], bots[1], {})
+    assert await tasks_fit.refit(pool, "1v1") is not None  # two bots: fitted
+    monkeypatch.setattr(tasks_fit, "MAX_BOTS", 2)
+    await play(pool, bots[1], bots[2], {})  # a third bot: over the limit
+    assert await tasks_fit.refit(pool, "1v1") is None
+    entries = (await board(client))["entries"]
+    assert len(entries) == 3 and all(e["interval"] is None for e in entries)
+    assert await pool.fetchval("SELECT count(*) FROM rating_intervals") == 0
