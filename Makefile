@@ -65,3 +65,9 @@ browser:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
 	    || echo "browser: could not install chromium; the browser tests will be skipped"; \
 	else echo "browser: no /usr/bin/chromium and no root apt-get; the browser tests will be skipped"; fi
+
+# Swagger UI for the API reference (/schema/reference), vendored into
+# services/web/static/swagger-ui/ from the npm package (needs npm; the files are committed)
+.PHONY: swagger-ui
+swagger-ui: install
+	$(BIN)/python tools/vendor_swagger_ui.py

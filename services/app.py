@@ -14,16 +14,21 @@ from litestar import Litestar
 from services.api.app import create_api
 from services.config import Settings, load_settings
 from services.log_levels import quiet_noisy_loggers
-from services.web import pages_for_browser_routes, web_router
+from services.web import pages_for_browser_routes, reference_plugins, web_router
 from services.worker.app import app as worker_app
 
 
 def create_app(settings: Settings, **options: Any) -> Litestar:
-    """The API with the web pages (and HTML error pages off the API's paths); ``options`` are
+    """The API with the web pages (and HTML error pages off the API's paths) and the API
+    reference (``/schema/reference``); ``options`` are
     :func:`services.api.app.create_api`'s (``pool``, ``bot_client_factory``, ``dispatcher``,
     ``rate_limits``, ``rate_counter``)."""
     return create_api(
-        settings, pages=[web_router()], error_pages=pages_for_browser_routes, **options
+        settings,
+        pages=[web_router()],
+        error_pages=pages_for_browser_routes,
+        render_plugins=reference_plugins(),
+        **options,
     )
 
 

@@ -472,6 +472,7 @@ def _print_banner(
         f"  web       {api_url}/",
         f"  API       {api_url}/v1/leaderboards/1v1  (every endpoint lives under /v1/)",
         f"  OpenAPI   {api_url}/schema/openapi.json",
+        f"  reference {api_url}/schema/reference  (the API and the bot webhooks, to read and try)",
         f"  health    {api_url}/health",
         f"  bots      {api_url}/v1/bots",
     ]

@@ -14,7 +14,7 @@ from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import JsonRenderPlugin
+from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin
 from litestar.types import ControllerRouterHandler, ExceptionHandlersMap
 
 from services.api.auth import AccountController, security_components
@@ -57,11 +57,14 @@ def create_api(
     rate_counter: Counter | None = None,
     pages: Sequence[ControllerRouterHandler] = (),
     error_pages: Callable[[ExceptionHandlersMap], ExceptionHandlersMap] | None = None,
+    render_plugins: Sequence[OpenAPIRenderPlugin] = (),
 ) -> Litestar:
     """The API. The platform's app (:func:`services.app.create_app`) adds the web pages'
     handlers as ``pages`` and wraps the exception handlers with ``error_pages`` (HTML off the
-    API's paths). Without ``pool`` the app opens one on ``settings.database.url`` at start-up
-    and closes it at shutdown; an injected pool is left to its owner.
+    API's paths); ``render_plugins`` serve more forms of the OpenAPI document under ``/schema``
+    besides ``/schema/openapi.json`` (the pages' API reference). Without ``pool`` the app opens
+    one on ``settings.database.url`` at start-up and closes it at shutdown; an injected pool is
+    left to its owner.
 
     ``dispatcher(pool, match_ids)`` hands new matches to the workers (default:
     ``services.worker.dispatch.enqueue`` with this app's secret box if importable, else a
@@ -136,7 +139,7 @@ def create_api(
             version=API_VERSION,
             description="Bots play Argentine Truco. Errors are RFC 9457 problem details.",
             path="/schema",
-            render_plugins=[JsonRenderPlugin()],
+            render_plugins=[JsonRenderPlugin(), *render_plugins],
             components=security_components,
         ),
     )

@@ -77,10 +77,15 @@ def _engine() -> JinjaTemplateEngine:
     return engine
 
 
+def render_html(name: str, **context: Any) -> str:
+    """Template ``name`` rendered with ``context`` (the site's Jinja2 environment)."""
+    return _engine().get_template(name).render(**context)
+
+
 def render(
     name: str, status_code: int = 200, headers: dict[str, str] | None = None, **context: Any
 ) -> Response[str]:
-    html = _engine().get_template(name).render(**context)
+    html = render_html(name, **context)
     return Response(
         html,
         status_code=status_code,
@@ -335,22 +340,25 @@ MEDIA_TYPES = {
     ".css": "text/css",
     ".js": "text/javascript",
     ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
 }
 
 
 @cache
 def _static_files() -> dict[str, tuple[bytes, str]]:
-    """The files of ``static/`` by name (read once; nothing else is ever served)."""
+    """The files of ``static/`` and its folders (``swagger-ui/...``) by relative path, read
+    once; nothing else is ever served."""
     return {
-        f.name: (f.read_bytes(), MEDIA_TYPES[f.suffix])
-        for f in STATIC.iterdir()
+        f.relative_to(STATIC).as_posix(): (f.read_bytes(), MEDIA_TYPES[f.suffix])
+        for f in sorted(STATIC.rglob("*"))
         if f.is_file() and f.suffix in MEDIA_TYPES
     }
 
 
-@get("/static/{name:str}", name="web:static")
-async def static_file(name: Annotated[str, Parameter(max_length=64)]) -> Response[bytes]:
-    found = _static_files().get(name)
+@get("/static/{name:path}", name="web:static")
+async def static_file(name: Annotated[str, Parameter(max_length=96)]) -> Response[bytes]:
+    found = _static_files().get(name.lstrip("/"))
     if found is None:
         raise NotFoundException("no such file")
     body, media_type = found

@@ -84,6 +84,7 @@ def test_launcher_serves_house_bots_and_stops_cleanly(
         assert "warm-up" in out.read_text()
         text = out.read_text()
         assert f"{api}/schema/openapi.json" in text and "house-random" in text
+        assert f"{api}/schema/reference" in text  # the interactive API reference
         house = list((tmp_path / "data").glob("house-*.json"))
         assert len(house) == 1 and house[0].stat().st_mode & 0o077 == 0
         children = descendants(launcher.pid)
