@@ -73,7 +73,8 @@ def _engine() -> JinjaTemplateEngine:
     assert env.autoescape is True
     env.trim_blocks = True
     env.lstrip_blocks = True
-    env.globals["suit_names"] = {"E": "espada", "B": "basto", "O": "oro", "C": "copa"}
+    # a card's accessible name as players say it: "7 de espadas"
+    env.globals["suit_names"] = {"E": "espadas", "B": "bastos", "O": "oros", "C": "copas"}
     return engine
 
 

@@ -55,6 +55,7 @@ class Seeded:
     swiss_id: int = 0
     double_id: int = 0
     robin_id: int = 0
+    single_id: int = 0
     replay_match: int = 0  # a finished match with the XSS bot in it
     live_match: int = 0  # a running match with a (partial) replay
     pending_swiss_match: int = 0  # in the running Swiss round, not played yet
@@ -354,6 +355,30 @@ async def seed(url: str) -> Seeded:
         for number, pair in enumerate([(rr[0], rr[1]), (rr[2], rr[0]), (rr[1], rr[2])], start=1):
             rid = await s.round(tid, number, "done")
             await s.match(seeded, pair, tid=tid, rid=rid, board=1, seed=next(n) * 13)
+
+        # Single elimination, 4 bots, finished: two semi-finals and the final.
+        se = ["Siete Bravo", "Mazo Man", "Retruco", "Parda"]
+        tid = await s.tournament(
+            "Eliminación simple", "single_elimination", "finished", [bots[x] for x in se]
+        )
+        seeded.single_id = tid
+        r1 = await s.round(tid, 1, "done")
+        semis = [
+            await s.match(
+                seeded, pair, tid=tid, rid=r1, board=k, bracket="winners", seed=next(n) * 17
+            )
+            for k, pair in enumerate([(se[0], se[3]), (se[1], se[2])], start=1)
+        ]
+        r2 = await s.round(tid, 2, "done")
+        await s.match(
+            seeded,
+            (side_name(semis[0], True), side_name(semis[1], True)),
+            tid=tid,
+            rid=r2,
+            board=1,
+            bracket="winners",
+            seed=next(n) * 17,
+        )
 
         # A casual live match: running, with a replay stored so far.
         seeded.live_match = await s.match(seeded, ("Parda", "Retruco"), status="running", seed=4242)

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from engine.events import HandStarted
-from services.web import CSP
+from services.web import CSP, REFERENCE_URL
 from tests.web.conftest import WebData
 from tests.web.seed import XSS_NAME, XSS_SAY
 
@@ -40,6 +40,7 @@ async def pages(web: WebData) -> list[str]:
         f"/matches/{s.replay_match}?game=2&step=9&view=seat1",
         f"/matches/{s.live_match}",
         *bot_pages,
+        REFERENCE_URL,
     ]
 
 

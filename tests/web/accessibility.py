@@ -1,0 +1,24 @@
+"""axe-core (the npm package, bundled by the ``axe-playwright-python`` dev dependency) run inside
+a Playwright page: the serious and critical violations it finds, as readable lines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+BLOCKING = ("serious", "critical")
+
+
+def blocking_violations(page: Any) -> list[str]:
+    """axe-core's serious and critical violations on ``page`` as it is now, one line per rule
+    with its first offending elements (empty when there are none)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    lines = []
+    for rule in results.response["violations"]:
+        if rule["impact"] not in BLOCKING:
+            continue
+        targets = [" ".join(map(str, node["target"])) for node in rule["nodes"][:3]]
+        summary = rule["nodes"][0].get("failureSummary", "").replace("\n", " ")[:240]
+        lines.append(f"{rule['impact']} {rule['id']} ×{len(rule['nodes'])} {targets}: {summary}")
+    return lines
