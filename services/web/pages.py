@@ -14,7 +14,7 @@ from litestar import Request, Response, Router, get
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
-from litestar.params import Parameter
+from litestar.params import Parameter, QueryParameter
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.template import TemplateConfig
 
@@ -29,6 +29,7 @@ from services.db import pages as db
 from services.db import tournaments as db_tournaments
 from services.ratings import POOLS
 from services.tournaments.formats import StandingRow
+from services.web import paging
 from services.web.intervals import EXPLAINED
 from services.web.views.bot import bot_view
 from services.web.views.common import FORMAT_NAMES, knockout_note, outcome, score_text, side_links
@@ -143,11 +144,23 @@ async def _standings(pool: asyncpg.Pool, tournament_id: int) -> list[StandingRow
 
 
 @get("/tournaments/{tournament_id:int}", name="web:tournament")
-async def tournament_page(pool: NamedDependency[asyncpg.Pool], tournament_id: Id) -> Response[str]:
+async def tournament_page(
+    pool: NamedDependency[asyncpg.Pool],
+    tournament_id: Id,
+    round_number: Annotated[int | None, QueryParameter(name="round", ge=1, le=10_000)] = None,
+) -> Response[str]:
     view = await _tournament_view(pool, tournament_id)
+    try:
+        shown = paging.round_shown(
+            [r.number for r in view.rounds],
+            sum(len(r.pairings) for r in view.rounds),
+            round_number,
+        )
+    except paging.NoSuchRound as exc:
+        raise NotFoundException(str(exc)) from exc
     version = await db.tournament_version(pool, tournament_id) if view.live else None
     poll = f"/tournaments/{tournament_id}/live" if view.live else None
-    return render("tournament.html", t=view, version=version, poll=poll)
+    return render("tournament.html", t=view, shown_round=shown, version=version, poll=poll)
 
 
 @get("/tournaments/{tournament_id:int}/live", name="web:tournament-live")
