@@ -49,6 +49,12 @@ bench: install
 soak: install
 	$(BIN)/pytest -m soak
 
+# every page type at 1280 and 390 px into screenshots/ (git-ignored; not part of make test)
+.PHONY: screenshots
+screenshots: install browser
+	$(BIN)/pytest -m screenshots tests/web/test_screenshots.py
+	@echo "screenshots: $$(ls screenshots/*.png | wc -l) PNG files in screenshots/"
+
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
 

@@ -22,10 +22,12 @@ expect = pytest.importorskip(
 
 
 def page_types(web: WebData) -> dict[str, str]:
+    """One address of each page type (name -> URL), with the seeded data."""
     s = web.seeded
     return {
         "home": "/",
         "tournament swiss (live)": f"/tournaments/{s.swiss_id}",
+        "tournament swiss, one round": f"/tournaments/{s.swiss_id}?round=2",
         "tournament round robin": f"/tournaments/{s.robin_id}",
         "tournament single elimination": f"/tournaments/{s.single_id}",
         "tournament double elimination": f"/tournaments/{s.double_id}",
