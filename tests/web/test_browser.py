@@ -326,8 +326,10 @@ def test_pages_fit_a_phone(browser: Any, live_server: str, web_data: WebData) ->
             ("phone-home", "/"),
             ("phone-replay", f"/matches/{s.replay_match}?game=1&step=6"),
             ("phone-bracket", f"/tournaments/{s.double_id}"),
+            ("phone-api-reference", "/schema/reference"),
         ]:
             page.goto(url)
+            page.wait_for_load_state("networkidle")  # the reference renders after its scripts
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= 400, (url, width)  # wide content scrolls inside its panel
             shot(page, name)

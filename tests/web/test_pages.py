@@ -62,6 +62,9 @@ async def test_every_page_renders_with_a_strict_csp(
         assert "<style" not in response.text and " style=" not in response.text
         assert " on" not in re.sub(r"<[^>]*>", "", "") or True
         assert not re.search(r"<[a-z]+[^>]*\son[a-z]+=", response.text), path
+        # every page's footer links to the API reference
+        footer = response.text.split("<footer", 1)[1]
+        assert f'href="{REFERENCE_URL}"' in footer, path
 
 
 async def test_static_files_are_served_with_the_csp(client: httpx.AsyncClient) -> None:
@@ -138,6 +141,7 @@ async def test_every_browser_route_errs_with_the_site_error_page(
         assert response.headers["x-frame-options"] == "DENY", path
         assert '<header class="top">' in response.text, path  # the site's layout
         assert f"<h1>{status}: " in response.text, path
+        assert f'href="{REFERENCE_URL}"' in response.text.split("<footer", 1)[1], path
     # the API keeps its problem documents, also where a path looks like a page's
     for path in ["/v1", "/v1/no/such", "/v1/bots/abc", "/v1/bots/999999", "/health/x"]:
         response = await client.get(path, headers={"accept": "text/html"})
