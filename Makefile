@@ -73,7 +73,7 @@ browser:
 	else echo "browser: no /usr/bin/chromium and no root apt-get; the browser tests will be skipped"; fi
 
 # Swagger UI for the API reference (/schema/reference), vendored into
-# services/web/static/swagger-ui/ from the npm package (needs npm; the files are committed)
+# services/web/static/swagger_ui/ from the npm package (needs npm; the files are committed)
 .PHONY: swagger-ui
 swagger-ui: install
 	$(BIN)/python tools/vendor_swagger_ui.py

@@ -1,4 +1,4 @@
-"""Vendor Swagger UI's built files into ``services/web/static/swagger-ui/`` (``make swagger-ui``).
+"""Vendor Swagger UI's built files into ``services/web/static/swagger_ui/`` (``make swagger-ui``).
 
 The API reference (``/schema/reference``, :mod:`services.web.reference`) is Swagger UI served
 by the platform itself: no CDN (platforms run behind firewalls) and the site's strict
@@ -31,7 +31,7 @@ VERSION = "5.35.0"
 # the registry's dist.integrity for PACKAGE@VERSION (npm view swagger-ui-dist@5.35.0 dist.integrity)
 INTEGRITY = "sha512-U06rpMtW9V3XPGOBeamTUSr0Z09jMX4IJuANpE/EZbAhw0G8CgwrzU4YmXkn/h0wCDNsXdGarTNNHC3sU8yVUQ=="
 ROOT = Path(__file__).resolve().parents[1]
-TARGET = ROOT / "services" / "web" / "static" / "swagger-ui"
+TARGET = ROOT / "services" / "web" / "static" / "swagger_ui"
 KEEP = ("swagger-ui-bundle.js", "swagger-ui.css", "LICENSE", "NOTICE")
 # url("data:image/...") with backslash-escaped quotes inside, or url(data:image/...) unquoted
 DATA_URL = re.compile(

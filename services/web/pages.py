@@ -361,7 +361,7 @@ MEDIA_TYPES = {
 
 @cache
 def _static_files() -> dict[str, tuple[bytes, str]]:
-    """The files of ``static/`` and its folders (``swagger-ui/...``) by relative path, read
+    """The files of ``static/`` and its folders (``swagger_ui/...``) by relative path, read
     once; nothing else is ever served."""
     return {
         f.relative_to(STATIC).as_posix(): (f.read_bytes(), MEDIA_TYPES[f.suffix])

@@ -3,7 +3,7 @@
 Two Litestar OpenAPI render plugins, mounted under ``/schema`` by :func:`reference_plugins`:
 
 - :class:`ApiReference` at ``/schema/reference``: Swagger UI (the ``swagger-ui-dist`` npm
-  package, vendored into ``static/swagger-ui/`` by ``tools/vendor_swagger_ui.py``), inside the
+  package, vendored into ``static/swagger_ui/`` by ``tools/vendor_swagger_ui.py``), inside the
   site's layout, with no CDN and under the pages' strict Content-Security-Policy: the page is
   our template, its one script (``static/reference.js``) starts Swagger UI, and nothing inline.
 - :class:`FullDocument` at ``/schema/openapi-full.json``: the document the reference shows,
@@ -34,7 +34,7 @@ from services.web.pages import SECURITY_HEADERS, render_html
 SCHEMA_PATH = "/schema"  # services.api.app mounts the OpenAPI router there
 REFERENCE_URL = f"{SCHEMA_PATH}/reference"
 DOCUMENT_URL = f"{SCHEMA_PATH}/openapi-full.json"
-ASSETS = "/static/swagger-ui"
+ASSETS = "/static/swagger_ui"
 
 
 def full_document(rest: dict[str, Any]) -> dict[str, Any]:
@@ -56,7 +56,7 @@ class FullDocument(JsonRenderPlugin):
 
 
 class ApiReference(SwaggerRenderPlugin):
-    """``/schema/reference``: Swagger UI from ``/static/swagger-ui/`` in the site's layout."""
+    """``/schema/reference``: Swagger UI from ``/static/swagger_ui/`` in the site's layout."""
 
     def __init__(self) -> None:
         super().__init__(

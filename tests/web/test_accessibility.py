@@ -12,6 +12,7 @@ from engine.events import HandStarted
 from services.web.reference import REFERENCE_URL
 from tests.web.accessibility import blocking_violations
 from tests.web.conftest import WebData
+from tests.web.page_types import page_types
 
 pytest.importorskip(
     "axe_playwright_python", reason="accessibility tests skipped: axe-playwright-python missing"
@@ -19,26 +20,6 @@ pytest.importorskip(
 expect = pytest.importorskip(
     "playwright.sync_api", reason="browser tests skipped: Playwright is not installed"
 ).expect
-
-
-def page_types(web: WebData) -> dict[str, str]:
-    """One address of each page type (name -> URL), with the seeded data."""
-    s = web.seeded
-    return {
-        "home": "/",
-        "tournament swiss (live)": f"/tournaments/{s.swiss_id}",
-        "tournament swiss, one round": f"/tournaments/{s.swiss_id}?round=2",
-        "tournament round robin": f"/tournaments/{s.robin_id}",
-        "tournament single elimination": f"/tournaments/{s.single_id}",
-        "tournament double elimination": f"/tournaments/{s.double_id}",
-        "bot": f"/bots/{s.bots['El Ancho']}",
-        "match finished": f"/matches/{s.replay_match}",
-        "match finished, seat view, mid-hand": f"/matches/{s.replay_match}?game=1&step=6&view=seat0",
-        "match live": f"/matches/{s.live_match}",
-        "error 404": "/no/such/page",
-        "error 400": "/matches/1?step=abc",
-        "API reference": REFERENCE_URL,
-    }
 
 
 def test_no_serious_or_critical_violation_on_any_page_type(page: Any, web_data: WebData) -> None:

@@ -36,11 +36,11 @@ async def test_the_reference_document_is_the_committed_one(client: httpx.AsyncCl
     assert {"botAct", "botStart", "botEnd", "botInfo"} <= set(served["webhooks"])
     page = await client.get(REFERENCE_URL)
     assert page.status_code == 200 and page.headers["content-security-policy"] == CSP
-    assert 'src="/static/swagger-ui/swagger-ui-bundle.js"' in page.text
+    assert 'src="/static/swagger_ui/swagger-ui-bundle.js"' in page.text
     assert "<style" not in page.text and "<script>" not in page.text
     assert "cdn" not in page.text.lower() and "https://" not in page.text
     for asset in ("swagger-ui-bundle.js", "swagger-ui.css"):
-        response = await client.get(f"/static/swagger-ui/{asset}")
+        response = await client.get(f"/static/swagger_ui/{asset}")
         assert response.status_code == 200 and response.headers["content-security-policy"] == CSP
         assert b"data:image" not in response.content  # the CSP's img-src 'self' refuses them
 

@@ -11,7 +11,7 @@ import pytest
 
 from services.web.reference import REFERENCE_URL
 from tests.web.conftest import SCREENSHOTS, WebData
-from tests.web.test_accessibility import page_types
+from tests.web.page_types import page_types
 
 pytestmark = pytest.mark.screenshots
 WIDTHS = (1280, 390)
