@@ -129,6 +129,9 @@ async def test_every_browser_route_errs_with_the_site_error_page(
         ("GET", "/bots/abc", 404),
         ("GET", "/tournaments/abc/live/x", 404),
         ("GET", "/static/nope.css", 404),
+        ("GET", "/static/swagger_ui/LICENSE", 404),  # only css, js and images are served
+        ("GET", "/static/%2e%2e/pages.py", 404),  # files are looked up by name, never opened
+        ("GET", "/static/swagger_ui/%2e%2e/%2e%2e/pages.py", 404),
         ("GET", "/bots/999999", 404),
         ("GET", "/matches/1?step=abc", 400),
         ("DELETE", "/", 405),
