@@ -1,5 +1,5 @@
 """Run every benchmark, or the ones named:
-``python -m bench [engine|tournaments|arena|arena_cost|match_length|rating_fit|leaderboard ...]``."""
+``python -m bench [engine|tournaments|arena|arena_cost|match_length|rating_fit|leaderboard|concurrency ...]``."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ BENCHMARKS = [
     "match_length",
     "rating_fit",
     "leaderboard",
+    "concurrency",
 ]
 
 

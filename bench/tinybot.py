@@ -1,5 +1,10 @@
 """A tiny, fast bot server for the benchmarks: ``python -m bench.tinybot N`` serves N bots.
 
+``--delay-ms D`` holds every answer D ms (a timer, no CPU) like a bot thinking on the other
+side of the internet; ``lag`` on standard input then prints how late those timers fired (the
+server's own latency: near zero means it was never what held the calls back). A bot's base
+URL may have any path below it (``/b/17``): one port serves as many bot URLs as wanted.
+
 Each bot listens on its own port of 127.0.0.1 and answers ``/act`` with the first legal action
 (``GET /`` with its info, ``/start`` and ``/end`` with ``{}``), keep-alive, on one asyncio
 protocol per connection: a few tens of microseconds of CPU a request, so the bots are never
@@ -17,6 +22,7 @@ import asyncio
 import subprocess
 import sys
 import time
+from typing import ClassVar
 
 import msgspec
 
@@ -40,6 +46,10 @@ _MAX_HEAD = 16 * 1024
 class Served:
     requests = 0
     connections = 0
+    delay_s = 0.0  # answers held this long (``--delay-ms``), with no CPU spent meanwhile
+    late_ms: ClassVar[
+        list[float]
+    ] = []  # how late each held answer went out (this server's own lag)
 
 
 class _Bot(asyncio.Protocol):
@@ -84,7 +94,17 @@ class _Bot(asyncio.Protocol):
         else:
             answer = b"{}"
         assert self._transport is not None
-        self._transport.write(_HEAD % len(answer) + answer)
+        if Served.delay_s:
+            loop = asyncio.get_running_loop()
+            due = loop.time() + Served.delay_s
+            loop.call_at(due, self._send_late, _HEAD % len(answer) + answer, due)
+        else:
+            self._transport.write(_HEAD % len(answer) + answer)
+
+    def _send_late(self, data: bytes, due: float) -> None:
+        Served.late_ms.append((asyncio.get_running_loop().time() - due) * 1000.0)
+        if self._transport is not None and not self._transport.is_closing():
+            self._transport.write(data)
 
     def _close(self) -> None:
         if self._transport is not None:
@@ -101,12 +121,29 @@ async def _serve(count: int) -> None:
     while line := await reader.readline():
         if line.strip() == b"cpu":
             print(f"{time.process_time():.6f} {Served.requests} {Served.connections}", flush=True)
+        elif line.strip() == b"lag":
+            print(" ".join(f"{q:.3f}" for q in lateness(Served.late_ms)), flush=True)
     for server in servers:
         server.close()
 
 
+def lateness(late_ms: list[float]) -> tuple[float, float, float]:
+    """(median, 99th percentile, most) of how late the held answers went out, in ms."""
+    if not late_ms:
+        return (0.0, 0.0, 0.0)
+    ordered = sorted(late_ms)
+    return (
+        ordered[len(ordered) // 2],
+        ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))],
+        ordered[-1],
+    )
+
+
 def main(argv: list[str]) -> None:
-    asyncio.run(_serve(int(argv[0]) if argv else 2))
+    count = int(argv[0]) if argv else 2
+    if len(argv) > 2 and argv[1] == "--delay-ms":
+        Served.delay_s = float(argv[2]) / 1000.0
+    asyncio.run(_serve(count))
 
 
 if __name__ == "__main__":
@@ -117,9 +154,9 @@ class TinyBots:
     """The bot server running in a process of its own: ``urls``, and ``cpu()`` to read its
     (CPU seconds, requests answered, connections accepted) so far."""
 
-    def __init__(self, count: int = 2) -> None:
+    def __init__(self, count: int = 2, *, delay_ms: float = 0.0) -> None:
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "bench.tinybot", str(count)],
+            [sys.executable, "-m", "bench.tinybot", str(count), "--delay-ms", str(delay_ms)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -136,6 +173,14 @@ class TinyBots:
         self._process.stdin.flush()
         seconds, requests, connections = self._process.stdout.readline().split()
         return float(seconds), int(requests), int(connections)
+
+    def lag(self) -> tuple[float, float, float]:
+        """How late this server sent its held answers: (median, p99, most) in ms."""
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._process.stdin.write("lag\n")
+        self._process.stdin.flush()
+        p50, p99, most = self._process.stdout.readline().split()
+        return float(p50), float(p99), float(most)
 
     def close(self) -> None:
         if self._process.stdin is not None:

@@ -122,8 +122,14 @@ def api_argv(port: int) -> list[str]:
     ]
 
 
+MATCHES_AT_ONCE = 1000
+"""Matches the bot-calling worker plays at once: all on one event loop, a waiting thread each
+(docs/architecture.md, "Execution model"; ``make bench`` measures 1,000 in one process)."""
+
+
 def worker_argv(queue: str, concurrency: int) -> list[str]:
-    # threads: matches wait on bots (I/O); each match keeps its own deadline inside the task
+    # threads: a task waits (no CPU) while its match or its database work runs on the
+    # process's one event loop (services.worker.loop_thread); the match keeps its own deadline
     return [
         _python(),
         "-m",
@@ -415,7 +421,9 @@ def run(settings: Settings, environ: Mapping[str, str], *, out: Any = None) -> i
                 bots = local_house_bots(_load(path).get("bots", {}))
                 bot_children = start_bots(children, env, bots)
             api = children.start("api", api_argv(settings.web.port), env)
-            children.start("worker-matches", worker_argv("matches", 8), bot_calling_env(env))
+            children.start(
+                "worker-matches", worker_argv("matches", MATCHES_AT_ONCE), bot_calling_env(env)
+            )
             children.start("worker-results", worker_argv("results", 4), env)
             children.start("beat", beat_argv(data_dir), env)
             wait_until(

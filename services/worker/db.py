@@ -1,8 +1,9 @@
 """The trusted worker's database access from inside synchronous Celery tasks.
 
-Choice: one event loop per worker process, running in a daemon thread, with one small asyncpg
-pool on it (opened on first use from ``DATABASE_URL`` in the worker app's settings). A task hands a coroutine function to
-:func:`run_db` and blocks on its result. Why not ``asyncio.run`` per task: a pool cannot outlive
+Choice: one event loop per worker process, running in a daemon thread
+(:class:`~services.worker.loop_thread.LoopThread`), with one small asyncpg pool on it (opened
+on first use from ``DATABASE_URL`` in the worker app's settings). A task hands a coroutine
+function to :func:`run_db` and blocks on its result. Why not ``asyncio.run`` per task: a pool cannot outlive
 its loop, so each task would open fresh connections (and install the JSON codecs) every time.
 The loop thread works under every Celery pool (prefork, solo, threads: tasks on several threads
 share the loop safely through ``run_coroutine_threadsafe``), and it is made again after a fork
@@ -17,7 +18,6 @@ import asyncio
 import os
 import threading
 from collections.abc import Awaitable, Callable
-from concurrent.futures import Future
 from typing import TypeVar
 
 import asyncpg
@@ -25,6 +25,7 @@ import asyncpg
 from services.config import ConfigError, Settings
 from services.db.pool import create_pool
 from services.worker.app import app
+from services.worker.loop_thread import LoopThread
 
 T = TypeVar("T")
 POOL_MAX = 4
@@ -40,17 +41,15 @@ def database_url(settings: Settings) -> str:
 
 
 class DbRuntime:
-    """An event loop in a thread, and a pool on it, for one process."""
+    """A pool on an event loop in a thread (:class:`LoopThread`), for one process."""
 
     def __init__(self, url: str, *, max_size: int = POOL_MAX) -> None:
         self.url = url
         self.max_size = max_size
         self.pid = os.getpid()
-        self.loop = asyncio.new_event_loop()
+        self._thread = LoopThread("truco-db")
         self._pool: asyncpg.Pool | None = None
         self._pool_lock: asyncio.Lock | None = None
-        self._thread = threading.Thread(target=self.loop.run_forever, name="truco-db", daemon=True)
-        self._thread.start()
 
     async def _get_pool(self) -> asyncpg.Pool:
         if self._pool_lock is None:
@@ -65,12 +64,7 @@ class DbRuntime:
 
     def run(self, work: Callable[[asyncpg.Pool], Awaitable[T]], timeout: float | None = None) -> T:
         """Run ``work(pool)`` on the loop and wait for it; cancel it if we stop waiting."""
-        future: Future[T] = asyncio.run_coroutine_threadsafe(self._call(work), self.loop)
-        try:
-            return future.result(timeout)
-        except BaseException:  # a soft time limit, a timeout, Ctrl-C: do not leave it running
-            future.cancel()
-            raise
+        return self._thread.run(lambda: self._call(work), timeout)
 
     def close(self) -> None:
         async def shutdown() -> None:
@@ -78,11 +72,7 @@ class DbRuntime:
                 await self._pool.close()
                 self._pool = None
 
-        if self.loop.is_running():
-            asyncio.run_coroutine_threadsafe(shutdown(), self.loop).result(10)
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self._thread.join(10)
-        self.loop.close()
+        self._thread.stop(shutdown)
 
 
 _runtime: DbRuntime | None = None

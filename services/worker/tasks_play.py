@@ -5,6 +5,16 @@ in the message; the replay leaves as a ``truco.store_result`` message to the tru
 Bots are called through the arena's guarded client (loopback only when ``TRUCO_ENV=local``);
 a ``builtin:NAME`` bot (a house bot) is the strategy itself, played in this process.
 
+Execution model: one long-lived event loop per worker process (:func:`match_loop`). Each Celery
+task (a thread of the ``threads`` pool, which may have a thousand of them) takes its message,
+holds its bots' slots, submits its match coroutine to that loop and blocks on the future until
+the replay is in; only then does it send the result, and only after the task returns is the
+message acknowledged (``acks_late``). So every bot call of the process shares one loop, a
+waiting thread costs no CPU, and a killed worker's unacknowledged matches are played again.
+The state of a match (its clients, their connection pools and deadlines, its time banks) is
+its own, made inside its coroutine; nothing of it is shared between matches but the loop and
+the TLS context.
+
 While it plays, the match is published for spectators (:mod:`services.worker.live`): a
 ``truco.match_started`` message when play begins, then one Redis item per decision.
 """
@@ -13,8 +23,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import redis
@@ -32,6 +43,8 @@ from services.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadli
 from services.worker.app import app
 from services.worker.dispatch import send_result
 from services.worker.live import LivePublisher, RecordingBot, send_started
+from services.worker.live_sink import QueuedRedis
+from services.worker.loop_thread import BOT_CALLS, LoopThread, process_loop
 from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.names import PLAY_MATCH
 from services.worker.slots import BotSlots
@@ -86,6 +99,19 @@ def live_redis(url: str) -> redis.Redis:
     return _live_redis[1]
 
 
+_live_writes: tuple[str, int, QueuedRedis] | None = None
+
+
+def live_writes(url: str) -> QueuedRedis:
+    """Where the live feed's writes go: queued, and sent by a thread of their own
+    (:mod:`services.worker.live_sink`), so the match loop never waits on Redis. One per
+    process (made again after a fork: the writer thread does not cross it)."""
+    global _live_writes
+    if _live_writes is None or _live_writes[:2] != (url, os.getpid()):
+        _live_writes = (url, os.getpid(), QueuedRedis(live_redis(url)))
+    return _live_writes[2]
+
+
 def bot_slots(settings: Settings) -> BotSlots:
     return BotSlots(
         _redis_client(settings.redis.url_or_local),
@@ -120,7 +146,9 @@ def live_publisher(
     message: MatchMessage, bots: list[RecordingBot], settings: Settings | None
 ) -> LivePublisher:
     """The spectator feed of this match (no Redis client without settings: tests)."""
-    client = None if settings is None else live_redis(settings.redis.url_or_local)
+    # the publisher calls only pipeline().delete/rpush/expire/execute: QueuedRedis has them
+    url = None if settings is None else settings.redis.url_or_local
+    client = None if url is None else cast(redis.Redis, live_writes(url))
     prefix = "" if settings is None else settings.redis.prefix
     return LivePublisher(client, prefix, message.match_id, message.seed, message.settings, bots)
 
@@ -152,6 +180,12 @@ async def play(
             entrants,
             progress=publisher.progress,
         )
+
+
+def match_loop() -> LoopThread:
+    """The one event loop on which this process plays all its matches (see the module's
+    docstring); the Celery thread of each match only waits for its result."""
+    return process_loop(BOT_CALLS)
 
 
 def release_slots(slots: BotSlots, bot_ids: list[int], token: str) -> None:
@@ -186,11 +220,12 @@ def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
         raise self.retry(countdown=countdown)
     send_started(message.match_id)
     try:
-        replay = asyncio.run(
-            play(message, allow_loopback=settings.allow_loopback_bots, live=settings)
+        replay = match_loop().run(
+            lambda: play(message, allow_loopback=settings.allow_loopback_bots, live=settings)
         )
     finally:
         release_slots(slots, message.bot_ids, token)
+    live_writes(settings.redis.url_or_local).flush()  # its last items before the result
     send_result(message.match_id, msgspec.json.encode(replay).decode(), self.request.id)
     result = replay.result
     return {"match_id": message.match_id, "winner": result.winner, "reason": result.reason}

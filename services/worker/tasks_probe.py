@@ -21,6 +21,7 @@ from arena.signing import generate_secret
 from services.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
 from services.worker.app import app
 from services.worker.dispatch import send_health
+from services.worker.loop_thread import BOT_CALLS, process_loop
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import PROBE_BOTS
 from services.worker.task import platform_task
@@ -81,6 +82,8 @@ def probe_bots(targets: list[dict[str, Any]]) -> int:
     """Probe every target; send the outcomes to the trusted worker. Returns how many failed."""
     decoded = msgspec.convert(targets, list[ProbeTarget])
     allow_loopback = app.settings.allow_loopback_bots
-    outcomes = asyncio.run(probe_all(decoded, allow_loopback=allow_loopback))
+    outcomes = process_loop(BOT_CALLS).run(
+        lambda: probe_all(decoded, allow_loopback=allow_loopback)
+    )
     send_health(outcomes)
     return sum(not outcome.ok for outcome in outcomes)

@@ -132,6 +132,7 @@ async def test_the_live_feed_shows_only_what_spectators_may_see(
 
     def progress(self: live.LivePublisher, index: int, state: State) -> None:
         original(self, index, state)
+        tasks_play.live_writes(worker_env.url).flush()  # written by the feed's own thread
         document = live.live_document(match_id, "running", [], reader.lrange(key, 0, -1))
         assert_spectator_safe(document, state)
         assert document["games"][-1]["number"] == index + 1

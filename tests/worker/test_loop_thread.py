@@ -1,0 +1,131 @@
+"""The worker's per-process event loop (:mod:`services.worker.loop_thread`) and the live feed's
+queued writer (:mod:`services.worker.live_sink`), on a real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+
+import pytest
+import redis
+
+from arena.match import MatchSettings
+from services.worker import loop_thread
+from services.worker.live import LivePublisher, live_key
+from services.worker.live_sink import QueuedRedis
+from services.worker.loop_thread import LoopThread, process_loop
+from tests.services.conftest import RedisTarget
+
+
+def test_many_waiting_threads_share_one_loop() -> None:
+    runner = LoopThread("test-loop")
+    seen: set[int] = set()
+    results: list[int] = []
+
+    async def work(k: int) -> int:
+        seen.add(id(asyncio.get_running_loop()))
+        await asyncio.sleep(0.2)
+        return k
+
+    def task(k: int) -> None:
+        results.append(runner.run(lambda: work(k)))
+
+    threads = [threading.Thread(target=task, args=(k,)) for k in range(100)]
+    began = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    took = time.monotonic() - began
+    runner.stop()
+    assert sorted(results) == list(range(100))
+    assert seen == {id(runner.loop)}
+    assert took < 10  # together, not one after another (that would be 20 s)
+
+
+def test_a_wait_that_ends_cancels_the_coroutine() -> None:
+    runner = LoopThread("test-loop")
+    cancelled = threading.Event()
+
+    async def forever() -> None:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    with pytest.raises(TimeoutError):
+        runner.run(forever, timeout=0.2)
+    assert cancelled.wait(5)
+    runner.stop()
+    assert runner.loop.is_closed()
+
+
+def test_errors_reach_the_waiting_thread() -> None:
+    runner = LoopThread("test-loop")
+
+    async def fails() -> None:
+        raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom"):
+        runner.run(fails)
+    assert runner.run(lambda: asyncio.sleep(0, result=7)) == 7  # the loop goes on
+    runner.stop()
+
+
+def test_process_loop_is_one_per_process_and_new_after_a_fork(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first = process_loop("test-process-loop")
+    assert process_loop("test-process-loop") is first
+    monkeypatch.setattr(loop_thread.os, "getpid", lambda: first.pid + 1)  # as in a child
+    second = process_loop("test-process-loop")
+    assert second is not first and second.pid == first.pid + 1
+    first.stop()
+    second.stop()
+
+
+def test_queued_writes_keep_their_order_and_flush(redis_target: RedisTarget) -> None:
+    client = redis.Redis.from_url(redis_target.url)
+    sink = QueuedRedis(client)
+    key = redis_target.key(f"sink-{time.monotonic_ns()}")
+    try:
+        sink.pipeline().delete(key).rpush(key, "0").expire(key, 60).execute()
+        for k in range(1, 500):
+            sink.pipeline().rpush(key, str(k)).expire(key, 60).execute()
+        assert sink.flush()
+        assert [int(x) for x in client.lrange(key, 0, -1)] == list(range(500))
+        assert 0 < client.ttl(key) <= 60
+        assert sink.written == 500
+    finally:
+        client.delete(key)
+
+
+def test_a_live_publisher_on_the_sink_never_waits_for_redis(redis_target: RedisTarget) -> None:
+    """Redis unreachable: the publisher's writes return at once, nothing raises, the loss is
+    counted as lost (logged), never as a stalled match."""
+    dead = redis.Redis(host="127.0.0.1", port=1, socket_timeout=0.5, socket_connect_timeout=0.5)
+    sink = QueuedRedis(dead)
+    publisher = LivePublisher(sink, "x:", 1, 1, MatchSettings(), [])  # type: ignore[arg-type]
+    began = time.monotonic()
+    for _ in range(200):
+        publisher.begin()
+    assert time.monotonic() - began < 0.5  # no connect attempt on this thread
+    assert sink.flush()
+    assert sink.written == 0
+
+
+def test_the_publisher_writes_through_the_sink(redis_target: RedisTarget) -> None:
+    client = redis.Redis.from_url(redis_target.url)
+    sink = QueuedRedis(client)
+    publisher = LivePublisher(sink, redis_target.prefix, 77, 1, MatchSettings(), [])  # type: ignore[arg-type]
+    publisher.begin()
+    assert sink.flush()
+    key = live_key(redis_target.prefix, 77)
+    try:
+        items = [json.loads(raw) for raw in client.lrange(key, 0, -1)]
+        assert items == [{"run": publisher.run, "header": True, "format": "truco-arena-live/1"}]
+    finally:
+        client.delete(key)
