@@ -18,6 +18,8 @@ tasks_store         results    ``truco.store_result``: stores a result, queues w
 tasks_sweep         results    ``truco.requeue_stale_matches``: the recovery sweeper
 beat                results    the schedule; ``truco.start_due_tournaments``,
                                ``truco.check_bot_health``, ``truco.record_bot_health``
+loop_thread         -          one event loop per process in a thread; tasks wait on it
+live_sink           -          the live feed's Redis writes, queued and batched off that loop
 db                  -          the trusted worker's per-process event loop and pool
 checks              -          broker and worker checks for ``GET /health``
 ==================  =========  ============================================================
