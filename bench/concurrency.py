@@ -34,7 +34,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import redis
@@ -81,7 +81,7 @@ def read_results(
     for :data:`STALL_S` (a worker that broke: the figures then show what is missing)."""
     last = time.monotonic()
     while len(seen.stored) < expect and not stop.is_set():
-        popped = client.brpop([key], timeout=1)
+        popped = cast(tuple[bytes, bytes] | None, client.brpop([key], timeout=1))
         if popped is None:
             if time.monotonic() - last > STALL_S:
                 return
@@ -98,7 +98,8 @@ def read_results(
 
 
 def messages(count: int, base_url: str, points: int) -> list[MatchMessage]:
-    settings = MatchSettings(rules=Rules(points_to_win=points), games_per_match=1)
+    rules = msgspec.convert({"points_to_win": points}, Rules)  # 15 or 30, else it says so
+    settings = MatchSettings(rules=rules, games_per_match=1)
     secret = generate_secret()
     return [
         MatchMessage(
