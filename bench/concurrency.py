@@ -32,6 +32,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -233,14 +234,17 @@ def run(
     calls = bot_cpu[1] - bot_cpu0[1]
     latencies: list[float] = []
     faults = 0
+    kinds: Counter[str] = Counter()
     for replay in seen.replays.values():
         for game in replay.games:
             for event in game.events:
                 if isinstance(event, Decision):
                     latencies.append(event.latency_ms)
                     faults += event.fault is not None
+                    kinds.update([event.fault] if event.fault else [])
                 elif isinstance(event, StartFault):
                     faults += 1
+                    kinds.update([f"start:{event.fault}"])
     durations = [seen.stored[m] - seen.started[m] for m in seen.stored if m in seen.started]
     edges = sorted(
         [(t, 1) for t in seen.started.values()] + [(t, -1) for t in seen.stored.values()]
@@ -260,6 +264,7 @@ def run(
             "max": round(max(latencies, default=0.0), 1),
         },
         "faults": faults,
+        "fault_kinds": dict(kinds),
         "rss_mib": round(rss, 1),
         "threads": threads,
         "wall_s": round(wall, 1),

@@ -182,6 +182,15 @@ async def play(
         )
 
 
+ROOM_LAG_MS = 100.0
+ROOM_WAIT_MOST_S = 600.0
+"""Admission: a match starts only while the loop runs less than ``ROOM_LAG_MS`` late. When the
+process's core is saturated, calls already in flight would otherwise slow with every match
+added, until bots were charged (time banks, timeouts) for the platform's delay; the new match
+waits instead (its message held, unacknowledged: a crash still replays it), at most
+``ROOM_WAIT_MOST_S``, then starts anyway."""
+
+
 def match_loop() -> LoopThread:
     """The one event loop on which this process plays all its matches (see the module's
     docstring); the Celery thread of each match only waits for its result."""
@@ -212,6 +221,10 @@ def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
     (The limits are the cap; each match is sent with its own, ``dispatch.play_options``.)"""
     message = msgspec.convert(spec, MatchMessage)
     settings: Settings = app.settings
+    loop = match_loop()
+    waited = loop.wait_for_room(ROOM_LAG_MS, ROOM_WAIT_MOST_S)  # before taking the bots' slots
+    if waited >= 1.0:
+        logger.info("match %s waited %.1fs for room on the loop", message.match_id, waited)
     slots = bot_slots(settings)
     token = slots.acquire(message.bot_ids)
     if token is None:
@@ -220,7 +233,7 @@ def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
         raise self.retry(countdown=countdown)
     send_started(message.match_id)
     try:
-        replay = match_loop().run(
+        replay = loop.run(
             lambda: play(message, allow_loopback=settings.allow_loopback_bots, live=settings)
         )
     finally:

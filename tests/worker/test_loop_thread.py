@@ -129,3 +129,27 @@ def test_the_publisher_writes_through_the_sink(redis_target: RedisTarget) -> Non
         assert items == [{"run": publisher.run, "header": True, "format": "truco-arena-live/1"}]
     finally:
         client.delete(key)
+
+
+def test_a_busy_loop_shows_its_lag_and_new_work_waits_for_room() -> None:
+    runner = LoopThread("test-loop")
+    time.sleep(0.2)
+    assert runner.lag_ms < 50  # idle: on time
+    assert runner.wait_for_room(100.0, 5.0) < 0.1  # room at once
+    admitted = [threading.Thread(target=runner.wait_for_room, args=(100.0, 5.0)) for _ in range(40)]
+    began = time.monotonic()
+    for thread in admitted:
+        thread.start()
+    for thread in admitted:
+        thread.join()
+    assert time.monotonic() - began >= 40 * 0.005  # one at a time, spaced
+    runner.loop.call_soon_threadsafe(time.sleep, 0.6)  # the loop's core taken for 0.6 s
+    time.sleep(0.7)
+    assert runner.lag_ms > 150  # seen late (then the figure decays while on time again)
+    runner.loop.call_soon_threadsafe(time.sleep, 0.6)
+    time.sleep(0.05)
+    waited = runner.wait_for_room(100.0, 10.0)
+    assert 0.3 < waited < 10.0  # waited while it was late, not for ever
+    assert runner.lag_ms <= 100.0
+    assert runner.wait_for_room(-1.0, 0.3) >= 0.3  # never room: gives up after ``most_s``
+    runner.stop()
