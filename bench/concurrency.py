@@ -17,8 +17,9 @@ resident memory (``VmHWM``) and CPU seconds, its CPU per bot call, and the bot s
 and how late its 100 ms timers fired (its own latency: near zero shows it was never what held
 the calls back).
 
-``BENCH_MATCHES`` (1000), ``BENCH_POINTS`` (15 or 30) and ``BENCH_WORKER_ROOT`` (this tree; another
-checkout's path runs ITS worker code against the same bench: a before/after) change the run.
+``BENCH_MATCHES`` (1000), ``BENCH_POINTS`` (15 or 30), ``BENCH_WORKER_ROOT`` (this tree; another
+checkout's path runs ITS worker code against the same bench) and ``BENCH_BASELINE_ROOT`` (a
+checkout run first, side by side: a before/after in one run) change the run.
 """
 
 from __future__ import annotations
@@ -282,27 +283,35 @@ def run(
     }
 
 
-def main() -> None:
-    count = int(os.environ.get("BENCH_MATCHES", "1000"))
-    points = int(os.environ.get("BENCH_POINTS", "15"))
-    root = Path(os.environ.get("BENCH_WORKER_ROOT", str(ROOT))).resolve()
-    result = run(count, points, root)
+def report(result: dict[str, Any], label: str) -> None:
     lat = result["latency_ms"]
     print(
-        f"{result['results']}/{count} matches to {points} in one worker process: "
-        f"{result['wall_s']} s wall, longest match {result['longest_match_s']} s "
-        f"(median {result['median_match_s']} s); bot calls {result['calls']}, latency p50 "
-        f"{lat['p50']} / p99 {lat['p99']} / max {lat['max']} ms (bots hold 100 ms); "
-        f"faults {result['faults']}; at most {result['peak_in_flight']} matches in flight, "
-        f"all started within {result['all_started_s']} s"
+        f"{label}: {result['results']}/{result['matches']} matches to {result['points']} in "
+        f"one worker process: {result['wall_s']} s wall, longest match "
+        f"{result['longest_match_s']} s (median {result['median_match_s']} s); bot calls "
+        f"{result['calls']}, latency p50 {lat['p50']} / p99 {lat['p99']} / max {lat['max']} ms "
+        f"(bots hold 100 ms); faults {result['faults']}; at most {result['peak_in_flight']} "
+        f"matches in flight, all started within {result['all_started_s']} s"
     )
     print(
-        f"worker: peak RSS {result['rss_mib']} MiB, {result['threads']} threads, "
+        f"{label} worker: peak RSS {result['rss_mib']} MiB, {result['threads']} threads, "
         f"{result['worker_cpu_s']} CPU s = {result['worker_us_per_call']} us per call; "
         f"bot server: {result['bots_cpu_s']} CPU s, timers late p99 "
         f"{result['bots_lag_ms']['p99']} ms (max {result['bots_lag_ms']['max']})"
     )
     print(json.dumps(result))
+
+
+def main() -> None:
+    """The run; with ``BENCH_BASELINE_ROOT`` (another checkout, e.g. of the commit before the
+    change), that checkout's worker first, then this one: side by side in one run."""
+    count = int(os.environ.get("BENCH_MATCHES", "1000"))
+    points = int(os.environ.get("BENCH_POINTS", "15"))
+    baseline = os.environ.get("BENCH_BASELINE_ROOT", "")
+    if baseline:
+        report(run(count, points, Path(baseline).resolve()), "baseline")
+    root = Path(os.environ.get("BENCH_WORKER_ROOT", str(ROOT))).resolve()
+    report(run(count, points, root), "this tree" if root == ROOT else str(root))
 
 
 if __name__ == "__main__":
