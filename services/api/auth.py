@@ -53,6 +53,13 @@ _RESOLVED = "resolved_account"
 """Where :func:`request_account` keeps its answer in ``request.state`` (one lookup a request)."""
 
 
+def require_owner(account: Account, owner_id: int, detail: str) -> None:
+    """Refuse with a 403 saying ``detail`` unless ``account`` owns the thing (a bot's owner, a
+    tournament's organiser): the one ownership check of the write endpoints."""
+    if owner_id != account.id:
+        raise ProblemError(403, detail)
+
+
 def bearer_key(request: Request[object, object, State]) -> str | None:
     """The token of ``Authorization: Bearer <token>``, stripped; None without one."""
     scheme, _, key = request.headers.get("authorization", "").partition(" ")

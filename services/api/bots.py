@@ -15,7 +15,7 @@ from arena.egress import BadBotUrl, EgressError, EgressPolicy, EgressRefused
 from arena.protocol import API_VERSION, BotInfo
 from arena.signing import InvalidSecret, check_secret, generate_secret, new_secret
 from services import flow
-from services.api.auth import SECURITY, current_account
+from services.api.auth import SECURITY, current_account, require_owner
 from services.api.deps import BotClientFactory, dispatch, services
 from services.api.names import check_name
 from services.api.params import BotIdParam
@@ -188,8 +188,7 @@ async def _owned_bot(
     bot = await db_bots.get_bot(pool, bot_id)
     if bot is None or bot.status == "deleted":
         raise _not_found(bot_id)
-    if bot.owner_id != account.id:
-        raise ProblemError(403, "only the bot's owner may change or delete it")
+    require_owner(account, bot.owner_id, "only the bot's owner may change or delete it")
     return bot
 
 

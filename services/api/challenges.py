@@ -11,7 +11,7 @@ from litestar.params import JSONBody
 from arena.deals import MEMORY_RISK
 from engine.errors import RulesError
 from services import flow, seeds
-from services.api.auth import SECURITY, current_account
+from services.api.auth import SECURITY, current_account, require_owner
 from services.api.deps import dispatch, services
 from services.api.match_schemas import ChallengeCreate, ChallengeCreated
 from services.api.problems import ProblemError, problem_responses
@@ -61,8 +61,7 @@ class ChallengeController(Controller):
         bot = await db_bots.get_bot(pool, data.bot_a)
         if bot is None:
             raise ProblemError(404, f"there is no bot {data.bot_a}", slug="bot-not-found")
-        if bot.owner_id != account.id:
-            raise ProblemError(403, "bot_a must be one of your bots")
+        require_owner(account, bot.owner_id, "bot_a must be one of your bots")
         target = await db_bots.get_bot(pool, data.bot_b)
         if target is None:
             raise ProblemError(404, f"there is no bot {data.bot_b}", slug="bot-not-found")

@@ -14,7 +14,7 @@ from litestar.params import JSONBody, Parameter
 from arena.deals import MEMORY_RISK
 from engine.errors import RulesError
 from services import flow
-from services.api.auth import SECURITY, current_account
+from services.api.auth import SECURITY, current_account, require_owner
 from services.api.deps import dispatch, services
 from services.api.names import check_name
 from services.api.problems import FieldError, ProblemError, problem_responses
@@ -67,8 +67,9 @@ async def _organised_by(
     """The tournament, if ``account`` organises it: else a 404 (none) or a 403 naming
     ``action``."""
     tournament = await _tournament(pool, tournament_id)
-    if tournament.organiser_id != account.id:
-        raise ProblemError(403, f"only the tournament's organiser may {action} it")
+    require_owner(
+        account, tournament.organiser_id, f"only the tournament's organiser may {action} it"
+    )
     return tournament
 
 
