@@ -1,4 +1,13 @@
-"""Shared test helpers: where the repository is, and the optional scenarios kept beside it.
+"""Shared test helpers: where the repository is, the optional scenarios kept beside it, and the
+fixtures every test folder may ask for.
+
+The fixtures live in plain modules, registered here once as pytest plugins, so a test names a
+fixture as a parameter and imports nothing: real PostgreSQL and Redis (``tests/servers.py``),
+the API over its own database with a loopback-only network guard
+(``tests/services/api_helpers.py``), tournaments played in process
+(``tests/services/flow_helpers.py``, ``tests/services/api_play_helpers.py``), and worker
+processes with SDK bots on 127.0.0.1 (``tests/worker/fixtures.py``). Helpers that are not
+fixtures (``Api``, ``make_bot``, ...) are imported from those modules as usual.
 
 The suite is self-contained. The one exception is optional: a folder ``shared/`` next to the
 checkout (or ``$TRUCO_SHARED_DIR``) may hold extra golden scenario files in ``scenarios/``;
@@ -10,6 +19,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+
+pytest_plugins = (
+    "tests.servers",
+    "tests.services.api_helpers",
+    "tests.services.flow_helpers",
+    "tests.services.api_play_helpers",
+    "tests.worker.fixtures",
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TRUCO_SHARED_DIR") or ROOT.parent / "shared")

@@ -1,4 +1,3 @@
-# ruff: noqa: F401, F811 - fixtures re-exported from the service tests
 """Fixtures for the platform commands: the real API (real PostgreSQL) served over HTTP on
 127.0.0.1 by uvicorn in a thread, matches played at once in process against real SDK bots,
 and `truco` run in process with a config folder of the test's own."""
@@ -23,16 +22,9 @@ from litestar import Litestar
 from arena.sdk import BotServer, strategy_decider
 from services.app import create_app
 from tests.conftest import ROOT
+from tests.services.api_helpers import NetworkGuard, settings
 from tests.services.api_play_helpers import NO_LIMITS
-from tests.services.conftest import (
-    anyio_backend,
-    database_url,
-    empty_database,
-    postgres_server,
-    redis_target,
-)
 from tests.services.flow_helpers import InProcessDispatcher, over_http
-from tests.services.test_api_helpers import NetworkGuard, api_database_url, guard, settings
 from truco_cli.main import main
 
 ROOT_ENV = {

@@ -1,4 +1,3 @@
-# ruff: noqa: F401, F811 - fixtures imported from the worker tests are parameters here
 """The platform commands end to end, as separate `truco` processes against real processes:
 the API under uvicorn, a Celery worker playing the matches on the run's Redis and database,
 real SDK bots on 127.0.0.1. `tournament watch` and `challenge --wait` follow real work."""
@@ -17,7 +16,6 @@ import pytest
 
 from services.local import api_argv
 from tests.cli.conftest import ROOT_ENV, unique
-from tests.worker.conftest import bot_server_factory, stack_env
 from tests.worker.processes import celery_worker, free_port, start, stop, wait_for
 
 pytestmark = pytest.mark.slow

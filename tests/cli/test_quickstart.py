@@ -27,7 +27,7 @@ from services.api.schemas import BotCreate, BotProfile
 from tests.cli.conftest import ROOT_ENV
 from tests.cli.shells import Block, sh_blocks, start_background, stop_group, terminals
 from tests.conftest import ROOT
-from tests.services.conftest import RedisTarget
+from tests.servers import RedisTarget
 from tests.worker.processes import free_port
 from tests.worker.test_local import launcher_env
 

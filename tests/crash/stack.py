@@ -32,7 +32,7 @@ from services import flow
 from services.config import WORKER_NEEDS, load_settings
 from services.worker import dispatch
 from services.worker.app import WorkerApp
-from tests.worker.conftest import SECRET_KEY, make_account, make_bot
+from tests.worker.fixtures import SECRET_KEY, make_account, make_bot
 from tests.worker.processes import descendants, lower_priority, start, stop, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]

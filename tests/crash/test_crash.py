@@ -38,7 +38,7 @@ from tests.crash.stack import (
     wait_db,
     wait_until,
 )
-from tests.services.conftest import RedisTarget
+from tests.servers import RedisTarget
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.timeout(120)]
 

@@ -36,7 +36,7 @@ from tests.crash.stack import (
     wait_until,
 )
 from tests.crash.test_crash import SWEEP_FAST
-from tests.services.conftest import RedisTarget
+from tests.servers import RedisTarget
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.timeout(240)]
 

@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """Abuse finding 4 (challenge flooding: per-account and per-bot quotas on open challenges, a
 bot closed to others' challenges) and issue 12 point 6 (open bots: anyone may enter them
 into their own tournaments)."""
@@ -14,16 +13,7 @@ import pytest
 from arena.sdk import BotServer
 from services.config import ChallengeQuota
 from tests.security.helpers import assert_problem
-from tests.services.test_api_helpers import (  # noqa: F401 - fixtures
-    Api,
-    NetworkGuard,
-    api,
-    api_database_url,
-    app_client,
-    bot_server,
-    guard,
-    unique,
-)
+from tests.services.api_helpers import Api, NetworkGuard, app_client, unique
 
 pytestmark = pytest.mark.anyio
 PER_ACCOUNT, PER_BOT = 6, 3

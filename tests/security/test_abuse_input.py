@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """Abuse findings of issue 11 about what the API accepts and answers: out-of-range instants
 (finding 5), names with control, format and confusable characters (finding 9), and answers
 carrying a key or a secret being kept out of caches (finding 11)."""
@@ -12,14 +11,7 @@ import pytest
 from arena.sdk import BotServer
 from services.names import REFUSED_CATEGORIES
 from tests.security.helpers import assert_problem
-from tests.services.test_api_helpers import (  # noqa: F401 - fixtures
-    Api,
-    api,
-    api_database_url,
-    bot_server,
-    guard,
-    unique,
-)
+from tests.services.api_helpers import Api, unique
 
 pytestmark = pytest.mark.anyio
 

@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """Abuse findings of issue 11 about budgets: a request counts against its client address until
 its key is validated, and failed authentications are limited per address (finding 2);
 ``X-Forwarded-For`` is believed only from configured proxies (finding 7)."""
@@ -23,15 +22,7 @@ from services.config import ConfigError, RateLimits, WebSettings, load_settings
 from services.embedded._process import choose_port
 from services.local import api_argv, without
 from tests.security.helpers import assert_problem
-from tests.services.test_api_helpers import (  # noqa: F401 - fixtures
-    FrozenCounter,
-    NetworkGuard,
-    api_database_url,
-    app_client,
-    guard,
-    settings,
-    unique,
-)
+from tests.services.api_helpers import FrozenCounter, NetworkGuard, app_client, unique
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """The authorization matrix: EVERY write operation of the OpenAPI document (discovered from it,
 so a new endpoint must be added here or the matrix test fails) is called with no key, a
 malformed key and a well-formed unknown key (401 problem with ``WWW-Authenticate``), and, where
@@ -16,14 +15,7 @@ import pytest
 from arena.sdk import BotServer
 from services.api.auth import new_api_key
 from tests.security.helpers import assert_problem, write_operations
-from tests.services.test_api_helpers import (  # noqa: F401 - fixtures
-    Api,
-    api,
-    api_database_url,
-    bot_server,
-    guard,
-    unique,
-)
+from tests.services.api_helpers import Api, unique
 
 pytestmark = pytest.mark.anyio
 

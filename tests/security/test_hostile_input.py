@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """Hostile input never gets a 500 and always gets a problem document: oversized bodies (413),
 deeply nested JSON (400, fast), unicode names (stored and returned exactly), SQL-looking strings
 (stored literally, harmless), very long strings (422), wrong content types, invalid UTF-8; and
@@ -22,19 +21,7 @@ from arena.sdk import BotServer
 from services.api.app import MAX_BODY_BYTES
 from services.config import RateLimits
 from tests.security.helpers import PROBLEM, Operation, assert_problem, operations
-from tests.services.test_api_helpers import (  # noqa: F401 - fixtures
-    Api,
-    FrozenCounter,
-    NetworkGuard,
-    api,
-    api_database_url,
-    app_client,
-    bot_server,
-    client_for,
-    guard,
-    settings,
-    unique,
-)
+from tests.services.api_helpers import Api, FrozenCounter, NetworkGuard, app_client, unique
 
 pytestmark = pytest.mark.anyio
 BODY_OPERATIONS = [op for op in operations() if op.has_body]

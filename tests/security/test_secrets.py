@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """Secrets at rest and in logs.
 
 - API keys are stored only as their SHA-256: no column of any table (nor a replay) holds the
@@ -33,14 +32,8 @@ from services.app import create_app
 from services.config import Secret
 from services.db.pool import create_pool
 from services.secretbox import SecretBox, SecretBoxError
-from tests.services.api_play_helpers import PlayApi, bot_servers, play_api  # noqa: F401
-from tests.services.test_api_helpers import (  # noqa: F401 - fixtures
-    api_database_url,
-    client_for,
-    guard,
-    settings,
-    unique,
-)
+from tests.services.api_helpers import client_for, settings, unique
+from tests.services.api_play_helpers import PlayApi
 
 pytestmark = pytest.mark.anyio
 

@@ -45,9 +45,9 @@ from services.app import create_app
 from services.config import RateLimits
 from services.db.migrate import TABLE as MIGRATIONS_TABLE
 from services.db.pool import connect
-from tests.services.conftest import PostgresServer, migrated_database
-from tests.services.test_api_helpers import NetworkGuard
-from tests.services.test_api_helpers import settings as app_settings
+from tests.servers import PostgresServer, migrated_database
+from tests.services.api_helpers import NetworkGuard
+from tests.services.api_helpers import settings as app_settings
 
 CHECKS = [
     not_a_server_error,

@@ -24,7 +24,7 @@ from services.db import bots as db_bots
 from services.db.pool import create_pool
 from services.secretbox import SecretBox
 
-SECRET_KEY = Secret("s" * 48)  # the same key as test_api_helpers.settings()
+SECRET_KEY = Secret("s" * 48)  # the same key as api_helpers.settings()
 BOX = SecretBox(SECRET_KEY)
 
 Connector = Callable[[flow.EntrantSpec, int], tuple[EntrantRecord, BotConnection]]

@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from test_api_helpers are parameters here
 """Accounts and API keys: created once, stored as SHA-256 only, required as Bearer tokens."""
 
 from __future__ import annotations
@@ -7,7 +6,7 @@ import hashlib
 
 import pytest
 
-from tests.services.test_api_helpers import Api, api, api_database_url, bot_server, guard, unique  # noqa: F401
+from tests.services.api_helpers import Api, unique
 
 pytestmark = pytest.mark.anyio
 

@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from test_api_helpers are parameters here
 """Bots: registration through a real handshake, refusals, profiles, pagination, owner-only."""
 
 from __future__ import annotations
@@ -10,14 +9,7 @@ import pytest
 from arena.sdk import BotServer, strategy_decider
 from services.config import Secret
 from services.secretbox import KEY_ID, SecretBox
-from tests.services.test_api_helpers import (  # noqa: F401
-    Api,
-    api,
-    api_database_url,
-    bot_server,
-    guard,
-    unique,
-)
+from tests.services.api_helpers import Api, unique
 
 pytestmark = pytest.mark.anyio
 PROBLEM = "application/problem+json"

@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """``deals`` over the API: independent by default; mirrored only between bots of one owner
 (challenges) or in a tournament of the organiser's own bots (checked at entry and at start);
 shown in GET answers, replays and the tournament page; a result played under other deals than
@@ -14,14 +13,8 @@ from arena.replay import Replay, verify_replay
 from arena.sdk import BotServer
 from services import flow
 from services.db import matches as db_matches
-from tests.services.api_play_helpers import (  # noqa: F401
-    PlayApi,
-    bot_servers,
-    idle_api,
-    play_api,
-)
+from tests.services.api_play_helpers import PlayApi
 from tests.services.flow_helpers import BOX, over_http
-from tests.services.test_api_helpers import api_database_url, guard  # noqa: F401
 
 pytestmark = pytest.mark.anyio
 REFUSED = "/problems/mirrored-deals-refused"

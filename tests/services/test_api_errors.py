@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from test_api_helpers are parameters here
 """Every error is an RFC 9457 problem; /health; the OpenAPI document."""
 
 from __future__ import annotations
@@ -10,14 +9,7 @@ from arena.egress import EgressPolicy
 from services.api.app import MAX_BODY_BYTES
 from services.app import create_app
 from services.db.pool import create_pool
-from tests.services.test_api_helpers import (  # noqa: F401 - fixtures
-    Api,
-    api,
-    api_database_url,
-    client_for,
-    guard,
-    settings,
-)
+from tests.services.api_helpers import Api, client_for, settings
 
 pytestmark = pytest.mark.anyio
 PROBLEM = "application/problem+json"

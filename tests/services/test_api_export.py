@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """Committed seeds over the API: the commitment from creation, the master seed only once the
 event is over, match seeds derived from it; the export document and the TRF file."""
 
@@ -12,13 +11,9 @@ import pytest
 from arena.sdk import BotServer
 from services import seeds
 from services.tournaments.export import decode_export
-from tests.services.api_play_helpers import (  # noqa: F401
+from tests.services.api_play_helpers import (
     PlayApi,
-    bot_servers,
-    idle_api,
-    play_api,
 )
-from tests.services.test_api_helpers import api_database_url, guard  # noqa: F401
 from truco_cli.verify_event import verify_export
 
 pytestmark = pytest.mark.anyio

@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """Rate limits: 429 problems with Retry-After, per key and for account creation per address;
 counters in memory or in Redis (shared), falling back to memory when Redis does not answer."""
 
@@ -12,15 +11,11 @@ import pytest
 
 from services.api.ratelimit import RedisCounter
 from services.config import ConfigError, RateLimits, load_settings
-from tests.services.conftest import RedisTarget
-from tests.services.test_api_helpers import (  # noqa: F401
+from tests.servers import RedisTarget
+from tests.services.api_helpers import (
     FrozenCounter,
     NetworkGuard,
-    api_database_url,
     app_client,
-    client_for,
-    guard,
-    settings,
     unique,
 )
 

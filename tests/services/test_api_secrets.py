@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from test_api_helpers are parameters here
 """Signing secrets: chosen by the author at registration, rotated with a grace period."""
 
 from __future__ import annotations
@@ -13,17 +12,10 @@ from arena.sdk import BotServer
 from services import flow
 from services.config import Secret
 from services.secretbox import SecretBox
-from tests.services.test_api_helpers import (  # noqa: F401
-    Api,
-    api,
-    api_database_url,
-    bot_server,
-    guard,
-    unique,
-)
+from tests.services.api_helpers import Api, unique
 
 pytestmark = pytest.mark.anyio
-BOX = SecretBox(Secret("s" * 48))  # the key of test_api_helpers.settings
+BOX = SecretBox(Secret("s" * 48))  # the key of api_helpers.settings
 WEAK = [
     ("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYqr", "does not start with 'whsec_'"),
     ("whsec_%%%not-base64%%%", "is not base64"),

@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """Tournaments over the API: a whole Swiss between real bots on loopback, entries, start,
 matches, replays, leaderboards, and who may do what."""
 
@@ -9,13 +8,7 @@ import pytest
 
 from arena.replay import Replay, verify_replay
 from arena.sdk import BotServer
-from tests.services.api_play_helpers import (  # noqa: F401
-    PlayApi,
-    bot_servers,
-    idle_api,
-    play_api,
-)
-from tests.services.test_api_helpers import api_database_url, bot_server, guard  # noqa: F401
+from tests.services.api_play_helpers import PlayApi
 
 pytestmark = pytest.mark.anyio
 PROBLEM = "application/problem+json"

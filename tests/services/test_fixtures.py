@@ -1,4 +1,5 @@
-"""The test servers themselves: a fresh migrated database per run, a private Redis prefix."""
+"""The test servers themselves: a fresh migrated database per test folder, a private Redis
+prefix."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 import redis
 
 from services.db.migrate import load_migrations
-from tests.services.conftest import TEST_DB_PREFIX, RedisTarget, require_loopback
+from tests.servers import TEST_DB_PREFIX, RedisTarget, require_loopback
 
 pytestmark = pytest.mark.anyio
 

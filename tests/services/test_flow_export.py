@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """The export of every format verifies end to end (matches played in process): seeds derived
 from the master seed, replays, results, standings through the format registry, Elo; a bot
 that withdraws mid-event, byes, and the streaming in batches give the same document."""
@@ -18,13 +17,11 @@ from arena.replay import LEGACY_FORMAT, EntrantRecord
 from services import flow, flow_export
 from services.db.matches import StoredMatch
 from services.tournaments.export import ExportMatch, TournamentExport, decode_export
-from tests.services.flow_helpers import (  # noqa: F401
+from tests.services.flow_helpers import (
     InProcessDispatcher,
-    flow_pool,
     in_process,
     make_tournament,
 )
-from tests.services.test_api_helpers import api_database_url  # noqa: F401
 from truco_cli.verify_event import verify_export
 
 pytestmark = pytest.mark.anyio

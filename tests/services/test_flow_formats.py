@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """Brackets and round robin through the workflow, to the end, matches played in process."""
 
 from __future__ import annotations
@@ -9,13 +8,7 @@ import pytest
 from services import flow
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
-from tests.services.flow_helpers import (  # noqa: F401
-    InProcessDispatcher,
-    flow_pool,
-    in_process,
-    make_tournament,
-)
-from tests.services.test_api_helpers import api_database_url  # noqa: F401
+from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
 
 pytestmark = pytest.mark.anyio
 

@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """Individual 2v2 through the workflow (real PostgreSQL, matches played in process): four
 bots a match, byes for the remainder, per-bot standings and Elo, withdrawals, refusals."""
 
@@ -14,14 +13,12 @@ from services import flow
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
 from services.ratings import RatedMatch, compute_ratings
-from tests.services.flow_helpers import (  # noqa: F401
+from tests.services.flow_helpers import (
     InProcessDispatcher,
-    flow_pool,
     in_process,
     make_account,
     make_tournament,
 )
-from tests.services.test_api_helpers import api_database_url  # noqa: F401
 
 pytestmark = pytest.mark.anyio
 POOL = "2v2-individual"

@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """Results are stored once with one Elo change; withdrawals forfeit; start and challenge rules."""
 
 from __future__ import annotations
@@ -17,16 +16,14 @@ from services.db import matches as db_matches
 from services.db import ratings as db_ratings
 from services.db import tournaments as db_tournaments
 from services.ratings import RatedMatch, compute_ratings
-from tests.services.flow_helpers import (  # noqa: F401
+from tests.services.flow_helpers import (
     BOX,
     InProcessDispatcher,
-    flow_pool,
     in_process,
     make_account,
     make_bot,
     make_tournament,
 )
-from tests.services.test_api_helpers import api_database_url  # noqa: F401
 
 pytestmark = pytest.mark.anyio
 

@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """``/health``'s checks are single-flight and cached (abuse finding 3): a burst of requests
 runs each check once; a success is reused for 5 s, a failure for 1 s; ``/health/live``
 checks nothing; both are rate limited per address. (tests/worker/test_health_burst.py
@@ -15,14 +14,11 @@ from services.api import health
 from services.api.deps import Services
 from services.api.health import FAIL_TTL_S, OK_TTL_S, HealthCache
 from services.config import RateLimits
-from tests.services.test_api_helpers import (  # noqa: F401 - fixtures
+from tests.services.api_helpers import (
     Api,
     FrozenCounter,
     NetworkGuard,
-    api,
-    api_database_url,
     app_client,
-    guard,
 )
 
 pytestmark = pytest.mark.anyio

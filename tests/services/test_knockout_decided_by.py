@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """Issue 15, point 4: a knockout match level on games says what decided it, in
 GET /v1/matches/{id} ("decided_by") and on the match and bracket pages
 ("1-1, through on tantos 45-38"). A real single elimination is played over HTTP; its stored
@@ -9,8 +8,7 @@ from __future__ import annotations
 import pytest
 
 from arena.sdk import BotServer
-from tests.services.api_play_helpers import PlayApi, bot_servers, play_api  # noqa: F401
-from tests.services.test_api_helpers import api_database_url, guard  # noqa: F401
+from tests.services.api_play_helpers import PlayApi
 
 pytestmark = pytest.mark.anyio
 

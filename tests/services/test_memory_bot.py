@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """A bot with memory (tests/services/memory_bot.py) plays default challenges over real HTTP
 through the platform and predicts its opponent's hands no better than chance; with mirrored
 deals, the control, it predicts every hand of every second game exactly."""
@@ -12,9 +11,8 @@ import pytest
 
 from arena.replay import Replay
 from arena.sdk import BotServer, strategy_decider
-from tests.services.api_play_helpers import PlayApi, play_api  # noqa: F401
+from tests.services.api_play_helpers import PlayApi
 from tests.services.memory_bot import CHANCE, MemoryBot, Score, score
-from tests.services.test_api_helpers import api_database_url, guard  # noqa: F401
 
 pytestmark = pytest.mark.anyio
 

@@ -19,7 +19,8 @@ from services.db.pool import create_pool
 from services.rating_fit import FittedRating, Game, GameTable, fit_ratings
 from services.ratings import BotId
 from services.worker import tasks_fit
-from tests.services.conftest import PostgresServer, migrated_database
+from tests.servers import PostgresServer, migrated_database
+from tests.services.api_helpers import NetworkGuard, app_client
 from tests.services.flow_helpers import (
     BOX,
     InProcessDispatcher,
@@ -28,7 +29,6 @@ from tests.services.flow_helpers import (
     make_bot,
     make_tournament,
 )
-from tests.services.test_api_helpers import NetworkGuard, app_client
 
 pytestmark = pytest.mark.anyio
 

@@ -37,8 +37,7 @@ from services.api.spec import full_openapi
 from services.app import create_app
 from services.config import RateLimits
 from services.db.pool import connect
-from tests.services.test_api_helpers import api_database_url  # noqa: F401
-from tests.services.test_api_helpers import settings as app_settings
+from tests.services.api_helpers import settings as app_settings
 
 LOOPBACK = ("127.0.0.1", "::1")
 CHECKS = [
@@ -121,7 +120,7 @@ async def _seed(database_url: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def api_key(api_database_url: str) -> str:  # noqa: F811
+def api_key(api_database_url: str) -> str:
     return asyncio.run(_seed(api_database_url))
 
 
@@ -133,7 +132,7 @@ async def _answers(svc: object) -> None:
 
 
 @pytest.fixture(scope="module")
-def live_app(api_database_url: str) -> Iterator[Litestar]:  # noqa: F811
+def live_app(api_database_url: str) -> Iterator[Litestar]:
     """The app on this run's database; it owns its pool (opened by its lifespan). No Celery
     worker runs here, so /health's worker check is a stand-in that answers (a 503 from the
     real one would count as a server error; tests/worker/test_live.py checks the real one)."""

@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """One source of standings: the API and the web page rank every format's events identically.
 
 The pure test plays random events of every format through the workflow's own planners (Swiss
@@ -35,17 +34,8 @@ from services.tournaments.formats import (
     table_format,
 )
 from services.web.views.standings import TIEBREAK_LABELS, standings_view
-from tests.services.flow_helpers import (
-    InProcessDispatcher,
-    in_process,
-    make_tournament,
-)
-from tests.services.test_api_helpers import (  # noqa: F401
-    Api,
-    api,
-    api_database_url,
-    guard,
-)
+from tests.services.api_helpers import Api
+from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

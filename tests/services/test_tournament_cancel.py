@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """Cancelling tournaments (organiser only), due tournaments without a field, and settings whose
 matches could outlast the workers' cap."""
 
@@ -11,9 +10,8 @@ import pytest
 from arena.sdk import BotServer
 from services import flow
 from services.limits import MAX_MATCH_S
-from tests.services.api_play_helpers import PlayApi, idle_api  # noqa: F401
+from tests.services.api_play_helpers import PlayApi
 from tests.services.flow_helpers import BOX
-from tests.services.test_api_helpers import api_database_url, bot_server, guard  # noqa: F401
 
 pytestmark = pytest.mark.anyio
 

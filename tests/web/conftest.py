@@ -26,14 +26,7 @@ from services.app import create_app
 from services.config import DatabaseSettings, Secret, SecretSettings, Settings
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool
-from tests.services.conftest import (  # noqa: F401 - fixtures re-exported for tests/web
-    PostgresServer,
-    anyio_backend,
-    create_database,
-    drop_database,
-    new_database_name,
-    postgres_server,
-)
+from tests.servers import PostgresServer, create_database, drop_database, new_database_name
 from tests.web.seed import Seeded, seed
 
 T = TypeVar("T")
@@ -70,7 +63,7 @@ class WebData:
 
 
 @pytest.fixture(scope="session")
-def web_data(postgres_server: PostgresServer) -> Iterator[WebData]:  # noqa: F811
+def web_data(postgres_server: PostgresServer) -> Iterator[WebData]:
     """A migrated database of the page tests' own, filled with real matches and events."""
     name = new_database_name()
     url = asyncio.run(create_database(postgres_server, name))

@@ -13,7 +13,7 @@ import pytest
 import uvicorn
 
 from services.db.migrate import migrate_url
-from tests.services.conftest import (
+from tests.servers import (
     PostgresServer,
     create_database,
     drop_database,

@@ -11,6 +11,11 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
+
+import anyio
+import asyncpg
+import httpx
 
 from services.embedded._process import pid_alive
 
@@ -67,6 +72,40 @@ def wait_for(check: Callable[[], bool], timeout: float, what: str, log: Path | N
             tail = log.read_text(errors="replace")[-3000:] if log and log.exists() else ""
             raise AssertionError(f"{what} not within {timeout}s\n{tail}")
         time.sleep(0.1)
+
+
+async def wait_for_row(pool: asyncpg.Pool, query: str, *args: Any, timeout: float = 60) -> None:
+    """Wait until ``query`` (one value) is true in the database, polled by a running test."""
+    deadline = time.monotonic() + timeout
+    while not await pool.fetchval(query, *args):
+        assert time.monotonic() < deadline, f"timed out waiting for: {query} {args}"
+        await anyio.sleep(0.1)
+
+
+def answers(url: str) -> bool:
+    """``url`` answers 200 (false while the server is not up yet)."""
+    try:
+        return httpx.get(url, timeout=5, trust_env=False).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+@contextlib.contextmanager
+def api_process(env: Mapping[str, str], log: Path) -> Iterator[str]:
+    """The platform's app (``services.app:app_from_env`` under uvicorn) as a process on
+    127.0.0.1 with ``env``: yields its base URL once ``/health`` answers (it answers 503 until
+    a worker is up: start the worker first); stopped on leaving."""
+    port = free_port()
+    argv = [sys.executable, "-m", "uvicorn", "--factory", "services.app:app_from_env"]
+    process = start(
+        [*argv, "--host", "127.0.0.1", "--port", str(port)], {**env, "PORT": str(port)}, log
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_for(lambda: answers(f"{url}/health"), 30, "the API", log)
+        yield url
+    finally:
+        stop(process)
 
 
 def worker_argv(queues: str, name: str) -> list[str]:

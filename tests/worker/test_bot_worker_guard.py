@@ -14,7 +14,7 @@ import redis
 
 from services.config import WORKER_NEEDS, load_settings
 from services.worker.app import EX_CONFIG, WorkerApp, bot_worker_credentials
-from tests.services.conftest import RedisTarget
+from tests.servers import RedisTarget
 from tests.worker.processes import start, stop, worker_argv
 
 pytestmark = pytest.mark.slow

@@ -17,8 +17,8 @@ from services.worker import tasks_play
 from services.worker.messages import EntrantMessage, MatchMessage, ProbeTarget
 from services.worker.tasks_probe import probe_all
 from services.worker.tasks_store import check_replay
-from tests.services.conftest import RedisTarget
-from tests.worker.conftest import Sent, change_worker_settings
+from tests.servers import RedisTarget
+from tests.worker.fixtures import Sent, change_worker_settings
 
 
 class NoNetwork:

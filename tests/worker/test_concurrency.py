@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from bench.concurrency import run
-from tests.services.conftest import RedisTarget
+from tests.servers import RedisTarget
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 

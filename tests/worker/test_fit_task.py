@@ -18,7 +18,7 @@ from services.db import rating_fits as db_fits
 from services.worker import dispatch
 from services.worker.names import FIT_RATINGS
 from tests.services.flow_helpers import in_process
-from tests.worker.conftest import BOX, make_account, make_bot
+from tests.worker.fixtures import BOX, make_account, make_bot
 from tests.worker.processes import celery_worker, wait_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]

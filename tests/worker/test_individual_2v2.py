@@ -6,12 +6,11 @@ seat only, with another seat's seña only when the rules let that seat see it.""
 from __future__ import annotations
 
 import secrets
-import sys
 import threading
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import asyncpg
 import httpx
@@ -21,8 +20,7 @@ from arena.protocol import ActRequest
 from arena.sdk import BotServer, strategy_decider
 from engine.actions import SENAS, Action
 from engine.events import ActionTaken
-from tests.worker.processes import celery_worker, free_port, start, stop, wait_for
-from tests.worker.test_integration import _ok, _wait_db
+from tests.worker.processes import api_process, celery_worker, wait_for_row
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -47,35 +45,13 @@ class Recorder:
 
 
 @pytest.fixture
-def api_stack(stack_env: dict[str, str], tmp_path: Path) -> Any:
-    port = free_port()
-    log = tmp_path / "api.log"
-    api = start(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "services.app:app_from_env",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        {**stack_env, "PORT": str(port)},
-        log,
-    )
-    try:
-        with (
-            celery_worker(stack_env, tmp_path / "worker.log"),
-            httpx.Client(
-                base_url=f"http://127.0.0.1:{port}", timeout=15, trust_env=False
-            ) as client,
-        ):
-            wait_for(lambda: _ok(client, "/health"), 30, "the API", log)
-            yield client
-    finally:
-        stop(api)
+def api_stack(stack_env: dict[str, str], tmp_path: Path) -> Iterator[httpx.Client]:
+    with (
+        celery_worker(stack_env, tmp_path / "worker.log"),
+        api_process(stack_env, tmp_path / "api.log") as url,
+        httpx.Client(base_url=url, timeout=15, trust_env=False) as client,
+    ):
+        yield client
 
 
 def _register_field(
@@ -162,7 +138,7 @@ async def test_individual_swiss_of_8_bots_from_8_owners(
     try:
         began = time.monotonic()
         tournament_id = _run_event(client, auths, bot_ids, "swiss")
-        await _wait_db(
+        await wait_for_row(
             pool,
             "SELECT status = 'finished' FROM tournaments WHERE id = $1",
             tournament_id,
@@ -228,7 +204,7 @@ async def test_individual_round_robin_and_refusals(
             assert refused.status_code == 422, refused.text
             assert refused.json()["errors"][0]["field"] == field
         tournament_id = _run_event(client, auths, bot_ids, "round_robin")
-        await _wait_db(
+        await wait_for_row(
             pool,
             "SELECT status = 'finished' FROM tournaments WHERE id = $1",
             tournament_id,

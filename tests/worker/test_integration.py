@@ -5,28 +5,24 @@ API served by uvicorn."""
 from __future__ import annotations
 
 import secrets
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-import anyio
 import asyncpg
 import httpx
 import pytest
 
 from services.worker import dispatch
-from tests.worker.conftest import BOX, rated_challenge
-from tests.worker.processes import celery_worker, free_port, start, stop, wait_for
+from tests.worker.fixtures import BOX, rated_challenge
+from tests.worker.processes import (
+    api_process,
+    celery_worker,
+    wait_for,
+    wait_for_row,
+)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
-
-
-async def _wait_db(pool: asyncpg.Pool, query: str, *args: Any, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not await pool.fetchval(query, *args):
-        assert time.monotonic() < deadline, f"timed out waiting for: {query} {args}"
-        await anyio.sleep(0.1)
 
 
 async def test_real_worker_stores_a_match_once_even_when_it_runs_twice(
@@ -40,7 +36,7 @@ async def test_real_worker_stores_a_match_once_even_when_it_runs_twice(
         specs = await flow.match_specs(pool, [match_id], secret_box=BOX)
         dispatch.send_matches(specs)
         dispatch.send_matches(specs)  # the same match twice: a redelivery, a double click
-        await _wait_db(pool, "SELECT status = 'done' FROM matches WHERE id = $1", match_id)
+        await wait_for_row(pool, "SELECT status = 'done' FROM matches WHERE id = $1", match_id)
         wait_for(
             lambda: log.read_text().count("truco.store_result") >= 4,  # 2 received, 2 done
             30,
@@ -69,72 +65,42 @@ async def test_end_to_end_swiss_through_api_and_workers(
     """Real API (uvicorn), real workers, real local bots: a 4-bot Swiss runs to the end."""
     from services import flow
 
-    port = free_port()
-    api_url = f"http://127.0.0.1:{port}"
-    api_log = tmp_path / "api.log"
-    api = start(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "services.app:app_from_env",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        {**stack_env, "PORT": str(port)},
-        api_log,
-    )
-    try:
-        servers = [bot_server_factory("heuristic" if i == 0 else "random") for i in range(4)]
-        with (
-            celery_worker(stack_env, tmp_path / "worker.log"),
-            httpx.Client(base_url=api_url, timeout=10, trust_env=False) as client,
-        ):
-            wait_for(lambda: _ok(client, "/health"), 30, "the API", api_log)
-            account = client.post("/v1/accounts", json={"name": f"e2e-{secrets.token_hex(3)}"})
-            assert account.status_code == 201, account.text
-            auth = {"authorization": f"Bearer {account.json()['api_key']}"}
-            bot_ids = []
-            for i, server in enumerate(servers):
-                created = client.post(
-                    "/v1/bots",
-                    json={"name": f"e2e-{i}-{secrets.token_hex(3)}", "url": server.url},
-                    headers=auth,
-                )
-                assert created.status_code == 201, created.text
-                bot_ids.append(created.json()["id"])
-            before = _ratings(client, bot_ids)
-            assert set(before.values()) == {1500.0}
-
-            began = time.monotonic()
-            tournament_id = _start_swiss(client, auth, bot_ids)
-            await _wait_db(
-                pool,
-                "SELECT status = 'finished' FROM tournaments WHERE id = $1",
-                tournament_id,
-                timeout=90,
+    servers = [bot_server_factory("heuristic" if i == 0 else "random") for i in range(4)]
+    with (
+        celery_worker(stack_env, tmp_path / "worker.log"),
+        api_process(stack_env, tmp_path / "api.log") as api_url,
+        httpx.Client(base_url=api_url, timeout=10, trust_env=False) as client,
+    ):
+        account = client.post("/v1/accounts", json={"name": f"e2e-{secrets.token_hex(3)}"})
+        assert account.status_code == 201, account.text
+        auth = {"authorization": f"Bearer {account.json()['api_key']}"}
+        bot_ids = []
+        for i, server in enumerate(servers):
+            created = client.post(
+                "/v1/bots",
+                json={"name": f"e2e-{i}-{secrets.token_hex(3)}", "url": server.url},
+                headers=auth,
             )
-            elapsed = time.monotonic() - began
-            after = _ratings(client, bot_ids)
-        matches = await pool.fetch(
-            "SELECT status FROM matches WHERE tournament_id = $1", tournament_id
+            assert created.status_code == 201, created.text
+            bot_ids.append(created.json()["id"])
+        before = _ratings(client, bot_ids)
+        assert set(before.values()) == {1500.0}
+
+        began = time.monotonic()
+        tournament_id = _start_swiss(client, auth, bot_ids)
+        await wait_for_row(
+            pool,
+            "SELECT status = 'finished' FROM tournaments WHERE id = $1",
+            tournament_id,
+            timeout=90,
         )
-        assert len(matches) == 6 and {m["status"] for m in matches} == {"done"}
-        assert after != before and sum(after.values()) == pytest.approx(4 * 1500)
-        print(f"\n4-bot Swiss, 6 matches through API + worker: {elapsed:.2f}s")
-        assert flow is not None
-    finally:
-        stop(api)
-
-
-def _ok(client: httpx.Client, path: str) -> bool:
-    try:
-        return client.get(path).status_code == 200
-    except httpx.HTTPError:
-        return False
+        elapsed = time.monotonic() - began
+        after = _ratings(client, bot_ids)
+    matches = await pool.fetch("SELECT status FROM matches WHERE tournament_id = $1", tournament_id)
+    assert len(matches) == 6 and {m["status"] for m in matches} == {"done"}
+    assert after != before and sum(after.values()) == pytest.approx(4 * 1500)
+    print(f"\n4-bot Swiss, 6 matches through API + worker: {elapsed:.2f}s")
+    assert flow is not None
 
 
 def _ratings(client: httpx.Client, bot_ids: list[int]) -> dict[int, float]:

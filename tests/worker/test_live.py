@@ -32,8 +32,8 @@ from services.app import create_app
 from services.config import RateLimits, RedisSettings, Secret, SecretSettings, Settings
 from services.worker import dispatch, live, tasks_play
 from services.worker.messages import EntrantMessage, MatchMessage
-from tests.services.conftest import RedisTarget
-from tests.worker.conftest import SECRET_KEY, make_account, make_bot
+from tests.servers import RedisTarget
+from tests.worker.fixtures import SECRET_KEY, make_account, make_bot
 from tests.worker.processes import celery_worker
 
 pytestmark = pytest.mark.anyio

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from services.embedded._process import pid_alive
-from tests.services.conftest import RedisTarget
+from tests.servers import RedisTarget
 from tests.worker.processes import descendants, free_port, process_groups_alive, wait_for
 
 pytestmark = pytest.mark.slow

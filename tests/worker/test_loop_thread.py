@@ -16,7 +16,7 @@ from services.worker import loop_thread
 from services.worker.live import LivePublisher, live_key
 from services.worker.live_sink import QueuedRedis
 from services.worker.loop_thread import LoopThread, process_loop
-from tests.services.conftest import RedisTarget
+from tests.servers import RedisTarget
 
 
 def test_many_waiting_threads_share_one_loop() -> None:

@@ -16,8 +16,8 @@ from services.config import WorkerSettings
 from services.worker import tasks_play
 from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.tasks_store import BadResult, check_replay
-from tests.services.conftest import RedisTarget
-from tests.worker.conftest import Sent, change_worker_settings
+from tests.servers import RedisTarget
+from tests.worker.fixtures import Sent, change_worker_settings
 
 
 def _message(bots: list[Any], secrets_: list[str], match_id: int = 501) -> MatchMessage:

@@ -13,7 +13,7 @@ import redis
 from services.embedded import EmbeddedRedis
 from services.worker.slots import BotSlots
 from services.worker.tasks_play import release_slots, slots_client
-from tests.services.conftest import RedisTarget
+from tests.servers import RedisTarget
 from tests.worker.processes import free_port
 
 

@@ -16,14 +16,8 @@ from services.worker import beat, dispatch, tasks_play, tasks_store
 from services.worker.app import WorkerApp
 from services.worker.messages import MatchMessage, ProbeOutcome, ProbeTarget
 from services.worker.tasks_probe import probe_all
-from tests.services.test_api_helpers import NetworkGuard
-from tests.worker.conftest import (
-    BOX,
-    SECRET_KEY,
-    make_account,
-    make_bot,
-    rated_challenge,
-)
+from tests.services.api_helpers import NetworkGuard
+from tests.worker.fixtures import BOX, SECRET_KEY, make_account, make_bot, rated_challenge
 
 pytestmark = pytest.mark.anyio
 

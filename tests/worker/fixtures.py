@@ -1,6 +1,6 @@
-# ruff: noqa: F401, F811 - fixtures re-exported from the service tests' conftest
-"""Fixtures for the worker tests: the service tests' real PostgreSQL and Redis, SDK bots on
-127.0.0.1, a pool on the run's database, and the environment a worker process gets."""
+"""Fixtures for the worker, crash, load and end-to-end tests (registered in tests/conftest.py):
+SDK bots on 127.0.0.1, a pool on the run's database, the environment a worker process gets;
+and helpers that put accounts, bots and a rated challenge straight into the database."""
 
 from __future__ import annotations
 
@@ -24,13 +24,8 @@ from services.db.pool import create_pool
 from services.secretbox import SecretBox
 from services.worker import dispatch
 from services.worker.app import WorkerApp
-from tests.services.conftest import (
+from tests.servers import (
     RedisTarget,
-    anyio_backend,
-    database_url,
-    empty_database,
-    postgres_server,
-    redis_target,
 )
 
 SECRET_KEY = "k" * 48

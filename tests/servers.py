@@ -1,8 +1,10 @@
-"""Real PostgreSQL and Redis for the service tests, on loopback only.
+"""Real PostgreSQL and Redis for the tests, on loopback only (fixtures registered in
+``tests/conftest.py`` for every folder).
 
 PostgreSQL: DATABASE_URL's server if set, else 127.0.0.1:5432 if it answers, else the embedded
-server (``.data/postgres``). Each run CREATES its own uniquely named database, migrates it,
-and DROPS it at the end. ``fresh_database`` gives a test an empty database of its own.
+server (``.data/postgres``). A run CREATES uniquely named databases, migrates them, and DROPS
+them at the end: one per test folder (``database_url``), one per API test module
+(``api_database_url``). ``fresh_database`` gives a test an empty database of its own.
 
 Redis: REDIS_URL if set, else 127.0.0.1:6379 if it answers, else the embedded one. Each run
 gets its own key prefix; its keys are deleted at the end.
@@ -152,11 +154,33 @@ def migrated_database(server: PostgresServer) -> Iterator[str]:
         asyncio.run(drop_database(server, name))
 
 
+class RunDatabases:
+    """Migrated databases made on first use, one per key, all dropped at the end of the run."""
+
+    def __init__(self, server: PostgresServer) -> None:
+        self.server = server
+        self.urls: dict[str, str] = {}
+        self.made = contextlib.ExitStack()
+
+    def url(self, key: str) -> str:
+        if key not in self.urls:
+            self.urls[key] = self.made.enter_context(migrated_database(self.server))
+        return self.urls[key]
+
+
 @pytest.fixture(scope="session")
-def database_url(postgres_server: PostgresServer) -> Iterator[str]:
-    """A migrated database for this test run; dropped at the end."""
-    with migrated_database(postgres_server) as url:
-        yield url
+def run_databases(postgres_server: PostgresServer) -> Iterator[RunDatabases]:
+    databases = RunDatabases(postgres_server)
+    with databases.made:
+        yield databases
+
+
+@pytest.fixture(scope="module")
+def database_url(request: pytest.FixtureRequest, run_databases: RunDatabases) -> str:
+    """A migrated database shared by the tests of one folder (``tests/services``,
+    ``tests/worker``, ...), so one folder's rows never show in another's; dropped at the end
+    of the run."""
+    return run_databases.url(f"folder:{request.path.parent}")
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""Shared fixtures for the API tests (imported by the ``test_api_*`` modules).
+"""Fixtures and helpers for the API tests (fixtures registered for every folder in
+``tests/conftest.py``; ``Api``, ``app_client``, ``settings`` and the like are imported).
 
 The app runs against the run's real, migrated database. Bot handshakes reach REAL bot servers
 on 127.0.0.1 only: the client factory injects a resolver and a network backend that record
@@ -27,7 +28,7 @@ from services.api.ratelimit import MemoryCounter
 from services.app import create_app
 from services.config import DatabaseSettings, Secret, SecretSettings, Settings
 from services.db.pool import create_pool
-from tests.services.conftest import PostgresServer, migrated_database
+from tests.servers import RunDatabases
 
 LOOPBACK = ("127.0.0.1", "::1")
 # the only names the tests resolve (no real DNS); a name mixing in a private address must be
@@ -174,11 +175,11 @@ async def app_client(
         await pool.close()
 
 
-@pytest.fixture(scope="session")
-def api_database_url(postgres_server: PostgresServer) -> Iterator[str]:
-    """A migrated database of the API tests' own (the run's ``database_url`` stays empty)."""
-    with migrated_database(postgres_server) as url:
-        yield url
+@pytest.fixture(scope="module")
+def api_database_url(request: pytest.FixtureRequest, run_databases: RunDatabases) -> str:
+    """A migrated database of the test module's own (the run's ``database_url`` stays empty),
+    so what one module's tests create never shows in another's lists."""
+    return run_databases.url(f"api:{request.path}")
 
 
 @pytest.fixture
