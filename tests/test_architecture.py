@@ -1,7 +1,8 @@
 """The import graph of the source packages: no cycle, and every import points down.
 
 Every ``import`` and ``from ... import`` in the source packages counts, wherever it is written:
-at module level, inside a function, under ``TYPE_CHECKING``. The packages are layered
+at module level, inside a function, under ``TYPE_CHECKING``; so does ``importlib.import_module``
+of a module named by a literal string. The packages are layered
 ``engine <- arena <- truco_env <- services <- truco_cli``; inside ``services`` the rooms are
 below (docs/architecture.md describes them). A new module of ``services`` must be given a room
 here.
@@ -79,6 +80,13 @@ def _resolve(name: str, known: Mapping[str, Path]) -> str | None:
     return name or None
 
 
+def _is_import_module(func: ast.expr) -> bool:
+    """``importlib.import_module`` or a bare ``import_module``."""
+    if isinstance(func, ast.Attribute):
+        return func.attr == "import_module"
+    return isinstance(func, ast.Name) and func.id == "import_module"
+
+
 def import_graph(root: Path, packages: Iterable[str]) -> dict[str, dict[str, int]]:
     known = modules(root, packages)
     graph: dict[str, dict[str, int]] = {}
@@ -89,6 +97,9 @@ def import_graph(root: Path, packages: Iterable[str]) -> dict[str, dict[str, int
             names: list[str] = []
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.Call) and _is_import_module(node.func):
+                if node.args and isinstance(node.args[0], ast.Constant):
+                    names = [str(node.args[0].value)]
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:
@@ -185,9 +196,20 @@ def test_every_services_module_has_a_room() -> None:
     assert unplaced == []
 
 
+def test_persistence_does_not_decode_replays() -> None:
+    """``services.db`` stores and returns a replay as its JSON document; decoding it
+    (``arena.replay``) is for the rooms above. (The pure planner taking no database row type is
+    the rooms' rule: ``services.tournaments`` may import no database module.)"""
+    graph = import_graph(ROOT, PACKAGES)
+    decoding = [
+        m for m, edges in sorted(graph.items()) if room(m) == "db" and "arena.replay" in edges
+    ]
+    assert decoding == []
+
+
 def test_the_checks_catch_a_hidden_cycle_and_an_upward_import(tmp_path: Path) -> None:
-    """The checker itself: a cycle through a function-local import, and an engine module
-    importing arena, are both reported."""
+    """The checker itself: a cycle through a function-local import, an engine module importing
+    arena and a db module importing flow by ``importlib.import_module`` are all reported."""
     for package, files in {
         "engine": {"a.py": "def f():\n    from engine import b\n", "b.py": "import engine.a\n"},
         "arena": {"c.py": "from engine.a import f\n"},
@@ -201,10 +223,14 @@ def test_the_checks_catch_a_hidden_cycle_and_an_upward_import(tmp_path: Path) ->
     (tmp_path / "services" / "__init__.py").write_text("")
     (tmp_path / "services" / "flow.py").write_text("def f():\n    import services.web\n")
     (tmp_path / "services" / "web.py").write_text("from services import flow\n")
+    (tmp_path / "services" / "db.py").write_text(
+        "import importlib\n\ndef f():\n    return importlib.import_module('services.flow')\n"
+    )
     packages = ("engine", "arena", "services")
     graph = import_graph(tmp_path, packages)
     assert cycles(graph) == [["engine.a", "engine.b"], ["services.flow", "services.web"]]
     assert upward_imports(graph, modules(tmp_path, packages), tmp_path) == [
         "engine/d.py:1: engine.d imports arena.c (arena is above engine)",
+        "services/db.py:4: services.db imports services.flow (room db may not import room flow)",
         "services/flow.py:2: services.flow imports services.web (room flow may not import room web)",
     ]

@@ -280,8 +280,12 @@ async def replay_json(conn: Executor, match_id: int) -> bytes | None:
     row = await conn.fetchrow("SELECT compression, data FROM replays WHERE match_id = $1", match_id)
     if row is None:
         return None
-    data = bytes(row["data"])
-    return zlib.decompress(data) if row["compression"] == "zlib" else data
+    return inflate(row["compression"], bytes(row["data"]))
+
+
+def inflate(compression: str, data: bytes) -> bytes:
+    """A stored replay's JSON document from its column (raises ``zlib.error`` if corrupt)."""
+    return zlib.decompress(data) if compression == "zlib" else data
 
 
 async def open_matches_of_bot(conn: Connection, bot_id: int, tournament_id: int) -> list[int]:
@@ -358,10 +362,4 @@ async def replays_json(conn: Executor, match_ids: list[int]) -> dict[int, bytes]
         "SELECT match_id, compression, data FROM replays WHERE match_id = ANY($1::bigint[])",
         match_ids,
     )
-    found = {}
-    for row in rows:
-        data = bytes(row["data"])
-        found[int(row["match_id"])] = (
-            zlib.decompress(data) if row["compression"] == "zlib" else data
-        )
-    return found
+    return {int(row["match_id"]): inflate(row["compression"], bytes(row["data"])) for row in rows}

@@ -1,7 +1,8 @@
 """Read-only queries behind the web pages (``services/web``): plain rows, no rendering.
 
 Every function takes a connection or pool and only reads (SELECT). The pages turn these rows
-into view models with the pure functions of ``services/web/views.py``.
+into view models with the pure functions of ``services/web/views/``. Replays come back as their
+stored JSON documents; decoding them is the pages' business, not the database's.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from typing import Any
 
 import asyncpg
 
-from arena.replay import Replay, VerifyError, load_replay
 from services import seeds
 from services.db.accounts import Executor
+from services.db.matches import inflate
 from services.db.tournaments import RoundRow
 
 FINISHED_MATCH = ("done", "forfeit")
@@ -148,18 +149,13 @@ class TournamentData:
 class MatchData:
     match: MatchRow
     tournament_name: str | None
-    replay: Replay | None
+    replay: bytes | None  # the stored replay's JSON document (decoded by the page)
 
 
 def _json(value: object) -> dict[str, Any]:
     if isinstance(value, str):
         value = json.loads(value)
     return dict(value) if isinstance(value, dict) else {}
-
-
-def decode_replay(compression: str, data: bytes) -> Replay:
-    raw = zlib.decompress(data) if compression == "zlib" else data
-    return load_replay(raw)
 
 
 async def leaderboard(conn: Executor, mode: str, limit: int = 50) -> list[LeaderRow]:
@@ -422,19 +418,20 @@ async def bot_matches(conn: Executor, bot_id: int, limit: int = 20) -> list[Matc
     return matches
 
 
-async def replays(conn: Executor, match_ids: list[int]) -> dict[int, Replay]:
-    """Decoded replays of these matches (those that have one); unreadable ones are skipped."""
+async def replays(conn: Executor, match_ids: list[int]) -> dict[int, bytes]:
+    """The replay documents (JSON) of these matches that have one; one whose stored bytes do not
+    decompress is left out (the page shows its match without a viewer)."""
     if not match_ids:
         return {}
     rows = await conn.fetch(
         "SELECT match_id, compression, data FROM replays WHERE match_id = ANY($1::bigint[])",
         match_ids,
     )
-    found: dict[int, Replay] = {}
+    found: dict[int, bytes] = {}
     for r in rows:
         try:
-            found[r["match_id"]] = decode_replay(r["compression"], bytes(r["data"]))
-        except (zlib.error, ValueError, VerifyError):
+            found[r["match_id"]] = inflate(r["compression"], bytes(r["data"]))
+        except zlib.error:
             continue
     return found
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from functools import cache
 from http import HTTPStatus
 from pathlib import Path
@@ -19,7 +20,16 @@ from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.template import TemplateConfig
 
 from arena.match import seat_entrants
-from arena.replay import FORMAT, EntrantRecord, GameRecord, MatchResult, Replay, ReplayEvent
+from arena.replay import (
+    FORMAT,
+    EntrantRecord,
+    GameRecord,
+    MatchResult,
+    Replay,
+    ReplayEvent,
+    VerifyError,
+    load_replay,
+)
 from engine.rules import Rules
 from services import flow
 from services.api.deps import services
@@ -111,12 +121,31 @@ async def home(pool: NamedDependency[asyncpg.Pool]) -> Response[str]:
     )
 
 
+async def _replays(pool: asyncpg.Pool, match_ids: list[int]) -> dict[int, Replay]:
+    """The stored replays of these matches, decoded; one that is unreadable is left out (its
+    match is shown without a viewer)."""
+    return _decoded(await db.replays(pool, match_ids))
+
+
+def _decoded(documents: Mapping[int, bytes | None]) -> dict[int, Replay]:
+    """Replay documents decoded by match id; one that is not a valid replay is left out."""
+    found: dict[int, Replay] = {}
+    for match_id, document in documents.items():
+        if document is None:
+            continue
+        try:
+            found[match_id] = load_replay(document)
+        except VerifyError:
+            continue
+    return found
+
+
 async def _tournament_view(pool: asyncpg.Pool, tournament_id: Id) -> TournamentView:
     data = await db.tournament(pool, tournament_id)
     if data is None:
         raise NotFoundException(f"no tournament {tournament_id}")
     need = [m.id for m in data.matches if (out := outcome(m)) is not None and out.games is None]
-    replays = await db.replays(pool, need)
+    replays = await _replays(pool, need)
     return tournament_view(
         data.tournament,
         data.entries,
@@ -182,7 +211,7 @@ async def bot_page(pool: NamedDependency[asyncpg.Pool], bot_id: Id) -> Response[
     if bot is None:
         raise NotFoundException(f"no bot {bot_id}")
     matches = await db.bot_matches(pool, bot_id)
-    replays = await db.replays(pool, [m.id for m in matches if m.status in db.FINISHED_MATCH])
+    replays = await _replays(pool, [m.id for m in matches if m.status in db.FINISHED_MATCH])
     view = bot_view(
         bot,
         await db.bot_ratings(pool, bot_id),
@@ -259,17 +288,18 @@ async def match_page(
     if data is None:
         raise NotFoundException(f"no match {match_id}")
     m = data.match
+    stored = _decoded({match_id: data.replay}).get(match_id)
     live = m.status not in db.FINISHED_MATCH
     sides = (side_links(m, 0), side_links(m, 1))
     viewer = None
-    shown = data.replay
+    shown = stored
     if shown is None and m.status in LIVE_MATCH:
         shown = await live_replay(request, pool, m)  # the spectator feed of the match being played
     if shown is not None:
         # a finished match opens at its first event, a live one at its latest
         start = step if step is not None else (None if live else 0)
         viewer = replay_view(shown, sides, game, start, view, live)
-    out = outcome(m, data.replay)
+    out = outcome(m, stored)
     version = await _match_version(request, pool, match_id) if live else None
     return render(
         "match.html",
@@ -280,7 +310,7 @@ async def match_page(
         outcome=out,
         score=score_text(out),
         knockout=knockout_note(m, out),
-        result=data.replay.result if data.replay is not None else None,
+        result=stored.result if stored is not None else None,
         r=viewer,
         version=version,
         poll=f"/matches/{match_id}/live" if live else None,
