@@ -1,0 +1,110 @@
+"""The tournament and match workflow over the database.
+
+Used by the API (create, enter, start, challenge) and by the Celery workers (``match_specs``
+before running matches, ``record_result`` after, ``withdraw_bot`` and ``due_tournaments`` from
+beat), always as ``flow.NAME``: this package's modules hold one idea each and the names below
+are their public face. The pairing, standings and Elo arithmetic are the pure modules
+(:mod:`services.flow_pairing`, :mod:`services.tournaments`, :mod:`services.ratings`); all SQL
+is in :mod:`services.db`.
+
+* :mod:`.errors`: what the API turns into 404, 409 and 422 problems;
+* :mod:`.settings`: an event's settings and the checks a match's settings pass;
+* :mod:`.tournaments`: create, enter, start, cancel, due tournaments, withdraw a bot;
+* :mod:`.advance`: the format's next step stored (new matches, rounds done, the end, forfeits);
+* :mod:`.event`: a stored event read back, and its standings;
+* :mod:`.matches`: the matches handed to the bot-calling workers;
+* :mod:`.results`: a result, its replay and its Elo change stored in one transaction;
+* :mod:`.challenges`: a casual match outside tournaments.
+
+Life of a tournament: ``registering`` (entries) -> :func:`start_tournament` (seeds by rating,
+round 1 or the first bracket matches) -> ``running``: every :func:`record_result` stores the
+result, the replay and the Elo change in one transaction and, when that completes a round
+(Swiss, round robin) or makes bracket matches ready, creates the next matches and returns
+their ids for the caller to queue -> ``finished`` after the last round or when the bracket
+has a champion. The organiser may cancel it while registering or running
+(:func:`cancel_tournament`); a scheduled one that reaches its start time with fewer than two
+available bots is cancelled by :func:`due_tournaments`.
+
+Concurrency: each call is one transaction. Tournament rows are locked before match rows,
+match rows before rating rows (rating rows in bot id order), so concurrent results of one
+round are serialised on the tournament and never deadlock; the round is paired exactly once.
+"""
+
+from __future__ import annotations
+
+from services.flow.advance import advance
+from services.flow.challenges import create_challenge
+from services.flow.errors import (
+    AlreadyEntered,
+    BadPartnership,
+    BotNotFound,
+    BotUnavailable,
+    FlowError,
+    MatchNotFound,
+    MirroredDealsRefused,
+    NotEnoughEntrants,
+    NotFound,
+    ResultMismatch,
+    SameBot,
+    SettingsTooLong,
+    TournamentNotFound,
+    TournamentStateError,
+)
+from services.flow.event import event_state, standings
+from services.flow.matches import EntrantSpec, MatchSpec, match_specs
+from services.flow.results import mark_running, record_result, result_document
+from services.flow.settings import (
+    TournamentSettings,
+    check_duration,
+    check_partnership,
+    default_games,
+    mode_rules,
+    settings_of,
+)
+from services.flow.tournaments import (
+    cancel_tournament,
+    create_tournament,
+    due_tournaments,
+    enter_tournament,
+    start_tournament,
+    withdraw_bot,
+)
+
+__all__ = [
+    "AlreadyEntered",
+    "BadPartnership",
+    "BotNotFound",
+    "BotUnavailable",
+    "EntrantSpec",
+    "FlowError",
+    "MatchNotFound",
+    "MatchSpec",
+    "MirroredDealsRefused",
+    "NotEnoughEntrants",
+    "NotFound",
+    "ResultMismatch",
+    "SameBot",
+    "SettingsTooLong",
+    "TournamentNotFound",
+    "TournamentSettings",
+    "TournamentStateError",
+    "advance",
+    "cancel_tournament",
+    "check_duration",
+    "check_partnership",
+    "create_challenge",
+    "create_tournament",
+    "default_games",
+    "due_tournaments",
+    "enter_tournament",
+    "event_state",
+    "mark_running",
+    "match_specs",
+    "mode_rules",
+    "record_result",
+    "result_document",
+    "settings_of",
+    "standings",
+    "start_tournament",
+    "withdraw_bot",
+]

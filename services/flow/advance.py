@@ -1,0 +1,160 @@
+"""Advancing a running tournament: ask its format for the next step and store it (new matches
+with their seeds, rounds complete or skipped, the end); a match whose bot left is decided at
+once by forfeit."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+
+from services import flow_individual as fi
+from services import flow_pairing as fp
+from services import seeds
+from services.db import matches as db_matches
+from services.db import tournaments as db_tournaments
+from services.db.accounts import Connection
+from services.db.matches import StoredMatch
+from services.db.tournaments import Tournament
+from services.domain import INDIVIDUAL
+from services.flow.event import event_state
+from services.flow.settings import settings_of
+from services.tournaments.event import Plan, Planned, SeededEntrant
+from services.tournaments.formats import get_format, table_format
+
+logger = logging.getLogger("services.flow")
+
+SEED_BITS = 63
+WITHDRAWN = "withdrawn"
+
+
+def new_seed() -> int:
+    """A random 63-bit match seed (fits PostgreSQL's bigint): only for the remaining matches
+    of a tournament created before seeds were committed (migration 0008), marked legacy."""
+    return secrets.randbits(SEED_BITS)
+
+
+def planned_seed(tournament: Tournament, planned: Planned) -> tuple[int, seeds.SeedScheme]:
+    """The seed of a planned match and how it was made: derived from the tournament's master
+    seed and the match's place (services.seeds), or random for a tournament without one."""
+    if tournament.master_seed is None:
+        return new_seed(), seeds.LEGACY
+    seed = seeds.tournament_match_seed(
+        tournament.master_seed, tournament.id, planned.round, planned.board, planned.bracket_match
+    )
+    return seed, seeds.DERIVED
+
+
+async def advance(conn: Connection, tournament_id: int) -> list[int]:
+    """Create whatever the finished matches make ready; finish the event when it is over.
+    Loops while matches are decided on creation (byes, forfeits of withdrawn bots).
+
+    The tournament's format decides (:meth:`~services.tournaments.formats.TournamentFormat.plan_next`;
+    in individual 2v2, :func:`services.flow_individual.plan_next`); this stores its step.
+    Call it inside the transaction that decided a match, holding the tournament's row lock
+    (``get_tournament(..., lock="update")``), so the next round is paired exactly once; the
+    returned match ids are to be queued after the commit."""
+    to_queue: list[int] = []
+    while True:
+        tournament = await db_tournaments.get_tournament(conn, tournament_id)
+        assert tournament is not None
+        if tournament.status != "running":
+            return to_queue
+        entrants, matches = await event_state(conn, tournament_id)
+        settings = settings_of(tournament)
+        event = fp.played(
+            entrants,
+            matches,
+            third_place=settings.third_place,
+            current_round=tournament.current_round,
+            rounds_wanted=settings.rounds,
+        )
+        if tournament.partnership == INDIVIDUAL:
+            step = fi.plan_next(table_format(tournament.format), event, matches)
+        else:
+            step = get_format(tournament.format).plan_next(event)
+        await _store_step(conn, tournament, step)
+        if not step.planned:
+            return to_queue
+        plan = list(step.planned)
+        created, decided = await _create(conn, tournament, entrants, plan)
+        to_queue += created
+        await db_tournaments.set_current_round(conn, tournament_id, max(p.round for p in plan))
+        if not decided:
+            return to_queue
+
+
+async def _store_step(conn: Connection, tournament: Tournament, step: Plan) -> None:
+    """The rounds a step completed (and the empty rounds it skipped), and the end."""
+    for number in step.empty_rounds:
+        await db_tournaments.ensure_round(conn, tournament.id, number)
+    if step.done_rounds:
+        for round_row in await db_tournaments.rounds(conn, tournament.id):
+            if round_row.number in step.done_rounds:
+                await db_tournaments.set_round_status(conn, round_row.id, "done")
+    if step.empty_rounds:
+        await db_tournaments.set_current_round(conn, tournament.id, max(step.empty_rounds))
+    if step.finished:
+        if step.ended_early:
+            logger.warning("tournament %s %s", tournament.id, step.ended_early)
+        await db_tournaments.finish_tournament(conn, tournament.id)
+
+
+async def _create(
+    conn: Connection, tournament: Tournament, entrants: list[SeededEntrant], plan: list[Planned]
+) -> tuple[list[int], int]:
+    """Insert planned matches; returns (ids to queue, how many were decided at once)."""
+    settings = settings_of(tournament)
+    gone = {e.bot_id for e in entrants if e.withdrawn}
+    to_queue: list[int] = []
+    decided = 0
+    for planned in plan:
+        round_row = await db_tournaments.ensure_round(conn, tournament.id, planned.round)
+        seed, scheme = planned_seed(tournament, planned)
+        match_id = await db_matches.insert_match(
+            conn,
+            bots=planned.bots,
+            mode=tournament.mode,
+            seed=seed,
+            seed_scheme=scheme,
+            rated=settings.rated,
+            games_per_match=settings.games_per_match,
+            rules=settings.rules,
+            tournament_id=tournament.id,
+            round_id=round_row.id,
+            bracket=planned.bracket,
+            bracket_match=planned.bracket_match,
+            board=planned.board,
+            bye=planned.bye,
+            deals=settings.deals,
+            partnership=tournament.partnership,
+        )
+        if planned.bye:
+            decided += 1
+        elif gone & set(planned.bots):
+            match = await db_matches.get_match(conn, match_id, for_update=True)
+            assert match is not None
+            await forfeit(conn, match, gone)
+            decided += 1
+        else:
+            to_queue.append(match_id)
+    return to_queue, decided
+
+
+async def forfeit(conn: Connection, match: StoredMatch, gone: set[int]) -> None:
+    """Decide a match without playing it: the sides whose bots left lose (both: a draw)."""
+    lost = sorted({slot % 2 for slot, bot in enumerate(match.bots) if bot in gone})
+    winner = 1 - lost[0] if len(lost) == 1 else None
+    document = {
+        "games": [],
+        "games_won": [0, 0],
+        "tantos": [0, 0],
+        "reason": WITHDRAWN,
+        "forfeit": lost[0] if len(lost) == 1 else None,
+        "walkover": [],
+        "faults": [0, 0],
+        "withdrawn": lost,
+    }
+    if await db_matches.insert_result(
+        conn, match.id, winner_side=winner, result=document, task_id=None
+    ):
+        await db_matches.finish_match(conn, match.id, status="forfeit", winner_side=winner)

@@ -1,0 +1,78 @@
+"""Challenges: a casual match between two bots, outside tournaments."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import asyncpg
+
+from arena.deals import INDEPENDENT, MIRRORED, DealsMode
+from services import seeds
+from services.db import bots as db_bots
+from services.db import matches as db_matches
+from services.db.accounts import Connection
+from services.domain import MODES, Mode
+from services.flow.errors import (
+    MIRRORED_ONLY_ONE_OWNER,
+    BotNotFound,
+    BotUnavailable,
+    MirroredDealsRefused,
+    SameBot,
+)
+from services.flow.settings import TournamentSettings, check_duration, default_games, mode_rules
+
+
+async def create_challenge(
+    pool: asyncpg.Pool,
+    bot_a: int,
+    bot_b: int,
+    *,
+    mode: Mode,
+    rules: dict[str, Any],
+    games_per_match: int | None,
+    rated: bool,
+    check: Callable[[Connection], Awaitable[None]] | None = None,
+    deals: DealsMode = INDEPENDENT,
+) -> int:
+    """A casual match outside tournaments (``bot_a`` is side 0); returns its id to queue.
+
+    ``check(conn)`` runs in the inserting transaction (``services.challenge_quota``) and may
+    raise to refuse. Raises :class:`SameBot`, :class:`BotNotFound`, :class:`BotUnavailable`,
+    RulesError, :class:`SettingsTooLong` (a challenge plays under the default timeouts and
+    time bank), :class:`MirroredDealsRefused` (mirrored deals between bots of two owners)."""
+    if bot_a == bot_b:
+        raise SameBot("a bot cannot challenge itself")
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}")
+    parsed = mode_rules(mode, rules)
+    games_per_match = games_per_match or default_games(mode)
+    check_duration(TournamentSettings(games_per_match=games_per_match), parsed)
+    async with pool.acquire() as conn, conn.transaction():
+        owners = set()
+        for bot_id in (bot_a, bot_b):
+            bot = await db_bots.get_bot(conn, bot_id)
+            if bot is None:
+                raise BotNotFound(f"there is no bot {bot_id}")
+            if bot.status != "active":
+                raise BotUnavailable(f"bot {bot_id} is {bot.status}")
+            owners.add(bot.owner_id)
+        if deals == MIRRORED and len(owners) > 1:
+            raise MirroredDealsRefused(
+                f"bots {bot_a} and {bot_b} have different owners; {MIRRORED_ONLY_ONE_OWNER}"
+            )
+        if check is not None:
+            await check(conn)
+        master = seeds.new_master_seed()
+        return await db_matches.insert_match(
+            conn,
+            bots=(bot_a, bot_b),
+            mode=mode,
+            seed=seeds.challenge_seed(master, bot_a, bot_b),
+            rated=rated,
+            games_per_match=games_per_match,
+            rules=parsed.to_dict(),
+            deals=deals,
+            seed_scheme=seeds.DERIVED,
+            master_seed=master,
+        )

@@ -1,0 +1,84 @@
+"""The matches handed to the bot-calling workers: who plays (with the decrypted signing
+secrets) and under which settings."""
+
+from __future__ import annotations
+
+import asyncpg
+import msgspec
+
+from arena.match import MatchSettings
+from engine.rules import Rules
+from services.db import matches as db_matches
+from services.db import tournaments as db_tournaments
+from services.flow.settings import TournamentSettings, settings_of
+from services.secretbox import SecretBox
+
+
+class EntrantSpec(msgspec.Struct, frozen=True):
+    """A bot as the match runner needs it; ``secret`` is the decrypted signing secret and
+    ``previous_secret`` the one it replaced, while the rotation's grace period lasts."""
+
+    bot_id: int
+    name: str
+    url: str
+    secret: str
+    previous_secret: str | None = None
+
+    def __repr__(self) -> str:  # the secret must never reach a log line or an error message
+        return (
+            f"EntrantSpec(bot_id={self.bot_id}, name={self.name!r}, url={self.url!r}, secret=***)"
+        )
+
+
+class MatchSpec(msgspec.Struct, frozen=True):
+    """What a worker needs to run a match: entrants in slot order (one bot per side, side 0
+    first, in 1v1 and team 2v2 where a bot fills both seats of its side; four bots, one per
+    seat, in individual 2v2, entrant k playing for side k % 2)."""
+
+    match_id: int
+    seed: int
+    settings: MatchSettings
+    entrants: list[EntrantSpec]
+
+
+async def match_specs(
+    pool: asyncpg.Pool, match_ids: list[int], *, secret_box: SecretBox
+) -> list[MatchSpec]:
+    """Specs of the open matches among ``match_ids`` (in that order), marked ``queued``
+    (``attempts`` + 1). Finished or unknown ids are left out. ``secret_box`` decrypts the
+    bots' signing secrets."""
+    async with pool.acquire() as conn, conn.transaction():
+        queued = set(await db_matches.mark_queued(conn, list(match_ids)))
+        rows = {m.id: m for m in await db_matches.get_matches(conn, sorted(queued))}
+        bots = await db_matches.entrant_secrets(
+            conn, sorted({b for m in rows.values() for b in m.bots})
+        )
+        events: dict[int, TournamentSettings] = {}
+        for tid in sorted({m.tournament_id for m in rows.values() if m.tournament_id}):
+            tournament = await db_tournaments.get_tournament(conn, tid)
+            assert tournament is not None
+            events[tid] = settings_of(tournament)
+    specs = []
+    for match_id in match_ids:
+        match = rows.get(match_id)
+        if match is None or match.bot1 is None:
+            continue
+        event = events.get(match.tournament_id or 0, TournamentSettings())
+        settings = MatchSettings(
+            rules=Rules.from_dict(match.rules),
+            games_per_match=match.games_per_match,
+            timeout_ms=event.timeout_ms,
+            time_bank_ms=event.time_bank_ms,
+            fault_limit=event.fault_limit,
+            deals=match.deals,
+        )
+        entrants = []
+        for bot_id in match.bots:
+            bot = bots[bot_id]
+            previous = (
+                None if bot.previous_enc is None else secret_box.decrypt(bot.previous_enc, bot_id)
+            )
+            secret = secret_box.decrypt(bot.secret_enc, bot_id)
+            entrants.append(EntrantSpec(bot_id, bot.name, bot.url, secret, previous))
+        specs.append(MatchSpec(match.id, match.seed, settings, entrants))
+    return specs

@@ -1,0 +1,129 @@
+"""A played match's result: stored with its replay and its Elo change in one transaction,
+then its tournament advances."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import asyncpg
+import msgspec
+
+from arena.replay import Replay
+from services.db import matches as db_matches
+from services.db import ratings as db_ratings
+from services.db import tournaments as db_tournaments
+from services.db.accounts import Connection
+from services.db.matches import StoredMatch
+from services.domain import CANCELLED, BotResult, SideResult
+from services.flow.advance import advance
+from services.flow.errors import MatchNotFound, ResultMismatch
+from services.ratings import k_factor, match_delta, rating_pool
+
+
+def result_document(replay: Replay) -> dict[str, Any]:
+    """What ``match_results.result`` keeps: per game the score and winner by side, the totals,
+    the reason, forfeits, walkovers, faults and the causes of a walkover or forfeit."""
+    games = []
+    for game in replay.games:
+        score = [0, 0]
+        for team, entrant in enumerate(game.teams):
+            score[entrant] = game.score[team]
+        games.append({"score": score, "winner": game.winner})
+    result = replay.result
+    return {
+        "games": games,
+        "games_won": list(result.games_won),
+        "tantos": list(result.tantos),
+        "reason": result.reason,
+        "forfeit": result.forfeit,
+        "walkover": list(result.walkover),
+        "faults": list(result.faults),
+        "causes": msgspec.to_builtins(result.causes),
+    }
+
+
+async def mark_running(pool: asyncpg.Pool, match_id: int) -> bool:
+    """A worker began playing the match (``truco.match_started``): pending/queued -> running."""
+    return await db_matches.mark_running(pool, match_id)
+
+
+async def record_result(
+    pool: asyncpg.Pool, match_id: int, replay: Replay, task_id: str | None = None
+) -> list[int]:
+    """Store a played match's result, in ONE transaction: the ``match_results`` row (once: a
+    second call for the match changes nothing and returns ``[]``), the zlib-compressed replay,
+    the match's status and winner, the Elo change of a rated match (not for walkovers), then
+    the tournament's next matches. Returns the ids of new matches to queue.
+
+    ``replay.entrants`` are in slot order (as :func:`match_specs` gave them).
+    """
+    document = msgspec.json.encode(replay)
+    async with pool.acquire() as conn, conn.transaction():
+        peek = await db_matches.get_match(conn, match_id)
+        if peek is None:
+            raise MatchNotFound(f"there is no match {match_id}")
+        if peek.tournament_id is not None:
+            await db_tournaments.get_tournament(conn, peek.tournament_id, lock="update")
+        match = await db_matches.get_match(conn, match_id, for_update=True)
+        assert match is not None
+        if match.finished or match.bot1 is None or match.status == CANCELLED:
+            return []
+        if (replay.seed, replay.deals) != (match.seed, match.deals):
+            raise ResultMismatch(
+                f"match {match_id} has seed {match.seed} and {match.deals} deals; the replay "
+                f"was played with seed {replay.seed} and {replay.deals} deals"
+            )
+        winner = replay.result.winner
+        stored = await db_matches.insert_result(
+            conn, match_id, winner_side=winner, result=result_document(replay), task_id=task_id
+        )
+        if not stored:
+            return []
+        await db_matches.store_replay(conn, match_id, document)
+        await db_matches.finish_match(conn, match_id, status="done", winner_side=winner)
+        if match.rated and replay.result.reason != "walkover":
+            await _rate(conn, match, winner)
+        if match.tournament_id is None:
+            return []
+        return await advance(conn, match.tournament_id)
+
+
+_RESULT_OF_SIDE_A: dict[SideResult, BotResult] = {"a": "win", "b": "loss", "draw": "draw"}
+_SWAPPED: dict[SideResult, SideResult] = {"a": "b", "b": "a", "draw": "draw"}
+
+
+async def _rate(conn: Connection, match: StoredMatch, winner_side: int | None) -> None:
+    """One Elo update (services.ratings rules): a side is one bot (1v1, team 2v2) or the two
+    bots of an individual 2v2 side, rated as their mean; every bot of a side moves by its
+    side's delta, in the match's rating pool."""
+    assert match.bot1 is not None
+    pool_name = rating_pool(match.mode, match.partnership)
+    stored = await db_ratings.lock_ratings(conn, pool_name, list(match.bots))
+    sides = (
+        [stored[b] for b in match.side_bots(0)],
+        [stored[b] for b in match.side_bots(1)],
+    )
+    result: SideResult = "draw" if winner_side is None else ("a" if winner_side == 0 else "b")
+    delta = match_delta(
+        [r.rating for r in sides[0]],
+        [r.rating for r in sides[1]],
+        [k_factor(r.matches) for r in (*sides[0], *sides[1])],
+        result,
+    )
+    outcome_a: BotResult = _RESULT_OF_SIDE_A[result]
+    outcome_b: BotResult = _RESULT_OF_SIDE_A[_SWAPPED[result]]
+    await db_ratings.apply_changes(
+        conn,
+        pool_name,
+        match.id,
+        [
+            *(
+                db_ratings.RatingUpdate(r.bot_id, r.rating, r.rating + delta, outcome_a)
+                for r in sides[0]
+            ),
+            *(
+                db_ratings.RatingUpdate(r.bot_id, r.rating, r.rating - delta, outcome_b)
+                for r in sides[1]
+            ),
+        ],
+    )

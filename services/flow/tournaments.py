@@ -1,0 +1,221 @@
+"""A tournament's life: create, enter, start (seeded by rating), cancel; beat's due
+tournaments; a bot that leaves is withdrawn from the events it plays."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+import asyncpg
+import msgspec
+
+from arena.deals import MIRRORED
+from services import flow_individual as fi
+from services import seeds
+from services.db import bots as db_bots
+from services.db import matches as db_matches
+from services.db import tournaments as db_tournaments
+from services.db.tournaments import Tournament
+from services.domain import FORMATS, INDIVIDUAL, MODES, TEAM, Format, Mode, Partnership
+from services.flow.advance import advance, forfeit
+from services.flow.errors import (
+    MIRRORED_ONLY_ONE_OWNER,
+    AlreadyEntered,
+    BotNotFound,
+    BotUnavailable,
+    MirroredDealsRefused,
+    NotEnoughEntrants,
+    TournamentNotFound,
+    TournamentStateError,
+)
+from services.flow.settings import (
+    TournamentSettings,
+    check_duration,
+    check_partnership,
+    mode_rules,
+    settings_of,
+)
+from services.ratings import rating_pool
+from services.tournaments.formats import get_format
+
+logger = logging.getLogger("services.flow")
+
+
+async def create_tournament(
+    pool: asyncpg.Pool,
+    *,
+    organiser_id: int,
+    name: str,
+    format: Format,
+    mode: Mode,
+    settings: TournamentSettings,
+    start_at: datetime | None = None,
+    partnership: Partnership = TEAM,
+) -> Tournament:
+    """A new tournament in ``registering``. Raises RulesError / ValueError on bad input.
+
+    ``partnership`` says how a 2v2 side is filled: ``team`` (one bot plays both seats) or
+    ``individual`` (a bot per seat, partnerships formed by the event; Swiss and round robin)."""
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}")
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}")
+    check_partnership(format, mode, partnership)
+    rules = mode_rules(mode, settings.rules)
+    check_duration(settings, rules, 4 if partnership == INDIVIDUAL else 2)
+    stored = msgspec.structs.replace(settings, rules=rules.to_dict())
+    return await db_tournaments.create_tournament(
+        pool,
+        organiser_id=organiser_id,
+        name=name,
+        format=format,
+        mode=mode,
+        settings=msgspec.to_builtins(stored),
+        start_at=start_at,
+        partnership=partnership,
+        master_seed=seeds.new_master_seed(),
+    )
+
+
+async def enter_tournament(
+    pool: asyncpg.Pool, tournament_id: int, bot_id: int
+) -> db_tournaments.Entry:
+    """Enter a bot in a registering tournament."""
+    async with pool.acquire() as conn, conn.transaction():
+        tournament = await db_tournaments.get_tournament(conn, tournament_id, lock="share")
+        if tournament is None:
+            raise TournamentNotFound(f"there is no tournament {tournament_id}")
+        if tournament.status != "registering":
+            raise TournamentStateError(
+                f"tournament {tournament_id} is {tournament.status}; entries are closed"
+            )
+        bot = await db_bots.get_bot(conn, bot_id)
+        if bot is None:
+            raise BotNotFound(f"there is no bot {bot_id}")
+        if bot.status != "active":
+            raise BotUnavailable(f"bot {bot_id} is {bot.status}")
+        if settings_of(tournament).deals == MIRRORED and bot.owner_id != tournament.organiser_id:
+            raise MirroredDealsRefused(
+                f"tournament {tournament_id} deals mirrored games, so only its organiser's bots "
+                f"may enter; {MIRRORED_ONLY_ONE_OWNER}"
+            )
+        entry = await db_tournaments.add_entry(conn, tournament_id, bot_id)
+        if entry is None:
+            raise AlreadyEntered(f"bot {bot_id} is already entered in tournament {tournament_id}")
+        return entry
+
+
+async def due_tournaments(pool: asyncpg.Pool, now: datetime) -> list[int]:
+    """Registering tournaments whose ``start_at`` has come, for beat to start.
+
+    A due tournament with fewer than two available bots entered cannot start and never will
+    (entries close at the start time): it is cancelled here and left out, instead of failing
+    to start on every beat tick.
+    """
+    ready = []
+    for tournament_id in await db_tournaments.due_tournaments(pool, now):
+        async with pool.acquire() as conn, conn.transaction():
+            tournament = await db_tournaments.get_tournament(conn, tournament_id, lock="update")
+            if tournament is None or tournament.status != "registering":
+                continue
+            entries = await db_tournaments.entries(conn, tournament_id)
+            needed = _min_entrants(tournament)
+            if sum(e.bot_status == "active" for e in entries) >= needed:
+                ready.append(tournament_id)
+                continue
+            await db_tournaments.cancel_tournament(conn, tournament_id)
+            logger.info(
+                "tournament %s cancelled at its start time: fewer than %s available bots entered",
+                tournament_id,
+                needed,
+            )
+    return ready
+
+
+async def cancel_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]:
+    """``registering`` or ``running`` -> ``cancelled``; its unfinished matches (pending,
+    queued, even running) become ``cancelled`` and a result that arrives later for them is not
+    stored (no Elo change). Finished matches, results and ratings stay. Returns the ids of the
+    cancelled matches. Raises :class:`TournamentNotFound`, :class:`TournamentStateError`."""
+    async with pool.acquire() as conn, conn.transaction():
+        tournament = await db_tournaments.get_tournament(conn, tournament_id, lock="update")
+        if tournament is None:
+            raise TournamentNotFound(f"there is no tournament {tournament_id}")
+        if not await db_tournaments.cancel_tournament(conn, tournament_id):
+            raise TournamentStateError(
+                f"tournament {tournament_id} is {tournament.status}; only a registering or "
+                "running tournament can be cancelled"
+            )
+        return await db_matches.cancel_open_matches(conn, tournament_id)
+
+
+async def start_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]:
+    """``registering`` -> ``running``: seed the field, create the first matches.
+
+    Entries whose bot is not active now are withdrawn and left out. Seeds follow the rating in
+    the tournament's mode (then entry time). Returns the ids of the matches to queue (byes and
+    forfeits are decided already). Raises :class:`TournamentNotFound`,
+    :class:`TournamentStateError` or :class:`NotEnoughEntrants`.
+    """
+    async with pool.acquire() as conn, conn.transaction():
+        tournament = await db_tournaments.get_tournament(conn, tournament_id, lock="update")
+        if tournament is None:
+            raise TournamentNotFound(f"there is no tournament {tournament_id}")
+        if tournament.status != "registering":
+            raise TournamentStateError(
+                f"tournament {tournament_id} is {tournament.status}, not registering"
+            )
+        entries = await db_tournaments.entries(conn, tournament_id)
+        gone = [e.bot_id for e in entries if e.bot_status != "active"]
+        playing = [e for e in entries if e.bot_status == "active"]
+        needed = _min_entrants(tournament)
+        if len(playing) < needed:
+            raise NotEnoughEntrants(
+                f"tournament {tournament_id} has {len(playing)} available bot(s); it needs {needed}"
+            )
+        settings = settings_of(tournament)
+        if settings.deals == MIRRORED:
+            foreign = await db_tournaments.entries_not_owned_by(
+                conn, tournament_id, tournament.organiser_id
+            )
+            if foreign:
+                raise MirroredDealsRefused(
+                    f"tournament {tournament_id} deals mirrored games but bot(s) "
+                    f"{', '.join(map(str, foreign))} belong to another owner; "
+                    + MIRRORED_ONLY_ONE_OWNER
+                )
+        if gone:
+            await db_tournaments.withdraw_entries(conn, tournament_id, gone)
+        rating = await db_bots.ratings(conn, [e.bot_id for e in playing])
+        pool_name = rating_pool(tournament.mode, tournament.partnership)
+        ranked = sorted(
+            playing, key=lambda e: (-rating[e.bot_id][pool_name], e.entered_at, e.bot_id)
+        )
+        await db_tournaments.set_seeds(
+            conn, tournament_id, {e.bot_id: k + 1 for k, e in enumerate(ranked)}
+        )
+        rounds = get_format(tournament.format).settle_rounds(settings.rounds, len(playing))
+        settings = msgspec.structs.replace(settings, rounds=rounds)
+        await db_tournaments.set_running(conn, tournament_id, msgspec.to_builtins(settings))
+        return await advance(conn, tournament_id)
+
+
+def _min_entrants(tournament: Tournament) -> int:
+    """Available bots a tournament needs to start (and to go on): four for individual 2v2."""
+    return fi.MIN_ENTRANTS if tournament.partnership == INDIVIDUAL else 2
+
+
+async def withdraw_bot(pool: asyncpg.Pool, bot_id: int) -> list[int]:
+    """A bot left (unavailable, deleted): in every running tournament it plays, it is withdrawn
+    and forfeits its unfinished matches (no Elo change); the events go on. Returns the ids of
+    the new matches those forfeits made ready, to queue."""
+    new: list[int] = []
+    async with pool.acquire() as conn, conn.transaction():
+        for tournament_id in await db_tournaments.running_tournaments_of_bot(conn, bot_id):
+            await db_tournaments.withdraw_entries(conn, tournament_id, [bot_id])
+            for match_id in await db_matches.open_matches_of_bot(conn, bot_id, tournament_id):
+                match = await db_matches.get_match(conn, match_id, for_update=True)
+                assert match is not None
+                await forfeit(conn, match, {bot_id})
+            new += await advance(conn, tournament_id)
+    return new
