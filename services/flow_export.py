@@ -41,6 +41,7 @@ from services.tournaments.export import (
     ExportTournament,
     TournamentExport,
 )
+from services.tournaments.formats import get_format
 from services.tournaments.trf import export_trf
 
 BATCH = 50  # matches whose replays are read (and held in memory) at once
@@ -208,7 +209,7 @@ async def trf(pool: asyncpg.Pool, tournament_id: int) -> str:
     tournament = await db_tournaments.get_tournament(pool, tournament_id)
     if tournament is None:
         raise flow.TournamentNotFound(f"there is no tournament {tournament_id}")
-    if tournament.format != "swiss" or tournament.partnership == INDIVIDUAL:
+    if not get_format(tournament.format).offers_trf or tournament.partnership == INDIVIDUAL:
         raise NoTrf(
             f"tournament {tournament_id} is not a Swiss of one bot a side ("
             f"{tournament.format}, {tournament.mode} {tournament.partnership}): only such a "

@@ -59,6 +59,7 @@ class BracketFormat:
     double: bool
     is_bracket: ClassVar[bool] = True
     individual: ClassVar[bool] = False
+    offers_trf: ClassVar[bool] = False
     columns: ClassVar[tuple[str, ...]] = ("wins", "losses", "seed")
 
     def make_bracket(self, entrants: int, *, third_place: bool = False) -> Bracket:

@@ -66,6 +66,12 @@ class TournamentFormat(Protocol):
         ...
 
     @property
+    def offers_trf(self) -> bool:
+        """Whether a started event of one bot a side offers its FIDE TRF file
+        (:mod:`services.tournaments.trf`)."""
+        ...
+
+    @property
     def columns(self) -> tuple[str, ...]:
         """The standings' columns in ranking order: the first is ``points``, the others are
         keys of :attr:`StandingRow.tiebreaks`."""

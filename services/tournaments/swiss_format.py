@@ -67,6 +67,7 @@ class SwissFormat(TableRanking):
     name: ClassVar[str] = "swiss"
     title: ClassVar[str] = "Swiss"
     fixed_schedule: ClassVar[bool] = False
+    offers_trf: ClassVar[bool] = True
     tiebreaks: ClassVar[tuple[Tiebreak, ...]] = tuple(Tiebreak)[1:]
 
     def settle_rounds(self, wanted: int | None, entrants: int) -> int | None:

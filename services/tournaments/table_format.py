@@ -43,6 +43,7 @@ class TableRanking:
     tiebreaks: ClassVar[tuple[Tiebreak, ...]]
     is_bracket: ClassVar[bool] = False
     individual: ClassVar[bool] = True
+    offers_trf: ClassVar[bool] = False
 
     @property
     def columns(self) -> tuple[str, ...]:
