@@ -20,16 +20,26 @@ SideResult = Literal["a", "b", "draw"]
 BotResult = Literal["win", "loss", "draw"]
 """A match's result as one bot's rating history records it."""
 
+
+def side_result(winner_side: int | None) -> SideResult:
+    """The result between the sides of a match whose winner is side ``winner_side`` (0 is a,
+    1 is b, None a draw)."""
+    return "draw" if winner_side is None else ("a" if winner_side == 0 else "b")
+
+
 TournamentStatus = Literal["registering", "running", "finished", "cancelled"]
 RoundStatus = Literal["pending", "running", "done"]
 MatchStatus = Literal["pending", "queued", "running", "done", "forfeit", "error", "cancelled"]
 """``error``: the sweeper gave up after too many attempts; ``cancelled``: its tournament was."""
 BotStatus = Literal["active", "unavailable", "deleted"]
+ChallengePolicy = Literal["open", "owner_only"]
+"""Who may challenge a bot: anyone, or only its owner's bots."""
 
 FORMATS: Final[tuple[Format, ...]] = get_args(Format)
 MODES: Final[tuple[Mode, ...]] = get_args(Mode)
 PARTNERSHIPS: Final[tuple[Partnership, ...]] = get_args(Partnership)
 RATING_POOLS: Final[tuple[RatingPool, ...]] = get_args(RatingPool)
+CHALLENGE_POLICIES: Final[tuple[ChallengePolicy, ...]] = get_args(ChallengePolicy)
 
 TEAM: Final = "team"
 INDIVIDUAL: Final = "individual"

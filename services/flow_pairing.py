@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from services.db.matches import StoredMatch
-from services.domain import OPEN_STATUSES, SideResult
+from services.domain import OPEN_STATUSES, side_result
 from services.tournaments.event import Played, SeededEntrant, seed_maps
 from services.tournaments.knockout import DecidedBy, decided_by, knockout_winner
 from services.tournaments.model import PlayedMatch, Round
@@ -24,9 +24,7 @@ def outcome(match: StoredMatch) -> PlayedMatch:
     assert match.bot1 is not None
     games = match.pair_of("games_won")
     tantos = match.pair_of("tantos")
-    result: SideResult = (
-        "draw" if match.winner_side is None else ("a" if match.winner_side == 0 else "b")
-    )
+    result = side_result(match.winner_side)
     return PlayedMatch(
         a=match.bot0,
         b=match.bot1,

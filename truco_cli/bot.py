@@ -13,6 +13,7 @@ from arena.bot_secret import SecretSourceError, load_secret, read_secret_file
 from arena.bots import BUILTINS, UnknownStrategy
 from arena.sdk import BotServer, strategy_decider
 from arena.signing import InvalidSecret, new_secret
+from services.domain import CHALLENGE_POLICIES
 from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import CommandError, platform_command
 from truco_cli.match import describe
@@ -120,7 +121,7 @@ def _add_access_options(parser: argparse.ArgumentParser, *, closing: bool) -> No
         )
     parser.add_argument(
         "--challenges",
-        choices=("open", "owner_only"),
+        choices=CHALLENGE_POLICIES,
         help="who may challenge it: anyone (open) or only your own bots (owner_only)",
     )
 

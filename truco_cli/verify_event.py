@@ -16,7 +16,7 @@ In order, each stopping at the first discrepancy with a :class:`Discrepancy` nam
    rated matches inside the event chain (one's rating after is the next one's before).
 
 A legacy event (created before seeds were committed) or one whose master seed is not yet
-revealed cannot have its seeds checked: :attr:`Outcome.complete` is then False and the rest is
+revealed cannot have its seeds checked: :attr:`Verification.complete` is then False and the rest is
 checked all the same.
 """
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
@@ -35,6 +35,7 @@ from engine.events import HandEnded
 from engine.rules import Rules
 from services import flow, seeds
 from services.db.matches import StoredMatch
+from services.domain import side_result
 from services.ratings import k_factor, match_delta, rating_pool
 from services.tournaments.event import SeededEntrant
 from services.tournaments.export import ExportMatch, TournamentExport
@@ -47,7 +48,7 @@ class Discrepancy(Exception):
 
 
 @dataclass
-class Outcome:
+class Verification:
     """What was checked; ``complete`` is False when the seeds could not be (see ``gaps``).
     ``say`` hears each line as it is found."""
 
@@ -68,7 +69,9 @@ class Outcome:
         self.say(f"skip  {line}")
 
 
-def check_commitment(doc: TournamentExport, recorded: str | None, out: Outcome) -> bytes | None:
+def check_commitment(
+    doc: TournamentExport, recorded: str | None, out: Verification
+) -> bytes | None:
     """The master seed (bytes) once its commitment holds; None when it cannot be checked."""
     published = doc.seeds.commitment
     if recorded is not None and (published or "").lower() != recorded.strip().lower():
@@ -108,7 +111,7 @@ def check_commitment(doc: TournamentExport, recorded: str | None, out: Outcome) 
     return master
 
 
-def check_seeds(doc: TournamentExport, master: bytes | None, out: Outcome) -> None:
+def check_seeds(doc: TournamentExport, master: bytes | None, out: Verification) -> None:
     derived = 0
     for match in doc.matches:
         _check_derived(doc, master, match)
@@ -155,7 +158,7 @@ def _check_derived(doc: TournamentExport, master: bytes | None, match: ExportMat
         )
 
 
-def check_replays(doc: TournamentExport, out: Outcome) -> None:
+def check_replays(doc: TournamentExport, out: Verification) -> None:
     games = hands = replays = 0
     for match in doc.matches:
         replay = match.replay
@@ -196,7 +199,7 @@ def _winner_of(document: dict[str, Any]) -> int | None:
     return None
 
 
-def check_results(doc: TournamentExport, out: Outcome) -> None:
+def check_results(doc: TournamentExport, out: Verification) -> None:
     played = byes = unplayed = 0
     for match in doc.matches:
         if match.status not in ("done", "forfeit"):
@@ -275,7 +278,7 @@ def _line(rank: int, bot: int, points: float, tiebreaks: dict[str, float]) -> st
     return f"rank {rank} bot {bot} ({points:g} points{', ' + shown if shown else ''})"
 
 
-def check_standings(doc: TournamentExport, out: Outcome) -> None:
+def check_standings(doc: TournamentExport, out: Verification) -> None:
     entrants = [
         SeededEntrant(e.bot_id, e.seed, e.withdrawn, e.owner_id)
         for e in doc.entries
@@ -316,7 +319,7 @@ def _rated(match: ExportMatch) -> bool:
     return match.rated and match.status == "done" and not match.bye and reason != "walkover"
 
 
-def check_elo(doc: TournamentExport, out: Outcome) -> None:
+def check_elo(doc: TournamentExport, out: Verification) -> None:
     changes = 0
     history: dict[tuple[int, str], list[tuple[int, int, int, int]]] = {}
     for match in doc.matches:
@@ -335,9 +338,7 @@ def check_elo(doc: TournamentExport, out: Outcome) -> None:
                 f"match's bots are {sorted(match.seats)}"
             )
         sides = [match.seats[0::2], match.seats[1::2]]
-        result: Literal["a", "b", "draw"] = (
-            "draw" if match.winner_side is None else ("a" if match.winner_side == 0 else "b")
-        )
+        result = side_result(match.winner_side)
         delta = match_delta(
             [by_bot[b].before for b in sides[0]],
             [by_bot[b].before for b in sides[1]],
@@ -389,10 +390,10 @@ def _check_chains(history: dict[tuple[int, str], list[tuple[int, int, int, int]]
 
 def verify_export(
     doc: TournamentExport, *, recorded_commitment: str | None = None, say: Say = print
-) -> Outcome:
+) -> Verification:
     """Every check, in order; raises :class:`Discrepancy` at the first failure. ``say`` gets
     one line per check passed (and per check that could not be made)."""
-    out = Outcome(say)
+    out = Verification(say)
     master = check_commitment(doc, recorded_commitment, out)
     check_seeds(doc, master, out)
     check_replays(doc, out)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 import asyncpg
 from litestar import Controller, Request, delete, get, patch, post
@@ -36,7 +36,7 @@ from services.db import rating_fits as db_fits
 from services.db.accounts import Account, DuplicateName
 from services.db.bots import Bot
 from services.db.rating_fits import StoredInterval
-from services.domain import BotStatus
+from services.domain import BotStatus, ChallengePolicy
 from services.names import refused_characters
 
 HANDSHAKE_TIMEOUT_MS = 5000.0
@@ -121,7 +121,7 @@ def _status(value: str) -> BotStatus:
     return _STATUSES[value]
 
 
-def _policy_of(bot: Bot) -> Literal["open", "owner_only"]:
+def _policy_of(bot: Bot) -> ChallengePolicy:
     return "owner_only" if bot.challenges == "owner_only" else "open"
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated
 
 import msgspec
 
-from services.domain import BotStatus
+from services.domain import BotStatus, ChallengePolicy
 
 Name = Annotated[
     str,
@@ -32,8 +32,8 @@ BotUrlField = Annotated[
         examples=["https://bot.example.org/truco"],
     ),
 ]
-ChallengePolicy = Annotated[
-    Literal["open", "owner_only"],
+ChallengePolicyField = Annotated[
+    ChallengePolicy,
     msgspec.Meta(description="who may challenge the bot: anyone ('open') or only its owner's bots"),
 ]
 OpenToEntries = Annotated[
@@ -82,7 +82,7 @@ class BotCreate(msgspec.Struct, forbid_unknown_fields=True):
     name: Name
     url: BotUrlField
     open: OpenToEntries = False
-    challenges: ChallengePolicy = "open"
+    challenges: ChallengePolicyField = "open"
     signing_secret: SigningSecret | None = None
 
 
@@ -107,7 +107,7 @@ class BotUpdate(msgspec.Struct, forbid_unknown_fields=True):
     name: Name | None = None
     url: BotUrlField | None = None
     open: OpenToEntries | None = None
-    challenges: ChallengePolicy | None = None
+    challenges: ChallengePolicyField | None = None
 
 
 class BotCreated(msgspec.Struct):
@@ -119,7 +119,7 @@ class BotCreated(msgspec.Struct):
     status: BotStatus
     signing_secret: str
     open: bool
-    challenges: ChallengePolicy
+    challenges: ChallengePolicyField
 
 
 class BotRead(msgspec.Struct):
@@ -133,7 +133,7 @@ class BotRead(msgspec.Struct):
     created_at: datetime
     updated_at: datetime
     open: bool
-    challenges: ChallengePolicy
+    challenges: ChallengePolicyField
 
 
 class BotInterval(msgspec.Struct, kw_only=True):
@@ -158,7 +158,7 @@ class BotProfile(msgspec.Struct):
     created_at: datetime
     rating: dict[str, float]
     open: bool
-    challenges: ChallengePolicy
+    challenges: ChallengePolicyField
     deleted_at: datetime | None = None
     intervals: dict[str, BotInterval] = {}
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import msgspec
 
 from arena.deals import Deals
 from arena.match import DEFAULT_GAMES_PER_MATCH
 from services.domain import Format, MatchStatus, Mode, Partnership, RoundStatus, TournamentStatus
+from services.tournaments.brackets import BracketKind, BracketPart
 
 PartnershipField = Annotated[
     Partnership,
@@ -194,7 +195,7 @@ class BracketSide(msgspec.Struct, omit_defaults=True):
 
 class BracketMatchRead(msgspec.Struct, kw_only=True):
     code: str  # W2-1, L1-3, 3P, GF, GF2
-    bracket: Literal["winners", "losers", "third_place", "grand_final", "reset"]
+    bracket: BracketPart
     round: int
     a: BracketSide
     b: BracketSide
@@ -204,7 +205,7 @@ class BracketMatchRead(msgspec.Struct, kw_only=True):
 
 
 class BracketRead(msgspec.Struct):
-    kind: Literal["single", "double"]
+    kind: BracketKind
     matches: list[BracketMatchRead]
     champion: int | None
 

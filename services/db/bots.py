@@ -9,7 +9,7 @@ from datetime import datetime
 import asyncpg
 
 from services.db.accounts import Connection, DuplicateName, Executor
-from services.domain import RATING_POOLS, BotStatus
+from services.domain import RATING_POOLS, BotStatus, ChallengePolicy
 from services.names import name_key
 
 DEFAULT_RATING = 1500.0
@@ -28,7 +28,7 @@ class Bot:
     updated_at: datetime
     deleted_at: datetime | None
     open: bool = False  # anyone may enter it into their tournaments
-    challenges: str = "open"  # or "owner_only": only its owner's bots may challenge it
+    challenges: ChallengePolicy = "open"
 
 
 def _bot(row: asyncpg.Record) -> Bot:
@@ -61,7 +61,7 @@ async def create_bot(
     encrypt_secret: Callable[[int], bytes],
     key_id: str,
     open: bool = False,
-    challenges: str = "open",
+    challenges: ChallengePolicy = "open",
 ) -> Bot:
     """Insert a bot; ``encrypt_secret(bot_id)`` gives the stored secret (the id is bound in).
 
@@ -176,7 +176,7 @@ async def update_bot(
     name: str | None = None,
     url: str | None = None,
     open: bool | None = None,
-    challenges: str | None = None,
+    challenges: ChallengePolicy | None = None,
 ) -> Bot | None:
     """Change what is given of a live bot; None if there is no such live bot."""
     try:

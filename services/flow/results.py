@@ -14,7 +14,7 @@ from services.db import ratings as db_ratings
 from services.db import tournaments as db_tournaments
 from services.db.accounts import Connection
 from services.db.matches import StoredMatch
-from services.domain import CANCELLED, BotResult, SideResult
+from services.domain import CANCELLED, BotResult, SideResult, side_result
 from services.flow.advance import advance
 from services.flow.errors import MatchNotFound, ResultMismatch
 from services.ratings import k_factor, match_delta, rating_pool
@@ -103,7 +103,7 @@ async def _rate(conn: Connection, match: StoredMatch, winner_side: int | None) -
         [stored[b] for b in match.side_bots(0)],
         [stored[b] for b in match.side_bots(1)],
     )
-    result: SideResult = "draw" if winner_side is None else ("a" if winner_side == 0 else "b")
+    result = side_result(winner_side)
     delta = match_delta(
         [r.rating for r in sides[0]],
         [r.rating for r in sides[1]],

@@ -30,16 +30,22 @@ class Slot(msgspec.Struct, frozen=True):
     loser_of: str | None = None
 
 
+BracketPart = Literal["winners", "losers", "third_place", "grand_final", "reset"]
+"""Which part of a bracket a match belongs to."""
+BracketKind = Literal["single", "double"]
+"""Single or double elimination."""
+
+
 class BracketMatch(msgspec.Struct, frozen=True):
     id: str
-    bracket: Literal["winners", "losers", "third_place", "grand_final", "reset"]
+    bracket: BracketPart
     round: int
     a: Slot
     b: Slot
 
 
 class Bracket(msgspec.Struct, frozen=True):
-    kind: Literal["single", "double"]
+    kind: BracketKind
     entrants: int
     matches: tuple[BracketMatch, ...]
     final: str  # the match whose winner is champion (GF in double elimination)

@@ -39,6 +39,7 @@ def checks() -> dict[str, set[str]]:
         ("matches_mode_check", domain.Mode),
         ("matches_partnership_check", domain.Partnership),
         ("bots_status_check", domain.BotStatus),
+        ("bots_challenges_check", domain.ChallengePolicy),
         ("ratings_mode_check", domain.RatingPool),
     ],
 )
