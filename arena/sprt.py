@@ -222,6 +222,13 @@ class Sprt:
         self.bounds = bounds(self.alpha, self.beta)
         self.llr = 0.0
 
+    @classmethod
+    def resume(cls, counts: Counts, *, elo0: float, elo1: float, alpha: float, beta: float) -> Sprt:
+        """The test after ``counts`` pairs (its LLR depends on the counts only)."""
+        test = cls(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, counts=list(counts))
+        test.llr = llr(test.count_tuple, elo0, elo1)
+        return test
+
     def add(self, pair_score: int) -> Verdict:
         if pair_score not in (0, 1, 2):
             raise ValueError("a pair scores 0, 1 or 2")

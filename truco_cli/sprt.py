@@ -23,16 +23,10 @@ from rich.text import Text
 from arena.deals import INDEPENDENT, MIRRORED
 from arena.entrants import BadBotSpec, connect
 from arena.match import MatchSettings, run_match
-from arena.replay import Replay
 from arena.signing import generate_secret
 from arena.sprt import Sprt, elo_estimate
+from arena.sprt_pair import GAMES_PER_PAIR, Unreachable, pair_score
 from engine.rules import Rules
-
-GAMES_PER_PAIR = 2
-
-
-class Unreachable(RuntimeError):
-    """A bot could not be reached (a walkover): the test cannot go on."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -78,19 +72,6 @@ def pair_seed(run_seed: int, pair: int) -> int:
     """The match seed of pair ``pair`` of a run: distinct pairs, unrelated deals."""
     digest = hashlib.sha256(f"sprt/{run_seed}/pair/{pair}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
-
-
-def pair_score(replay: Replay) -> int:
-    """Games of the pair won by bot A (entrant 0); a forfeit gives the unplayed games to the
-    side that did not forfeit. Raises :class:`Unreachable` on a walkover."""
-    result = replay.result
-    if result.reason == "walkover":
-        names = ", ".join(replay.entrants[i].name for i in result.walkover)
-        raise Unreachable(f"cannot reach {names}")
-    won = sum(1 for game in replay.games if game.winner == 0)
-    if result.forfeit == 1:
-        won += GAMES_PER_PAIR - len(replay.games)
-    return won
 
 
 def _settings(args: argparse.Namespace) -> MatchSettings:

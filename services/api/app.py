@@ -38,6 +38,7 @@ from services.api.problems import exception_handlers
 from services.api.ratelimit import PREFIX as RATE_LIMIT_PREFIX
 from services.api.ratelimit import Counter, MemoryCounter, RedisCounter, rate_limit_hook
 from services.api.slow_clients import body_deadline
+from services.api.sprt_tests import SprtController
 from services.api.tournament_export import TournamentExportController
 from services.api.tournaments import TournamentController
 from services.config import RateLimits, Settings
@@ -117,6 +118,7 @@ def create_api(
             ChallengeController,
             MatchController,
             LeaderboardController,
+            SprtController,
             health,
             liveness,
             *pages,

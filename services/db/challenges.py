@@ -1,15 +1,18 @@
 """Open challenges (unfinished matches outside tournaments), counted under locks for quotas.
 
-A challenge is a match without a tournament; its challenger's bot is on side 0 and the
-challenged bot on side 1 (``services.flow.create_challenge``). It is open while pending,
-queued or running.
+A challenge is a match without a tournament and outside SPRT tests (``services.flow_sprt``);
+its challenger's bot is on side 0 and the challenged bot on side 1
+(``services.flow.create_challenge``). It is open while pending, queued or running.
 """
 
 from __future__ import annotations
 
 from services.db.accounts import Connection
 
-_OPEN = "m.tournament_id IS NULL AND m.status IN ('pending', 'queued', 'running')"
+_OPEN = (
+    "m.tournament_id IS NULL AND m.sprt_test_id IS NULL "
+    "AND m.status IN ('pending', 'queued', 'running')"
+)
 
 
 async def lock_challenges(conn: Connection, account_id: int, target_bot_id: int) -> None:

@@ -9,6 +9,7 @@ import asyncpg
 import msgspec
 
 from arena.replay import Replay
+from services import flow_sprt_pairs
 from services.db import matches as db_matches
 from services.db import ratings as db_ratings
 from services.db import tournaments as db_tournaments
@@ -53,7 +54,8 @@ async def record_result(
     """Store a played match's result, in ONE transaction: the ``match_results`` row (once: a
     second call for the match changes nothing and returns ``[]``), the zlib-compressed replay,
     the match's status and winner, the Elo change of a rated match (not for walkovers), then
-    the tournament's next matches. Returns the ids of new matches to queue.
+    the tournament's next matches, or an SPRT test's next pairs (:mod:`services.flow_sprt_pairs`).
+    Returns the ids of new matches to queue.
 
     ``replay.entrants`` are in slot order (as :func:`match_specs` gave them).
     """
@@ -84,7 +86,7 @@ async def record_result(
         if match.rated and replay.result.reason != "walkover":
             await _rate(conn, match, winner)
         if match.tournament_id is None:
-            return []
+            return await flow_sprt_pairs.after_result(conn, match_id, replay)
         return await advance(conn, match.tournament_id)
 
 

@@ -1,0 +1,120 @@
+"""SPRT tests on the platform: "is bot A stronger than bot B?" played through the workers.
+
+:func:`create_test` stores the test and its first pairs (unrated matches of two games, seats
+swapped: ``arena.sprt_pair``) and returns their ids to queue; what each stored pair does next
+is :mod:`services.flow_sprt_pairs`. The owner may cancel a running test (:func:`cancel_test`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import asyncpg
+
+from arena.deals import INDEPENDENT, MIRRORED, DealsMode
+from arena.sprt_pair import GAMES_PER_PAIR
+from engine.rules import Rules
+from services import sprt_runs
+from services.db import bots as db_bots
+from services.db import sprt_tests as db_sprt
+from services.db.accounts import Connection
+from services.domain import Mode
+from services.flow import (
+    MIRRORED_ONLY_ONE_OWNER,
+    BotNotFound,
+    BotUnavailable,
+    FlowError,
+    MirroredDealsRefused,
+    NotFound,
+    SameBot,
+    TournamentSettings,
+    check_duration,
+    mode_rules,
+)
+from services.flow_sprt_pairs import start_pairs
+
+
+class SprtNotFound(NotFound):
+    """No such test."""
+
+
+class NotYourTest(FlowError):
+    """Another account's test (only its owner may stop it)."""
+
+
+class SprtStateError(FlowError):
+    """The test is not running (cancelling a finished test)."""
+
+
+async def create_test(
+    pool: asyncpg.Pool,
+    *,
+    owner_id: int,
+    bot_a: int,
+    bot_b: int,
+    mode: Mode,
+    rules: dict[str, Any],
+    params: sprt_runs.SprtParams,
+    deals: DealsMode = INDEPENDENT,
+    check: Callable[[Connection], Awaitable[None]] | None = None,
+) -> tuple[int, list[int]]:
+    """A running test and its first pairs: returns (test id, match ids to queue).
+
+    ``check(conn)`` runs in the inserting transaction (``services.sprt_quota``) and may raise
+    to refuse. Raises :class:`~services.flow.SameBot`, ``BotNotFound``, ``BotUnavailable``,
+    RulesError, ``SettingsTooLong``, ``MirroredDealsRefused``, ValueError (bad
+    hypotheses or error rates: ``arena.sprt``)."""
+    if bot_a == bot_b:
+        raise SameBot("a test needs two different bots")
+    sprt_runs.sprt_of(params, ())  # raises ValueError on elo0 >= elo1 or bad alpha, beta
+    parsed: Rules = mode_rules(mode, rules)
+    check_duration(TournamentSettings(games_per_match=GAMES_PER_PAIR), parsed)
+    async with pool.acquire() as conn, conn.transaction():
+        owners = set()
+        for bot_id in (bot_a, bot_b):
+            bot = await db_bots.get_bot(conn, bot_id)
+            if bot is None:
+                raise BotNotFound(f"there is no bot {bot_id}")
+            if bot.status != "active":
+                raise BotUnavailable(f"bot {bot_id} is {bot.status}")
+            owners.add(bot.owner_id)
+        if deals == MIRRORED and len(owners) > 1:
+            raise MirroredDealsRefused(
+                f"bots {bot_a} and {bot_b} have different owners; {MIRRORED_ONLY_ONE_OWNER}"
+            )
+        if check is not None:
+            await check(conn)
+        test_id = await db_sprt.insert_test(
+            conn,
+            owner_id=owner_id,
+            bot_a=bot_a,
+            bot_b=bot_b,
+            mode=mode,
+            rules=parsed.to_dict(),
+            deals=deals,
+            elo0=params.elo0,
+            elo1=params.elo1,
+            alpha=params.alpha,
+            beta=params.beta,
+            max_games=params.max_games,
+            concurrency=params.concurrency,
+        )
+        test = await db_sprt.get_test(conn, test_id, for_update=True)
+        assert test is not None
+        return test_id, await start_pairs(conn, test, open_pairs=0)
+
+
+async def cancel_test(pool: asyncpg.Pool, test_id: int, owner_id: int) -> list[int]:
+    """The owner stops a running test: no pair is started any more, the unplayed ones are
+    cancelled (a result arriving later for one is not stored). Returns their ids. Raises
+    :class:`SprtNotFound`, :class:`NotYourTest` or :class:`SprtStateError`."""
+    async with pool.acquire() as conn, conn.transaction():
+        test = await db_sprt.get_test(conn, test_id, for_update=True)
+        if test is None:
+            raise SprtNotFound(f"there is no test {test_id}")
+        if test.owner_id != owner_id:
+            raise NotYourTest(f"test {test_id} is another account's; only its owner stops it")
+        if test.status != "running":
+            raise SprtStateError(f"test {test_id} is {test.status}; only a running test stops")
+        return await db_sprt.finish_test(conn, test_id, status="cancelled")
