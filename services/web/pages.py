@@ -34,8 +34,10 @@ from engine.rules import Rules
 from services import flow
 from services.api.deps import services
 from services.api.problems import ProblemError
+from services.api.sprt_tests import sprt_read
 from services.db import matches as db_matches
 from services.db import pages as db
+from services.db import sprt_tests as db_sprt
 from services.db import tournaments as db_tournaments
 from services.ratings import POOLS
 from services.tournaments.formats import StandingRow
@@ -45,6 +47,7 @@ from services.web.views.bot import bot_view
 from services.web.views.common import FORMAT_NAMES, knockout_note, outcome, score_text, side_links
 from services.web.views.home import leaderboard_view
 from services.web.views.replay import replay_view
+from services.web.views.sprt import sprt_view
 from services.web.views.tournament import TournamentView, tournament_view
 from services.worker.live import live_document, reader_for, to_replay_events
 
@@ -219,7 +222,43 @@ async def bot_page(pool: NamedDependency[asyncpg.Pool], bot_id: Id) -> Response[
         matches,
         replays,
     )
-    return render("bot.html", b=view)
+    tests = await db_sprt.tests_of_bot(pool, bot_id)
+    names = await db_matches.entrant_names(
+        pool, sorted({t.bot_a for t in tests} | {t.bot_b for t in tests})
+    )
+    return render("bot.html", b=view, tests=tests, names=names)
+
+
+def _sprt_version(test: db_sprt.StoredSprt) -> str:
+    """Changes with every stored pair and when the test ends (the page polls it)."""
+    return f"{test.status}.{len(test.scores)}"
+
+
+@get("/tests/{test_id:int}", name="web:sprt")
+async def sprt_page(pool: NamedDependency[asyncpg.Pool], test_id: Id) -> Response[str]:
+    test = await db_sprt.get_test(pool, test_id)
+    if test is None:
+        raise NotFoundException(f"no test {test_id}")
+    names = await db_matches.entrant_names(pool, [test.bot_a, test.bot_b])
+    view = sprt_view(sprt_read(test), names.get(test.bot_a, "?"), names.get(test.bot_b, "?"))
+    live = test.status == "running"
+    return render(
+        "sprt.html",
+        s=view,
+        version=_sprt_version(test) if live else None,
+        poll=f"/tests/{test_id}/live" if live else None,
+    )
+
+
+@get("/tests/{test_id:int}/live", name="web:sprt-live")
+async def sprt_live(pool: NamedDependency[asyncpg.Pool], test_id: Id) -> Response[dict[str, Any]]:
+    test = await db_sprt.get_test(pool, test_id)
+    if test is None:
+        raise NotFoundException(f"no test {test_id}")
+    return Response(
+        {"version": _sprt_version(test), "live": test.status == "running"},
+        headers={**SECURITY_HEADERS, "Cache-Control": "no-store"},
+    )
 
 
 def _reader(request: Request[Any, Any, Any]) -> Any:
@@ -424,6 +463,8 @@ def web_router() -> Router:
             bot_page,
             match_page,
             match_live,
+            sprt_page,
+            sprt_live,
             static_file,
         ],
         response_headers=[ResponseHeader(name=k, value=v) for k, v in SECURITY_HEADERS.items()],

@@ -1,0 +1,130 @@
+"""An SPRT test's page (``/tests/{id}``): the LLR's path drawn against its bounds, the figures
+and the result in words, all from the API's view of the test (``services.api.sprt_tests``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from services.api.sprt_schemas import SprtRead
+
+WIDTH = 640
+HEIGHT = 260
+LEFT = 52  # room for the LLR ticks
+RIGHT = 16
+TOP = 14
+BOTTOM = 30  # room for the games ticks
+MIN_GAMES = 20  # the x axis spans at least this many games
+
+
+@dataclass(frozen=True, slots=True)
+class LlrChart:
+    width: int
+    height: int
+    path: str
+    lower: float  # y of the H0 bound
+    upper: float  # y of the H1 bound
+    zero: float
+    left: int
+    right: int
+    bottom: float
+    x_ticks: list[tuple[float, int]]  # (x, games)
+    y_ticks: list[tuple[float, str]]  # (y, llr)
+    last: tuple[float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class SprtView:
+    test: SprtRead
+    name_a: str
+    name_b: str
+    verdict: str
+    chart: LlrChart
+    live: bool
+
+
+def llr_chart(test: SprtRead) -> LlrChart:
+    """The LLR's path (``test.history``) in SVG coordinates, the bounds as horizontal lines."""
+    low, high = test.bounds
+    values = [llr for _, llr in test.history]
+    y_min = min(low, *values) * 1.1
+    y_max = max(high, *values) * 1.1
+    x_max = max(MIN_GAMES, test.history[-1][0])
+    span_x = WIDTH - LEFT - RIGHT
+    span_y = HEIGHT - TOP - BOTTOM
+
+    def x(games: float) -> float:
+        return round(LEFT + span_x * games / x_max, 1)
+
+    def y(llr: float) -> float:
+        return round(TOP + span_y * (y_max - llr) / (y_max - y_min), 1)
+
+    path = " ".join(
+        f"{'M' if k == 0 else 'L'}{x(games)},{y(llr)}"
+        for k, (games, llr) in enumerate(test.history)
+    )
+    step = _nice_step(x_max / 5)
+    x_ticks = [(x(g), g) for g in range(0, x_max + 1, step)]
+    y_ticks = [(y(v), f"{v:+.2f}") for v in (low, 0.0, high)]
+    games, llr = test.history[-1]
+    return LlrChart(
+        width=WIDTH,
+        height=HEIGHT,
+        path=path,
+        lower=y(low),
+        upper=y(high),
+        zero=y(0.0),
+        left=LEFT,
+        right=WIDTH - RIGHT,
+        bottom=HEIGHT - BOTTOM,
+        x_ticks=x_ticks,
+        y_ticks=y_ticks,
+        last=(x(games), y(llr)),
+    )
+
+
+def _nice_step(raw: float) -> int:
+    """1, 2 or 5 times a power of ten, at least ``raw`` (and at least 2: whole pairs)."""
+    power = 1
+    while True:
+        for factor in (1, 2, 5):
+            if factor * power >= raw:
+                return max(2, factor * power)
+        power *= 10
+
+
+def verdict(test: SprtRead, name_a: str, name_b: str) -> str:
+    """The result, or where the test stands, in one sentence."""
+    low, high = test.bounds
+    if test.status == "running":
+        return (
+            f"Running: {test.games} games so far. The test accepts H1 ({name_a} is at least "
+            f"{test.elo1:g} Elo stronger than {name_b}) when the LLR reaches {high:+.2f}, and "
+            f"H0 (at most {test.elo0:g} Elo stronger) when it falls to {low:+.2f}."
+        )
+    if test.status == "cancelled":
+        return f"Cancelled by its owner after {test.games} games: no result."
+    if test.status == "failed":
+        return f"Stopped after {test.games} games: {test.error or 'a bot failed'}."
+    if test.result == "H1":
+        return (
+            f"H1 accepted after {test.games} games: {name_a} is at least {test.elo1:g} Elo "
+            f"stronger than {name_b} (a false H1 happens at most {test.alpha:.0%} of the time)."
+        )
+    if test.result == "H0":
+        return (
+            f"H0 accepted after {test.games} games: {name_a} is not {test.elo1:g} Elo stronger "
+            f"than {name_b}; at most {test.elo0:g} (a false H0 happens at most "
+            f"{test.beta:.0%} of the time)."
+        )
+    return f"Inconclusive: the {test.max_games}-game limit came before either bound."
+
+
+def sprt_view(test: SprtRead, name_a: str, name_b: str) -> SprtView:
+    return SprtView(
+        test=test,
+        name_a=name_a,
+        name_b=name_b,
+        verdict=verdict(test, name_a, name_b),
+        chart=llr_chart(test),
+        live=test.status == "running",
+    )
