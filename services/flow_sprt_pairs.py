@@ -32,6 +32,15 @@ def params_of(test: StoredSprt) -> sprt_runs.SprtParams:
     )
 
 
+async def lock_test_of(conn: Connection, match_id: int) -> None:
+    """Lock the test of a pair, if it is one, before the pair's row is locked: tests before
+    their matches, the order :func:`services.flow_sprt.cancel_test` and a test's end take, so
+    a result and a cancel never deadlock."""
+    test_id = await db_sprt.sprt_of_match(conn, match_id)
+    if test_id is not None:
+        await db_sprt.get_test(conn, test_id, for_update=True)
+
+
 async def start_pairs(conn: Connection, test: StoredSprt, *, open_pairs: int) -> list[int]:
     """Create the pairs that keep ``concurrency`` in play; their ids, to queue after commit."""
     wanted = sprt_runs.pairs_to_start(params_of(test), started=test.started, open_pairs=open_pairs)

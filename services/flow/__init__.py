@@ -25,7 +25,8 @@ has a champion. The organiser may cancel it while registering or running
 (:func:`cancel_tournament`); a scheduled one that reaches its start time with fewer than two
 available bots is cancelled by :func:`due_tournaments`.
 
-Concurrency: each call is one transaction. Tournament rows are locked before match rows,
+Concurrency: each call is one transaction. Tournament rows (and SPRT tests' rows,
+:mod:`services.flow_sprt_pairs`) are locked before match rows,
 match rows before rating rows (rating rows in bot id order), so concurrent results of one
 round are serialised on the tournament and never deadlock; the round is paired exactly once.
 """

@@ -66,6 +66,8 @@ async def record_result(
             raise MatchNotFound(f"there is no match {match_id}")
         if peek.tournament_id is not None:
             await db_tournaments.get_tournament(conn, peek.tournament_id, lock="update")
+        else:
+            await flow_sprt_pairs.lock_test_of(conn, match_id)
         match = await db_matches.get_match(conn, match_id, for_update=True)
         assert match is not None
         if match.finished or match.bot1 is None or match.status == CANCELLED:

@@ -226,3 +226,51 @@ async def test_quotas_bound_running_tests_per_account_and_per_opponent_bot(
     first = next(r for r in burst if r.status_code == 202).json()["test_id"]
     assert (await api.client.post(f"/v1/tests/{first}/cancel", headers=me)).status_code == 200
     assert (await post(me, a, b)).status_code == 202
+
+
+async def test_results_racing_a_cancel_neither_deadlock_nor_miscount(
+    idle_api: PlayApi, bot_servers: list[BotServer]
+) -> None:
+    """Four pairs' results stored at the same moment as the owner cancels: every call ends
+    cleanly, and the test counts exactly its stored matches."""
+    from arena.match import run_match
+    from services import flow
+    from tests.services.flow_helpers import BOX, over_http
+
+    api = idle_api
+    _, me = await api.account("me")
+    a, b = await api.bots(me, bot_servers[:2])
+    for attempt in range(3):
+        created = await api.client.post(
+            "/v1/tests",
+            json={"bot_a": a, "bot_b": b, "concurrency": 4, "points": 15},
+            headers=me,
+        )
+        assert created.status_code == 202, created.text
+        test_id = created.json()["test_id"]
+        ids = [p["id"] for p in await _stored_pairs(api, test_id)]
+        specs = await flow.match_specs(api.pool, ids, secret_box=BOX)
+        replays = [
+            await run_match(
+                str(s.match_id),
+                s.seed,
+                s.settings,
+                [over_http(e, k) for k, e in enumerate(s.entrants)],
+            )
+            for s in specs
+        ]
+        results = await asyncio.gather(
+            *(
+                flow.record_result(api.pool, s.match_id, r)
+                for s, r in zip(specs, replays, strict=True)
+            ),
+            api.client.post(f"/v1/tests/{test_id}/cancel", headers=me),
+        )
+        assert results[-1].status_code == 200, (attempt, results[-1].text)
+        body = (await api.client.get(f"/v1/tests/{test_id}")).json()
+        assert body["status"] == "cancelled"
+        pairs = await _stored_pairs(api, test_id)
+        done = [p for p in pairs if p["status"] == "done"]
+        assert body["games"] == 2 * len(done)
+        assert body["wins"] == sum(p["result"]["games_won"][0] for p in done)
+        assert {p["status"] for p in pairs} <= {"done", "cancelled"}
