@@ -87,3 +87,13 @@ async def after_result(conn: Connection, match_id: int, replay: Replay) -> list[
         return []
     open_pairs = await db_sprt.open_pairs(conn, test_id)
     return await start_pairs(conn, test, open_pairs=open_pairs)
+
+
+async def after_given_up(conn: Connection, match_id: int, detail: str) -> None:
+    """The recovery sweeper gave up on a match outside tournaments (inside its transaction,
+    the test locked first by :func:`lock_test_of`): if it is a pair of a running test, the
+    test ends as ``failed`` and its other unplayed pairs are cancelled, so it neither waits
+    forever nor keeps its place in the quota."""
+    test_id = await db_sprt.sprt_of_match(conn, match_id)
+    if test_id is not None:
+        await db_sprt.finish_test(conn, test_id, status="failed", error=f"pair {match_id} {detail}")

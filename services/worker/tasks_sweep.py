@@ -16,7 +16,8 @@ Both are sent again through ``dispatch.enqueue`` (``attempts`` + 1). A match tha
 again after ``TRUCO_SWEEP_MAX_ATTEMPTS`` (5) sends is given up: in a tournament it is decided
 with **no winner and no rating change** (status ``forfeit``, result reason ``error``, nobody is
 the forfeiting side: Swiss and round robin count it as a draw, a bracket sends the better seed
-through), so the event goes on; a challenge becomes ``error``. A match that ran twice is stored
+through), so the event goes on; a challenge becomes ``error``, and so does a pair of an SPRT
+test, whose test ends ``failed`` (``services.flow_sprt_pairs``). A match that ran twice is stored
 once (``UNIQUE (match_id)``), so sending again is always safe; a real result that arrives late
 for a match given up changes nothing.
 
@@ -107,11 +108,13 @@ async def _give_up(
     """Decide ``match`` without a winner (see the module docstring): (given up?, the matches
     that made ready). Locks in ``flow``'s order (tournament, then match) and re-checks: a result or a
     send that landed meanwhile wins."""
-    from services import flow
+    from services import flow, flow_sprt_pairs
 
     async with pool.acquire() as conn, conn.transaction():
         if match.tournament_id is not None:
             await db_tournaments.get_tournament(conn, match.tournament_id, lock="update")
+        else:
+            await flow_sprt_pairs.lock_test_of(conn, match.id)
         locked = await db_sweep.lock_open(conn, match.id)
         if locked is None or locked[1] != match.attempts:
             return False, []
@@ -121,6 +124,7 @@ async def _give_up(
         ):
             return False, []
         if match.tournament_id is None:
+            await flow_sprt_pairs.after_given_up(conn, match.id, detail)  # an SPRT test fails
             return True, []
         # flow.advance in the same transaction as the decision: what this made ready
         return True, await flow.advance(conn, match.tournament_id)

@@ -245,3 +245,29 @@ def test_settings_schedule_and_route(tmp_path: Path) -> None:
     assert task.acks_late and task.reject_on_worker_lost
     assert 0 < task.soft_time_limit < task.time_limit < visibility
     assert app.amqp.router.route({}, REQUEUE_STALE)["queue"].name == RESULTS
+
+
+async def test_a_test_pair_given_up_fails_its_test_and_cancels_the_others(
+    pool: asyncpg.Pool, broker: RecordingApp
+) -> None:
+    """An SPRT test whose pair can never be played ends ``failed`` (nothing waits for ever,
+    its quota place frees) and its other pairs are cancelled."""
+    from services import flow_sprt
+    from services.sprt_runs import SprtParams
+
+    owner = await make_account(pool)
+    a, b = await make_bot(pool, owner), await make_bot(pool, owner)
+    params = SprtParams(elo0=0, elo1=10, alpha=0.05, beta=0.05, max_games=100, concurrency=2)
+    test_id, (stuck, other) = await flow_sprt.create_test(
+        pool, owner_id=owner, bot_a=a, bot_b=b, mode="1v1", rules={}, params=params
+    )
+    for _ in range(FAST.max_attempts):
+        await dispatch.enqueue(pool, [stuck])
+    await _age(pool, [stuck], "queued_at", 3600)
+    report = await tasks_sweep.sweep(pool, FAST)
+    assert stuck in report.gave_up and report.advanced == []
+    assert await _status(pool, stuck) == ("error", FAST.max_attempts)
+    assert (await _status(pool, other))[0] == "cancelled"
+    row = await pool.fetchrow("SELECT status, error FROM sprt_tests WHERE id = $1", test_id)
+    assert row is not None and row["status"] == "failed"
+    assert "given up" in row["error"]
