@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Annotated
 
 import asyncpg
@@ -48,6 +49,16 @@ def _invalid(field: str, message: str) -> ProblemError:
     )
 
 
+@lru_cache(maxsize=64)
+def llr_path(
+    params: sprt_runs.SprtParams, scores: tuple[int, ...]
+) -> tuple[tuple[int, float], ...]:
+    """The LLR's path (rounded as the API shows it), computed once per test state: a test's
+    scores only grow, so repeated reads of one state (polling clients, the page) cost a
+    lookup instead of a few hundred fits."""
+    return tuple((games, round(value, 4)) for games, value in sprt_runs.history(params, scores))
+
+
 def sprt_read(test: StoredSprt) -> SprtRead:
     """The API's view of a test, every figure from its stored pair scores."""
     params = flow_sprt_pairs.params_of(test)
@@ -79,9 +90,7 @@ def sprt_read(test: StoredSprt) -> SprtRead:
         bounds=(round(low, 4), round(high, 4)),
         elo=round(elo, 1) + 0.0,  # + 0.0: never "-0.0"
         elo_interval=(round(lo, 1) + 0.0, round(hi, 1) + 0.0),
-        history=[
-            (games, round(value, 4)) for games, value in sprt_runs.history(params, test.scores)
-        ],
+        history=list(llr_path(params, test.scores)),
         created_at=test.created_at,
         finished_at=test.finished_at,
     )

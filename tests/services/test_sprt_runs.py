@@ -72,3 +72,14 @@ def test_the_path_starts_at_zero_and_ends_at_the_current_llr(
         assert len(path) <= points + 1
     games = [g for g, _ in path]
     assert games == sorted(set(games))
+
+
+def test_the_apis_path_is_computed_once_per_test_state() -> None:
+    from services.api.sprt_tests import llr_path
+
+    scores = (2, 1, 2, 0, 2)
+    first = llr_path(PARAMS, scores)
+    assert llr_path(PARAMS, scores) is first  # a repeated read is a lookup
+    assert [games for games, _ in first] == [0, 2, 4, 6, 8, 10]
+    longer = llr_path(PARAMS, (*scores, 2))  # one more pair: a new state, a new path
+    assert longer[:-1] == first and longer[-1][0] == 12
