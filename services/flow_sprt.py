@@ -21,7 +21,6 @@ from services.db import sprt_tests as db_sprt
 from services.db.accounts import Connection
 from services.domain import Mode
 from services.flow import (
-    MIRRORED_ONLY_ONE_OWNER,
     BotNotFound,
     BotUnavailable,
     FlowError,
@@ -32,6 +31,7 @@ from services.flow import (
     check_duration,
     mode_rules,
 )
+from services.flow.errors import MIRRORED_ONLY_ONE_OWNER
 from services.flow_sprt_pairs import start_pairs
 
 

@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from helper modules are parameters here
 """SPRT tests over the API (``/v1/tests``): a strong bot against a random one accepts H1 with
 counts that agree with the stored matches, unrated; bad input is a 422 naming the field;
 someone else's bot_a is a 403 and someone else's test cannot be cancelled; quotas bound
@@ -16,13 +15,7 @@ import pytest
 
 from arena.sdk import BotServer
 from arena.sprt import pairs_if_all_won
-from tests.services.api_play_helpers import (  # noqa: F401
-    PlayApi,
-    bot_servers,
-    idle_api,
-    play_api,
-)
-from tests.services.test_api_helpers import api_database_url, guard  # noqa: F401
+from tests.services.api_play_helpers import PlayApi
 
 pytestmark = pytest.mark.anyio
 
