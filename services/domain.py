@@ -55,3 +55,5 @@ CANCELLED: Final = "cancelled"
 GAVE_UP: Final = "error"
 """The status (and result reason) of a match the sweeper stopped re-sending; it is decided
 with no winner and no Elo change."""
+LIVE_TOURNAMENT_STATUSES: Final[tuple[TournamentStatus, ...]] = ("registering", "running")
+"""A tournament still taking entries or being played (its page updates itself)."""

@@ -19,8 +19,9 @@ from services import seeds
 from services.db.accounts import Executor
 from services.db.matches import inflate
 from services.db.tournaments import RoundRow
+from services.domain import FINISHED_STATUSES
 
-FINISHED_MATCH = ("done", "forfeit")
+FINISHED_MATCH = FINISHED_STATUSES
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +102,7 @@ class MatchRow:
     entrants: list[Entrant] = field(default_factory=list)
     result: dict[str, Any] | None = None  # match_results.result
     bracket_match: str | None = None  # the elimination bracket's match id (W1-2, GF, ...)
+    tournament_name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,8 +243,9 @@ async def tournaments_by_status(
 _MATCH_SELECT = """
     SELECT m.id, m.tournament_id, m.round_id, rd.number AS round_number, m.bracket, m.board,
            m.mode, m.status, m.winner_side, m.created_at, m.finished_at, mr.result,
-           m.bracket_match
+           m.bracket_match, t.name AS tournament_name
     FROM matches m
+    LEFT JOIN tournaments t ON t.id = m.tournament_id
     LEFT JOIN rounds rd ON rd.id = m.round_id
     LEFT JOIN match_results mr ON mr.match_id = m.id
 """
@@ -263,6 +266,7 @@ def _match(r: asyncpg.Record) -> MatchRow:
         finished_at=r["finished_at"],
         result=_json(r["result"]) if r["result"] is not None else None,
         bracket_match=r["bracket_match"],
+        tournament_name=r["tournament_name"],
     )
 
 

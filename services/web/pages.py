@@ -39,7 +39,10 @@ from services.db import matches as db_matches
 from services.db import pages as db
 from services.db import sprt_tests as db_sprt
 from services.db import tournaments as db_tournaments
+from services.domain import FINISHED_STATUSES, LIVE_TOURNAMENT_STATUSES, OPEN_STATUSES
+from services.flow_pairing import played as played_event
 from services.ratings import POOLS
+from services.tournaments.event import Played
 from services.tournaments.formats import StandingRow
 from services.web import paging
 from services.web.intervals import EXPLAINED
@@ -70,9 +73,17 @@ SECURITY_HEADERS = {
 }
 # Litestar adds "; charset=utf-8" to every text/* media type itself: never spell it here
 HTML = "text/html"
-LIVE_TOURNAMENT = ("registering", "running")
-LIVE_MATCH = ("pending", "queued", "running")
+LIVE_TOURNAMENT = LIVE_TOURNAMENT_STATUSES
+LIVE_MATCH = OPEN_STATUSES
 Id = Annotated[int, Parameter(ge=1, le=2**63 - 1)]
+REASONS = {
+    "games": "on games",
+    "tantos": "level on games, decided on tantos",
+    "draw": "level on games and tantos",
+    "forfeit": "by forfeit",
+    "walkover": "by walkover",
+}
+"""How a match was decided (:attr:`arena.replay.MatchResult.reason`), as the header says it."""
 
 
 def template_config() -> TemplateConfig[JinjaTemplateEngine]:
@@ -112,7 +123,7 @@ def render(
 @get("/", name="web:home")
 async def home(pool: NamedDependency[asyncpg.Pool]) -> Response[str]:
     boards = {mode: leaderboard_view(await db.leaderboard(pool, mode)) for mode in POOLS}
-    running = await db.tournaments_by_status(pool, ("running", "registering"))
+    running = await db.tournaments_by_status(pool, LIVE_TOURNAMENT_STATUSES)
     recent = await db.tournaments_by_status(pool, ("finished",), limit=10)
     return render(
         "home.html",
@@ -149,30 +160,36 @@ async def _tournament_view(pool: asyncpg.Pool, tournament_id: Id) -> TournamentV
         raise NotFoundException(f"no tournament {tournament_id}")
     need = [m.id for m in data.matches if (out := outcome(m)) is not None and out.games is None]
     replays = await _replays(pool, need)
+    standings, played = await _standings(pool, tournament_id)
     return tournament_view(
         data.tournament,
         data.entries,
         [(r.number, r.status) for r in data.rounds],
         data.matches,
         replays,
-        await _standings(pool, tournament_id),
+        standings,
+        played,
     )
 
 
-async def _standings(pool: asyncpg.Pool, tournament_id: int) -> list[StandingRow]:
-    """The standings exactly as the API gives them: :func:`services.flow.standings`."""
+async def _standings(
+    pool: asyncpg.Pool, tournament_id: int
+) -> tuple[list[StandingRow], Played | None]:
+    """The standings exactly as the API gives them (:func:`services.flow.standings`), and the
+    event as its format sees it (the bracket's results)."""
     tournament = await db_tournaments.get_tournament(pool, tournament_id)
     if tournament is None:
-        return []
+        return [], None
     entrants, matches = await flow.event_state(pool, tournament_id)
     third_place = flow.settings_of(tournament).third_place
-    return flow.standings(
+    rows = flow.standings(
         tournament.format,
         entrants,
         matches,
         third_place=third_place,
         partnership=tournament.partnership,
     )
+    return rows, played_event(entrants, matches, third_place=third_place)
 
 
 @get("/tournaments/{tournament_id:int}", name="web:tournament")
@@ -214,7 +231,7 @@ async def bot_page(pool: NamedDependency[asyncpg.Pool], bot_id: Id) -> Response[
     if bot is None:
         raise NotFoundException(f"no bot {bot_id}")
     matches = await db.bot_matches(pool, bot_id)
-    replays = await _replays(pool, [m.id for m in matches if m.status in db.FINISHED_MATCH])
+    replays = await _replays(pool, [m.id for m in matches if m.status in FINISHED_STATUSES])
     view = bot_view(
         bot,
         await db.bot_ratings(pool, bot_id),
@@ -322,13 +339,14 @@ async def match_page(
     game: Annotated[int, Parameter(ge=1, le=1000)] = 1,
     step: Annotated[int | None, Parameter(ge=0, le=1_000_000)] = None,
     view: Annotated[str, Parameter(max_length=16)] = "all",
+    whole: Annotated[int, Parameter(ge=0, le=1)] = 0,
 ) -> Response[str]:
     data = await db.match(pool, match_id)
     if data is None:
         raise NotFoundException(f"no match {match_id}")
     m = data.match
     stored = _decoded({match_id: data.replay}).get(match_id)
-    live = m.status not in db.FINISHED_MATCH
+    live = m.status not in FINISHED_STATUSES
     sides = (side_links(m, 0), side_links(m, 1))
     viewer = None
     shown = stored
@@ -337,7 +355,7 @@ async def match_page(
     if shown is not None:
         # a finished match opens at its first event, a live one at its latest
         start = step if step is not None else (None if live else 0)
-        viewer = replay_view(shown, sides, game, start, view, live)
+        viewer = replay_view(shown, sides, game, start, view, live, whole=bool(whole))
     out = outcome(m, stored)
     version = await _match_version(request, pool, match_id) if live else None
     return render(
@@ -350,6 +368,7 @@ async def match_page(
         score=score_text(out),
         knockout=knockout_note(m, out),
         result=stored.result if stored is not None else None,
+        reason=REASONS,
         r=viewer,
         version=version,
         poll=f"/matches/{match_id}/live" if live else None,

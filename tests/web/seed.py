@@ -59,6 +59,8 @@ class Seeded:
     replay_match: int = 0  # a finished match with the XSS bot in it
     live_match: int = 0  # a running match with a (partial) replay
     pending_swiss_match: int = 0  # in the running Swiss round, not played yet
+    knockout_id: int = 0  # a 5-bot single elimination with a third-place match, played by flow
+    team_match: int = 0  # a finished team 2v2 match (four seats) with long bot names
     replays: dict[int, Replay] = field(default_factory=dict)
     winners: dict[int, int | None] = field(default_factory=dict)  # match -> winner side
     sides: dict[int, tuple[int, int]] = field(default_factory=dict)  # match -> (bot 0, bot 1)
@@ -132,12 +134,13 @@ class Seeder:
         bracket: str = "main",
         status: str = "done",
         seed: int = 1,
+        bracket_match: str | None = None,
     ) -> int:
         a, b = seeded.bots[names[0]], seeded.bots[names[1]]
         mid: int = await self.conn.fetchval(
             """INSERT INTO matches (tournament_id, round_id, bracket, board, mode, status, seed,
-                   games_per_match, rules, created_at)
-               VALUES ($1, $2, $3, $4, '1v1', 'pending', $5, 2, '{"points_to_win": 15}', $6)
+                   games_per_match, rules, created_at, bracket_match)
+               VALUES ($1, $2, $3, $4, '1v1', 'pending', $5, 2, '{"points_to_win": 15}', $6, $7)
                RETURNING id""",
             tid,
             rid,
@@ -145,6 +148,7 @@ class Seeder:
             board,
             seed,
             self.tick(),
+            bracket_match,
         )
         for side, bot in enumerate((a, b)):
             await self.conn.execute(
@@ -288,6 +292,7 @@ async def seed(url: str) -> Seeded:
             rid=r1,
             board=1,
             bracket="winners",
+            bracket_match="W1-1",
             seed=next(n) * 7,
         )
         m2 = await s.match(
@@ -297,13 +302,23 @@ async def seed(url: str) -> Seeded:
             rid=r1,
             board=2,
             bracket="winners",
+            bracket_match="W1-2",
             seed=next(n) * 7,
         )
 
-        def side_name(mid: int, winner: bool) -> str:
-            w = seeded.winners[mid]
-            side = (w if w is not None else 0) if winner else 1 - (w if w is not None else 0)
-            bot = seeded.sides[mid][side]
+        def side_name(mid: int, winner: bool, entered: list[str] = de) -> str:
+            """The side that goes through, as the bracket decides it: games, tantos, seed
+            (``entered``: the event's bots in seed order)."""
+            seed_of = {bots[x]: k + 1 for k, x in enumerate(entered)}
+            games, tantos = seeded.replays[mid].result.games_won, seeded.replays[mid].result.tantos
+            a, b = seeded.sides[mid]
+            if games[0] != games[1]:
+                w = 0 if games[0] > games[1] else 1
+            elif tantos[0] != tantos[1]:
+                w = 0 if tantos[0] > tantos[1] else 1
+            else:
+                w = 0 if seed_of[a] < seed_of[b] else 1
+            bot = seeded.sides[mid][w if winner else 1 - w]
             return next(k for k, v in bots.items() if v == bot)
 
         r2 = await s.round(tid, 2, "done")
@@ -314,6 +329,7 @@ async def seed(url: str) -> Seeded:
             rid=r2,
             board=1,
             bracket="winners",
+            bracket_match="W2-1",
             seed=next(n) * 7,
         )
         l2 = await s.match(
@@ -323,6 +339,7 @@ async def seed(url: str) -> Seeded:
             rid=r2,
             board=1,
             bracket="losers",
+            bracket_match="L1-1",
             seed=next(n) * 7,
         )
         r3 = await s.round(tid, 3, "done")
@@ -333,18 +350,32 @@ async def seed(url: str) -> Seeded:
             rid=r3,
             board=1,
             bracket="losers",
+            bracket_match="L2-1",
             seed=next(n) * 7,
         )
         r4 = await s.round(tid, 4, "done")
-        await s.match(
+        gf = await s.match(
             seeded,
             (side_name(w2, True), side_name(l3, True)),
             tid=tid,
             rid=r4,
             board=1,
             bracket="final",
+            bracket_match="GF",
             seed=next(n) * 7,
         )
+        if side_name(gf, True) == side_name(l3, True):  # the losers' side won: the reset
+            r5 = await s.round(tid, 5, "done")
+            await s.match(
+                seeded,
+                (side_name(gf, True), side_name(gf, False)),
+                tid=tid,
+                rid=r5,
+                board=1,
+                bracket="final",
+                bracket_match="GF2",
+                seed=next(n) * 7,
+            )
 
         # Round robin, 3 bots, finished.
         rr = ["Mazo Man", "Falta Envido", "Parda"]
@@ -365,23 +396,70 @@ async def seed(url: str) -> Seeded:
         r1 = await s.round(tid, 1, "done")
         semis = [
             await s.match(
-                seeded, pair, tid=tid, rid=r1, board=k, bracket="winners", seed=next(n) * 17
+                seeded,
+                pair,
+                tid=tid,
+                rid=r1,
+                board=k,
+                bracket="winners",
+                seed=next(n) * 17,
+                bracket_match=f"W1-{k}",
             )
             for k, pair in enumerate([(se[0], se[3]), (se[1], se[2])], start=1)
         ]
         r2 = await s.round(tid, 2, "done")
         await s.match(
             seeded,
-            (side_name(semis[0], True), side_name(semis[1], True)),
+            (side_name(semis[0], True, se), side_name(semis[1], True, se)),
             tid=tid,
             rid=r2,
             board=1,
             bracket="winners",
             seed=next(n) * 17,
+            bracket_match="W2-1",
         )
 
         # A casual live match: running, with a replay stored so far.
         seeded.live_match = await s.match(seeded, ("Parda", "Retruco"), status="running", seed=4242)
-        return seeded
     finally:
         await conn.close()
+    await _played_by_flow(url, seeded)
+    return seeded
+
+
+SINGLE_NAMES = ["newcomer-bot", "nc-heuristic", "truco-veterano", "envido-king", "flor-de-ceibo"]
+TEAM_NAMES = ["newcomer-bot-2v2", "a-rather-long-partnership-bot"]
+
+
+async def _played_by_flow(url: str, seeded: Seeded) -> None:
+    """Events played as the platform plays them (:mod:`services.flow`, in-process bots): a
+    5-bot single elimination with a third-place match (three byes), and a team 2v2 match.
+    Bots get hyphenated one-word names, the kind a browser must not break mid-word."""
+    from services import flow
+    from services.db import matches as db_matches
+    from services.db.pool import create_pool
+    from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
+
+    pool = await create_pool(url, min_size=1, max_size=4)
+    try:
+        for fmt, names, mode in (
+            ("single_elimination", SINGLE_NAMES, "1v1"),
+            ("single_elimination", TEAM_NAMES, "2v2"),
+        ):
+            tid, bot_ids = await make_tournament(pool, fmt, len(names), mode=mode, third_place=True)
+            for bot_id, name in zip(bot_ids, names, strict=True):
+                await pool.execute("UPDATE bots SET name = $2 WHERE id = $1", bot_id, name)
+                seeded.bots[name] = bot_id
+            await pool.execute(
+                "UPDATE tournaments SET name = $2 WHERE id = $1", tid, f"Copa {mode} a eliminar"
+            )
+            strategies = dict.fromkeys(bot_ids, "heuristic")
+            dispatch = InProcessDispatcher(in_process(strategies))
+            await dispatch(pool, await flow.start_tournament(pool, tid))
+            if mode == "1v1":
+                seeded.knockout_id = tid
+            else:
+                played = [m for m in await db_matches.tournament_matches(pool, tid) if not m.bye]
+                seeded.team_match = played[0].id
+    finally:
+        await pool.close()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
+
+import msgspec
 
 from arena.replay import (
     FORMAT,
@@ -13,11 +16,21 @@ from arena.replay import (
     Replay,
     ReplayEvent,
 )
-from engine.events import ActionTaken, HandEnded, HandStarted, RoundEnded, Shown
+from engine.events import (
+    ActionTaken,
+    FlorSettled,
+    GameEnded,
+    HandEnded,
+    HandStarted,
+    RoundEnded,
+    Shown,
+)
 from engine.rules import Rules
-from services.db.pages import Entrant, HistoryPoint, LeaderRow, MatchRow
+from services.db.pages import Entrant, EntryRow, HistoryPoint, LeaderRow, MatchRow
+from services.tournaments.event import Played, SeededEntrant
+from services.tournaments.formats import bracket_format
 from services.web.views.bot import bot_view, rating_chart
-from services.web.views.bracket import bracket_sections
+from services.web.views.bracket import bracket_view
 from services.web.views.common import BotLink, knockout_note, outcome
 from services.web.views.home import leaderboard_view
 from services.web.views.replay import Bubble, ReplayView, SeatView, replay_view
@@ -166,32 +179,74 @@ def match(
     return m
 
 
-def test_bracket_columns_boxes_and_connectors() -> None:
-    ms = [
-        match(1, 1, 1, 1, 4, 0),
-        match(2, 1, 2, 2, 3, 1),
-        match(3, 1, 3, 5, 8, 0),
-        match(4, 1, 4, 6, 7, 0),
-        match(5, 2, 1, 1, 3, 0),
-        match(6, 2, 2, 5, 6, 1),
-        match(7, 3, 1, 1, 6, 0),
-    ]
-    (section,) = bracket_sections(ms, {})
-    assert section.title == "Bracket" and [label for _, label in section.columns] == [
-        "Round 1",
-        "Round 2",
-        "Round 3",
-    ]
-    assert len(section.boxes) == 7 and len(section.lines) == 6
-    by_id = {b.match_id: b for b in section.boxes}
-    # a round-2 box sits halfway between the two round-1 boxes that feed it
-    mid = (by_id[1].y + by_id[2].y) / 2
-    assert abs(by_id[5].y - mid) <= 1
-    assert by_id[7].winner == 0 and (by_id[7].top_score, by_id[7].bottom_score) == ("2", "0")
-    sides = bracket_sections(
-        [*ms[:2], match(9, 2, 1, 4, 2, 0, "losers"), match(10, 3, 1, 1, 4, 0, "final")], {}
+def _played(format: str, n: int, results: dict[str, int], third_place: bool = False) -> Played:
+    return Played(
+        tuple(SeededEntrant(k + 1, k + 1) for k in range(n)),
+        bracket_results=results,
+        third_place=third_place,
     )
-    assert [s.title for s in sides] == ["Winners bracket", "Losers bracket", "Final"]
+
+
+def _entries(n: int) -> list[EntryRow]:
+    return [EntryRow(k + 1, f"bot{k + 1}", k + 1, 1500.0, False) for k in range(n)]
+
+
+def test_a_five_bot_bracket_names_rounds_shows_byes_and_the_third_place() -> None:
+    fmt = bracket_format("single_elimination")
+    (section,) = bracket_view(fmt, _played("single", 5, {}, True), _entries(5), [], {})[0]
+    assert section.title == "Bracket"
+    assert [label for _, label in section.columns] == ["Quarter-finals", "Semi-finals", "Final"]
+    boxes = {b.code: b for b in section.boxes}
+    assert len(boxes) == 8  # 4 quarter-finals (3 of them byes), 2 semi-finals, final, 3rd
+    assert sum(b.bye for b in boxes.values()) == 3
+    assert all("bye" in (b.top, b.bottom) and b.winner is not None for b in boxes.values() if b.bye)
+    assert boxes["3P"].tag == "Third place" and boxes["W3-1"].tag == ""
+    assert boxes["W2-1"].label == "Semi-final 1" and boxes["W3-1"].label == "Final"
+    # the third-place box sits under the final, apart from it, and no line reaches it
+    assert boxes["3P"].x == boxes["W3-1"].x and boxes["3P"].y > boxes["W3-1"].y + 46
+    ends = {tuple(int(v) for v in d.rsplit("V", 1)[1].split(" H")) for d in section.lines}
+    into_last = [y for y, x in ends if x == boxes["3P"].x]
+    assert len(into_last) == 2 and all(
+        boxes["W3-1"].y <= y <= boxes["W3-1"].y + 46 for y in into_last
+    )
+    assert len(section.lines) == 6  # 4 quarter-finals into 2 semi-finals into the final
+
+
+def test_each_line_joins_a_match_to_the_one_its_winner_plays_next() -> None:
+    fmt = bracket_format("double_elimination")
+    sections, top = bracket_view(fmt, _played("double", 6, {}), _entries(6), [], {})
+    assert [s.title for s in sections] == ["Winners bracket", "Losers bracket", "Final"]
+    assert [label for _, label in sections[2].columns] == ["Grand final", "Grand final reset"]
+    assert top is None  # no champion yet
+    bracket = fmt.make_bracket(6)
+    for section in sections:
+        at = {b.code: b for b in section.boxes}
+        for m in bracket.matches:
+            if m.id not in at:
+                continue
+            for k, slot in enumerate((m.a, m.b)):
+                if slot.winner_of not in at:
+                    continue
+                src, dst = at[slot.winner_of], at[m.id]
+                path = f"M{src.x + 190},{src.y + 23} H{dst.x - 25} V{dst.y + (11 if k == 0 else 34)} H{dst.x}"
+                assert any(_same_path(path, d) for d in section.lines), (m.id, path)
+
+
+def _same_path(a: str, b: str) -> bool:
+    nums = [[float(x) for x in re.findall(r"-?[0-9.]+", p)] for p in (a, b)]
+    return len(nums[0]) == len(nums[1]) and all(
+        abs(x - y) <= 1.5 for x, y in zip(*nums, strict=True)
+    )
+
+
+def test_the_podium_is_named_once_there_is_a_champion() -> None:
+    fmt = bracket_format("single_elimination")
+    results = {"W1-1": 1, "W1-2": 2}  # 1 beats 4, 2 beats 3; the final 1 v 2
+    played = _played("single", 4, {**results, "W2-1": 2})
+    rows = fmt.standings(played)
+    _, top = bracket_view(fmt, played, _entries(4), [], {}, rows)
+    assert top is not None
+    assert [(place, who.name) for place, who in top.places][:2] == [(1, "bot2"), (2, "bot1")]
 
 
 def test_crosstable_and_chart() -> None:
@@ -274,8 +329,15 @@ def test_a_bracket_match_level_on_games_says_how_it_went_through() -> None:
     m.bracket_match = "W1-1"
     m.result = {"games_won": [1, 1], "tantos": [38, 45], "reason": "tantos"}
     assert knockout_note(m, outcome(m)) == "1-1, through on tantos 45-38"
-    (section,) = bracket_sections([m], {})
+    (section,) = bracket_view(
+        bracket_format("single_elimination"),
+        _played("single", 2, {"W1-1": 2}),
+        _entries(2),
+        [m],
+        {},
+    )[0]
     assert section.boxes[0].note == "1-1, through on tantos 45-38"
+    assert section.boxes[0].winner == 1 and section.boxes[0].match_id == 1
     m.result = {"games_won": [1, 1], "tantos": [40, 40], "reason": "draw"}
     assert knockout_note(m, outcome(m)) == "1-1, through on seed"
     m.result = {"games_won": [2, 0], "tantos": [30, 12], "reason": "games"}
@@ -283,3 +345,42 @@ def test_a_bracket_match_level_on_games_says_how_it_went_through() -> None:
     swiss = match(2, 1, 1, 1, 2, 0)
     swiss.result = {"games_won": [1, 1], "tantos": [45, 38], "reason": "tantos"}
     assert knockout_note(swiss, outcome(swiss)) == ""
+
+
+def test_a_flor_that_ends_the_game_mid_hand_is_its_hand_s_winner_and_points() -> None:
+    """The 2v2 game went from 27-28 to 30-28 on a flor: its row says so (it read "— | 0")."""
+    events: list[ReplayEvent] = [
+        HandStarted(hand=6, mano=1, deal=DEAL, score=(27, 28)),
+        FlorSettled(
+            sung=(0,),
+            bet="flor",
+            outcome="alone",
+            winner=0,
+            points=3,
+            declarations=(),
+            score=(30, 28),
+        ),
+        HandEnded(hand=6, winner=None, points=0, reason="game_over", shown=(), score=(30, 28)),
+        GameEnded(winner=0, score=(30, 28)),
+    ]
+    replay = msgspec.structs.replace(
+        replay_2v2(),
+        games=[GameRecord(1, "g1", 1, (0, 1), events, (30, 28))],
+    )
+    v = replay_view(replay, SIDES, 1, 3, "all", live=False)
+    assert v is not None
+    (row,) = v.hands
+    assert (row.winner, row.points, row.score) == ("Norte", 3, (30, 28))
+    assert row.summary == "flor: Norte, 3 tantos · the game ended in the hand"
+
+
+def test_the_hands_table_and_timeline_stop_at_the_step_unless_the_whole_game_is_asked() -> None:
+    replay = replay_2v2()
+    at_start = replay_view(replay, SIDES, 1, 0, "all", live=False)
+    whole = replay_view(replay, SIDES, 1, 0, "all", live=False, whole=True)
+    seat = replay_view(replay, SIDES, 1, 0, "seat1", live=False, whole=True)
+    assert at_start is not None and whole is not None and seat is not None
+    assert at_start.hands == [] and not any(t.future for t in at_start.timeline)
+    assert [h.hand for h in whole.hands] == [1] and any(t.future for t in whole.timeline)
+    assert whole.hands[0].summary.startswith("truco: Norte, 1 tanto (not called)")
+    assert seat.hands == [] and not seat.whole  # a seat never sees ahead

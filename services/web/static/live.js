@@ -20,6 +20,7 @@
             var fresh = doc.getElementById("live");
             if (fresh) {
               main.replaceWith(document.adoptNode(fresh));
+              markOverflow();
             }
             schedule();
           });
@@ -32,13 +33,29 @@
     if (main && main.dataset.poll) window.setTimeout(poll, POLL_MS);
   }
 
+  // the replay's keys (listed on the page, #shortcuts): the stepper's links by id
+  var KEYS = {
+    ArrowRight: "next", ArrowLeft: "prev", PageDown: "next-hand", PageUp: "prev-hand",
+    Home: "first", End: "last"
+  };
   document.addEventListener("keydown", function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
-    var rel = event.key === "ArrowRight" ? "next" : event.key === "ArrowLeft" ? "prev" : null;
-    if (!rel) return;
-    var link = document.querySelector('.stepper a[rel="' + rel + '"]');
+    var id = KEYS[event.key];
+    var link = id && document.querySelector(".stepper a#" + id);
     if (link) { event.preventDefault(); window.location.assign(link.href); }
   });
+
+  // a shared moment: /matches/7#g2-s57 opens game 2 at its 57th event
+  function openMoment() {
+    var found = /^#g(\d+)-s(\d+)$/.exec(window.location.hash);
+    var share = document.getElementById("share");
+    if (!found || !share) return;
+    var url = new URL(window.location.href);
+    url.hash = "";
+    url.searchParams.set("game", found[1]);
+    url.searchParams.set("step", String(Math.max(0, parseInt(found[2], 10) - 1)));
+    window.location.replace(url.toString());
+  }
 
   // keep the current event of the replay timeline in sight (scrolls the list, not the page)
   function showCurrent() {
@@ -47,7 +64,16 @@
     if (list) list.scrollTop = Math.max(0, item.offsetTop - list.offsetTop - list.clientHeight / 2);
   }
 
-  function start() { showCurrent(); schedule(); }
+  // a bracket wider than its panel says so (a phone shows only its first rounds)
+  function markOverflow() {
+    document.querySelectorAll(".bracket").forEach(function (section) {
+      var box = section.querySelector(".scroll");
+      if (box) section.classList.toggle("overflows", box.scrollWidth > box.clientWidth + 1);
+    });
+  }
+
+  function start() { openMoment(); showCurrent(); markOverflow(); schedule(); }
+  window.addEventListener("resize", markOverflow);
 
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start);

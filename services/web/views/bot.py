@@ -39,6 +39,11 @@ class Chart:
     path: str
     points: list[ChartPoint]
     ticks: list[tuple[float, int]]  # (y, rating)
+    x_ticks: list[tuple[float, int]]  # (x, rated match number)
+    left: int  # the plot area's edges: the axes and their titles sit outside them
+    right: int
+    top: int
+    bottom: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +56,7 @@ class MatchLine:
     result: str  # win | loss | draw | pending | running ...
     score: str
     tournament_id: int | None
+    tournament_name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,15 +109,17 @@ def rating_views(rows: Sequence[RatingRow]) -> list[RatingView]:
 
 
 def rating_chart(
-    mode: str, history: Sequence[HistoryPoint], width: int = 640, height: int = 220
+    mode: str, history: Sequence[HistoryPoint], width: int = 1120, height: int = 260
 ) -> Chart | None:
+    """The rating after each rated match of ``mode``; the axes are the rating (y) and the
+    rated matches counted from the first (x, 0 is the rating before it)."""
     points = [h for h in history if h.mode == mode]
     if not points:
         return None
     values = [points[0].before] + [h.after for h in points]
     low, high = min(values), max(values)
     low, high = math.floor((low - 10) / 10) * 10, math.ceil((high + 10) / 10) * 10
-    left, right, top, bottom = 48, 12, 12, 24
+    left, right, top, bottom = 64, 12, 12, 44
     span_x = max(1, len(values) - 1)
 
     def px(k: int) -> float:
@@ -131,7 +139,12 @@ def rating_chart(
         (py(low + (high - low) * i / steps), round(low + (high - low) * i / steps))
         for i in range(steps + 1)
     ]
-    return Chart(mode, width, height, path, chart_points, ticks)
+    every = max(1, math.ceil(span_x / 10))
+    x_ticks = [(px(k), k) for k in range(0, len(values), every)]
+    return Chart(
+        mode, width, height, path, chart_points, ticks, x_ticks, left, width - right, top,
+        height - bottom,
+    )  # fmt: skip
 
 
 def _ms(value: float) -> str:
@@ -181,6 +194,7 @@ def bot_view(
                 result=result,
                 score=score,
                 tournament_id=m.tournament_id,
+                tournament_name=m.tournament_name,
             )
         )
         replay = replays.get(m.id)

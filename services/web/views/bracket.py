@@ -1,28 +1,46 @@
-"""Knockout bracket diagrams (SVG boxes and lines), one per side of the bracket."""
+"""Knockout bracket diagrams (SVG boxes and lines), one per side of the bracket.
+
+The drawing follows the format's own bracket (:meth:`BracketFormat.make_bracket`), not the
+matches that happen to have rows: every bracket match has a box, byes included, each round is
+named (quarter-finals, semi-finals, final, third place; the winners' and losers' rounds, the
+grand final and its reset), and a line joins a box only to the box its winner goes on to.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from arena.replay import Replay
-from services.db.pages import MatchRow
-from services.web.views.common import knockout_note, outcome, short, side_links
+from services.db.pages import EntryRow, MatchRow
+from services.tournaments.bracket_format import COLUMN_OF_KIND, BracketFormat
+from services.tournaments.brackets import BYE, Bracket, BracketMatch, Resolved, champion, resolve
+from services.tournaments.event import Played, StandingRow
+from services.web.views.common import BotLink, knockout_note, outcome, short, side_links
 
-BOX_W, BOX_H, COL_GAP, ROW_GAP, TOP = 190, 46, 50, 18, 28
+BOX_W, BOX_H, COL_GAP, ROW_GAP, TOP = 190, 46, 50, 30, 44
+NOTE_H = 14  # the line under a box that says how a level match was decided
+
+SECTION_TITLES = {"main": "Winners bracket", "losers": "Losers bracket", "final": "Final"}
 
 
 @dataclass(frozen=True, slots=True)
 class BracketBox:
     x: int
     y: int
-    match_id: int
+    code: str  # the bracket match id: W1-2, L3-1, 3P, GF, GF2
+    label: str  # "Semi-final 2", "Third place", "Grand final"
+    match_id: int | None  # None: no match row (a bye, or not played yet)
     top: str
     bottom: str
     top_score: str
     bottom_score: str
     winner: int | None  # 0 top, 1 bottom
     note: str = ""  # a match level on games: "1-1, through on tantos 45-38"
+    bye: bool = False  # one side is a bye: the other goes through without playing
+    void: bool = False  # a grand-final reset that was not needed
+    tag: str = ""  # the label over a box whose round is not its column's (third place)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,67 +53,198 @@ class BracketSection:
     lines: list[str]  # SVG path data
 
 
-def bracket_sections(
-    matches: Sequence[MatchRow], replays: dict[int, Replay]
-) -> list[BracketSection]:
-    """Bracket diagrams: one per side (winners, losers, final), columns by round."""
-    groups: dict[str, list[MatchRow]] = {}
-    for m in matches:
-        key = {"main": "winners"}.get(m.bracket, m.bracket)
-        groups.setdefault(key, []).append(m)
-    titles = {"winners": "Winners bracket", "losers": "Losers bracket", "final": "Final"}
-    if set(groups) == {"winners"}:
-        titles["winners"] = "Bracket"
+@dataclass(frozen=True, slots=True)
+class Podium:
+    """The event's top places once it has a champion: (place, bot), best first."""
+
+    places: list[tuple[int, BotLink]]
+
+
+def round_label(match: BracketMatch, rounds: int, double: bool, last_losers: int) -> str:
+    """The name of a bracket match's round: ``Final``, ``Semi-finals``, ``Losers round 2``..."""
+    if match.bracket == "third_place":
+        return "Third place"
+    if match.bracket == "grand_final":
+        return "Grand final"
+    if match.bracket == "reset":
+        return "Grand final reset"
+    if match.bracket == "losers":
+        return "Losers final" if match.round == last_losers else f"Losers round {match.round}"
+    left = rounds - match.round
+    names = {0: "Final", 1: "Semi-finals", 2: "Quarter-finals"}
+    name = names.get(left, f"Round {match.round}")
+    if double and left == 0:
+        return "Winners final"
+    return name if not double or left > 2 else f"Winners {name[0].lower()}{name[1:]}"
+
+
+def round_labels(bracket: Bracket, double: bool) -> dict[str, str]:
+    """Each bracket match's round name (:func:`round_label`), by match id."""
+    rounds = max(m.round for m in bracket.matches if m.bracket == "winners")
+    last_losers = max((m.round for m in bracket.matches if m.bracket == "losers"), default=0)
+    return {m.id: round_label(m, rounds, double, last_losers) for m in bracket.matches}
+
+
+def match_labels(fmt: BracketFormat, entrants: int, third_place: bool) -> dict[str, str]:
+    """Each bracket match's own name, for a box or a pairing: ``Semi-final 1``, ``Final``,
+    ``Losers round 1, match 2``."""
+    rounds = round_labels(fmt.make_bracket(entrants, third_place=third_place), fmt.double)
+    counts: dict[str, int] = {}
+    for name in rounds.values():
+        counts[name] = counts.get(name, 0) + 1
+    labels = {}
+    for code, name in rounds.items():
+        n = code.rsplit("-", 1)[-1]
+        if counts[name] == 1:
+            labels[code] = name
+        elif name.endswith("-finals"):  # "Semi-finals" -> "Semi-final 2"
+            labels[code] = f"{name.removesuffix('s')} {n}"
+        else:
+            labels[code] = f"{name}, match {n}"
+    return labels
+
+
+def podium(rows: Sequence[StandingRow], entries: Sequence[EntryRow]) -> Podium:
+    names = {e.bot_id: e.name for e in entries}
+    return Podium(
+        [(r.rank, BotLink(names.get(r.bot_id, f"bot {r.bot_id}"), r.bot_id)) for r in rows[:3]]
+    )
+
+
+def bracket_view(
+    fmt: BracketFormat,
+    played: Played,
+    entries: Sequence[EntryRow],
+    matches: Sequence[MatchRow],
+    replays: dict[int, Replay],
+    standings: Sequence[StandingRow] = (),
+) -> tuple[list[BracketSection], Podium | None]:
+    """The bracket's sections (winners, losers, final) and, once there is a champion, the
+    podium (from the format's standings, the one ranking of the event)."""
+    bracket = fmt.make_bracket(len(played.entrants), third_place=played.third_place)
+    state = resolve(bracket, played.bracket_results)
+    seeds = {e.seed: e.bot_id for e in played.entrants}
+    names = {e.bot_id: e.name for e in entries}
+    rows = {m.bracket_match: m for m in matches if m.bracket_match}
+    labels = match_labels(fmt, len(played.entrants), played.third_place)
+    headings = round_labels(bracket, fmt.double)
+
+    def link(seed: int | None) -> str:
+        if seed is None:
+            return "—"
+        if seed == BYE:
+            return "bye"
+        bot = seeds.get(seed)
+        return names.get(bot, f"seed {seed}") if bot is not None else f"seed {seed}"
+
+    groups: dict[str, list[BracketMatch]] = {}
+    for m in bracket.matches:
+        groups.setdefault(COLUMN_OF_KIND[m.bracket], []).append(m)
     sections = []
-    for key in ("winners", "losers", "final"):
+    for key in ("main", "losers", "final"):
         if key in groups:
-            sections.append(_bracket(titles[key], groups[key], replays))
-    return sections
-
-
-def _bracket(title: str, matches: list[MatchRow], replays: dict[int, Replay]) -> BracketSection:
-    numbers = sorted({m.round_number or 0 for m in matches})
-    cols = [
-        sorted((m for m in matches if (m.round_number or 0) == n), key=lambda m: (m.board, m.id))
-        for n in numbers
-    ]
-    tallest = max(len(c) for c in cols)
-    slot = BOX_H + ROW_GAP
-    height = TOP + tallest * slot
-    centres: list[list[float]] = []
-    boxes: list[BracketBox] = []
-    for ci, col in enumerate(cols):
-        x = ci * (BOX_W + COL_GAP) + 4
-        span = (height - TOP) / len(col)
-        ys = [TOP + span * (k + 0.5) for k in range(len(col))]
-        centres.append(ys)
-        for m, cy in zip(col, ys, strict=True):
-            out = outcome(m, replays.get(m.id))
-            a, b = side_links(m, 0), side_links(m, 1)
-            games = out.games if out else None
-            boxes.append(
-                BracketBox(
-                    x=x,
-                    y=round(cy - BOX_H / 2),
-                    match_id=m.id,
-                    top=short(" & ".join(e.name for e in a) or "bye"),
-                    bottom=short(" & ".join(e.name for e in b) or "bye"),
-                    top_score=str(games[0]) if games else "",
-                    bottom_score=str(games[1]) if games else "",
-                    winner=out.winner_side if out else None,
-                    note=knockout_note(m, out),
-                )
+            title = "Bracket" if len(groups) == 1 else SECTION_TITLES[key]
+            sections.append(
+                _section(title, groups[key], state, rows, replays, (labels, headings), link)
             )
+    top = podium(standings, entries) if champion(bracket, played.bracket_results) else None
+    return sections, top
+
+
+def _section(
+    title: str,
+    group: list[BracketMatch],
+    state: Mapping[str, Resolved],
+    rows: Mapping[str, MatchRow],
+    replays: dict[int, Replay],
+    names: tuple[Mapping[str, str], Mapping[str, str]],
+    link: Callable[[int | None], str],
+) -> BracketSection:
+    labels, headings = names
+    in_section = {m.id for m in group}
+    rounds = sorted({m.round for m in group})
+    column = {r: k for k, r in enumerate(rounds)}
+    slot = BOX_H + ROW_GAP
+    centre: dict[str, float] = {}
+    for r in rounds:
+        col = [m for m in group if m.round == r]
+        fed = [m for m in col if _feeders(m, in_section)]
+        free = [m for m in col if not _feeders(m, in_section)]
+        for m in fed:
+            ys = [centre[f] for f in _feeders(m, in_section)]
+            centre[m.id] = sum(ys) / len(ys)
+        taken = sorted(centre[m.id] for m in fed)
+        y = (taken[-1] + slot + ROW_GAP) if taken else TOP + BOX_H / 2
+        for m in free:
+            centre[m.id] = y
+            y += slot
+        ordered = sorted(col, key=lambda m: centre[m.id])
+        for before, after in pairwise(ordered):
+            if centre[after.id] - centre[before.id] < slot:
+                centre[after.id] = centre[before.id] + slot
+    heading = {}
+    for r in rounds:
+        col = sorted((m for m in group if m.round == r), key=lambda m: m.bracket == "third_place")
+        heading[r] = headings[col[0].id]
+    boxes = []
+    for m in group:
+        res = state[m.id]
+        row = rows.get(m.id)
+        out = outcome(row, replays.get(row.id)) if row is not None else None
+        games = out.games if out else None
+        top, bottom = link(res.a), link(res.b)
+        if row is not None:  # the stored sides (2v2 teams name both bots)
+            a, b = side_links(row, 0), side_links(row, 1)
+            top = " & ".join(e.name for e in a) or top
+            bottom = " & ".join(e.name for e in b) or bottom
+        void = m.bracket == "reset" and res.void
+        winner = None
+        if res.winner not in (None, BYE) and not void:
+            winner = 0 if res.winner == res.a else 1
+        x = column[m.round] * (BOX_W + COL_GAP) + 4
+        boxes.append(
+            BracketBox(
+                x=x,
+                y=round(centre[m.id] - BOX_H / 2),
+                code=m.id,
+                label=labels[m.id],
+                match_id=row.id if row is not None else None,
+                top=short(top),
+                bottom=short(bottom),
+                top_score=str(games[0]) if games else "",
+                bottom_score=str(games[1]) if games else "",
+                winner=winner,
+                note=knockout_note(row, out) if row is not None else "",
+                bye=BYE in (res.a, res.b),
+                void=void,
+                tag=labels[m.id] if headings[m.id] != heading[m.round] else "",
+            )
+        )
     lines = []
-    for ci in range(len(cols) - 1):
-        here, there = centres[ci], centres[ci + 1]
-        x1 = ci * (BOX_W + COL_GAP) + 4 + BOX_W
-        x2 = x1 + COL_GAP
-        xm = x1 + COL_GAP // 2
-        for k, y1 in enumerate(here):
-            j = k // 2 if len(there) * 2 >= len(here) > len(there) else min(k, len(there) - 1)
-            y2 = there[j]
-            lines.append(f"M{x1},{round(y1)} H{xm} V{round(y2)} H{x2}")
-    labels = [(ci * (BOX_W + COL_GAP) + 4, f"Round {n}") for ci, n in enumerate(numbers)]
-    width = len(cols) * (BOX_W + COL_GAP) - COL_GAP + 8
-    return BracketSection(title, width, height + 4, labels, boxes, lines)
+    for m in group:
+        x2 = column[m.round] * (BOX_W + COL_GAP) + 4
+        for k, source in enumerate(_slot_sources(m)):
+            if source not in in_section:
+                continue
+            x1 = column[_round_of(group, source)] * (BOX_W + COL_GAP) + 4 + BOX_W
+            y1 = centre[source]
+            y2 = centre[m.id] - BOX_H / 4 if k == 0 else centre[m.id] + BOX_H / 4
+            xm = x2 - COL_GAP / 2
+            lines.append(f"M{x1},{round(y1)} H{round(xm)} V{round(y2)} H{x2}")
+    labels_at = [(column[r] * (BOX_W + COL_GAP) + 4, heading[r]) for r in rounds]
+    width = len(rounds) * (BOX_W + COL_GAP) - COL_GAP + 8
+    height = round(max(centre.values()) + BOX_H / 2 + NOTE_H + 8)
+    return BracketSection(title, width, height, labels_at, boxes, lines)
+
+
+def _slot_sources(m: BracketMatch) -> list[str]:
+    """The matches whose winners fill ``m``'s slots (top then bottom), "" for a seed/loser."""
+    return [s.winner_of or "" for s in (m.a, m.b)]
+
+
+def _feeders(m: BracketMatch, in_section: set[str]) -> list[str]:
+    return [s for s in _slot_sources(m) if s in in_section]
+
+
+def _round_of(group: list[BracketMatch], code: str) -> int:
+    return next(m.round for m in group if m.id == code)

@@ -127,10 +127,12 @@ class HandRow:
     points: int
     score: tuple[int, int]
     step: int
+    summary: str = ""  # "envido: Norte, 2 tantos · truco: Sur, 3 tantos (retruco)"
 
 
 @dataclass(slots=True)
 class ReplayView:
+    whole: bool  # the timeline and the score by hand show the whole game, not up to the step
     game: int
     games: list[int]
     step: int
@@ -198,10 +200,14 @@ def replay_view(
     step: int | None,
     view: View,
     live: bool,
+    whole: bool = False,
 ) -> ReplayView | None:
     """The viewer at ``step`` of game ``game`` (1-based) as ``view`` sees it.
 
-    A live match is always shown as a spectator sees it (R-11); ``view`` is then ignored.
+    The timeline and the score by hand stop at ``step`` (nothing of what comes later shows,
+    so the result is not spoiled) unless ``whole`` asks for the whole game, which only the
+    omniscient view of a finished match may. A live match is always shown as a spectator
+    sees it (R-11); ``view`` is then ignored.
     """
     if not replay.games:
         return None
@@ -229,7 +235,8 @@ def replay_view(
     )
     table = _fold(steps[: step + 1], view, names, team_names, players)
     hand_now = steps[step].hand
-    restricted = view != "all"
+    whole = whole and view == "all"
+    restricted = not whole
     timeline = []
     for s in steps:
         if s.hand != hand_now or (restricted and s.index > step):
@@ -249,7 +256,7 @@ def replay_view(
                 fault=fault if fault else (ev.fault if isinstance(ev, StartFault) else None),
             )
         )
-    hands = _hand_rows(steps, names, team_names, None if view == "all" else step)
+    hands = _hand_rows(steps, names, team_names, None if whole else step)
     starts = [s.index for s in steps if isinstance(s.event, HandStarted)]
     prev_hand = max((i for i in starts if i < step), default=None)
     next_hand = min((i for i in starts if i > step), default=None)
@@ -260,6 +267,7 @@ def replay_view(
             (f"seat{s}", f"Seat {s}: {short(names[s].name, 18)}") for s in range(players)
         ]
     return ReplayView(
+        whole=whole,
         game=game,
         games=[g.number for g in replay.games],
         step=step,
@@ -364,19 +372,43 @@ def _fold(
 def _hand_rows(
     steps: Sequence[Step], names: list[BotLink], team_names: tuple[str, str], upto: int | None
 ) -> list[HandRow]:
+    """One row per finished hand (up to step ``upto``): who won it and with how many tantos,
+    the score after it, and a summary line of its envido (or flor) and truco."""
     rows: list[HandRow] = []
     notes: list[str] = []
+    said: list[str] = []
     mano = ""
-    start = 0
+    start, before = 0, (0, 0)
+    truco = "truco"
     for s in steps:
         if upto is not None and s.index > upto:
             break
         ev = s.event
         if isinstance(ev, HandStarted):
-            notes, mano, start = [], names[ev.mano].name, s.index
+            notes, said, mano, start, before = [], [], names[ev.mano].name, s.index, ev.score
+            truco = "not called"
+        elif isinstance(ev, EnvidoSettled | FlorSettled):
+            notes.append(hand_note(ev, team_names) or "")
+            kind = "envido" if isinstance(ev, EnvidoSettled) else "flor"
+            said.append(f"{kind}: {team_names[ev.winner]}, {_tantos(ev.points)}")
+        elif isinstance(ev, TrucoSettled):
+            notes.append(hand_note(ev, team_names) or "")
+            truco = ev.level.replace("_", " ") if ev.querido else f"{ev.level} not wanted"
         elif (note := hand_note(ev, team_names)) is not None:
             notes.append(note)
         elif isinstance(ev, HandEnded):
-            winner = team_names[ev.winner] if ev.winner is not None else "—"
-            rows.append(HandRow(ev.hand + 1, mano, notes, winner, ev.points, ev.score, start))
+            won, points = ev.winner, ev.points
+            if won is None:  # the game ended inside the hand (an envido or flor reached the end)
+                gained = (ev.score[0] - before[0], ev.score[1] - before[1])
+                won = 0 if gained[0] > gained[1] else 1 if gained[1] > gained[0] else None
+                points = max(gained) if won is not None else 0
+                line = " · ".join([*said, "the game ended in the hand"])
+            else:
+                line = " · ".join([*said, f"truco: {team_names[won]}, {_tantos(points)} ({truco})"])
+            winner = team_names[won] if won is not None else "—"
+            rows.append(HandRow(ev.hand + 1, mano, notes, winner, points, ev.score, start, line))
     return rows
+
+
+def _tantos(points: int) -> str:
+    return f"{points} tanto" if points == 1 else f"{points} tantos"

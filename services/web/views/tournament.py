@@ -8,8 +8,11 @@ from dataclasses import dataclass, field
 from arena.deals import MEMORY_RISK, MIRRORED
 from arena.replay import Replay
 from services.db.pages import EntryRow, MatchRow, TournamentRow
-from services.tournaments.formats import StandingRow, UnknownFormat
-from services.web.views.bracket import BracketSection, bracket_sections
+from services.domain import INDIVIDUAL, LIVE_TOURNAMENT_STATUSES
+from services.tournaments.bracket_format import BracketFormat
+from services.tournaments.event import Played
+from services.tournaments.formats import StandingRow, UnknownFormat, get_format, table_format
+from services.web.views.bracket import BracketSection, Podium, bracket_view, match_labels
 from services.web.views.common import FORMAT_NAMES, BotLink, outcome, score_text, side_links
 from services.web.views.standings import (
     TIEBREAK_LABELS,
@@ -32,6 +35,7 @@ class PairingView:
     winner_side: int | None
     score: str
     bye: bool
+    label: str  # "Board 2", or the bracket match's name: "Semi-final 1", "Third place"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +58,7 @@ class TournamentView:
     crosstable: list[CrossRow] | None
     cross_header: list[BotLink] = field(default_factory=list)
     deals_note: str = ""
+    podium: Podium | None = None
 
 
 def deals_note(settings: dict[str, object]) -> str:
@@ -66,7 +71,7 @@ def deals_note(settings: dict[str, object]) -> str:
     )
 
 
-def _pairing(m: MatchRow, replays: dict[int, Replay]) -> PairingView:
+def _pairing(m: MatchRow, replays: dict[int, Replay], label: str) -> PairingView:
     a, b = side_links(m, 0), side_links(m, 1)
     return PairingView(
         match_id=m.id,
@@ -78,6 +83,7 @@ def _pairing(m: MatchRow, replays: dict[int, Replay]) -> PairingView:
         winner_side=m.winner_side,
         score=score_text(outcome(m, replays.get(m.id))),
         bye=not a or not b,
+        label=label,
     )
 
 
@@ -88,41 +94,64 @@ def tournament_view(
     matches: Sequence[MatchRow],
     replays: dict[int, Replay],
     standings_rows: Sequence[StandingRow] = (),
+    played: Played | None = None,
 ) -> TournamentView:
-    """The tournament page; ``standings_rows`` come from :func:`services.flow.standings`."""
+    """The tournament page; ``standings_rows`` come from :func:`services.flow.standings` and
+    ``played`` (the event as its format sees it) from :func:`services.flow_pairing.played`.
+    What to draw is the format's to say (a bracket, or a table and, when every pair meets, a
+    crosstable): the page names no format."""
+    try:
+        fmt = get_format(t.format)
+    except UnknownFormat:
+        fmt = None
+    labels: dict[str, str] = {}
+    if isinstance(fmt, BracketFormat) and played is not None and played.entrants:
+        labels = match_labels(fmt, len(played.entrants), played.third_place)
     round_views = []
     numbers = sorted({n for n, _ in rounds} | {m.round_number for m in matches if m.round_number})
     status_of = dict(rounds)
     for n in numbers:
         in_round = [m for m in matches if m.round_number == n]
         in_round.sort(key=lambda m: (m.bracket, m.board, m.id))
-        round_views.append(
-            RoundView(n, status_of.get(n, "pending"), [_pairing(m, replays) for m in in_round])
-        )
-    individual = t.partnership == "individual"
+        pairings = [
+            _pairing(m, replays, labels.get(m.bracket_match or "", f"Board {k + 1}"))
+            for k, m in enumerate(in_round)
+        ]
+        round_views.append(RoundView(n, status_of.get(n, "pending"), pairings))
+    individual = t.partnership == INDIVIDUAL
     try:
         columns = standing_columns(t, standings_rows)
         standings, note = standings_view(t.format, standings_rows, entries, columns)
     except UnknownFormat as exc:
         columns, standings, note = (), None, f"Standings unavailable: {exc}"
     brackets: list[BracketSection] = []
-    if t.format in ("single_elimination", "double_elimination") and matches:
-        brackets = bracket_sections(matches, replays)
-    cross = (
-        crosstable_view(entries, matches, replays)
-        if t.format == "round_robin" and not individual
-        else None
+    top: Podium | None = None
+    if isinstance(fmt, BracketFormat) and played is not None and played.entrants:
+        brackets, top = bracket_view(fmt, played, entries, matches, replays, standings_rows)
+    cross = None
+    every_pair_meets = (
+        fmt is not None and not fmt.is_bracket and table_format(fmt.name).fixed_schedule
     )
+    if every_pair_meets and not individual:  # a crosstable, rows in the standings' order
+        order = [row.bot_id for row in standings_rows] or [e.bot_id for e in entries]
+        cross = crosstable_view(_in_order(entries, order), matches, replays)
     return TournamentView(
         tournament=t,
         format_name=FORMAT_NAMES.get(t.format, t.format),
-        live=t.status in ("registering", "running"),
+        live=t.status in LIVE_TOURNAMENT_STATUSES,
         rounds=round_views,
         standings=standings,
         standings_note=note,
         tiebreaks=[TIEBREAK_LABELS[k] for k in columns],
         brackets=brackets,
         crosstable=cross,
-        cross_header=[BotLink(e.name, e.bot_id) for e in entries],
+        cross_header=[row.bot for row in cross or []],
         deals_note=deals_note(t.settings),
+        podium=top,
     )
+
+
+def _in_order(entries: Sequence[EntryRow], order: Sequence[int]) -> list[EntryRow]:
+    """``entries`` in the standings' order (bots not ranked yet last, as entered)."""
+    rank = {bot: k for k, bot in enumerate(order)}
+    return sorted(entries, key=lambda e: rank.get(e.bot_id, len(rank)))
