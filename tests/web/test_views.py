@@ -202,6 +202,11 @@ def test_a_five_bot_bracket_names_rounds_shows_byes_and_the_third_place() -> Non
     assert all("bye" in (b.top, b.bottom) and b.winner is not None for b in boxes.values() if b.bye)
     assert boxes["3P"].tag == "Third place" and boxes["W3-1"].tag == ""
     assert boxes["W2-1"].label == "Semi-final 1" and boxes["W3-1"].label == "Final"
+    # a slot not known yet says whose winner (or loser) fills it
+    assert (boxes["W3-1"].top, boxes["3P"].bottom) == (
+        "winner of Semi-final 1",
+        "loser of Semi-final 2",
+    )
     # the third-place box sits under the final, apart from it, and no line reaches it
     assert boxes["3P"].x == boxes["W3-1"].x and boxes["3P"].y > boxes["W3-1"].y + 46
     ends = {tuple(int(v) for v in d.rsplit("V", 1)[1].split(" H")) for d in section.lines}

@@ -15,7 +15,15 @@ from itertools import pairwise
 from arena.replay import Replay
 from services.db.pages import EntryRow, MatchRow
 from services.tournaments.bracket_format import COLUMN_OF_KIND, BracketFormat
-from services.tournaments.brackets import BYE, Bracket, BracketMatch, Resolved, champion, resolve
+from services.tournaments.brackets import (
+    BYE,
+    Bracket,
+    BracketMatch,
+    Resolved,
+    Slot,
+    champion,
+    resolve,
+)
 from services.tournaments.event import Played, StandingRow
 from services.web.views.common import BotLink, knockout_note, outcome, short, side_links
 
@@ -192,7 +200,10 @@ def _section(
         row = rows.get(m.id)
         out = outcome(row, replays.get(row.id)) if row is not None else None
         games = out.games if out else None
-        top, bottom = link(res.a), link(res.b)
+        top, bottom = (
+            link(seed) if seed is not None else _awaited(slot, labels)
+            for seed, slot in ((res.a, m.a), (res.b, m.b))
+        )
         if row is not None:  # the stored sides (2v2 teams name both bots)
             a, b = side_links(row, 0), side_links(row, 1)
             top = " & ".join(e.name for e in a) or top
@@ -235,6 +246,15 @@ def _section(
     width = len(rounds) * (BOX_W + COL_GAP) - COL_GAP + 8
     height = round(max(centre.values()) + BOX_H / 2 + NOTE_H + 8)
     return BracketSection(title, width, height, labels_at, boxes, lines)
+
+
+def _awaited(slot: Slot, labels: Mapping[str, str]) -> str:
+    """Who will fill a slot not known yet: "winner of Semi-final 1", "loser of Final"."""
+    if slot.winner_of is not None:
+        return f"winner of {labels[slot.winner_of]}"
+    if slot.loser_of is not None:
+        return f"loser of {labels[slot.loser_of]}"
+    return "—"
 
 
 def _slot_sources(m: BracketMatch) -> list[str]:
