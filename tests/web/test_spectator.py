@@ -117,6 +117,15 @@ def test_bracket_names_rounds_shows_byes_and_joins_the_right_boxes(
         ("W2-1", "W3-1"),
         ("W2-2", "W3-1"),
     }
+    # a box level on games says how it was decided (the result's tantos, or the seed)
+    for code, scores, note in page.evaluate(
+        """() => Array.from(document.querySelectorAll('#bracket-1 .bbox')).map(g => [
+            g.dataset.code,
+            Array.from(g.querySelectorAll('text.score')).map(t => t.textContent),
+            (g.querySelector('text.note') || {textContent: ''}).textContent])"""
+    ):
+        level = scores[0] != "" and scores[0] == scores[1]
+        assert level == ("through on" in note), (code, scores, note)
     # the champion and the podium are named above the bracket, as the standings rank them
     podium = page.locator("#podium")
     standings = page.locator("#standings tbody a.bot").all_text_contents()
