@@ -134,6 +134,33 @@ def test_bracket_names_rounds_shows_byes_and_joins_the_right_boxes(
     assert podium.bounding_box()["y"] < page.locator("#bracket-1").bounding_box()["y"]
 
 
+def _winner_marks(page: Any) -> list[tuple[str, list[str], list[bool]]]:
+    """Each played box: its code, the two scores and which slot is marked the winner."""
+    return [
+        (code, scores, won)
+        for code, scores, won in page.evaluate(
+            """() => Array.from(document.querySelectorAll('a.bbox')).map(g => [
+                g.dataset.code,
+                Array.from(g.querySelectorAll('text.score')).map(t => t.textContent),
+                Array.from(g.querySelectorAll('rect.slot')).map(r => r.classList.contains('won'))])"""
+        )
+    ]
+
+
+def test_the_marked_winner_is_the_side_that_went_through(page: Any, web_data: WebData) -> None:
+    """The side marked as winner never has fewer games, and the losers' bracket too (where the
+    stored sides need not follow the bracket's slots)."""
+    s = web_data.seeded
+    for tid in (s.double_id, s.knockout_id, s.single_id):
+        page.goto(f"/tournaments/{tid}")
+        marks = _winner_marks(page)
+        assert marks
+        for code, scores, won in marks:
+            assert won.count(True) == 1, (tid, code, won)
+            mine, other = (0, 1) if won[0] else (1, 0)
+            assert int(scores[mine]) >= int(scores[other]), (tid, code, scores, won)
+
+
 def test_double_elimination_names_its_sides_and_the_reset(page: Any, web_data: WebData) -> None:
     page.goto(f"/tournaments/{web_data.seeded.double_id}")
     labels = [page.locator(f"#bracket-{k} text.col-label").all_text_contents() for k in (1, 2, 3)]

@@ -153,7 +153,7 @@ def bracket_view(
         if key in groups:
             title = "Bracket" if len(groups) == 1 else SECTION_TITLES[key]
             sections.append(
-                _section(title, groups[key], state, rows, replays, (labels, headings), link)
+                _section(title, groups[key], state, rows, replays, (labels, headings), link, seeds)
             )
     top = podium(standings, entries) if champion(bracket, played.bracket_results) else None
     return sections, top
@@ -167,6 +167,7 @@ def _section(
     replays: dict[int, Replay],
     names: tuple[Mapping[str, str], Mapping[str, str]],
     link: Callable[[int | None], str],
+    seeds: Mapping[int, int],
 ) -> BracketSection:
     labels, headings = names
     in_section = {m.id for m in group}
@@ -212,6 +213,9 @@ def _section(
         winner = None
         if res.winner not in (None, BYE) and not void:
             winner = 0 if res.winner == res.a else 1
+            if row is not None:  # the row's sides, not the bracket's slots, order the box
+                side_0 = {e.bot_id for e in row.entrants if e.side == 0}
+                winner = 0 if seeds.get(res.winner or 0) in side_0 else 1
         x = column[m.round] * (BOX_W + COL_GAP) + 4
         boxes.append(
             BracketBox(
