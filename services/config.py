@@ -111,6 +111,14 @@ class ChallengeQuota(msgspec.Struct, frozen=True, kw_only=True):
     """From other accounts than the bot's owner."""
 
 
+class SprtQuota(msgspec.Struct, frozen=True, kw_only=True):
+    """Running SPRT tests (``services.sprt_quota``)."""
+
+    per_account: int = 2
+    per_bot: int = 2
+    """Tests of other accounts than the bot's owner with the bot as ``bot_b``."""
+
+
 class WorkerSettings(msgspec.Struct, frozen=True, kw_only=True):
     bot_max_matches: int = 4
     """Matches one bot may play at the same time (a Redis semaphore, ``worker.slots``)."""
@@ -140,6 +148,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     web: WebSettings = WebSettings()
     rate_limits: RateLimits = RateLimits()
     challenges: ChallengeQuota = ChallengeQuota()
+    sprt: SprtQuota = SprtQuota()
     worker: WorkerSettings = WorkerSettings()
     sweep: SweepSettings = SweepSettings()
 
@@ -306,6 +315,10 @@ VARIABLES: tuple[Variable, ...] = (
          "open challenges an account may have"),
     _var("TRUCO_OPEN_CHALLENGES_PER_BOT", "challenges.per_bot", _whole(1), "4",
          "open challenges a bot may receive from other accounts"),
+    _var("TRUCO_RUNNING_TESTS_PER_ACCOUNT", "sprt.per_account", _whole(1), "2",
+         "running SPRT tests (`POST /v1/tests`) an account may have"),
+    _var("TRUCO_RUNNING_TESTS_PER_BOT", "sprt.per_bot", _whole(1), "2",
+         "running SPRT tests of other accounts a bot may be `bot_b` of"),
     _var("TRUCO_BOT_MAX_MATCHES", "worker.bot_max_matches", _whole(1, 1000), "4",
          "matches one bot may play at the same time"),
     _var("TRUCO_HEALTH_FAILURES", "worker.health_failures", _whole(1, 1000), "3",

@@ -2,11 +2,12 @@
 
 A test keeps at most its ``concurrency`` pairs (at most :data:`MAX_CONCURRENCY`) in play, so
 the quotas bound the matches tests put on the workers: an account may have at most
-:data:`RUNNING_PER_ACCOUNT` running tests, and a bot may be bot B of at most
-:data:`RUNNING_PER_BOT` running tests of other accounts than its owner (the flood of many
-accounts against one open bot). Counted under advisory locks in the creating transaction, as
-``services.challenge_quota`` does, so a burst is admitted exactly up to the quota; over it
-the API answers 429 with ``Retry-After``.
+``per_account`` running tests, and a bot may be bot B of at most ``per_bot`` running tests of
+other accounts than its owner (the flood of many accounts against one open bot). The two
+numbers are settings (``services.config.SprtQuota``: ``TRUCO_RUNNING_TESTS_PER_ACCOUNT`` and
+``TRUCO_RUNNING_TESTS_PER_BOT``, docs/settings.md). Counted under advisory locks in the
+creating transaction, as ``services.challenge_quota`` does, so a burst is admitted exactly up
+to the quota; over it the API answers 429 with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ from typing import Final
 from services.db import sprt_tests as db_sprt
 from services.db.accounts import Connection
 
-RUNNING_PER_ACCOUNT: Final = 2
-RUNNING_PER_BOT: Final = 2
 MAX_CONCURRENCY: Final = 4
 RETRY_AFTER_S: Final = 60
 """What a refused caller is told to wait: running tests end as they decide."""
@@ -32,8 +31,9 @@ def sprt_quota(
     account_id: int,
     bot_b: int,
     bot_b_owner: int,
-    per_account: int = RUNNING_PER_ACCOUNT,
-    per_bot: int = RUNNING_PER_BOT,
+    *,
+    per_account: int,
+    per_bot: int,
 ) -> Callable[[Connection], Awaitable[None]]:
     """A check to run in the test's transaction, before the test is inserted."""
 

@@ -22,17 +22,12 @@ from services.api.problems import FieldError, ProblemError, problem_responses
 from services.api.sprt_schemas import SprtCreate, SprtCreated, SprtPairs, SprtRead
 from services.api.tournaments import flow_problem, mirrored_problem
 from services.api.views import rules_problem
+from services.config import SprtQuota
 from services.db import bots as db_bots
 from services.db import sprt_tests as db_sprt
 from services.db.accounts import Account
 from services.db.sprt_tests import StoredSprt
-from services.sprt_quota import (
-    RETRY_AFTER_S,
-    RUNNING_PER_ACCOUNT,
-    RUNNING_PER_BOT,
-    SprtQuotaExceeded,
-    sprt_quota,
-)
+from services.sprt_quota import RETRY_AFTER_S, SprtQuotaExceeded, sprt_quota
 
 SprtId = Annotated[int, Parameter(ge=1, le=2**63 - 1, description="the test's id")]
 
@@ -120,9 +115,10 @@ class SprtController(Controller):
             "the workers, `concurrency` pairs at a time, until the sequential probability "
             "ratio test accepts H0 (A is at most `elo0` stronger) or H1 (A is at least `elo1` "
             "stronger), or `max_games` are played (`inconclusive`); docs/sprt.md explains the "
-            "model. Follow it at GET /v1/tests/{test_id}. Quotas: an account may have "
-            f"{RUNNING_PER_ACCOUNT} running tests, and a bot may be `bot_b` of "
-            f"{RUNNING_PER_BOT} running tests of other accounts; over either is a 429 "
+            "model. Follow it at GET /v1/tests/{test_id}. Quotas: by default an account may "
+            f"have {SprtQuota().per_account} running tests, and a bot may be `bot_b` of "
+            f"{SprtQuota().per_bot} running tests of other accounts (settings "
+            "TRUCO_RUNNING_TESTS_PER_ACCOUNT and TRUCO_RUNNING_TESTS_PER_BOT); over either is a 429 "
             "(`/problems/too-many-tests`) with Retry-After. `deals: mirrored` only when both "
             f"bots are yours (a 422 otherwise), because {MEMORY_RISK}."
         ),
@@ -160,6 +156,14 @@ class SprtController(Controller):
             max_games=data.max_games,
             concurrency=data.concurrency,
         )
+        limits = services(request.app.state).settings.sprt
+        quota = sprt_quota(
+            account.id,
+            target.id,
+            target.owner_id,
+            per_account=limits.per_account,
+            per_bot=limits.per_bot,
+        )
         try:
             test_id, match_ids = await flow_sprt.create_test(
                 pool,
@@ -170,7 +174,7 @@ class SprtController(Controller):
                 rules=_rules(data),
                 params=params,
                 deals=data.deals,
-                check=sprt_quota(account.id, target.id, target.owner_id),
+                check=quota,
             )
         except SprtQuotaExceeded as exc:
             raise ProblemError(

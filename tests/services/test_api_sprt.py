@@ -9,17 +9,42 @@ running tests per account and per opponent bot; a cancelled test starts no more 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
+import asyncpg
 import pytest
 
 from arena.sdk import BotServer
 from arena.sprt import pairs_if_all_won
-from tests.services.api_play_helpers import PlayApi
+from services.config import SprtQuota
+from tests.services.api_helpers import NetworkGuard, app_client
+from tests.services.api_play_helpers import NO_LIMITS, PlayApi
 
 pytestmark = pytest.mark.anyio
 
 FAST = {"points": 15, "elo0": 0, "elo1": 50}
+
+
+QUOTA = SprtQuota(per_account=3, per_bot=1)
+"""Not the defaults, so the quota test shows the settings are what the API applies."""
+
+
+@pytest.fixture
+async def quota_api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[PlayApi]:
+    """The app with the quotas of :data:`QUOTA` (``TRUCO_RUNNING_TESTS_PER_*``) and a
+    dispatcher that queues nothing: tests stay running."""
+
+    async def hold(pool: asyncpg.Pool, match_ids: list[int]) -> None:
+        return None
+
+    fields = {"sprt": QUOTA}
+    options = {"dispatcher": hold, "rate_limits": NO_LIMITS}
+    async with app_client(
+        api_database_url, guard, pool_size=8, settings_fields=fields, **options
+    ) as (pool, client):
+        yield PlayApi(client, pool, guard)
+    assert guard.refused == [], f"non-loopback network use: {guard.refused}"
 
 
 async def _stored_pairs(api: PlayApi, test_id: int) -> list[dict[str, Any]]:
@@ -186,11 +211,10 @@ async def test_cancel_stops_the_pairs_and_starts_no_more(
 
 
 async def test_quotas_bound_running_tests_per_account_and_per_opponent_bot(
-    idle_api: PlayApi, bot_servers: list[BotServer]
+    quota_api: PlayApi, bot_servers: list[BotServer]
 ) -> None:
-    from services.sprt_quota import RUNNING_PER_ACCOUNT, RUNNING_PER_BOT
-
-    api = idle_api
+    api = quota_api
+    per_account, per_bot = QUOTA.per_account, QUOTA.per_bot
     _, me = await api.account("me")
     a, b = await api.bots(me, bot_servers[:2])
 
@@ -200,20 +224,20 @@ async def test_quotas_bound_running_tests_per_account_and_per_opponent_bot(
         )
 
     # a burst from one account: exactly the quota is admitted
-    burst = await asyncio.gather(*(post(me, a, b) for _ in range(RUNNING_PER_ACCOUNT + 3)))
+    burst = await asyncio.gather(*(post(me, a, b) for _ in range(per_account + 3)))
     codes = sorted(r.status_code for r in burst)
-    assert codes == [202] * RUNNING_PER_ACCOUNT + [429] * 3, codes
+    assert codes == [202] * per_account + [429] * 3, codes
     refused = next(r for r in burst if r.status_code == 429)
     assert refused.json()["type"] == "/problems/too-many-tests"
     assert int(refused.headers["retry-after"]) > 0
 
     # many accounts against one open bot: the bot's quota holds
     outcomes = []
-    for k in range(RUNNING_PER_BOT + 2):
+    for k in range(per_bot + 2):
         _, someone = await api.account(f"crowd{k}")
         (theirs,) = await api.bots(someone, bot_servers[2 + k % 2 : 3 + k % 2])
         outcomes.append((await post(someone, theirs, a)).status_code)
-    assert outcomes == [202] * RUNNING_PER_BOT + [429] * 2, outcomes
+    assert outcomes == [202] * per_bot + [429] * 2, outcomes
 
     # finishing (cancelling) one frees a place
     first = next(r for r in burst if r.status_code == 202).json()["test_id"]

@@ -22,6 +22,7 @@ from services.config import (
     RateLimits,
     Secret,
     Settings,
+    SprtQuota,
     SweepSettings,
     Variable,
     WorkerSettings,
@@ -55,6 +56,7 @@ def test_local_defaults(base: dict[str, str]) -> None:
     assert not settings.production
     assert settings.rate_limits == RateLimits()
     assert settings.challenges == ChallengeQuota(per_account=8, per_bot=4)
+    assert settings.sprt == SprtQuota(per_account=2, per_bot=2)
     assert settings.worker == WorkerSettings(bot_max_matches=4, health_failures=3)
     assert settings.sweep == SweepSettings()
 
@@ -120,6 +122,7 @@ def test_every_group_is_read(base: dict[str, str]) -> None:
             "TRUCO_SECRET_GRACE_S": "0",
             "TRUCO_HEALTH_RATE_LIMIT_PER_MINUTE": "9",
             "TRUCO_OPEN_CHALLENGES_PER_BOT": "2",
+            "TRUCO_RUNNING_TESTS_PER_ACCOUNT": "5",
             "TRUCO_BOT_MAX_MATCHES": "7",
             "TRUCO_HEALTH_FAILURES": "5",
             "TRUCO_SWEEP_QUEUED_AFTER_S": "2.5",
@@ -131,6 +134,7 @@ def test_every_group_is_read(base: dict[str, str]) -> None:
     assert settings.secrets.grace_s == 0
     assert settings.rate_limits == RateLimits(health_per_minute=9)
     assert settings.challenges == ChallengeQuota(per_bot=2)
+    assert settings.sprt == SprtQuota(per_account=5)
     assert settings.worker == WorkerSettings(bot_max_matches=7, health_failures=5)
     assert settings.sweep == SweepSettings(queued_after_s=2.5, max_attempts=9)
     assert settings.data_dir == base["TRUCO_DATA_DIR"]
@@ -155,6 +159,8 @@ def test_every_group_is_read(base: dict[str, str]) -> None:
         ({"TRUCO_ACCOUNT_RATE_LIMIT_PER_MINUTE": "-1"}, "at least 1; got '-1'"),
         ({"TRUCO_OPEN_CHALLENGES_PER_ACCOUNT": "0"}, "at least 1; got '0'"),
         ({"TRUCO_OPEN_CHALLENGES_PER_BOT": "2.5"}, "TRUCO_OPEN_CHALLENGES_PER_BOT must be"),
+        ({"TRUCO_RUNNING_TESTS_PER_ACCOUNT": "0"}, "at least 1; got '0'"),
+        ({"TRUCO_RUNNING_TESTS_PER_BOT": "many"}, "TRUCO_RUNNING_TESTS_PER_BOT must be a whole"),
         ({"TRUCO_BOT_MAX_MATCHES": "-4"}, "from 1 to 1000; got '-4'"),
         ({"TRUCO_HEALTH_FAILURES": "three"}, "TRUCO_HEALTH_FAILURES must be a whole number"),
         ({"TRUCO_SWEEP_EVERY_S": "soon"}, "TRUCO_SWEEP_EVERY_S must be a number of seconds"),
