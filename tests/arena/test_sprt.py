@@ -144,3 +144,11 @@ def test_correlated_pairs_keep_the_error_rate() -> None:
     assert expected_pairs(probs, 0, 100, 0.05, 0.05) < expected_pairs(
         independent_pairs(0), 0, 100, 0.05, 0.05
     )
+
+
+def test_the_docs_prediction_for_two_copies_of_one_bot_at_15_points() -> None:
+    """docs/sprt.md's 15-point row (the platform test's prediction) is Wald's for its
+    symmetric distribution: about 131 pairs, and H1 only with chance alpha."""
+    probs = (0.253, 0.494, 0.253)
+    assert round(expected_pairs(probs, 0, 50, 0.05, 0.05)) == 131
+    assert chance_of_h1(probs, 0, 50, 0.05, 0.05) == pytest.approx(0.05, abs=1e-6)
