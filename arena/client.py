@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from types import TracebackType
-from typing import Literal, Self, TypeVar
+from typing import Self, TypeVar
 from urllib.parse import quote, urlsplit
 
 import httpcore
@@ -39,13 +39,12 @@ from arena.egress import (
     check_url,
 )
 from arena.fault_detail import public_detail
+from arena.faults import CallFaultKind
 from arena.http1 import MAX_HEAD_BYTES, ConnectionPool, HttpAnswer, TooLarge
 from arena.pinning import PinnedBackend, shared_ssl_context
 
 T = TypeVar("T")
 
-FaultKind = Literal["timeout", "connect", "http_status", "bad_body", "too_large"]
-FAULT_KINDS: tuple[FaultKind, ...] = ("timeout", "connect", "http_status", "bad_body", "too_large")
 MAX_BODY_BYTES = 64 * 1024
 _DETAIL_MAX = 300
 
@@ -65,7 +64,7 @@ class Fault(msgspec.Struct, frozen=True):
     is the HTTP status of an ``http_status`` fault. ``detail`` never holds the bot's host or
     address (replays are public): connection failures are described by their cause only."""
 
-    kind: FaultKind
+    kind: CallFaultKind
     detail: str
     latency_ms: float
     status: int | None = None

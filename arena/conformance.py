@@ -24,9 +24,18 @@ from arena.client import BotClient, ClientConfig, Fault, Reply, TimeBank
 from arena.connection import answer_from
 from arena.egress import EgressPolicy
 from arena.exploration import FAMILIES, describe, explore
+from arena.game import TRUCO
 from arena.judge import Accepted, Rejected, judge
-from arena.protocol import ActRequest, BotInfo, EndRequest, StartRequest
-from engine import Action, Rules, State, apply, legal_actions, new_game, observation
+from arena.protocol import (
+    ActRequest,
+    BotInfo,
+    EndRequest,
+    StartRequest,
+    act_request,
+    end_request,
+    start_request,
+)
+from engine import Action, Rules, State, new_game
 from engine.play import with_deal
 
 Status = Literal["pass", "fail", "warn"]
@@ -87,11 +96,11 @@ class Probe:
 
     @property
     def seat(self) -> int:
-        return self.state.to_act
+        return TRUCO.to_act(self.state)
 
     @property
     def legal(self) -> list[Action]:
-        return legal_actions(self.state)
+        return TRUCO.legal_actions(self.state)
 
 
 def _walk(
@@ -101,7 +110,7 @@ def _walk(
     state = with_deal(new_game(rules, seed=1, score=score), deal)
     for move in moves.split():
         action = Action("play", move) if move[0].isdigit() else Action(move)
-        state, _ = apply(state, action)
+        state, _ = TRUCO.apply(state, action, TRUCO.to_act(state))
     return state
 
 
@@ -144,9 +153,9 @@ def probes() -> list[Probe]:
 
 def finished_game() -> State:
     """A short finished game (the first legal action every time), for ``/end``."""
-    state = new_game(Rules(points_to_win=15), seed=1)
-    while not state.game_over:
-        state, _ = apply(state, legal_actions(state)[0])
+    state = TRUCO.new_game(Rules(points_to_win=15), seed=1)
+    while not TRUCO.over(state):
+        state, _ = TRUCO.apply(state, TRUCO.legal_actions(state)[0], TRUCO.to_act(state))
     return state
 
 
@@ -158,13 +167,13 @@ def _fault_text(fault: Fault, secret_given: bool) -> str:
 
 
 def _act_request(state: State, game_id: str, timeout_ms: int) -> ActRequest:
-    seat = state.to_act
-    return ActRequest(
-        match_id=MATCH_ID,
-        game_id=game_id,
-        seat=seat,
-        observation=observation(state, seat),
-        legal_actions=legal_actions(state),
+    seat = TRUCO.to_act(state)
+    return act_request(
+        MATCH_ID,
+        game_id,
+        seat,
+        TRUCO.observe(state, seat),
+        TRUCO.legal_actions(state),
         timeout_ms=timeout_ms,
         time_bank_ms=timeout_ms * 10,
         last_latency_ms=None,
@@ -176,7 +185,9 @@ async def _act(
 ) -> tuple[Reply | Fault, Accepted | Rejected]:
     """Ask the bot to decide in ``state``; the raw result and the arena's verdict on it."""
     result = await client.act(_act_request(state, game_id, timeout_ms), TimeBank(timeout_ms))
-    return result, judge(state, state.to_act, legal_actions(state), answer_from(result))
+    seat = TRUCO.to_act(state)
+    verdict = judge(TRUCO, state, seat, TRUCO.legal_actions(state), answer_from(result))
+    return result, verdict
 
 
 def _rejection_text(verdict: Rejected, legal: list[Action], secret_given: bool) -> str:
@@ -217,7 +228,7 @@ async def _check_random(
         game_id = f"check-r{seed}-g{position.game}-d{position.number}"
         result, verdict = await _act(client, position.state, game_id, timeout_ms)
         if isinstance(verdict, Rejected):
-            legal = legal_actions(position.state)
+            legal = TRUCO.legal_actions(position.state)
             lines = [
                 f"decision {position.number} of {total} (game {position.game}, seed {seed}): "
                 + _rejection_text(verdict, legal, secret),
@@ -290,11 +301,11 @@ async def _check_signature(
 
 
 def _start_request(timeout_ms: int) -> StartRequest:
-    return StartRequest(
-        match_id=MATCH_ID,
-        game_id="check-0",
-        seat=0,
-        rules=Rules(),
+    return start_request(
+        MATCH_ID,
+        "check-0",
+        0,
+        Rules(),
         game_number=1,
         games_in_match=1,
         team=0,
@@ -306,13 +317,13 @@ def _start_request(timeout_ms: int) -> StartRequest:
 
 def _end_request() -> EndRequest:
     final = finished_game()
-    return EndRequest(
-        match_id=MATCH_ID,
-        game_id="check-0",
-        seat=0,
-        score=final.score,
-        winner=final.winner,
-        observation=observation(final, 0),
+    return end_request(
+        MATCH_ID,
+        "check-0",
+        0,
+        TRUCO.observe(final, 0),
+        score=TRUCO.score(final),
+        winner=TRUCO.winner(final),
     )
 
 

@@ -13,11 +13,14 @@ from typing import Protocol
 
 import msgspec
 
+from arena import wire
 from arena.client import BotClient, Fault, Reply, TimeBank
 from arena.protocol import API_VERSION, ActRequest, ActResponse, BotInfo, EndRequest, StartRequest
 from engine.actions import Action
 
-Decide = Callable[[ActRequest], ActResponse | Action]
+Choice = ActResponse | Action | wire.Action
+"""What a decide function returns: an answer, or an action (the engine's or the wire's)."""
+Decide = Callable[[ActRequest], Choice]
 
 
 class Answer(msgspec.Struct, frozen=True):

@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from arena.connection import Answer
+from arena.faults import FaultKind
+from arena.game import TrucoGame
 from arena.protocol import legal_answer
 from engine.actions import Action
-from engine.errors import EngineError
 from engine.events import Event
-from engine.play import apply
 from engine.state import State
 
 
@@ -30,14 +30,16 @@ class Accepted(NamedTuple):
 
 
 class Rejected(NamedTuple):
-    """The answer is a fault of this kind (see ``arena.protocol.FAULT_KINDS``), and why."""
+    """The answer is a fault of this kind, and why."""
 
-    kind: str
+    kind: FaultKind
     detail: str
 
 
-def judge(state: State, seat: int, legal: list[Action], answer: Answer) -> Accepted | Rejected:
-    """Judge ``seat``'s answer in ``state`` (whose legal actions are ``legal``)."""
+def judge(
+    game: TrucoGame, state: State, seat: int, legal: list[Action], answer: Answer
+) -> Accepted | Rejected:
+    """Judge ``seat``'s answer in ``state`` of ``game`` (whose legal actions are ``legal``)."""
     if answer.fault is not None:
         return Rejected(answer.fault.kind, answer.fault.detail)
     assert answer.response is not None
@@ -48,7 +50,7 @@ def judge(state: State, seat: int, legal: list[Action], answer: Answer) -> Accep
             named += f" {answer.response.card}"
         return Rejected("illegal_action", f"{named!r} is not legal now")
     try:
-        after, caused = apply(state, action, seat)
-    except EngineError as exc:  # a seña in 1v1, a bad seña word, a say over 280 chars
+        after, caused = game.apply(state, action, seat)
+    except game.error as exc:  # a seña in 1v1, a bad seña word, a say over 280 chars
         return Rejected("illegal_action", str(exc)[:300])
     return Accepted(action, after, caused)

@@ -37,9 +37,9 @@ import msgspec
 from arena.client import Fault, TimeBank
 from arena.connection import Answer, BotConnection
 from arena.deals import INDEPENDENT, Deals, game_seed, seating
-from arena.fallback import fallback_action
+from arena.game import TRUCO, TrucoGame
 from arena.judge import Accepted, judge
-from arena.protocol import ActRequest, EndRequest, StartRequest
+from arena.protocol import act_request, end_request, start_request
 from arena.replay import (
     FORMAT,
     Call,
@@ -56,9 +56,6 @@ from arena.replay import (
 )
 from engine.actions import Action
 from engine.events import Event
-from engine.legal import legal_actions
-from engine.observe import observation
-from engine.play import apply, initial_events, new_game
 from engine.rules import Rules
 from engine.state import State
 
@@ -82,15 +79,20 @@ class MatchSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     fault_limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 5
 
 
-Progress = Callable[[int, State], None]  # (game index, state after a decision)
+Progress = Callable[[int, State, Decision | None, Sequence[Event]], None]
+"""The runner's progress hook: ``(game index, state, decision, events)`` after each decision
+(the runner's own :class:`Decision` record and the game events it caused, in order), and once
+when a game opens (``decision`` None, ``events`` the opening deal)."""
 
 
-def seat_entrants(game_index: int, entrants: int, players: int) -> tuple[int, ...]:
+def seat_entrants(
+    game_index: int, entrants: int, players: int, game: TrucoGame = TRUCO
+) -> tuple[int, ...]:
     """The entrant index at each seat of game ``game_index`` (see the module docstring)."""
     if entrants == 4:
         return tuple((seat - game_index) % 4 for seat in range(players))
     teams = seating(game_index)
-    return tuple(teams[seat % 2] for seat in range(players))
+    return tuple(teams[game.team(seat)] for seat in range(players))
 
 
 def side_of(entrant: int) -> int:
@@ -116,6 +118,7 @@ class MatchRunner:
         settings: MatchSettings,
         entrants: Sequence[tuple[EntrantRecord, BotConnection]],
         progress: Progress | None = None,
+        game: TrucoGame = TRUCO,
     ) -> None:
         if len(entrants) not in (2, 4):
             raise ValueError("a match has two entrants (one per side) or four (one per seat)")
@@ -127,6 +130,7 @@ class MatchRunner:
         self.records = tuple(record for record, _ in entrants)
         self.bots = tuple(bot for _, bot in entrants)
         self.progress = progress
+        self.game = game
         self.latencies: tuple[list[float], ...] = tuple([] for _ in entrants)
         self._start_failures: dict[int, Fault] = {}  # entrant -> its first /start fault
 
@@ -185,32 +189,38 @@ class MatchRunner:
 
     async def _play_game(self, index: int) -> GameRecord | None:
         s = self.settings
+        game = self.game
         rules = s.rules
-        players = rules.players
+        players = game.players(rules)
         teams = seating(index)
-        seats = seat_entrants(index, len(self.bots), players)
+        seats = seat_entrants(index, len(self.bots), players, game)
         seed = game_seed(self.seed, index, s.deals)
         game_id = f"{self.match_id}-g{index + 1}"
         names = [
             " & ".join(
-                dict.fromkeys(self.records[seats[seat]].name for seat in range(team, players, 2))
+                dict.fromkeys(
+                    self.records[seats[seat]].name
+                    for seat in range(players)
+                    if game.team(seat) == team
+                )
             )
             for team in (0, 1)
         ]
-        state = new_game(rules, seed)
-        events: list[ReplayEvent] = list(initial_events(state))
+        state = game.new_game(rules, seed)
+        opening = game.initial_events(state)
+        events: list[ReplayEvent] = list(opening)
 
         self._start_failures = {}
         for seat in range(players):
             entrant = seats[seat]
-            request = StartRequest(
-                match_id=self.match_id,
-                game_id=game_id,
-                seat=seat,
-                rules=rules,
+            request = start_request(
+                self.match_id,
+                game_id,
+                seat,
+                rules,
                 game_number=index + 1,
                 games_in_match=s.games_per_match,
-                team=seat % 2,
+                team=game.team(seat),
                 entrants=names,
                 timeout_ms=s.timeout_ms,
                 time_bank_ms=s.time_bank_ms,
@@ -222,69 +232,61 @@ class MatchRunner:
                     self._start_failures.setdefault(entrant, fault)
         if self._start_failures:
             return None
+        if self.progress is not None:
+            self.progress(index, state, None, opening)
 
         banks = [TimeBank(float(s.time_bank_ms)) for _ in self.bots]
         strikes = [0 for _ in self.bots]
+        faults = [0, 0]  # by side
         last_latency: list[int | None] = [None] * players
         forfeit: int | None = None  # the side that forfeits
-        while not state.game_over:
-            seat = state.to_act
+        while not game.over(state):
+            seat = game.to_act(state)
             entrant = seats[seat]
-            legal = legal_actions(state)
+            legal = game.legal_actions(state)
             bank = banks[entrant]
-            act_request = ActRequest(
-                match_id=self.match_id,
-                game_id=game_id,
-                seat=seat,
-                observation=observation(state, seat),
-                legal_actions=legal,
+            act = act_request(
+                self.match_id,
+                game_id,
+                seat,
+                game.observe(state, seat),
+                legal,
                 timeout_ms=int(bank.limit_ms(s.timeout_ms)),
                 time_bank_ms=int(bank.remaining_ms),
                 last_latency_ms=last_latency[seat],
             )
-            answer = await self.bots[entrant].act(act_request, bank)
+            answer = await self.bots[entrant].act(act, bank)
             banks[entrant] = bank.debit(answer.latency_ms)
             last_latency[seat] = round(answer.latency_ms)
             self.latencies[entrant].append(answer.latency_ms)
-            state_after, caused, failure = _resolve(state, seat, legal, answer)
-            if failure is not None:
+            state, caused, decision = self._resolve(state, seat, legal, answer, strikes[entrant])
+            if decision.fault is not None:
                 strikes[entrant] += 1
-                events.append(
-                    Decision(
-                        seat,
-                        round(answer.latency_ms, 2),
-                        failure[0],
-                        failure[1],
-                        strikes[entrant],
-                        True,
-                        None if answer.fault is None else answer.fault.status,
-                    )
-                )
-            else:
-                events.append(Decision(seat, round(answer.latency_ms, 2)))
+                faults[side_of(entrant)] += 1
+            events.append(decision)
             events.extend(caused)
-            state = state_after
             if self.progress is not None:
-                self.progress(index, state)
+                self.progress(index, state, decision, caused)
             if strikes[entrant] >= s.fault_limit:
                 forfeit = side_of(entrant)
                 break
 
         winner = None
+        final = game.winner(state)
         if forfeit is not None:
             winner = 1 - forfeit
-        elif state.winner is not None:
-            winner = teams[state.winner]
+        elif final is not None:
+            winner = teams[final]
         for seat in range(players):
             await self.bots[seats[seat]].end(
-                EndRequest(
-                    match_id=self.match_id,
-                    game_id=game_id,
-                    seat=seat,
-                    score=state.score,
-                    winner=state.winner if forfeit is None else teams.index(1 - forfeit),
+                end_request(
+                    self.match_id,
+                    game_id,
+                    seat,
+                    game.observe(state, seat),
+                    score=game.score(state),
+                    winner=final if forfeit is None else teams.index(1 - forfeit),
                     forfeit=forfeit is not None,
-                    observation=observation(state, seat),
                 )
             )
         return GameRecord(
@@ -293,23 +295,26 @@ class MatchRunner:
             seed=seed,
             teams=teams,
             events=events,
-            score=state.score,
+            score=game.score(state),
             winner=winner,
             forfeit=forfeit,
-            faults=(sum(strikes[0::2]), sum(strikes[1::2])),
+            faults=(faults[0], faults[1]),
             seats=seats,
         )
 
-
-def _resolve(
-    state: State, seat: int, legal: list[Action], answer: Answer
-) -> tuple[State, list[Event], tuple[str, str] | None]:
-    """Apply the bot's answer, or on a fault the fallback: (state, events, (kind, detail))."""
-    verdict = judge(state, seat, legal, answer)
-    if isinstance(verdict, Accepted):
-        return verdict.state, verdict.events, None
-    after, caused = apply(state, fallback_action(legal), seat)
-    return after, caused, (verdict.kind, verdict.detail)
+    def _resolve(
+        self, state: State, seat: int, legal: list[Action], answer: Answer, strikes: int
+    ) -> tuple[State, list[Event], Decision]:
+        """Play the bot's answer, or on a fault the fallback: the state, the events and the
+        decision record (``strikes``: the entrant's faults in this game before this one)."""
+        latency = round(answer.latency_ms, 2)
+        verdict = judge(self.game, state, seat, legal, answer)
+        if isinstance(verdict, Accepted):
+            return verdict.state, verdict.events, Decision(seat, latency)
+        after, caused = self.game.apply(state, self.game.fallback(legal), seat)
+        status = None if answer.fault is None else answer.fault.status
+        decision = Decision(seat, latency, verdict.kind, verdict.detail, strikes + 1, True, status)
+        return after, caused, decision
 
 
 async def run_match(
@@ -318,9 +323,10 @@ async def run_match(
     settings: MatchSettings,
     entrants: Sequence[tuple[EntrantRecord, BotConnection]],
     progress: Progress | None = None,
+    game: TrucoGame = TRUCO,
 ) -> Replay:
     """Play a match and return its replay (the result is ``replay.result``)."""
-    runner = MatchRunner(match_id, seed, settings, entrants, progress)
+    runner = MatchRunner(match_id, seed, settings, entrants, progress, game)
     try:
         return await runner.run()
     finally:

@@ -1,31 +1,27 @@
 """The bot callback protocol, version 1 (docs/protocol.md), as msgspec types.
 
 These types are the single source of truth: the arena encodes requests with them, the SDK
-decodes them, and the OpenAPI document's ``webhooks`` section is generated from them.
-The observation inside ``ActRequest`` is the engine's own :class:`engine.Observation`.
+decodes them, and the OpenAPI document's ``webhooks`` section is generated from them. Every
+type a request carries (rules, observation, actions, events) is the protocol's own
+(:mod:`arena.wire`), filled from the engine's by the builders below
+(:func:`start_request`, :func:`act_request`, :func:`end_request`), so the bot API changes
+only when these modules do.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Iterable, Sequence
+from typing import Annotated, Protocol
 
 import msgspec
 
-from engine.actions import MAX_SAY, Action
-from engine.observe import Observation
-from engine.rules import Rules
+from arena.wire import Action, Observation, Rules, observation_to_wire, rules_to_wire
+from engine import actions as engine_actions
+from engine import observe as engine_observe
+from engine import rules as engine_rules
+from engine.actions import MAX_SAY
 
 API_VERSION = "1"
-
-FaultKind = Literal["timeout", "connect", "http_status", "bad_body", "too_large", "illegal_action"]
-FAULT_KINDS: tuple[str, ...] = (
-    "timeout",
-    "connect",
-    "http_status",
-    "bad_body",
-    "too_large",
-    "illegal_action",
-)
 
 
 class BotInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -74,8 +70,9 @@ class ActResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     say: Annotated[str, msgspec.Meta(max_length=MAX_SAY)] | None = None
     sena: str | None = None
 
-    def to_action(self) -> Action:
-        return Action(self.action, self.card, self.say, self.sena)
+    def to_action(self) -> engine_actions.Action:
+        """The engine's action this answer names (with its ``say`` and ``sena``)."""
+        return engine_actions.Action(self.action, self.card, self.say, self.sena)
 
 
 class EndRequest(_Envelope, kw_only=True):
@@ -87,9 +84,91 @@ class EndRequest(_Envelope, kw_only=True):
     observation: Observation  # the final position as this seat saw it
 
 
-def legal_answer(response: ActResponse, legal: list[Action]) -> Action | None:
+class _Option(Protocol):
+    @property
+    def action(self) -> str: ...
+
+    @property
+    def card(self) -> str | None: ...
+
+
+def legal_answer(response: ActResponse, legal: Iterable[_Option]) -> engine_actions.Action | None:
     """The legal action a response names (with its ``say``/``sena``), or None."""
     for option in legal:
         if option.action == response.action and option.card == response.card:
             return response.to_action()
     return None
+
+
+# --- requests from the engine's values ------------------------------------------------------
+
+
+def start_request(
+    match_id: str,
+    game_id: str,
+    seat: int,
+    rules: engine_rules.Rules,
+    *,
+    game_number: int,
+    games_in_match: int,
+    team: int,
+    entrants: list[str],
+    timeout_ms: int,
+    time_bank_ms: int,
+) -> StartRequest:
+    return StartRequest(
+        match_id=match_id,
+        game_id=game_id,
+        seat=seat,
+        rules=rules_to_wire(rules),
+        game_number=game_number,
+        games_in_match=games_in_match,
+        team=team,
+        entrants=entrants,
+        timeout_ms=timeout_ms,
+        time_bank_ms=time_bank_ms,
+    )
+
+
+def act_request(
+    match_id: str,
+    game_id: str,
+    seat: int,
+    observation: engine_observe.Observation,
+    legal: Sequence[engine_actions.Action],
+    *,
+    timeout_ms: int,
+    time_bank_ms: int,
+    last_latency_ms: int | None,
+) -> ActRequest:
+    return ActRequest(
+        match_id=match_id,
+        game_id=game_id,
+        seat=seat,
+        observation=observation_to_wire(observation),
+        legal_actions=[Action(a.action, a.card, a.say, a.sena) for a in legal],
+        timeout_ms=timeout_ms,
+        time_bank_ms=time_bank_ms,
+        last_latency_ms=last_latency_ms,
+    )
+
+
+def end_request(
+    match_id: str,
+    game_id: str,
+    seat: int,
+    observation: engine_observe.Observation,
+    *,
+    score: tuple[int, int],
+    winner: int | None,
+    forfeit: bool = False,
+) -> EndRequest:
+    return EndRequest(
+        match_id=match_id,
+        game_id=game_id,
+        seat=seat,
+        score=score,
+        winner=winner,
+        forfeit=forfeit,
+        observation=observation_to_wire(observation),
+    )

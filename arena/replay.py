@@ -1,11 +1,9 @@
-"""The replay document of a match, and its verification by re-simulation.
+"""The replay document of a match; :mod:`arena.verify` checks one by re-simulation.
 
 A replay is one JSON document: the match seed, how its games were dealt (``deals``) and the
 rules, the entrants, and per game its engine seed, seating, every event (the engine's events
 interleaved with the arena's ``decision`` records: latency, fault, fallback), the final score
-and the result. ``verify_replay`` checks
-that every game's seed is the one the match seed and ``deals`` give, replays every game through
-the engine from its seed and the actions taken, and fails on any difference.
+and the result.
 
 Format ``truco-arena-replay/2`` names the dealing in ``deals``; version 1 (before independent
 deals) had ``duplicate: true|false`` instead, which :func:`load_replay` reads as ``mirrored`` /
@@ -18,11 +16,9 @@ from typing import Literal
 
 import msgspec
 
-from arena.deals import Deals, game_seed, seating
-from engine.actions import Action
-from engine.errors import EngineError
-from engine.events import ActionTaken, Event
-from engine.play import apply, initial_events, new_game
+from arena.deals import Deals
+from arena.faults import CallFaultKind, FaultKind
+from engine.events import Event
 from engine.rules import Rules
 
 FORMAT = "truco-arena-replay/2"
@@ -38,9 +34,7 @@ class Decision(msgspec.Struct, frozen=True, tag="decision", omit_defaults=True):
 
     seat: int
     latency_ms: float
-    fault: str | None = (
-        None  # timeout | connect | http_status | bad_body | too_large | illegal_action
-    )
+    fault: FaultKind | None = None
     detail: str | None = None
     strikes: int = 0  # the entrant's faults in this game so far
     fallback: bool = False
@@ -49,7 +43,7 @@ class Decision(msgspec.Struct, frozen=True, tag="decision", omit_defaults=True):
 
 class StartFault(msgspec.Struct, frozen=True, tag="start_fault", omit_defaults=True):
     seat: int
-    fault: str
+    fault: CallFaultKind
     detail: str
     status: int | None = None
 
@@ -66,7 +60,7 @@ class Cause(msgspec.Struct, frozen=True, omit_defaults=True):
 
     side: int  # entrant index
     call: Call
-    kind: str  # a fault kind (arena.protocol.FAULT_KINDS)
+    kind: FaultKind
     status: int | None = None
     detail: str = ""
 
@@ -125,7 +119,7 @@ class GameRecord(msgspec.Struct):
 
     def entrant_at(self, seat: int) -> int:
         """The entrant who played ``seat`` (replays from before ``seats``: its side's entrant)."""
-        return self.seats[seat] if self.seats else self.teams[seat % 2]
+        return self.seats[seat] if self.seats else self.teams[seat % 2]  # seat's Truco team
 
 
 class MatchResult(msgspec.Struct):
@@ -206,80 +200,12 @@ def forfeit_causes(game: GameRecord, side: int) -> tuple[Cause, ...]:
         if (
             isinstance(event, Decision)
             and event.fault is not None
-            and game.teams[event.seat % 2] == side
+            and game.entrant_at(event.seat) % 2 == side  # entrant k plays for side k % 2
         ):
             detail = f"fault {event.strikes} in game {game.number}: {event.detail or event.fault}"
             entrant = game.entrant_at(event.seat)
             return (Cause(entrant, "act", event.fault, event.status, detail),)
     return ()
-
-
-def _engine_events(events: list[ReplayEvent]) -> list[Event]:
-    return [e for e in events if not isinstance(e, Decision | StartFault)]
-
-
-def verify_game(rules: Rules, game: GameRecord) -> None:
-    recorded = _engine_events(game.events)
-    state = new_game(rules, game.seed)
-    produced: list[Event] = initial_events(state)
-    for event in recorded:
-        if isinstance(event, ActionTaken):
-            action = Action(event.action, event.card, event.say, event.sena)
-            try:
-                state, caused = apply(state, action, event.seat)
-            except EngineError as exc:
-                raise VerifyError(
-                    f"game {game.number}: recorded {action} is illegal: {exc}"
-                ) from None
-            produced.extend(caused)
-    if len(produced) != len(recorded):
-        raise VerifyError(
-            f"game {game.number}: {len(recorded)} events recorded, {len(produced)} re-simulated"
-        )
-    for index, (a, b) in enumerate(zip(recorded, produced, strict=True)):
-        if a != b:
-            raise VerifyError(
-                f"game {game.number}, event {index}: recorded "
-                f"{msgspec.json.encode(a).decode()} but re-simulation gives "
-                f"{msgspec.json.encode(b).decode()}"
-            )
-    if state.score != tuple(game.score):
-        raise VerifyError(f"game {game.number}: score {game.score} recorded, {state.score} played")
-    if game.forfeit is None:
-        if not state.game_over or state.winner is None:
-            raise VerifyError(f"game {game.number}: the game was not finished")
-        if game.winner != game.teams[state.winner]:
-            raise VerifyError(f"game {game.number}: winner {game.winner} recorded")
-
-
-def verify_replay(replay: Replay) -> None:
-    """Re-simulate every game and recompute the result; raise :class:`VerifyError` if anything
-    differs from what the replay records."""
-    if replay.format not in (FORMAT, LEGACY_FORMAT):
-        raise VerifyError(f"unknown replay format {replay.format!r}, expected {FORMAT!r}")
-    for game in replay.games:
-        expected_seed = game_seed(replay.seed, game.number - 1, replay.deals)
-        if game.seed != expected_seed:
-            raise VerifyError(
-                f"game {game.number}: seed {game.seed} recorded, but match seed {replay.seed} "
-                f"with {replay.deals} deals gives {expected_seed}"
-            )
-        if tuple(game.teams) != seating(game.number - 1):
-            raise VerifyError(f"game {game.number}: seating {game.teams} recorded")
-        verify_game(replay.rules, game)
-    if replay.result.walkover:
-        return
-    expected = decide_result(replay.games)
-    recorded = replay.result
-    fields = ["games_won", "tantos", "winner", "reason", "forfeit", "faults"]
-    if recorded.causes:  # replays from before causes were recorded have none
-        fields.append("causes")
-    for field in fields:
-        if getattr(expected, field) != getattr(recorded, field):
-            raise VerifyError(
-                f"result {field}: recorded {getattr(recorded, field)!r}, "
-                f"games give {getattr(expected, field)!r}"
-            )
 
 
 def load_replay(data: bytes | str) -> Replay:

@@ -44,9 +44,10 @@ from typing import Any, Self
 
 import msgspec
 
-from arena import signing
+from arena import signing, wire
 from arena.bot_secret import load_secret
 from arena.bots import get_strategy
+from arena.connection import Choice
 from arena.protocol import (
     API_VERSION,
     ActRequest,
@@ -56,12 +57,14 @@ from arena.protocol import (
     StartRequest,
     legal_answer,
 )
+from arena.wire import action_from_wire, action_to_wire, observation_from_wire
 from engine import Action
 
 __all__ = [
     "ActRequest",
     "ActResponse",
     "BotServer",
+    "Choice",
     "Decide",
     "EndRequest",
     "StartRequest",
@@ -71,7 +74,7 @@ __all__ = [
 
 log = logging.getLogger("arena.sdk")
 
-Decide = Callable[[ActRequest], ActResponse | Action]
+Decide = Callable[[ActRequest], Choice]
 OnStart = Callable[[StartRequest], None]
 OnEnd = Callable[[EndRequest], None]
 MAX_REQUEST_BYTES = 1024 * 1024
@@ -210,7 +213,7 @@ class BotServer:
 
     def _act(self, request: ActRequest) -> ActResponse:
         answer = self.decide(request)
-        if isinstance(answer, Action):
+        if isinstance(answer, Action | wire.Action):
             answer = ActResponse(
                 action=answer.action, card=answer.card, say=answer.say, sena=answer.sena
             )
@@ -334,7 +337,7 @@ def strategy_decider(strategy_name: str, seed: int | None = None) -> Decide:
     rngs: dict[tuple[str, str, int], random.Random] = {}
     lock = threading.Lock()
 
-    def decide(req: ActRequest) -> Action:
+    def decide(req: ActRequest) -> wire.Action:
         key = (req.match_id, req.game_id, req.seat)
         with lock:
             rng = rngs.get(key)
@@ -342,6 +345,7 @@ def strategy_decider(strategy_name: str, seed: int | None = None) -> Decide:
                 if len(rngs) > 1000:
                     rngs.clear()
                 rng = rngs[key] = random.Random(f"{base}/{req.match_id}/{req.game_id}/{req.seat}")
-        return strategy.decide(req.observation, req.legal_actions, rng)
+        legal = [action_from_wire(option) for option in req.legal_actions]
+        return action_to_wire(strategy.decide(observation_from_wire(req.observation), legal, rng))
 
     return decide

@@ -20,7 +20,7 @@ from arena.client import BotClient, ClientConfig
 from arena.connection import HttpBot
 from arena.egress import EgressPolicy
 from arena.match import MatchSettings, run_match
-from arena.protocol import ActRequest
+from arena.protocol import ActRequest, act_request
 from arena.replay import Decision, EntrantRecord
 from arena.signing import generate_secret
 from bench.arena_client import bare_post_loop
@@ -57,12 +57,12 @@ async def _match(urls: list[str], secret: str) -> tuple[int, float]:
 def act_body() -> ActRequest:
     """A real ``/act`` request (the first decision of a game) for the bare loop."""
     state = new_game(Rules(flor=False), 1)
-    return ActRequest(
-        match_id="bench",
-        game_id="bench-g1",
-        seat=0,
-        observation=observation(state, 0),
-        legal_actions=legal_actions(state),
+    return act_request(
+        "bench",
+        "bench-g1",
+        0,
+        observation(state, 0),
+        legal_actions(state),
         timeout_ms=1000,
         time_bank_ms=30000,
         last_latency_ms=None,

@@ -1,13 +1,24 @@
-"""What one seat may know (R-11): ``observation(state, seat)``.
+"""What a viewer may know (R-11): one observer, parameterised by who is looking.
 
-A seat sees its own unplayed cards, every card played, every canto and answer, declared points,
-the señas addressed to it, scores, mano and whose turn it is. It never sees another seat's
-unplayed cards; the cards proving a winning envido or flor appear in the ``hand_ended`` event.
+A viewer is a seat (:class:`Seat`), a partnership (:class:`Partners`: the two seats of a team
+together, as one server playing both seats of a "team" 2v2 entrant knows them) or a
+:data:`SPECTATOR` of a live match. :func:`visible` gives an event as a viewer sees it:
+
+* a new hand's ``hand_started`` loses its deal (:class:`HandShown`): nobody sees another
+  seat's unplayed cards, and a seat's own cards are in its :class:`Observation`;
+* a seña is kept only where it was addressed to the viewer (the actor, its partner, opponents
+  by the R-9 draw); a spectator sees none;
+* everything else is public: cards played, cantos and answers, declared points, and the cards
+  proving a winning envido or flor, shown in ``hand_ended``.
+
+:func:`observation` is everything one seat may know now: its own unplayed cards, the table, and
+this hand's and the previous hand's events as that seat saw them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
 
 import msgspec
 
@@ -15,6 +26,37 @@ from engine.cards import Card, envido_points, has_flor
 from engine.events import ActionTaken, Event, HandStarted, RoundEnded
 from engine.rules import Rules
 from engine.state import TRUCO_LEVELS, State
+
+
+class Seat(msgspec.Struct, frozen=True):
+    """One seat: it sees the señas addressed to it."""
+
+    seat: int
+
+
+class Partners(msgspec.Struct, frozen=True):
+    """The two seats of ``team`` together: a seña addressed to either of them."""
+
+    team: int
+
+
+class Spectator(msgspec.Struct, frozen=True):
+    """Anyone watching a live match: no deal, no seña."""
+
+
+SPECTATOR: Final = Spectator()
+Viewer = Seat | Partners | Spectator
+
+
+class HandShown(msgspec.Struct, frozen=True, tag="hand_started"):
+    """A ``hand_started`` as a viewer sees it: the hand, its mano and the score, no deal."""
+
+    hand: int
+    mano: int
+    score: tuple[int, int]
+
+
+Visible = Event | HandShown
 
 
 class Observation(msgspec.Struct, frozen=True, kw_only=True):
@@ -41,33 +83,44 @@ class Observation(msgspec.Struct, frozen=True, kw_only=True):
     winner: int | None
 
 
-def seat_view(events: Iterable[Event], seat: int) -> tuple[Event, ...]:
-    """Events as ``seat`` may see them: deals hidden, señas kept only where addressed to it."""
-    seen: list[Event] = []
-    for event in events:
-        if isinstance(event, HandStarted):
-            continue
-        if (
-            isinstance(event, ActionTaken)
-            and event.sena is not None
-            and event.seat != seat
-            and seat not in event.sena_seen_by
-        ):
-            event = msgspec.structs.replace(event, sena=None, sena_seen_by=())
-        seen.append(event)
-    return tuple(seen)
+def sees_sena(event: ActionTaken, viewer: Viewer) -> bool:
+    """Whether ``viewer`` saw the seña of ``event`` (R-9)."""
+    if isinstance(viewer, Seat):
+        return event.seat == viewer.seat or viewer.seat in event.sena_seen_by
+    if isinstance(viewer, Partners):
+        return any(s % 2 == viewer.team for s in (event.seat, *event.sena_seen_by))
+    return False
 
 
-def spectator_view(events: Iterable[Event]) -> tuple[Event, ...]:
-    """What every seat sees: no deals and no señas (a spectator of a live match)."""
-    seen: list[Event] = []
-    for event in events:
-        if isinstance(event, HandStarted):
-            continue
-        if isinstance(event, ActionTaken) and event.sena is not None:
-            event = msgspec.structs.replace(event, sena=None, sena_seen_by=())
-        seen.append(event)
-    return tuple(seen)
+def visible_action(event: ActionTaken, viewer: Viewer) -> ActionTaken:
+    """An action as ``viewer`` sees it: without its seña unless the seña reached the viewer."""
+    if event.sena is not None and not sees_sena(event, viewer):
+        return msgspec.structs.replace(event, sena=None, sena_seen_by=())
+    return event
+
+
+def visible(event: Event, viewer: Viewer) -> Visible:
+    """``event`` as ``viewer`` sees it (see the module docstring)."""
+    if isinstance(event, HandStarted):
+        return HandShown(event.hand, event.mano, event.score)
+    if isinstance(event, ActionTaken):
+        return visible_action(event, viewer)
+    return event
+
+
+def visible_events(events: Iterable[Event], viewer: Viewer) -> tuple[Visible, ...]:
+    """Each event as ``viewer`` sees it, in order."""
+    return tuple(visible(event, viewer) for event in events)
+
+
+def _hand_events(events: Iterable[Event], seat: int) -> tuple[Event, ...]:
+    """A hand's log as ``seat`` saw it (a hand's log holds no ``hand_started``: its deal)."""
+    viewer = Seat(seat)
+    return tuple(
+        visible_action(event, viewer) if isinstance(event, ActionTaken) else event
+        for event in events
+        if not isinstance(event, HandStarted)
+    )
 
 
 def observation(state: State, seat: int) -> Observation:
@@ -101,8 +154,8 @@ def observation(state: State, seat: int) -> Observation:
         truco=TRUCO_LEVELS[state.truco] or None,
         truco_pending=TRUCO_LEVELS[state.truco_pending] or None,
         envido=state.envido_chain,
-        events=seat_view(state.log, seat),
-        previous_hand=seat_view(state.previous, seat),
+        events=_hand_events(state.log, seat),
+        previous_hand=_hand_events(state.previous, seat),
         game_over=state.game_over,
         winner=state.winner,
     )

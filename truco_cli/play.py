@@ -8,6 +8,7 @@ import argparse
 import asyncio
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -19,8 +20,9 @@ from rich.table import Table
 from arena.deals import INDEPENDENT, MIRRORED
 from arena.entrants import BadBotSpec, connect
 from arena.match import DEFAULT_GAMES_PER_MATCH, MatchSettings, default_games_per_match, run_match
-from arena.replay import Replay
+from arena.replay import Decision, Replay
 from arena.signing import generate_secret
+from engine.events import Event
 from engine.rules import Rules
 from engine.state import State
 from truco_cli import replay_file
@@ -178,7 +180,9 @@ def run(args: argparse.Namespace) -> int:
     ) as progress:
         task = progress.add_task("match", total=args.points, game=1, score="0-0")
 
-        def on_progress(game_index: int, state: State) -> None:
+        def on_progress(
+            game_index: int, state: State, decision: Decision | None, events: Sequence[Event]
+        ) -> None:
             progress.update(
                 task,
                 completed=max(state.score),

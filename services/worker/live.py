@@ -5,11 +5,16 @@ The bot-calling worker (no database) publishes as it plays; the API and the web 
 * **Where**: one Redis list per match, ``{TRUCO_REDIS_PREFIX}live:{match_id}``; it expires an
   hour after its last write and the trusted worker deletes it once the result is stored.
 * **What**: one JSON item per decision: ``{"run", "game", "teams", "score", "events"}`` where
-  ``events`` is the arena's ``decision`` record (seat, latency, fault kind; never the fault's
-  detail) followed by the ENGINE events that decision caused, passed through
-  :func:`engine.observe.spectator_view` (no señas). A new hand is a ``hand_started`` event
-  WITHOUT its deal. The first item of a run is a header ``{"run", "header": true}``: a match
-  task that runs again (redelivered) starts a new run, and readers keep only the last run.
+  ``events`` is the runner's own ``decision`` record (seat, latency, fault kind; never the
+  fault's detail) followed by the game events that decision caused, as a spectator sees them
+  (``arena.game.Game.visible`` with the spectator viewer: no deal, no seña). Each game opens
+  with an item holding its first ``hand_started`` (without the deal). The first item of a run
+  is a header ``{"run", "header": true}``: a match task that runs again (redelivered) starts a
+  new run, and readers keep only the last run.
+* **When**: items are batched (docs/architecture.md, "The live feed"): one Redis round trip
+  (``RPUSH`` of every waiting item, then ``EXPIRE``) when a hand or a game ends, when the
+  oldest waiting item is :data:`FLUSH_AFTER_S` old, and when the match ends; a game's opening
+  goes out at once.
 * **Status**: when the task starts playing it sends ``truco.match_started`` (queue
   ``results``); the trusted worker sets ``matches.status = 'running'`` if the match is still
   pending or queued (a late message never reopens a finished match).
@@ -19,24 +24,22 @@ Publishing is best effort: a Redis error is logged once and the match goes on un
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import secrets
 from collections.abc import Awaitable, MutableMapping, Sequence
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import msgspec
 import redis
 import redis.asyncio
 
-from arena.client import Fault, TimeBank
-from arena.connection import Answer, BotConnection
-from arena.deals import game_seed, seating
-from arena.match import MatchSettings, seat_entrants
-from arena.protocol import ActRequest, EndRequest, StartRequest
-from engine.events import ActionTaken, Event, GameEnded
-from engine.observe import spectator_view
-from engine.play import new_game
+from arena.deals import seating
+from arena.game import TRUCO, TrucoGame
+from arena.replay import Decision
+from engine.events import Event, GameEnded, HandEnded
+from engine.observe import SPECTATOR
 from engine.state import State
 from services.config import RedisSettings
 from services.worker.names import MATCH_STARTED
@@ -46,6 +49,10 @@ logger = logging.getLogger(__name__)
 LIVE_FORMAT = "truco-arena-live/1"
 LIVE_TTL_S = 3600
 REDIS_TIMEOUT_S = 0.5
+FLUSH_AFTER_S: Final = 0.5
+"""The longest a decision waits in the batch before spectators see it (besides hand ends)."""
+MAX_BATCH: Final = 256
+"""A batch this long is written at once (bounds the memory of a very fast match)."""
 
 
 def live_key(prefix: str, match_id: int) -> str:
@@ -55,61 +62,24 @@ def live_key(prefix: str, match_id: int) -> str:
 # --- publishing (the bot-calling worker) ----------------------------------------------------
 
 
-class RecordingBot:
-    """A bot connection that remembers its last ``/act`` call (seat, answer) for the publisher."""
-
-    def __init__(self, inner: BotConnection) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.last: tuple[int, Answer] | None = None
-
-    async def open(self) -> Fault | None:
-        return await self.inner.open()
-
-    async def start(self, request: StartRequest) -> Fault | None:
-        return await self.inner.start(request)
-
-    async def act(self, request: ActRequest, bank: TimeBank) -> Answer:
-        answer = await self.inner.act(request, bank)
-        self.last = (request.seat, answer)
-        return answer
-
-    async def end(self, request: EndRequest) -> None:
-        await self.inner.end(request)
-
-    async def close(self) -> None:
-        await self.inner.close()
-
-
-def _fault_kind(answer: Answer, taken: ActionTaken | None) -> str | None:
-    """The decision's fault kind: the transport's, or ``illegal_action`` when what was applied
-    is not what the bot answered (the runner played the fallback)."""
-    if answer.fault is not None:
-        return answer.fault.kind
-    response = answer.response
-    if response is None or taken is None:
-        return None
-    said = (response.action, response.card, response.say, response.sena)
-    if said != (taken.action, taken.card, taken.say, taken.sena):
-        return "illegal_action"
-    return None
-
-
-def hand_marker(state: State) -> dict[str, Any]:
-    """A hand's start as a spectator sees it: everything of ``hand_started`` but the deal."""
-    return {
-        "type": "hand_started",
-        "hand": state.hand,
-        "mano": state.mano,
-        "score": list(state.score),
+def decision_item(decision: Decision) -> dict[str, Any]:
+    """The runner's decision record as spectators see it: seat, latency and fault kind."""
+    record: dict[str, Any] = {
+        "type": "decision",
+        "seat": decision.seat,
+        "latency_ms": decision.latency_ms,
     }
+    if decision.fault is not None:
+        record["fault"] = decision.fault
+    return record
 
 
 class LivePublisher:
-    """Turns run_match's ``progress(game index, state)`` calls into spectator items.
+    """Turns the runner's progress hook ``(game index, state, decision, events)`` into
+    spectator items, written to Redis in batches (see the module docstring).
 
-    The engine events a decision caused are recovered from the state's hand log (this hand's
-    events after its deal; ``previous`` holds the hand that just ended).
+    ``flush_after_s=0`` writes every item at once: one round trip per decision, as the feed
+    did before batching (the benchmark's baseline).
     """
 
     def __init__(
@@ -117,103 +87,95 @@ class LivePublisher:
         client: redis.Redis | None,
         prefix: str,
         match_id: int,
-        seed: int,
-        settings: MatchSettings,
-        bots: Sequence[RecordingBot],
+        game: TrucoGame = TRUCO,
+        *,
+        flush_after_s: float = FLUSH_AFTER_S,
     ) -> None:
         self.client = client
         self.key = live_key(prefix, match_id)
-        self.seed = seed
-        self.settings = settings
-        self.bots = bots
+        self.game = game
+        self.flush_after_s = flush_after_s
         self.run = secrets.token_hex(6)
-        self._game = -1
-        self._hand = 0
-        self._seen: tuple[Event, ...] = ()
+        self.writes = 0  # Redis round trips so far
+        self._batch: list[str] = []
+        self._timer: asyncio.TimerHandle | None = None
         self._broken = client is None
 
     def begin(self) -> None:
         """Start this run's items (a new header; older runs' items are dropped by readers)."""
-        self._push({"run": self.run, "header": True, "format": LIVE_FORMAT}, reset=True)
+        self._batch = [_encode({"run": self.run, "header": True, "format": LIVE_FORMAT})]
+        self.flush(reset=True)
 
-    def items_for(self, index: int, state: State) -> list[dict[str, Any]]:
-        """The spectator events of the decision that led to ``state`` (pure; tests use it)."""
-        out: list[dict[str, Any]] = []
-        if index != self._game:
-            first = new_game(self.settings.rules, game_seed(self.seed, index, self.settings.deals))
-            out.append(hand_marker(first))
-            self._game, self._hand, self._seen = index, first.hand, ()
-        if not state.game_over and state.hand == self._hand:
-            caused: list[Event] = list(state.log[len(self._seen) :])
-            new_hand = False
-        else:  # the hand ended: the rest of it, then (unless the game is over) the new one
-            caused = list(state.previous[len(self._seen) :])
-            new_hand = not state.game_over
-        if new_hand:
-            caused += list(state.log)
-        if state.game_over and state.winner is not None:
-            caused.append(GameEnded(state.winner, state.score))
-        taken = next((e for e in caused if isinstance(e, ActionTaken)), None)
-        decision = self._decision(taken)
-        if decision is not None:
-            out.append(decision)
-        engine = [msgspec.to_builtins(e) for e in spectator_view(caused)]
-        if new_hand:
-            ended = len(state.previous) - len(self._seen)
-            engine.insert(ended, hand_marker(state))
-        out += engine
-        self._hand, self._seen = state.hand, state.log
-        return out
-
-    def _decision(self, taken: ActionTaken | None) -> dict[str, Any] | None:
-        if taken is None:
-            return None
-        seats = seat_entrants(max(self._game, 0), len(self.bots), self.settings.rules.players)
-        bot = self.bots[seats[taken.seat]]
-        if bot.last is None:
-            return None
-        seat, answer = bot.last
-        record: dict[str, Any] = {
-            "type": "decision",
-            "seat": seat,
-            "latency_ms": round(answer.latency_ms, 2),
+    def item(
+        self, index: int, state: State, decision: Decision | None, events: Sequence[Event]
+    ) -> dict[str, Any]:
+        """The spectator item of one progress call (pure; tests use it)."""
+        shown: list[dict[str, Any]] = [] if decision is None else [decision_item(decision)]
+        shown += [msgspec.to_builtins(e) for e in self.game.visible(events, SPECTATOR)]
+        return {
+            "run": self.run,
+            "game": index + 1,
+            "teams": list(seating(index)),
+            "score": list(self.game.score(state)),
+            "events": shown,
         }
-        fault = _fault_kind(answer, taken)
-        if fault is not None:
-            record["fault"] = fault
-        return record
 
-    def progress(self, index: int, state: State) -> None:
-        """run_match's progress callback: publish one item per decision."""
+    def progress(
+        self, index: int, state: State, decision: Decision | None, events: Sequence[Event]
+    ) -> None:
+        """The runner's progress hook: queue the item, write the batch when it is due."""
+        if self._broken:
+            return
         try:
-            events = self.items_for(index, state)
+            self._batch.append(_encode(self.item(index, state, decision, events)))
         except Exception:  # never let the live view break a match
             logger.exception("live view of %s: could not build the item", self.key)
             return
-        teams = seating(index)
-        self._push(
-            {
-                "run": self.run,
-                "game": index + 1,
-                "teams": list(teams),
-                "score": list(state.score),
-                "events": events,
-            }
+        due = (
+            decision is None
+            or self.flush_after_s <= 0
+            or len(self._batch) >= MAX_BATCH
+            or any(isinstance(e, HandEnded | GameEnded) for e in events)
         )
+        if due:
+            self.flush()
+        elif self._timer is None:
+            self._schedule()
 
-    def _push(self, item: dict[str, Any], reset: bool = False) -> None:
-        if self._broken or self.client is None:
+    def _schedule(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a synchronous caller): the next hand end writes it
+            return
+        self._timer = loop.call_later(self.flush_after_s, self.flush)
+
+    def flush(self, reset: bool = False) -> None:
+        """Write every waiting item in one round trip (``reset``: drop the key first)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        batch, self._batch = self._batch, []
+        if not batch or self._broken or self.client is None:
             return
         try:
-            pipe = self.client.pipeline(transaction=True)
+            pipe = self.client.pipeline(transaction=reset)
             if reset:
                 pipe.delete(self.key)
-            pipe.rpush(self.key, json.dumps(item, separators=(",", ":")))
+            pipe.rpush(self.key, *batch)
             pipe.expire(self.key, LIVE_TTL_S)
             pipe.execute()
+            self.writes += 1
         except redis.RedisError as exc:
             self._broken = True
             logger.warning("live view of %s is off for this match: %s", self.key, exc)
+
+    def close(self) -> None:
+        """The match is over (or stopped): write what is left."""
+        self.flush()
+
+
+def _encode(item: dict[str, Any]) -> str:
+    return json.dumps(item, separators=(",", ":"))
 
 
 def send_started(match_id: int) -> None:
@@ -343,9 +305,8 @@ __all__ = [
     "MATCH_STARTED",
     "LivePublisher",
     "LiveReader",
-    "RecordingBot",
     "clear_live",
-    "hand_marker",
+    "decision_item",
     "live_document",
     "live_key",
     "reader_for",

@@ -16,7 +16,8 @@ its own, made inside its coroutine; nothing of it is shared between matches but 
 the TLS context.
 
 While it plays, the match is published for spectators (:mod:`services.worker.live`): a
-``truco.match_started`` message when play begins, then one Redis item per decision.
+``truco.match_started`` message when play begins, then one Redis item per decision, written
+in batches.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from services.config import Settings
 from services.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
 from services.worker.app import app
 from services.worker.dispatch import send_result
-from services.worker.live import LivePublisher, RecordingBot, send_started
+from services.worker.live import LivePublisher, send_started
 from services.worker.live_sink import QueuedRedis
 from services.worker.loop_thread import BOT_CALLS, LoopThread, process_loop
 from services.worker.messages import EntrantMessage, MatchMessage
@@ -142,15 +143,13 @@ def bot_connection(entrant: EntrantMessage, config: ClientConfig, *, seed: int) 
     return HttpBot(entrant.name, entrant_client(entrant, config))
 
 
-def live_publisher(
-    message: MatchMessage, bots: list[RecordingBot], settings: Settings | None
-) -> LivePublisher:
+def live_publisher(message: MatchMessage, settings: Settings | None) -> LivePublisher:
     """The spectator feed of this match (no Redis client without settings: tests)."""
     # the publisher calls only pipeline().delete/rpush/expire/execute: QueuedRedis has them
     url = None if settings is None else settings.redis.url_or_local
     client = None if url is None else cast(redis.Redis, live_writes(url))
     prefix = "" if settings is None else settings.redis.prefix
-    return LivePublisher(client, prefix, message.match_id, message.seed, message.settings, bots)
+    return LivePublisher(client, prefix, message.match_id)
 
 
 async def play(
@@ -163,23 +162,26 @@ async def play(
         policy=EgressPolicy(allow_loopback=allow_loopback),
     )
     bots = [
-        RecordingBot(bot_connection(entrant, config, seed=message.seed + index))
+        bot_connection(entrant, config, seed=message.seed + index)
         for index, entrant in enumerate(message.entrants)
     ]
     entrants: list[tuple[EntrantRecord, BotConnection]] = [
         (EntrantRecord(entrant.name, entrant_source(entrant.bot_id)), bot)
         for entrant, bot in zip(message.entrants, bots, strict=True)
     ]
-    publisher = live_publisher(message, bots, live)
+    publisher = live_publisher(message, live)
     publisher.begin()
-    async with asyncio.timeout(match_deadline_s(message.settings, len(message.entrants))):
-        return await run_match(
-            str(message.match_id),
-            message.seed,
-            message.settings,
-            entrants,
-            progress=publisher.progress,
-        )
+    try:
+        async with asyncio.timeout(match_deadline_s(message.settings, len(message.entrants))):
+            return await run_match(
+                str(message.match_id),
+                message.seed,
+                message.settings,
+                entrants,
+                progress=publisher.progress,
+            )
+    finally:
+        publisher.close()
 
 
 ROOM_LAG_MS = 100.0

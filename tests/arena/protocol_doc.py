@@ -18,7 +18,16 @@ from pathlib import Path
 import msgspec
 
 from arena import signing
-from arena.protocol import ActRequest, ActResponse, BotInfo, EndRequest, StartRequest
+from arena.protocol import (
+    ActRequest,
+    ActResponse,
+    BotInfo,
+    EndRequest,
+    StartRequest,
+    act_request,
+    end_request,
+    start_request,
+)
 from engine import Action, Rules, State, apply, legal_actions, new_game, observation
 from engine.play import with_deal
 
@@ -90,11 +99,11 @@ def examples() -> dict[str, str]:
     final = _play(_play(asked, (ANSWER.to_action(),)), AFTER_ACT)
     assert final.game_over
     info = BotInfo(apiversion="1", name="example", author="Ana", version="0.3")
-    start = StartRequest(
-        match_id=MATCH_ID,
-        game_id=GAME_ID,
-        seat=0,
-        rules=RULES,
+    start = start_request(
+        MATCH_ID,
+        GAME_ID,
+        0,
+        RULES,
         game_number=1,
         games_in_match=2,
         team=0,
@@ -102,23 +111,18 @@ def examples() -> dict[str, str]:
         timeout_ms=TIMEOUT_MS,
         time_bank_ms=BANK_MS,
     )
-    act = ActRequest(
-        match_id=MATCH_ID,
-        game_id=GAME_ID,
-        seat=0,
-        observation=observation(asked, 0),
-        legal_actions=legal_actions(asked),
+    act = act_request(
+        MATCH_ID,
+        GAME_ID,
+        0,
+        observation(asked, 0),
+        legal_actions(asked),
         timeout_ms=TIMEOUT_MS,
         time_bank_ms=BANK_MS - 14,
         last_latency_ms=3,
     )
-    end = EndRequest(
-        match_id=MATCH_ID,
-        game_id=GAME_ID,
-        seat=0,
-        score=final.score,
-        winner=final.winner,
-        observation=observation(final, 0),
+    end = end_request(
+        MATCH_ID, GAME_ID, 0, observation(final, 0), score=final.score, winner=final.winner
     )
     body = msgspec.json.encode(start)
     headers = signing.sign(SECRET, MESSAGE_ID, TIMESTAMP, body)

@@ -11,7 +11,6 @@ import msgspec
 import pytest
 
 from arena.client import (
-    FAULT_KINDS,
     MAX_BODY_BYTES,
     BotClient,
     ClientConfig,
@@ -20,6 +19,7 @@ from arena.client import (
     TimeBank,
 )
 from arena.egress import EgressPolicy
+from arena.faults import CALL_FAULT_KINDS
 from arena.signing import generate_secret, verify
 from tests.arena.conftest import (
     ArenaTestBot,
@@ -54,7 +54,7 @@ def make_client(bot: ArenaTestBot, timeout_ms: float = 400.0, path: str = "") ->
 def fault(result: object, kind: str) -> Fault:
     assert isinstance(result, Fault), result
     assert result.kind == kind, result
-    assert result.kind in FAULT_KINDS
+    assert result.kind in CALL_FAULT_KINDS
     return result
 
 

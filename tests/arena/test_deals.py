@@ -12,7 +12,8 @@ import pytest
 from arena.connection import InProcessBot, random_decider
 from arena.deals import game_seed, seating
 from arena.match import MatchSettings, run_match
-from arena.replay import EntrantRecord, Replay, VerifyError, load_replay, verify_replay
+from arena.replay import EntrantRecord, Replay, VerifyError, load_replay
+from arena.verify import verify_replay
 from engine.cards import Card
 from engine.deal import deal_for
 from engine.events import HandStarted

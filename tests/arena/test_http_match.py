@@ -17,9 +17,10 @@ from arena.egress import EgressPolicy
 from arena.entrants import BadBotSpec, connect
 from arena.match import MatchSettings, run_match
 from arena.protocol import ActRequest, EndRequest, StartRequest
-from arena.replay import Decision, EntrantRecord, load_replay, verify_replay
+from arena.replay import Decision, EntrantRecord, load_replay
 from arena.sdk import BotServer, strategy_decider
 from arena.signing import generate_secret
+from arena.verify import verify_replay
 from engine import Action, Rules
 
 

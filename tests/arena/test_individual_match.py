@@ -14,10 +14,12 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from arena import wire
 from arena.connection import InProcessBot
 from arena.match import DEFAULT_GAMES_PER_MATCH, MatchSettings, run_match, seat_entrants
 from arena.protocol import ActRequest, ActResponse, StartRequest
-from arena.replay import EntrantRecord, Replay, load_replay, verify_replay
+from arena.replay import EntrantRecord, Replay, load_replay
+from arena.verify import verify_replay
 from engine import Rules
 from engine.actions import SENAS
 from engine.events import ActionTaken
@@ -128,7 +130,7 @@ async def test_senas_reach_the_partner_and_opponents_only_by_the_rules_draw(chan
     for bot in bots:
         for request in bot.acts:
             for event in request.observation.events:
-                if not isinstance(event, ActionTaken) or event.seat == request.seat:
+                if not isinstance(event, wire.ActionTaken) or event.seat == request.seat:
                     continue
                 if event.sena is not None:
                     assert request.seat in event.sena_seen_by, (

@@ -11,21 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena import wire
 from arena.client import Fault, TimeBank
 from arena.connection import Answer, InProcessBot, random_decider
 from arena.match import MatchSettings, run_match
 from arena.protocol import ActRequest, ActResponse, EndRequest, StartRequest
-from arena.replay import (
-    Cause,
-    Decision,
-    EntrantRecord,
-    Replay,
-    VerifyError,
-    load_replay,
-    verify_replay,
-)
+from arena.replay import Cause, Decision, EntrantRecord, Replay, VerifyError, load_replay
+from arena.verify import verify_replay
 from engine import Rules
-from engine.events import ActionTaken, HandEnded, HandStarted
+from engine.events import ActionTaken, HandStarted
 from tests.engine.strategies import cards_in
 
 pytestmark = pytest.mark.anyio
@@ -272,14 +266,14 @@ def test_no_payload_shows_another_seats_unplayedcards_in(seed: int, flor: bool) 
             assert set(obs.cards) <= own
             shown: set[str] = set()
             for event in obs.previous_hand:
-                if isinstance(event, HandEnded):
+                if isinstance(event, wire.HandEnded):
                     for proof in event.shown:
                         shown.update(proof.cards)
             if obs.hand > 0:
                 previous = [e.deal for e in game.events if isinstance(e, HandStarted)][obs.hand - 1]
                 seen_before = cards_in(obs.previous_hand)
                 played_before = {
-                    e.card for e in obs.previous_hand if isinstance(e, ActionTaken) and e.card
+                    e.card for e in obs.previous_hand if isinstance(e, wire.ActionTaken) and e.card
                 }
                 assert seen_before <= set(previous[request.seat]) | played_before | shown
 

@@ -13,8 +13,8 @@ import msgspec
 import pytest
 
 from arena import signing
+from arena.faults import FAULT_KINDS
 from arena.protocol import (
-    FAULT_KINDS,
     ActRequest,
     ActResponse,
     BotInfo,

@@ -16,8 +16,8 @@ import httpx
 import msgspec
 import pytest
 
-from arena import signing
-from arena.protocol import ActRequest, ActResponse, EndRequest, StartRequest
+from arena import protocol, signing
+from arena.protocol import ActRequest, ActResponse, EndRequest, StartRequest, legal_answer
 from arena.sdk import BotServer, strategy_decider
 from engine import Action, Rules, legal_actions, new_game, observation
 from truco_cli import bot as bot_cli
@@ -27,12 +27,12 @@ SECRET = signing.generate_secret()
 
 def act_request(seed: int = 1) -> ActRequest:
     state = new_game(Rules(), seed)
-    return ActRequest(
-        match_id="m1",
-        game_id="g1",
-        seat=state.to_act,
-        observation=observation(state, state.to_act),
-        legal_actions=legal_actions(state),
+    return protocol.act_request(
+        "m1",
+        "g1",
+        state.to_act,
+        observation(state, state.to_act),
+        legal_actions(state),
         timeout_ms=1000,
         time_bank_ms=10000,
         last_latency_ms=None,
@@ -40,11 +40,11 @@ def act_request(seed: int = 1) -> ActRequest:
 
 
 def start_request() -> StartRequest:
-    return StartRequest(
-        match_id="m1",
-        game_id="g1",
-        seat=0,
-        rules=Rules(),
+    return protocol.start_request(
+        "m1",
+        "g1",
+        0,
+        Rules(),
         game_number=1,
         games_in_match=2,
         team=0,
@@ -56,14 +56,7 @@ def start_request() -> StartRequest:
 
 def end_request() -> EndRequest:
     state = new_game(Rules(), 1)
-    return EndRequest(
-        match_id="m1",
-        game_id="g1",
-        seat=0,
-        score=(30, 12),
-        winner=0,
-        observation=observation(state, 0),
-    )
+    return protocol.end_request("m1", "g1", 0, observation(state, 0), score=(30, 12), winner=0)
 
 
 def post(
@@ -246,7 +239,7 @@ def test_cli_serves_a_builtin_strategy() -> None:
         answer = post(server.url, "/act", msgspec.json.encode(request))
         assert answer.status_code == 200
         decoded = msgspec.json.decode(answer.content, type=ActResponse)
-        assert decoded.to_action() in request.legal_actions
+        assert legal_answer(decoded, request.legal_actions) is not None
         assert (
             post(server.url, "/act", msgspec.json.encode(request), secret=None).status_code == 401
         )

@@ -28,9 +28,10 @@ import pytest
 from arena.entrants import connect
 from arena.fallback import fallback_action
 from arena.match import MatchSettings, run_match
-from arena.replay import Decision, GameRecord, Replay, verify_replay
+from arena.replay import Decision, GameRecord, Replay
 from arena.sdk import BotServer, strategy_decider
 from arena.signing import generate_secret
+from arena.verify import verify_replay
 from engine import Rules
 from engine.actions import Action
 from engine.events import ActionTaken

@@ -23,19 +23,22 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arena import wire
 from arena.client import Fault, TimeBank
 from arena.connection import Answer, InProcessBot
 from arena.entrants import connect
 from arena.match import MatchSettings, run_match
 from arena.protocol import ActRequest, ActResponse, EndRequest, StartRequest
-from arena.replay import Decision, EntrantRecord, Replay, StartFault, verify_replay
+from arena.replay import Decision, EntrantRecord, Replay, StartFault
 from arena.sdk import BotServer
 from arena.signing import generate_secret
+from arena.verify import verify_replay
+from arena.wire import event_to_wire
 from engine import Rules
 from engine.actions import SENAS
 from engine.cards import DECK
 from engine.events import ActionTaken, Event, HandEnded, HandStarted
-from engine.observe import spectator_view
+from engine.observe import SPECTATOR, visible_events
 
 DECK_SET = frozenset(DECK)
 Request = StartRequest | ActRequest | EndRequest
@@ -141,10 +144,11 @@ class Knowledge:
         if isinstance(request, ActRequest | EndRequest):
             obs = request.observation
             for event in (*obs.events, *obs.previous_hand):
-                assert not isinstance(event, HandStarted), "a deal was sent to a bot"
-                if isinstance(event, ActionTaken) and event.sena is not None:
+                assert not isinstance(event, wire.HandStarted), "a deal was sent to a bot"
+                if isinstance(event, wire.ActionTaken) and event.sena is not None:
                     assert event.seat == seat or seat in event.sena_seen_by, (seat, event)
-                    assert event in self.true_actions, event  # not forged, not stale
+                    true_actions = [event_to_wire(e) for e in self.true_actions]
+                    assert event in true_actions, event  # not forged, not stale
 
 
 def check_match(replay: Replay, recorded: list[tuple[str, Request]]) -> int:
@@ -186,7 +190,7 @@ def check_match(replay: Replay, recorded: list[tuple[str, Request]]) -> int:
         # deals and every seña, and shows no card that was not played or shown
         engine_events = [e for e in game.events if not isinstance(e, Decision | StartFault)]
         for upto in [*range(1, len(engine_events), 10), len(engine_events)]:
-            shown = spectator_view(engine_events[:upto])
+            shown = visible_events(engine_events[:upto], SPECTATOR)
             assert not any(isinstance(e, HandStarted) for e in shown)
             assert not any(isinstance(e, ActionTaken) and (e.sena or e.sena_seen_by) for e in shown)
             public = {e.card for e in engine_events[:upto] if isinstance(e, ActionTaken) and e.card}

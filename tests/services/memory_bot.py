@@ -15,11 +15,12 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from arena import wire
 from arena.protocol import ActRequest, StartRequest
 from arena.replay import Replay
 from arena.sdk import BotServer, strategy_decider
 from engine.actions import Action
-from engine.events import HandEnded, HandStarted
+from engine.events import HandStarted
 
 CHANCE = 3 / 37  # a given card not in my hand is one of the opponent's 3 among 37 unseen
 
@@ -60,7 +61,7 @@ class MemoryBot:
             seen = self.seen.setdefault(request.match_id, set())
             seen.update(card for rnd in obs.rounds for _, card in rnd)
             for event in obs.previous_hand:
-                if isinstance(event, HandEnded):
+                if isinstance(event, wire.HandEnded):
                     seen.update(card for shown in event.shown for card in shown.cards)
             number = self.games[request.game_id]
             key = (request.match_id, number, obs.hand)

@@ -9,8 +9,9 @@ import msgspec
 import pytest
 
 from arena.match import run_match
-from arena.replay import Replay, verify_replay
+from arena.replay import Replay
 from arena.sdk import BotServer
+from arena.verify import verify_replay
 from services import flow
 from services.db import matches as db_matches
 from tests.services.api_play_helpers import PlayApi

@@ -9,7 +9,8 @@ import asyncpg
 import pytest
 
 from arena.match import run_match
-from arena.replay import Replay, verify_replay
+from arena.replay import Replay
+from arena.verify import verify_replay
 from engine.errors import RulesError
 from services import flow
 from services.db import matches as db_matches

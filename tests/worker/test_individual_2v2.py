@@ -16,10 +16,10 @@ import asyncpg
 import httpx
 import pytest
 
+from arena import wire
 from arena.protocol import ActRequest
 from arena.sdk import BotServer, strategy_decider
 from engine.actions import SENAS, Action
-from engine.events import ActionTaken
 from tests.worker.processes import api_process, celery_worker, wait_for_row
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -121,7 +121,7 @@ def _check_seats_and_senas(recorders: dict[int, Recorder]) -> Counter[str]:
             seats[req.game_id].add(req.seat)
             assert req.observation.seat == req.seat
             for event in req.observation.events:
-                if not isinstance(event, ActionTaken) or event.seat == req.seat:
+                if not isinstance(event, wire.ActionTaken) or event.seat == req.seat:
                     continue
                 if event.sena is not None:
                     assert req.seat in event.sena_seen_by

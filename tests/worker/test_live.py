@@ -1,5 +1,5 @@
 """Live spectator replays: a match played by the play task's code against SDK bots on
-127.0.0.1 is published to Redis decision by decision; midway nothing a spectator may not see
+127.0.0.1 is published to Redis in batches; after every write nothing a spectator may not see
 is there (no deal, no seña, no seed, no card still in a hand); afterwards the feed equals the
 spectator view of the full replay. Then the real stack: a Celery worker plays a slow match
 while the API serves its live document, /health answers 503 without a worker, 200 with one."""
@@ -20,12 +20,13 @@ import redis
 
 from arena.match import MatchSettings
 from arena.protocol import ActResponse
-from arena.replay import Decision, Replay, StartFault, verify_replay
+from arena.replay import Decision, Replay, StartFault
 from arena.sdk import ActRequest, BotServer, strategy_decider
 from arena.signing import generate_secret
+from arena.verify import verify_replay
 from engine.actions import Action
 from engine.events import HandStarted
-from engine.observe import spectator_view
+from engine.observe import SPECTATOR, visible
 from engine.rules import Rules
 from engine.state import State
 from services.app import create_app
@@ -99,7 +100,7 @@ def expected_spectator_events(replay: Replay, game: int) -> list[dict[str, Any]]
                 }
             )
         else:
-            out.append(msgspec.to_builtins(spectator_view([event])[0]))
+            out.append(msgspec.to_builtins(visible(event, SPECTATOR)))
     normalised: list[dict[str, Any]] = msgspec.json.decode(msgspec.json.encode(out))
     return normalised
 
@@ -128,20 +129,30 @@ async def test_the_live_feed_shows_only_what_spectators_may_see(
     reader = redis.Redis.from_url(worker_env.url)
     key = live.live_key(settings.redis.prefix, match_id)
     checked: list[int] = []
-    original = live.LivePublisher.progress
+    latest: list[tuple[int, State]] = []
+    progress, flush = live.LivePublisher.progress, live.LivePublisher.flush
 
-    def progress(self: live.LivePublisher, index: int, state: State) -> None:
-        original(self, index, state)
+    def remember(self: live.LivePublisher, index: int, state: State, *rest: Any) -> None:
+        latest[:] = [(index, state)]
+        progress(self, index, state, *rest)
+
+    def check_after(self: live.LivePublisher, reset: bool = False) -> None:
+        flush(self, reset)
         tasks_play.live_writes(worker_env.url).flush()  # written by the feed's own thread
+        if not latest:
+            return
+        index, state = latest[0]
         document = live.live_document(match_id, "running", [], reader.lrange(key, 0, -1))
         assert_spectator_safe(document, state)
         assert document["games"][-1]["number"] == index + 1
         checked.append(index)
 
-    monkeypatch.setattr(live.LivePublisher, "progress", progress)
+    monkeypatch.setattr(live.LivePublisher, "progress", remember)
+    monkeypatch.setattr(live.LivePublisher, "flush", check_after)
     replay = await tasks_play.play(message, allow_loopback=True, live=settings)
     verify_replay(replay)
-    assert len(checked) > 20 and set(checked) == {0, 1}
+    assert len(checked) > 5 and set(checked) == {0, 1}
+    latest.clear()
 
     document = live.live_document(match_id, "running", [], reader.lrange(key, 0, -1))
     assert [g["number"] for g in document["games"]] == [1, 2]
@@ -152,7 +163,7 @@ async def test_the_live_feed_shows_only_what_spectators_may_see(
     assert reader.ttl(key) > 3000
 
     # a second run of the same match (a redelivered task) replaces the first in readers' eyes
-    again = live.LivePublisher(reader, settings.redis.prefix, match_id, 777, message.settings, [])
+    again = live.LivePublisher(reader, settings.redis.prefix, match_id)
     again.begin()
     assert live.live_document(match_id, "queued", [], reader.lrange(key, 0, -1))["games"] == []
     live.clear_live(reader, settings.redis.prefix, match_id)

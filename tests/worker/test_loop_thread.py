@@ -11,7 +11,6 @@ import time
 import pytest
 import redis
 
-from arena.match import MatchSettings
 from services.worker import loop_thread
 from services.worker.live import LivePublisher, live_key
 from services.worker.live_sink import QueuedRedis
@@ -108,7 +107,7 @@ def test_a_live_publisher_on_the_sink_never_waits_for_redis(redis_target: RedisT
     counted as lost (logged), never as a stalled match."""
     dead = redis.Redis(host="127.0.0.1", port=1, socket_timeout=0.5, socket_connect_timeout=0.5)
     sink = QueuedRedis(dead)
-    publisher = LivePublisher(sink, "x:", 1, 1, MatchSettings(), [])  # type: ignore[arg-type]
+    publisher = LivePublisher(sink, "x:", 1)  # type: ignore[arg-type]
     began = time.monotonic()
     for _ in range(200):
         publisher.begin()
@@ -120,7 +119,7 @@ def test_a_live_publisher_on_the_sink_never_waits_for_redis(redis_target: RedisT
 def test_the_publisher_writes_through_the_sink(redis_target: RedisTarget) -> None:
     client = redis.Redis.from_url(redis_target.url)
     sink = QueuedRedis(client)
-    publisher = LivePublisher(sink, redis_target.prefix, 77, 1, MatchSettings(), [])  # type: ignore[arg-type]
+    publisher = LivePublisher(sink, redis_target.prefix, 77)  # type: ignore[arg-type]
     publisher.begin()
     assert sink.flush()
     key = live_key(redis_target.prefix, 77)

@@ -20,7 +20,7 @@ from engine.events import (
     RoundEnded,
     TrucoSettled,
 )
-from engine.observe import seat_view, spectator_view
+from engine.observe import SPECTATOR, Seat, visible_action
 from engine.spoken import said
 from services.web.views.common import BotLink, short
 
@@ -57,11 +57,9 @@ def game_steps(events: Sequence[ReplayEvent]) -> list[Step]:
 
 def visible_event(event: Event | StartFault, view: View) -> Event | StartFault:
     """The event as the view may see it: señas filtered by ``engine.observe`` (R-9, R-11)."""
-    if isinstance(event, HandStarted | StartFault) or view == "all":
+    if not isinstance(event, ActionTaken) or view == "all":
         return event
-    if view == "spectator":
-        return spectator_view([event])[0]
-    return seat_view([event], int(view[4:]))[0]
+    return visible_action(event, SPECTATOR if view == "spectator" else Seat(int(view[4:])))
 
 
 def can_see_hand(view: View, seat: int) -> bool:
