@@ -1,5 +1,6 @@
 """Run every benchmark, or the ones named:
-``python -m bench [engine|tournaments|arena|arena_cost|match_length|rating_fit|leaderboard|concurrency ...]``."""
+``python -m bench [engine|tournaments|arena|arena_cost|match_length|rating_fit|leaderboard|concurrency|
+live_feed ...]``."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ BENCHMARKS = [
     "rating_fit",
     "leaderboard",
     "concurrency",
+    "live_feed",
 ]
 
 

@@ -97,7 +97,7 @@ class LivePublisher:
         self.flush_after_s = flush_after_s
         self.run = secrets.token_hex(6)
         self.writes = 0  # Redis round trips so far
-        self._batch: list[str] = []
+        self._batch: list[bytes] = []
         self._timer: asyncio.TimerHandle | None = None
         self._broken = client is None
 
@@ -109,14 +109,16 @@ class LivePublisher:
     def item(
         self, index: int, state: State, decision: Decision | None, events: Sequence[Event]
     ) -> dict[str, Any]:
-        """The spectator item of one progress call (pure; tests use it)."""
-        shown: list[dict[str, Any]] = [] if decision is None else [decision_item(decision)]
-        shown += [msgspec.to_builtins(e) for e in self.game.visible(events, SPECTATOR)]
+        """The spectator item of one progress call (pure; tests use it). Its events are the
+        decision record and the game's own event values: ``msgspec.to_builtins`` (or the
+        JSON encoding) gives the item as readers see it."""
+        shown: list[Any] = [] if decision is None else [decision_item(decision)]
+        shown += self.game.visible(events, SPECTATOR)
         return {
             "run": self.run,
             "game": index + 1,
-            "teams": list(seating(index)),
-            "score": list(self.game.score(state)),
+            "teams": seating(index),
+            "score": self.game.score(state),
             "events": shown,
         }
 
@@ -174,8 +176,11 @@ class LivePublisher:
         self.flush()
 
 
-def _encode(item: dict[str, Any]) -> str:
-    return json.dumps(item, separators=(",", ":"))
+_ENCODER = msgspec.json.Encoder()
+
+
+def _encode(item: dict[str, Any]) -> bytes:
+    return _ENCODER.encode(item)
 
 
 def send_started(match_id: int) -> None:

@@ -22,7 +22,7 @@ from arena.replay import Decision, EntrantRecord, Replay
 from arena.sdk import strategy_decider
 from engine.rules import Rules
 from services.worker import live
-from tests.services.conftest import RedisTarget
+from tests.servers import RedisTarget
 
 pytestmark = pytest.mark.anyio
 MATCHES = 12
