@@ -11,7 +11,7 @@ methods, in the spirit of OpenSpiel's ``Game`` object and Battlesnake's ``Rulese
   ``visible(events, viewer)``: the events as a viewer (a seat, a partnership, a spectator)
   may see them; one observer (``engine.observe``) does both;
 * the fallback action played for a bot that faulted, a seat's team, the score and winner;
-* how to describe an event in one line.
+* which events close a stretch of play (a hand), and how to describe an event in one line.
 
 Truco (:mod:`arena.truco`) is registered as the one game (:data:`GAMES`). A second game is a
 package beside ``engine/`` with the same shape plus one object meeting this protocol here.
@@ -94,6 +94,11 @@ class Game(Protocol[S, A, E, O_co, R_contra, V_co]):
 
     def score(self, state: S) -> tuple[int, int]:
         """The score by team."""
+        ...
+
+    def closes(self, event: E) -> bool:
+        """Whether ``event`` ends a stretch of play spectators want at once (a Truco hand or
+        game): the live feed writes its batch there."""
         ...
 
     def describe(self, event: E, seats: Sequence[str], teams: tuple[str, str]) -> str:

@@ -9,7 +9,7 @@ from arena import narrate
 from arena.fallback import fallback_action
 from engine.actions import Action
 from engine.errors import EngineError
-from engine.events import Event
+from engine.events import Event, GameEnded, HandEnded
 from engine.legal import legal_actions
 from engine.observe import Observation, Viewer, Visible, observation, visible_events
 from engine.play import apply, initial_events, new_game
@@ -61,6 +61,9 @@ class Truco:
 
     def score(self, state: State) -> tuple[int, int]:
         return state.score
+
+    def closes(self, event: Event) -> bool:
+        return isinstance(event, HandEnded | GameEnded)
 
     def describe(self, event: Event, seats: Sequence[str], teams: tuple[str, str]) -> str:
         return narrate.describe(event, seats, teams)

@@ -38,7 +38,7 @@ import redis.asyncio
 from arena.deals import seating
 from arena.game import TRUCO, TrucoGame
 from arena.replay import Decision
-from engine.events import Event, GameEnded, HandEnded
+from engine.events import Event
 from engine.observe import SPECTATOR
 from engine.state import State
 from services.config import RedisSettings
@@ -137,7 +137,7 @@ class LivePublisher:
             decision is None
             or self.flush_after_s <= 0
             or len(self._batch) >= MAX_BATCH
-            or any(isinstance(e, HandEnded | GameEnded) for e in events)
+            or any(self.game.closes(e) for e in events)
         )
         if due:
             self.flush()
