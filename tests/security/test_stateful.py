@@ -140,7 +140,14 @@ def _derandomized_texts() -> list[list[str]]:
     drawn: list[list[str]] = []
 
     # 2,000 strings: Hypothesis takes about one in 40 from the local pool
-    @settings(derandomize=True, database=None, max_examples=100, phases=[Phase.generate])
+    @settings(
+        derandomize=True,
+        database=None,
+        max_examples=100,
+        phases=[Phase.generate],
+        deadline=None,  # a loaded machine must not fail it: only the draws are compared
+        suppress_health_check=list(HealthCheck),
+    )
     @given(st.lists(st.text(), min_size=20, max_size=20))
     def collect(value: list[str]) -> None:
         drawn.append(value)
