@@ -205,6 +205,23 @@ async def tournament_matches(conn: Executor, tournament_id: int) -> list[StoredM
     return [_match(row) for row in rows]
 
 
+_FINISHED_SQL = ", ".join(f"'{status}'" for status in FINISHED_STATUSES)  # as the 0010 index says
+
+
+async def round_unfinished(conn: Executor, tournament_id: int, number: int) -> bool:
+    """Whether round ``number`` of the tournament has a match not finished (neither done nor
+    forfeit): one probe of the ``matches_unfinished_by_round`` index (migration 0010)."""
+    return bool(
+        await conn.fetchval(
+            "SELECT EXISTS (SELECT 1 FROM rounds r JOIN matches m ON m.round_id = r.id "
+            "WHERE r.tournament_id = $1 AND r.number = $2 AND m.round_id IS NOT NULL "
+            f"AND m.status NOT IN ({_FINISHED_SQL}))",
+            tournament_id,
+            number,
+        )
+    )
+
+
 async def bot_matches(
     conn: Executor, bot_id: int, *, limit: int, cursor: int | None
 ) -> tuple[list[StoredMatch], bool]:

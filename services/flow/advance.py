@@ -59,6 +59,8 @@ async def advance(conn: Connection, tournament_id: int) -> list[int]:
         assert tournament is not None
         if tournament.status != "running":
             return to_queue
+        if await _round_still_open(conn, tournament):
+            return to_queue
         entrants, matches = await event_state(conn, tournament_id)
         settings = settings_of(tournament)
         event = fp.played(
@@ -81,6 +83,19 @@ async def advance(conn: Connection, tournament_id: int) -> list[int]:
         await db_tournaments.set_current_round(conn, tournament_id, max(p.round for p in plan))
         if not decided:
             return to_queue
+
+
+async def _round_still_open(conn: Connection, tournament: Tournament) -> bool:
+    """A table format (Swiss, round robin, individual 2v2) plans nothing while its current
+    round has a match to finish (:func:`~services.tournaments.table_format.plan_table`): asked
+    of the index, so a result that does not end its round reads one row, not the whole event
+    (which made recording a round quadratic in its size)."""
+    by_rounds = tournament.partnership == INDIVIDUAL or not get_format(tournament.format).is_bracket
+    return (
+        by_rounds
+        and tournament.current_round > 0
+        and await db_matches.round_unfinished(conn, tournament.id, tournament.current_round)
+    )
 
 
 async def _store_step(conn: Connection, tournament: Tournament, step: Plan) -> None:
