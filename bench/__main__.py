@@ -1,6 +1,6 @@
 """Run every benchmark, or the ones named:
 ``python -m bench [engine|tournaments|arena|arena_cost|match_length|rating_fit|leaderboard|concurrency|
-live_feed ...]``."""
+live_feed|flow_round_10k ...]``."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ BENCHMARKS = [
     "leaderboard",
     "concurrency",
     "live_feed",
+    "flow_round_10k",
 ]
 
 
