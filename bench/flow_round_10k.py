@@ -23,6 +23,10 @@ connection, read from ``/proc``: the machine's load stretches wall time, not CPU
 ``BENCH_FLOW_BOTS`` (comma-separated) chooses the sizes, 1,000,2,000,10,000 by default,
 so the scaling shows beside the full figure; each size gets a fresh database.
 
+``BENCH_BASELINE_ROOT=<checkout>`` first runs this file on that checkout's ``services`` (the
+sizes up to 1,000), side by side in one run: the tree before migration 0010 read the whole
+event for every result, so recording a round cost n^2 rows.
+
 PostgreSQL: ``DATABASE_URL``'s server if set, else 127.0.0.1:5432 as user postgres; without
 one the benchmark says so and is skipped.
 """
@@ -33,6 +37,8 @@ import asyncio
 import json
 import os
 import secrets
+import subprocess
+import sys
 import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -53,6 +59,7 @@ from services.names import name_key
 from services.secretbox import SecretBox
 
 SIZES = (1_000, 2_000, 10_000)
+BASELINE_MAX = 1_000  # the tree before migration 0010 records a round in n^2: 10,000 is hours
 BOX = SecretBox(Secret("b" * 48))
 RULES = {"points_to_win": 15}
 
@@ -231,9 +238,44 @@ async def run() -> list[dict[str, Any]]:
     return figures
 
 
+def _baseline(root: str) -> list[dict[str, Any]]:
+    """This file run on another checkout's ``services`` (e.g. the commit before the fix), for
+    the sizes up to :data:`BASELINE_MAX`: its figures, tagged ``tree: baseline``."""
+    sizes = [n for n in _sizes() if n <= BASELINE_MAX]
+    if not sizes:
+        return []
+    env = {**os.environ, "PYTHONPATH": root, "BENCH_FLOW_BOTS": ",".join(map(str, sizes))}
+    env.pop("BENCH_BASELINE_ROOT")
+    print(f"baseline: {root}", flush=True)
+    done = subprocess.run(
+        # run_path, not ``python FILE``: that would put bench/ first on the path (bench/arena.py)
+        [
+            sys.executable,
+            "-c",
+            "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')",
+            __file__,
+        ],
+        env=env,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    figures = []
+    for line in done.stdout.splitlines():
+        if line.startswith("{"):
+            figures.append({**json.loads(line), "tree": "baseline"})
+        else:
+            print(f"baseline {line}", flush=True)
+    return figures
+
+
 def main() -> None:
-    for figure in asyncio.run(run()):
-        print(json.dumps({"bench": "flow_round_10k", **figure}))
+    root = os.environ.get("BENCH_BASELINE_ROOT", "").strip()
+    figures = _baseline(root) if root else []
+    figures += [{"bench": "flow_round_10k", **f, "tree": "this"} for f in asyncio.run(run())]
+    for figure in figures:
+        print(json.dumps(figure))
 
 
 if __name__ == "__main__":
