@@ -24,7 +24,7 @@ connection, read from ``/proc``: the machine's load stretches wall time, not CPU
 so the scaling shows beside the full figure; each size gets a fresh database.
 
 ``BENCH_BASELINE_ROOT=<checkout>`` first runs this file on that checkout's ``services`` (the
-sizes up to 1,000), side by side in one run: the tree before migration 0010 read the whole
+sizes up to 1,000), side by side in one run: the tree before migration 0012 read the whole
 event for every result, so recording a round cost n^2 rows.
 
 PostgreSQL: ``DATABASE_URL``'s server if set, else 127.0.0.1:5432 as user postgres; without
@@ -59,7 +59,7 @@ from services.names import name_key
 from services.secretbox import SecretBox
 
 SIZES = (1_000, 2_000, 10_000)
-BASELINE_MAX = 1_000  # the tree before migration 0010 records a round in n^2: 10,000 is hours
+BASELINE_MAX = 1_000  # the tree before migration 0012 records a round in n^2: 10,000 is hours
 BOX = SecretBox(Secret("b" * 48))
 RULES = {"points_to_win": 15}
 

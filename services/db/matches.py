@@ -205,12 +205,12 @@ async def tournament_matches(conn: Executor, tournament_id: int) -> list[StoredM
     return [_match(row) for row in rows]
 
 
-_FINISHED_SQL = ", ".join(f"'{status}'" for status in FINISHED_STATUSES)  # as the 0010 index says
+_FINISHED_SQL = ", ".join(f"'{status}'" for status in FINISHED_STATUSES)  # as the 0012 index says
 
 
 async def round_unfinished(conn: Executor, tournament_id: int, number: int) -> bool:
     """Whether round ``number`` of the tournament has a match not finished (neither done nor
-    forfeit): one probe of the ``matches_unfinished_by_round`` index (migration 0010)."""
+    forfeit): one probe of the ``matches_unfinished_by_round`` index (migration 0012)."""
     return bool(
         await conn.fetchval(
             "SELECT EXISTS (SELECT 1 FROM rounds r JOIN matches m ON m.round_id = r.id "

@@ -1,4 +1,4 @@
--- 0010: whether a round still has a match to finish, without reading the round (issue 14).
+-- 0012: whether a round still has a match to finish, without reading the round (issue 14).
 --
 -- Every stored result of a Swiss or round-robin event asks whether it completed its round
 -- (services.flow.advance). Reading every match of the event to answer made recording a round
