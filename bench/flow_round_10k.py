@@ -202,7 +202,10 @@ async def _one_size(server: str, bots: int, templates: dict[int, Replay]) -> dic
         url = _with_database(server, name)
         try:
             await migrate_url(url)
-            pool = await create_pool(url, min_size=1, max_size=1)
+            # one connection for the whole run (never recycled), so its backend's CPU is the flow's
+            pool = await create_pool(
+                url, min_size=1, max_size=1, max_queries=10**9, max_inactive_connection_lifetime=0
+            )
             try:
                 return await _round(pool, bots, templates)
             finally:
