@@ -18,12 +18,12 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import msgspec
 
+from arena import wire
 from arena.connection import Decide, InProcessBot
 from arena.match import MatchSettings, run_match
 from arena.protocol import ActRequest, ActResponse
 from arena.replay import EntrantRecord, Replay
 from arena.sdk import strategy_decider
-from engine.actions import Action
 from engine.rules import Rules
 
 XSS_NAME = "<script>alert(1)</script>"
@@ -37,12 +37,12 @@ def xss_decider(seed: int) -> Decide:
     base = strategy_decider("heuristic", seed)
     seen: set[str] = set()
 
-    def decide(req: ActRequest) -> ActResponse | Action:
+    def decide(req: ActRequest) -> ActResponse | wire.Action:
         if req.game_id not in seen:
             seen.add(req.game_id)
             return ActResponse(action="not_a_word", say=XSS_SAY)
         action = base(req)
-        assert isinstance(action, Action)
+        assert isinstance(action, wire.Action)  # strategy_decider answers in wire types
         return msgspec.structs.replace(action, say=XSS_SAY)
 
     return decide
