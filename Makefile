@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint typecheck pytest bench spec clean worker-matches worker-results beat
+.PHONY: install run test lint typecheck pytest bench spec messages clean worker-matches worker-results beat
 
 install: $(STAMP)
 
@@ -60,6 +60,14 @@ clean:
 
 spec: install
 	$(BIN)/python -m services.api.spec > api-spec/openapi.json
+
+# the pages' message catalogues after a template or view string changed (docs/translating.md):
+# extract the template, then merge it into every language's .po (new strings come in empty)
+LOCALES := services/web/locale
+messages: install
+	$(BIN)/pybabel extract -F babel.cfg -o $(LOCALES)/messages.pot --project="Truco Arena" \
+	  --copyright-holder="Truco Arena" --no-location --sort-output .
+	$(BIN)/pybabel update -i $(LOCALES)/messages.pot -d $(LOCALES) -N --ignore-obsolete
 
 # Debian's Chromium for the browser tests (tests/web), installed with apt-get where it is
 # missing and we are root; never fails the build (without it those tests skip, saying why).

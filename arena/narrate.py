@@ -10,7 +10,7 @@ two teams. Nothing here decides what a viewer may see: pass events already filte
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from arena.replay import StartFault
 from engine.cards import RANK, SUIT, SUIT_NAMES
@@ -27,6 +27,34 @@ from engine.events import (
     TrucoSettled,
 )
 from engine.spoken import named, said
+
+Translate = Callable[[str], str]
+"""A gettext: the English message in the reader's language."""
+
+
+def untranslated(message: str) -> str:
+    """The English message itself (the default reader, and ``truco demo``)."""
+    return message
+
+
+N_ = untranslated  # marks a word for the pages' catalogues (pybabel's N_ keyword)
+
+WORDS = {
+    "rounds": N_("rounds"),
+    "no_quiero": N_("no quiero"),
+    "mazo": N_("mazo"),
+    "game_over": N_("game over"),
+    "alone": N_("alone"),
+    "quiero": N_("quiero"),
+    "achico": N_("achico"),
+    "flor": N_("flor"),
+    "flor_sung": N_("flor sung"),
+}
+"""The words events carry (a hand's end, a flor's outcome, why an envido was cancelled)."""
+
+
+def _word(word: str, gettext: Translate) -> str:
+    return gettext(WORDS[word]) if word in WORDS else word.replace("_", " ")
 
 
 def card_name(card: str) -> str:
@@ -49,42 +77,78 @@ def declarations(event: EnvidoSettled, seats: Sequence[str]) -> str:
 # --------------------------------------------------------------------------- sentences
 
 
-def describe(event: Event | StartFault, seats: Sequence[str], teams: tuple[str, str]) -> str:
-    """One sentence for any event of a game (the replay page's caption and timeline)."""
+def describe(
+    event: Event | StartFault,
+    seats: Sequence[str],
+    teams: tuple[str, str],
+    gettext: Translate = untranslated,
+    card: Callable[[str], str] = card_name,
+) -> str:
+    """One sentence for any event of a game (the replay page's caption and timeline).
+
+    ``gettext`` translates the English sentence (the pages pass their gettext; the messages are in
+    their catalogues) and ``card`` names a card ("ancho de espadas" on the Spanish pages)."""
     if isinstance(event, HandStarted):
-        return f"Hand {event.hand + 1}: cards dealt, {seat_name(seats, event.mano)} is mano"
+        return gettext("Hand %(hand)d: cards dealt, %(mano)s is mano") % {
+            "hand": event.hand + 1,
+            "mano": seat_name(seats, event.mano),
+        }
     if isinstance(event, ActionTaken):
         who = seat_name(seats, event.seat)
         if event.action == "play" and event.card:
-            return f"{who} plays the {card_name(event.card)}"
-        return f"{who}: {said(event.action)}"
+            return gettext("%(who)s plays the %(card)s") % {"who": who, "card": card(event.card)}
+        return f"{who}: {gettext(said(event.action))}"
     if isinstance(event, RoundEnded):
         if event.winner is None:
-            return f"Round {event.round + 1}: parda"
-        return f"Round {event.round + 1} to {teams[event.winner]}"
+            return gettext("Round %(round)d: parda") % {"round": event.round + 1}
+        return gettext("Round %(round)d to %(team)s") % {
+            "round": event.round + 1,
+            "team": teams[event.winner],
+        }
     if isinstance(event, EnvidoSettled):
-        chain = " + ".join(named(c) for c in event.chain)
         stated = declarations(event, seats)
-        answer = "querido" if event.querido else "no querido"
-        extra = f" ({stated})" if stated else ""
-        return f"{chain} {answer}: {event.points} to {teams[event.winner]}{extra}"
+        return gettext("%(chain)s %(answer)s: %(points)d to %(team)s%(stated)s") % {
+            "chain": " + ".join(gettext(named(c)) for c in event.chain),
+            "answer": "querido" if event.querido else "no querido",
+            "points": event.points,
+            "team": teams[event.winner],
+            "stated": f" ({stated})" if stated else "",
+        }
     if isinstance(event, EnvidoCancelled):
-        return f"Envido cancelled ({event.reason.replace('_', ' ')})"
+        return gettext("Envido cancelled (%(reason)s)") % {"reason": _word(event.reason, gettext)}
     if isinstance(event, FlorSettled):
-        return f"{named(event.bet)} ({event.outcome}): {event.points} to {teams[event.winner]}"
+        return gettext("%(bet)s (%(outcome)s): %(points)d to %(team)s") % {
+            "bet": gettext(named(event.bet)),
+            "outcome": _word(event.outcome, gettext),
+            "points": event.points,
+            "team": teams[event.winner],
+        }
     if isinstance(event, TrucoSettled):
-        answer = "querido" if event.querido else "no querido"
-        return f"{named(event.level)} {answer} by {seat_name(seats, event.seat)}"
+        return gettext("%(level)s %(answer)s by %(who)s") % {
+            "level": gettext(named(event.level)),
+            "answer": "querido" if event.querido else "no querido",
+            "who": seat_name(seats, event.seat),
+        }
     if isinstance(event, HandEnded):
         if event.winner is None:
-            return f"Hand {event.hand + 1} ends: the game is over"
-        return (
-            f"Hand {event.hand + 1} to {teams[event.winner]}: {event.points} "
-            f"({event.reason.replace('_', ' ')})"
-        )
+            return gettext("Hand %(hand)d ends: the game is over") % {"hand": event.hand + 1}
+        return gettext("Hand %(hand)d to %(team)s: %(points)d (%(reason)s)") % {
+            "hand": event.hand + 1,
+            "team": teams[event.winner],
+            "points": event.points,
+            "reason": _word(event.reason, gettext),
+        }
     if isinstance(event, GameEnded):
-        return f"Game over: {teams[event.winner]} wins {event.score[0]}-{event.score[1]}"
-    return f"{seat_name(seats, event.seat)} could not start: {event.fault} ({event.detail})"
+        return gettext("Game over: %(team)s wins %(a)d-%(b)d") % {
+            "team": teams[event.winner],
+            "a": event.score[0],
+            "b": event.score[1],
+        }
+    return gettext("%(who)s could not start: %(fault)s (%(detail)s)") % {
+        "who": seat_name(seats, event.seat),
+        "fault": event.fault,
+        "detail": event.detail,
+    }
 
 
 def points_gained(event: Event | StartFault, teams: tuple[str, str]) -> str | None:

@@ -7,38 +7,45 @@ command-line tool, the replay viewer) read both from here, so they never drift a
 
 from __future__ import annotations
 
+
+def N_(words: str) -> str:
+    """Marks ``words`` for the web pages' message catalogues (docs/translating.md), where a
+    translation may adapt them to a region; here they stay as said."""
+    return words
+
+
 SAID: dict[str, str] = {
-    "truco": "¡Truco!",
-    "retruco": "¡Quiero retruco!",
-    "vale_cuatro": "¡Quiero vale cuatro!",
-    "envido": "Envido.",
-    "real_envido": "Real envido.",
-    "falta_envido": "¡Falta envido!",
-    "flor": "¡Flor!",
-    "contraflor": "¡Contraflor!",
-    "contraflor_al_resto": "¡Contraflor al resto!",
-    "con_flor_quiero": "Con flor quiero.",
-    "con_flor_me_achico": "Con flor me achico.",
-    "quiero": "Quiero.",
-    "no_quiero": "No quiero.",
-    "mazo": "Me voy al mazo.",
+    "truco": N_("¡Truco!"),
+    "retruco": N_("¡Quiero retruco!"),
+    "vale_cuatro": N_("¡Quiero vale cuatro!"),
+    "envido": N_("Envido."),
+    "real_envido": N_("Real envido."),
+    "falta_envido": N_("¡Falta envido!"),
+    "flor": N_("¡Flor!"),
+    "contraflor": N_("¡Contraflor!"),
+    "contraflor_al_resto": N_("¡Contraflor al resto!"),
+    "con_flor_quiero": N_("Con flor quiero."),
+    "con_flor_me_achico": N_("Con flor me achico."),
+    "quiero": N_("Quiero."),
+    "no_quiero": N_("No quiero."),
+    "mazo": N_("Me voy al mazo."),
 }
 
 NAMED: dict[str, str] = {
-    "truco": "Truco",
-    "retruco": "Retruco",
-    "vale_cuatro": "Vale cuatro",
-    "envido": "Envido",
-    "real_envido": "Real envido",
-    "falta_envido": "Falta envido",
-    "flor": "Flor",
-    "contraflor": "Contraflor",
-    "contraflor_al_resto": "Contraflor al resto",
-    "con_flor_quiero": "Con flor quiero",
-    "con_flor_me_achico": "Con flor me achico",
-    "quiero": "Quiero",
-    "no_quiero": "No quiero",
-    "mazo": "Mazo",
+    "truco": N_("Truco"),
+    "retruco": N_("Retruco"),
+    "vale_cuatro": N_("Vale cuatro"),
+    "envido": N_("Envido"),
+    "real_envido": N_("Real envido"),
+    "falta_envido": N_("Falta envido"),
+    "flor": N_("Flor"),
+    "contraflor": N_("Contraflor"),
+    "contraflor_al_resto": N_("Contraflor al resto"),
+    "con_flor_quiero": N_("Con flor quiero"),
+    "con_flor_me_achico": N_("Con flor me achico"),
+    "quiero": N_("Quiero"),
+    "no_quiero": N_("No quiero"),
+    "mazo": N_("Mazo"),
 }
 
 

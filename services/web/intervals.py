@@ -8,11 +8,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.db.pages import LeaderRow, RatingRow
+from services.web.i18n import N_
+from services.web.i18n import gettext as _
 
-EXPLAINED = (
+EXPLAINED = N_(
     "Bars: the range (95%) where each bot's strength lies, from a fit over every rated match "
     "of the pool; the mark is its Elo rating. LOS: the chance it is stronger than the bot below."
 )
+"""Marked for the catalogues; shown translated."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +31,11 @@ class ErrorBar:
 
     @property
     def label(self) -> str:
-        return f"95% interval {self.low} to {self.high}, Elo rating {self.rating}"
+        return _("95%% interval %(low)d to %(high)d, Elo rating %(rating)d") % {
+            "low": self.low,
+            "high": self.high,
+            "rating": self.rating,
+        }
 
 
 def error_bars(rows: Sequence[LeaderRow]) -> list[ErrorBar | None]:
@@ -81,7 +88,10 @@ def rating_interval(row: RatingRow) -> str | None:
     """The bot page's words: "95% interval 1548-1672; stronger than X: 92%"."""
     if row.low is None or row.high is None:
         return None
-    words = f"95% interval {round(row.low)}–{round(row.high)}"
+    words = _("95%% interval %(low)d–%(high)d") % {"low": round(row.low), "high": round(row.high)}
     if row.los_next is not None and row.next_bot_name is not None:
-        words += f"; stronger than {row.next_bot_name} (next below): {percent(row.los_next)}"
+        words += _("; stronger than %(name)s (next below): %(los)s") % {
+            "name": row.next_bot_name,
+            "los": percent(row.los_next),
+        }
     return words

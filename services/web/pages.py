@@ -8,11 +8,12 @@ from functools import cache
 from http import HTTPStatus
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import parse_qsl, urlencode
 
 import asyncpg
 import msgspec
 from litestar import Request, Response, Router, get
-from litestar.datastructures import ResponseHeader
+from litestar.datastructures import Cookie, ResponseHeader
 from litestar.di import NamedDependency
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.params import Parameter, QueryParameter
@@ -44,10 +45,22 @@ from services.flow_pairing import played as played_event
 from services.ratings import POOLS
 from services.tournaments.event import Played
 from services.tournaments.formats import StandingRow
-from services.web import paging
+from services.web import i18n, paging
+from services.web.i18n import N_
+from services.web.i18n import gettext as _
 from services.web.intervals import EXPLAINED
 from services.web.views.bot import bot_view
-from services.web.views.common import FORMAT_NAMES, knockout_note, outcome, score_text, side_links
+from services.web.views.common import (
+    card_name,
+    decided_name,
+    format_names,
+    knockout_note,
+    outcome,
+    reason_name,
+    score_text,
+    side_links,
+    status_name,
+)
 from services.web.views.home import leaderboard_view
 from services.web.views.replay import replay_view
 from services.web.views.sprt import sprt_view
@@ -76,14 +89,6 @@ HTML = "text/html"
 LIVE_TOURNAMENT = LIVE_TOURNAMENT_STATUSES
 LIVE_MATCH = OPEN_STATUSES
 Id = Annotated[int, Parameter(ge=1, le=2**63 - 1)]
-REASONS = {
-    "games": "on games",
-    "tantos": "level on games, decided on tantos",
-    "draw": "level on games and tantos",
-    "forfeit": "by forfeit",
-    "walkover": "by walkover",
-}
-"""How a match was decided (:attr:`arena.replay.MatchResult.reason`), as the header says it."""
 
 
 def template_config() -> TemplateConfig[JinjaTemplateEngine]:
@@ -92,46 +97,112 @@ def template_config() -> TemplateConfig[JinjaTemplateEngine]:
 
 
 @cache
-def _engine() -> JinjaTemplateEngine:
+def _engine(lang: i18n.Language) -> JinjaTemplateEngine:
+    """The templates in ``lang``: Jinja2's i18n extension over that language's catalogue."""
     engine = template_config().to_engine()
     env = engine.engine
     assert env.autoescape is True
     env.trim_blocks = True
     env.lstrip_blocks = True
-    # a card's accessible name as players say it: "7 de espadas"
-    env.globals["suit_names"] = {"E": "espadas", "B": "bastos", "O": "oros", "C": "copas"}
+    env.add_extension("jinja2.ext.i18n")
+    env.policies["ext.i18n.trimmed"] = True
+    env.install_gettext_translations(i18n.translations(lang), newstyle=True)  # type: ignore[attr-defined]
+    # a card's accessible name as players say it: "ancho de espadas", "7 de copas"
+    env.globals["card_name"] = card_name
+    env.globals["status_name"] = status_name
+    env.globals["reason_name"] = reason_name
+    env.globals["decided_name"] = decided_name
     return engine
 
 
-def render_html(name: str, **context: Any) -> str:
-    """Template ``name`` rendered with ``context`` (the site's Jinja2 environment)."""
-    return _engine().get_template(name).render(**context)
+def use_language(request: Request[Any, Any, Any]) -> i18n.Language:
+    """The request's language (``?lang=``, cookie, ``Accept-Language``), made current."""
+    lang = i18n.choose(
+        request.query_params, request.cookies, request.headers.get("accept-language")
+    )
+    i18n.activate(lang)
+    return lang
+
+
+async def _before_page(request: Request[Any, Any, Any]) -> None:
+    use_language(request)
+
+
+def _switch(request: Request[Any, Any, Any]) -> list[tuple[str, str, str, bool]]:
+    """The language switch: (code, name, this page's address in it, is current)."""
+    query = [(k, v) for k, v in parse_qsl(request.url.query) if k != i18n.COOKIE]
+    return [
+        (
+            code,
+            i18n.NATIVE_NAMES[code],
+            f"{request.url.path}?{urlencode([*query, (i18n.COOKIE, code)])}",
+            code == i18n.current(),
+        )
+        for code in i18n.LANGUAGES
+    ]
+
+
+def render_html(request: Request[Any, Any, Any], name: str, **context: Any) -> str:
+    """Template ``name`` rendered with ``context`` in the request's language."""
+    lang = use_language(request)
+    return (
+        _engine(lang)
+        .get_template(name)
+        .render(html_lang=i18n.HTML_LANG[lang], languages=_switch(request), **context)
+    )
 
 
 def render(
-    name: str, status_code: int = 200, headers: dict[str, str] | None = None, **context: Any
+    request: Request[Any, Any, Any],
+    name: str,
+    status_code: int = 200,
+    headers: dict[str, str] | None = None,
+    **context: Any,
 ) -> Response[str]:
-    html = render_html(name, **context)
+    """A page in the request's language (``?lang=`` also sets the cookie that keeps it)."""
+    html = render_html(request, name, **context)
+    lang = i18n.current()
+    cookies = []
+    if i18n.language(request.query_params.get(i18n.COOKIE)) == lang:
+        cookies.append(
+            Cookie(
+                key=i18n.COOKIE,
+                value=lang,
+                max_age=i18n.COOKIE_MAX_AGE,
+                path="/",
+                samesite="lax",
+                httponly=True,
+            )
+        )
     return Response(
         html,
         status_code=status_code,
         media_type=HTML,
-        headers={**SECURITY_HEADERS, **(headers or {})},
+        headers={
+            **SECURITY_HEADERS,
+            "Content-Language": i18n.HTML_LANG[lang],
+            "Vary": "Accept-Language, Cookie",
+            **(headers or {}),
+        },
+        cookies=cookies,
     )
 
 
 @get("/", name="web:home")
-async def home(pool: NamedDependency[asyncpg.Pool]) -> Response[str]:
+async def home(
+    request: Request[Any, Any, Any], pool: NamedDependency[asyncpg.Pool]
+) -> Response[str]:
     boards = {mode: leaderboard_view(await db.leaderboard(pool, mode)) for mode in POOLS}
     running = await db.tournaments_by_status(pool, LIVE_TOURNAMENT_STATUSES)
     recent = await db.tournaments_by_status(pool, ("finished",), limit=10)
     return render(
+        request,
         "home.html",
         boards=boards,
         running=running,
         recent=recent,
-        formats=FORMAT_NAMES,
-        explained=EXPLAINED,
+        formats=format_names(),
+        explained=_(EXPLAINED),
     )
 
 
@@ -157,7 +228,7 @@ def _decoded(documents: Mapping[int, bytes | None]) -> dict[int, Replay]:
 async def _tournament_view(pool: asyncpg.Pool, tournament_id: Id) -> TournamentView:
     data = await db.tournament(pool, tournament_id)
     if data is None:
-        raise NotFoundException(f"no tournament {tournament_id}")
+        raise NotFoundException(_("There is no tournament %(id)d.") % {"id": tournament_id})
     need = [m.id for m in data.matches if (out := outcome(m)) is not None and out.games is None]
     replays = await _replays(pool, need)
     standings, played = await _standings(pool, tournament_id)
@@ -194,6 +265,7 @@ async def _standings(
 
 @get("/tournaments/{tournament_id:int}", name="web:tournament")
 async def tournament_page(
+    request: Request[Any, Any, Any],
     pool: NamedDependency[asyncpg.Pool],
     tournament_id: Id,
     round_number: Annotated[int | None, QueryParameter(name="round", ge=1, le=10_000)] = None,
@@ -206,10 +278,12 @@ async def tournament_page(
             round_number,
         )
     except paging.NoSuchRound as exc:
-        raise NotFoundException(str(exc)) from exc
+        raise NotFoundException(
+            _("There is no round %(n)d in this tournament.") % {"n": round_number}
+        ) from exc
     version = await db.tournament_version(pool, tournament_id) if view.live else None
     poll = f"/tournaments/{tournament_id}/live" if view.live else None
-    return render("tournament.html", t=view, shown_round=shown, version=version, poll=poll)
+    return render(request, "tournament.html", t=view, shown_round=shown, version=version, poll=poll)
 
 
 @get("/tournaments/{tournament_id:int}/live", name="web:tournament-live")
@@ -226,10 +300,12 @@ async def tournament_live(
 
 
 @get("/bots/{bot_id:int}", name="web:bot")
-async def bot_page(pool: NamedDependency[asyncpg.Pool], bot_id: Id) -> Response[str]:
+async def bot_page(
+    request: Request[Any, Any, Any], pool: NamedDependency[asyncpg.Pool], bot_id: Id
+) -> Response[str]:
     bot = await db.bot(pool, bot_id)
     if bot is None:
-        raise NotFoundException(f"no bot {bot_id}")
+        raise NotFoundException(_("There is no bot %(id)d.") % {"id": bot_id})
     matches = await db.bot_matches(pool, bot_id)
     replays = await _replays(pool, [m.id for m in matches if m.status in FINISHED_STATUSES])
     view = bot_view(
@@ -243,7 +319,7 @@ async def bot_page(pool: NamedDependency[asyncpg.Pool], bot_id: Id) -> Response[
     names = await db_matches.entrant_names(
         pool, sorted({t.bot_a for t in tests} | {t.bot_b for t in tests})
     )
-    return render("bot.html", b=view, tests=tests, names=names)
+    return render(request, "bot.html", b=view, tests=tests, names=names)
 
 
 def _sprt_version(test: db_sprt.StoredSprt) -> str:
@@ -252,14 +328,17 @@ def _sprt_version(test: db_sprt.StoredSprt) -> str:
 
 
 @get("/tests/{test_id:int}", name="web:sprt")
-async def sprt_page(pool: NamedDependency[asyncpg.Pool], test_id: Id) -> Response[str]:
+async def sprt_page(
+    request: Request[Any, Any, Any], pool: NamedDependency[asyncpg.Pool], test_id: Id
+) -> Response[str]:
     test = await db_sprt.get_test(pool, test_id)
     if test is None:
-        raise NotFoundException(f"no test {test_id}")
+        raise NotFoundException(_("There is no test %(id)d.") % {"id": test_id})
     names = await db_matches.entrant_names(pool, [test.bot_a, test.bot_b])
     view = sprt_view(sprt_read(test), names.get(test.bot_a, "?"), names.get(test.bot_b, "?"))
     live = test.status == "running"
     return render(
+        request,
         "sprt.html",
         s=view,
         version=_sprt_version(test) if live else None,
@@ -294,7 +373,10 @@ async def live_replay(
     if not document["games"] or row is None:
         return None
     rules = Rules.from_dict(row.rules)
-    names = [" & ".join(b.name for b in side_links(m, side)) or f"side {side}" for side in (0, 1)]
+    names = [
+        " & ".join(b.name for b in side_links(m, side)) or _("side %(n)d") % {"n": side}
+        for side in (0, 1)
+    ]
     games = [
         GameRecord(
             number=g["number"],
@@ -343,7 +425,7 @@ async def match_page(
 ) -> Response[str]:
     data = await db.match(pool, match_id)
     if data is None:
-        raise NotFoundException(f"no match {match_id}")
+        raise NotFoundException(_("There is no match %(id)d.") % {"id": match_id})
     m = data.match
     stored = _decoded({match_id: data.replay}).get(match_id)
     live = m.status not in FINISHED_STATUSES
@@ -359,6 +441,7 @@ async def match_page(
     out = outcome(m, stored)
     version = await _match_version(request, pool, match_id) if live else None
     return render(
+        request,
         "match.html",
         m=m,
         sides=sides,
@@ -368,7 +451,6 @@ async def match_page(
         score=score_text(out),
         knockout=knockout_note(m, out),
         result=stored.result if stored is not None else None,
-        reason=REASONS,
         r=viewer,
         version=version,
         poll=f"/matches/{match_id}/live" if live else None,
@@ -401,6 +483,7 @@ async def match_live(
 def html_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     """An error on a browser route: the site's error page (layout, CSP, security headers); the
     live endpoints that pages poll answer a small JSON document instead."""
+    use_language(request)  # also for addresses no page handler answers
     headers: dict[str, str] = {}
     if isinstance(exc, HTTPException):
         status, detail = exc.status_code, exc.detail
@@ -412,9 +495,11 @@ def html_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]
         logger.exception("unhandled error on %s %s", request.method, request.url.path)
         status, detail = 500, ""
     if status >= 500:
-        detail = "an unexpected error occurred; it has been logged"
-    elif status == 404 and detail in ("", "Not Found"):
-        detail = "there is no page at this address"
+        detail = _("An unexpected error occurred; it has been logged.")
+    elif status == 404 and detail in ("", "Not Found", "no such file"):
+        detail = _("There is no page at this address.")
+    elif isinstance(exc, ValidationException):
+        detail = _("This address is not valid: a number or a value in it is out of range.")
     if request.url.path.endswith("/live"):
         return Response(
             {"status": status, "detail": detail},
@@ -422,6 +507,7 @@ def html_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]
             headers={**SECURITY_HEADERS, **headers},
         )
     return render(
+        request,
         "error.html",
         status_code=status,
         headers=headers,
@@ -431,11 +517,22 @@ def html_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]
     )
 
 
+ERROR_TITLES = {
+    400: N_("Bad request"),
+    404: N_("Not found"),
+    405: N_("Method not allowed"),
+    429: N_("Too many requests"),
+    500: N_("Internal server error"),
+}
+
+
 def _error_title(status: int) -> str:
+    if status in ERROR_TITLES:
+        return _(ERROR_TITLES[status])
     try:
         return HTTPStatus(status).phrase
     except ValueError:
-        return "Error"
+        return _("Error")
 
 
 MEDIA_TYPES = {
@@ -492,5 +589,6 @@ def web_router() -> Router:
             HTTPException: html_error,
             Exception: html_error,
         },
+        before_request=_before_page,
         include_in_schema=False,
     )

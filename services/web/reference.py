@@ -70,6 +70,7 @@ class ApiReference(SwaggerRenderPlugin):
 
     def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
         return render_html(
+            request,
             "reference.html",
             title=openapi_schema["info"]["title"],
             js_url=self.js_url,

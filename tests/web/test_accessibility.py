@@ -42,6 +42,12 @@ def test_no_serious_or_critical_violation_on_any_page_type(page: Any, web_data: 
 
 
 SUITS = {"E": "espadas", "B": "bastos", "O": "oros", "C": "copas"}
+NAMED_CARDS = {
+    "1E": "ancho de espadas",
+    "1B": "ancho de bastos",
+    "7E": "siete de espadas",
+    "7O": "siete de oros",
+}  # the four cards players name rather than number
 
 
 def test_cards_have_the_names_players_say(page: Any, web_data: WebData) -> None:
@@ -50,7 +56,7 @@ def test_cards_have_the_names_players_say(page: Any, web_data: WebData) -> None:
     page.goto(f"/matches/{s.replay_match}?game=1&step=0&view=all")
     for seat, cards in enumerate(deal.deal):
         hand = page.locator(f"#seat-{seat} .hand")
-        names = [f"{card[:-1]} de {SUITS[card[-1]]}" for card in cards]
+        names = [NAMED_CARDS.get(card, f"{card[:-1]} de {SUITS[card[-1]]}") for card in cards]
         for name in names:
             assert hand.get_by_role("img", name=name, exact=True).count() == 1, name
     page.goto(f"/matches/{s.replay_match}?game=1&step=0&view=seat0")

@@ -25,12 +25,18 @@ from services.tournaments.brackets import (
     resolve,
 )
 from services.tournaments.event import Played, StandingRow
+from services.web.i18n import N_
+from services.web.i18n import gettext as _
 from services.web.views.common import BotLink, knockout_note, outcome, short, side_links
 
 BOX_W, BOX_H, COL_GAP, ROW_GAP, TOP = 190, 46, 50, 30, 44
 NOTE_H = 14  # the line under a box that says how a level match was decided
 
-SECTION_TITLES = {"main": "Winners bracket", "losers": "Losers bracket", "final": "Final"}
+SECTION_TITLES = {
+    "main": N_("Winners bracket"),
+    "losers": N_("Losers bracket"),
+    "final": N_("Final"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,54 +74,79 @@ class Podium:
     places: list[tuple[int, BotLink]]
 
 
+def _round_names(
+    match: BracketMatch, rounds: int, double: bool, last_losers: int
+) -> tuple[str, str, dict[str, int]]:
+    """A bracket match's round, in the page's language: its heading, the name of one of its
+    matches (``%(n)s`` its number in the round), and the numbers both take."""
+    if match.bracket == "third_place":
+        return _("Third place"), _("Third place, match %(n)s"), {}
+    if match.bracket == "grand_final":
+        return _("Grand final"), _("Grand final, match %(n)s"), {}
+    if match.bracket == "reset":
+        return _("Grand final reset"), _("Grand final reset, match %(n)s"), {}
+    at = {"round": match.round}
+    if match.bracket == "losers":
+        if match.round == last_losers:
+            return _("Losers final"), _("Losers final, match %(n)s"), {}
+        return _("Losers round %(round)d") % at, _("Losers round %(round)d, match %(n)s"), at
+    left = rounds - match.round
+    if left == 0:
+        if double:
+            return _("Winners final"), _("Winners final, match %(n)s"), {}
+        return _("Final"), _("Final, match %(n)s"), {}
+    if left == 1:
+        if double:
+            return _("Winners semi-finals"), _("Winners semi-final %(n)s"), {}
+        return _("Semi-finals"), _("Semi-final %(n)s"), {}
+    if left == 2:
+        if double:
+            return _("Winners quarter-finals"), _("Winners quarter-final %(n)s"), {}
+        return _("Quarter-finals"), _("Quarter-final %(n)s"), {}
+    return _("Round %(round)d") % at, _("Round %(round)d, match %(n)s"), at
+
+
 def round_label(match: BracketMatch, rounds: int, double: bool, last_losers: int) -> str:
     """The name of a bracket match's round: ``Final``, ``Semi-finals``, ``Losers round 2``..."""
-    if match.bracket == "third_place":
-        return "Third place"
-    if match.bracket == "grand_final":
-        return "Grand final"
-    if match.bracket == "reset":
-        return "Grand final reset"
-    if match.bracket == "losers":
-        return "Losers final" if match.round == last_losers else f"Losers round {match.round}"
-    left = rounds - match.round
-    names = {0: "Final", 1: "Semi-finals", 2: "Quarter-finals"}
-    name = names.get(left, f"Round {match.round}")
-    if double and left == 0:
-        return "Winners final"
-    return name if not double or left > 2 else f"Winners {name[0].lower()}{name[1:]}"
+    return _round_names(match, rounds, double, last_losers)[0]
+
+
+def _bracket_rounds(bracket: Bracket) -> tuple[int, int]:
+    """The winners' side's rounds and the losers' side's last round (0: none)."""
+    rounds = max(m.round for m in bracket.matches if m.bracket == "winners")
+    last_losers = max((m.round for m in bracket.matches if m.bracket == "losers"), default=0)
+    return rounds, last_losers
 
 
 def round_labels(bracket: Bracket, double: bool) -> dict[str, str]:
     """Each bracket match's round name (:func:`round_label`), by match id."""
-    rounds = max(m.round for m in bracket.matches if m.bracket == "winners")
-    last_losers = max((m.round for m in bracket.matches if m.bracket == "losers"), default=0)
+    rounds, last_losers = _bracket_rounds(bracket)
     return {m.id: round_label(m, rounds, double, last_losers) for m in bracket.matches}
 
 
 def match_labels(fmt: BracketFormat, entrants: int, third_place: bool) -> dict[str, str]:
     """Each bracket match's own name, for a box or a pairing: ``Semi-final 1``, ``Final``,
     ``Losers round 1, match 2``."""
-    rounds = round_labels(fmt.make_bracket(entrants, third_place=third_place), fmt.double)
+    bracket = fmt.make_bracket(entrants, third_place=third_place)
+    rounds, last_losers = _bracket_rounds(bracket)
+    names = {m.id: _round_names(m, rounds, fmt.double, last_losers) for m in bracket.matches}
     counts: dict[str, int] = {}
-    for name in rounds.values():
-        counts[name] = counts.get(name, 0) + 1
+    for heading, _one, _at in names.values():
+        counts[heading] = counts.get(heading, 0) + 1
     labels = {}
-    for code, name in rounds.items():
+    for code, (heading, one, at) in names.items():
         n = code.rsplit("-", 1)[-1]
-        if counts[name] == 1:
-            labels[code] = name
-        elif name.endswith("-finals"):  # "Semi-finals" -> "Semi-final 2"
-            labels[code] = f"{name.removesuffix('s')} {n}"
-        else:
-            labels[code] = f"{name}, match {n}"
+        labels[code] = heading if counts[heading] == 1 else one % {**at, "n": n}
     return labels
 
 
 def podium(rows: Sequence[StandingRow], entries: Sequence[EntryRow]) -> Podium:
     names = {e.bot_id: e.name for e in entries}
     return Podium(
-        [(r.rank, BotLink(names.get(r.bot_id, f"bot {r.bot_id}"), r.bot_id)) for r in rows[:3]]
+        [
+            (r.rank, BotLink(names.get(r.bot_id, _("bot %(id)d") % {"id": r.bot_id}), r.bot_id))
+            for r in rows[:3]
+        ]
     )
 
 
@@ -141,9 +172,10 @@ def bracket_view(
         if seed is None:
             return "—"
         if seed == BYE:
-            return "bye"
+            return _("bye")
         bot = seeds.get(seed)
-        return names.get(bot, f"seed {seed}") if bot is not None else f"seed {seed}"
+        unknown = _("seed %(n)d") % {"n": seed}
+        return names.get(bot, unknown) if bot is not None else unknown
 
     groups: dict[str, list[BracketMatch]] = {}
     for m in bracket.matches:
@@ -151,7 +183,7 @@ def bracket_view(
     sections = []
     for key in ("main", "losers", "final"):
         if key in groups:
-            title = "Bracket" if len(groups) == 1 else SECTION_TITLES[key]
+            title = _("Bracket") if len(groups) == 1 else _(SECTION_TITLES[key])
             sections.append(
                 _section(title, groups[key], state, rows, replays, (labels, headings), link, seeds)
             )
@@ -255,9 +287,9 @@ def _section(
 def _awaited(slot: Slot, labels: Mapping[str, str]) -> str:
     """Who will fill a slot not known yet: "winner of Semi-final 1", "loser of Final"."""
     if slot.winner_of is not None:
-        return f"winner of {labels[slot.winner_of]}"
+        return _("winner of %(match)s") % {"match": labels[slot.winner_of]}
     if slot.loser_of is not None:
-        return f"loser of {labels[slot.loser_of]}"
+        return _("loser of %(match)s") % {"match": labels[slot.loser_of]}
     return "—"
 
 

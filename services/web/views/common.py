@@ -1,13 +1,16 @@
-"""Pieces every page uses: bot links, a finished match's outcome and how it reads."""
+"""Pieces every page uses: bot links, a finished match's outcome and how it reads, and the
+names of cards, statuses and formats in the page's language (:mod:`services.web.i18n`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from arena.replay import Replay
+from engine.cards import RANK, SUIT
 from services.db.pages import FINISHED_MATCH, MatchRow
 from services.flow_pairing import knockout_decision
-from services.tournaments.formats import FORMATS
+from services.web.i18n import N_
+from services.web.i18n import gettext as _
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +58,7 @@ def score_text(out: Outcome | None) -> str:
     if out is None:
         return ""
     if out.games is None:
-        return "win" if out.winner_side is not None else "draw"
+        return _("win") if out.winner_side is not None else _("draw")
     return f"{out.games[0]}-{out.games[1]}"
 
 
@@ -67,9 +70,105 @@ def knockout_note(match: MatchRow, out: Outcome | None) -> str:
         return ""
     level = f"{out.games[0]}-{out.games[1]}"
     if how == "seed" or out.tantos is None:
-        return f"{level}, through on seed"
+        return _("%(level)s, through on seed") % {"level": level}
     high, low = max(out.tantos), min(out.tantos)
-    return f"{level}, through on tantos {high}-{low}"
+    return _("%(level)s, through on tantos %(high)d-%(low)d") % {
+        "level": level,
+        "high": high,
+        "low": low,
+    }
 
 
-FORMAT_NAMES = {name: f.title for name, f in FORMATS.items()}
+FORMAT_TITLES = {
+    "swiss": N_("Swiss"),
+    "single_elimination": N_("Single elimination"),
+    "double_elimination": N_("Double elimination"),
+    "round_robin": N_("Round robin"),
+}
+"""Each format's title (``services.tournaments.formats``' ``title``, a test keeps them equal),
+marked here for the catalogues."""
+
+
+def format_names() -> dict[str, str]:
+    """Each format's title in the page's language."""
+    return {name: _(title) for name, title in FORMAT_TITLES.items()}
+
+
+STATUS_NAMES = {
+    "registering": N_("registering"),
+    "running": N_("running"),
+    "finished": N_("finished"),
+    "cancelled": N_("cancelled"),
+    "pending": N_("pending"),
+    "queued": N_("queued"),
+    "done": N_("done"),
+    "forfeit": N_("forfeit"),
+    "error": N_("error"),
+    "active": N_("active"),
+    "unavailable": N_("unavailable"),
+    "deleted": N_("deleted"),
+    "win": N_("win"),
+    "loss": N_("loss"),
+    "draw": N_("draw"),
+    "failed": N_("failed"),
+    "inconclusive": N_("inconclusive"),
+}
+"""Every status a tournament, round, match or bot shows (``services.domain``), and a match's
+result for one bot."""
+
+
+def status_name(status: str) -> str:
+    return _(STATUS_NAMES[status]) if status in STATUS_NAMES else status
+
+
+REASON_NAMES = {
+    "games": N_("games"),
+    "tantos": N_("tantos"),
+    "draw": N_("draw"),
+    "forfeit": N_("forfeit"),
+    "walkover": N_("walkover"),
+}
+"""How a match was decided (``arena.replay.MatchResult.reason``)."""
+
+
+def reason_name(reason: str) -> str:
+    return _(REASON_NAMES[reason]) if reason in REASON_NAMES else reason
+
+
+DECIDED_NAMES = {
+    "games": N_("on games"),
+    "tantos": N_("level on games, decided on tantos"),
+    "draw": N_("level on games and tantos"),
+    "forfeit": N_("by forfeit"),
+    "walkover": N_("by walkover"),
+}
+"""How a match was decided, as the match page's header says it."""
+
+
+def decided_name(reason: str) -> str:
+    return _(DECIDED_NAMES[reason]) if reason in DECIDED_NAMES else reason
+
+
+SPECIAL_CARDS = {
+    "1E": N_("ancho de espadas"),
+    "1B": N_("ancho de bastos"),
+    "7E": N_("siete de espadas"),
+    "7O": N_("siete de oros"),
+}
+"""The four cards players name rather than number. Like the cantos, cards are named in Spanish
+on every page, English too: these are the words of the game (a catalogue may adapt them)."""
+SUIT_CARDS = {
+    "E": N_("%(rank)d de espadas"),
+    "B": N_("%(rank)d de bastos"),
+    "O": N_("%(rank)d de oros"),
+    "C": N_("%(rank)d de copas"),
+}
+
+
+def card_name(card: str) -> str:
+    """A card as players say it: "ancho de espadas", "4 de copas" (through the catalogue)."""
+    if card in SPECIAL_CARDS:
+        return _(SPECIAL_CARDS[card])
+    if card not in RANK:
+        return card
+    return _(SUIT_CARDS[SUIT[card]]) % {"rank": RANK[card]}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.narrate import card_name, describe, hand_note, points_gained
+from arena.narrate import describe, hand_note, points_gained
 from arena.replay import Decision, Replay, ReplayEvent, StartFault
 from engine.events import (
     ActionTaken,
@@ -22,7 +22,9 @@ from engine.events import (
 )
 from engine.observe import SPECTATOR, Seat, visible_action
 from engine.spoken import said
-from services.web.views.common import BotLink, short
+from services.web.i18n import gettext as _
+from services.web.i18n import ngettext
+from services.web.views.common import BotLink, card_name, short
 
 ANSWERS = {"quiero", "no_quiero", "con_flor_quiero", "con_flor_me_achico"}
 
@@ -246,7 +248,7 @@ def replay_view(
             TimelineItem(
                 step=s.index,
                 kind=_kind(ev),
-                text=describe(ev, seat_names, team_names),
+                text=describe(ev, seat_names, team_names, _, card_name),
                 say=say,
                 points=points_gained(ev, team_names),
                 future=s.index > step,
@@ -259,10 +261,11 @@ def replay_view(
     prev_hand = max((i for i in starts if i < step), default=None)
     next_hand = min((i for i in starts if i > step), default=None)
     if live:
-        views = [("spectator", "Spectator (live)")]
+        views = [("spectator", _("Spectator (live)"))]
     else:
-        views = [("all", "Omniscient")] + [
-            (f"seat{s}", f"Seat {s}: {short(names[s].name, 18)}") for s in range(players)
+        views = [("all", _("Omniscient"))] + [
+            (f"seat{s}", _("Seat %(n)d: %(name)s") % {"n": s, "name": short(names[s].name, 18)})
+            for s in range(players)
         ]
     return ReplayView(
         whole=whole,
@@ -318,7 +321,7 @@ def _fold(
                 trick.append((ev.seat, ev.card))
             d = step.decision
             s.bubble = Bubble(
-                text=card_name(ev.card) if ev.action == "play" and ev.card else said(ev.action),
+                text=card_name(ev.card) if ev.action == "play" and ev.card else _(said(ev.action)),
                 say=ev.say,
                 sena=ev.sena.replace("_", " ") if ev.sena else None,
                 fault=d.fault if d is not None else None,
@@ -351,7 +354,9 @@ def _fold(
             bubble.current = True
     seat_names = [n.name for n in names]
     caption = (
-        describe(visible_event(steps[-1].event, view), seat_names, team_names) if steps else ""
+        describe(visible_event(steps[-1].event, view), seat_names, team_names, _, card_name)
+        if steps
+        else ""
     )
     return TableView(
         hand=hand,
@@ -377,21 +382,22 @@ def _hand_rows(
     said: list[str] = []
     mano = ""
     start, before = 0, (0, 0)
-    truco = "truco"
+    truco = ""
     for s in steps:
         if upto is not None and s.index > upto:
             break
         ev = s.event
         if isinstance(ev, HandStarted):
             notes, said, mano, start, before = [], [], names[ev.mano].name, s.index, ev.score
-            truco = "not called"
+            truco = _("not called")
         elif isinstance(ev, EnvidoSettled | FlorSettled):
             notes.append(hand_note(ev, team_names) or "")
             kind = "envido" if isinstance(ev, EnvidoSettled) else "flor"
             said.append(f"{kind}: {team_names[ev.winner]}, {_tantos(ev.points)}")
         elif isinstance(ev, TrucoSettled):
             notes.append(hand_note(ev, team_names) or "")
-            truco = ev.level.replace("_", " ") if ev.querido else f"{ev.level} not wanted"
+            level = ev.level.replace("_", " ")
+            truco = level if ev.querido else _("%(level)s not wanted") % {"level": level}
         elif (note := hand_note(ev, team_names)) is not None:
             notes.append(note)
         elif isinstance(ev, HandEnded):
@@ -400,7 +406,7 @@ def _hand_rows(
                 gained = (ev.score[0] - before[0], ev.score[1] - before[1])
                 won = 0 if gained[0] > gained[1] else 1 if gained[1] > gained[0] else None
                 points = max(gained) if won is not None else 0
-                line = " · ".join([*said, "the game ended in the hand"])
+                line = " · ".join([*said, _("the game ended in the hand")])
             else:
                 line = " · ".join([*said, f"truco: {team_names[won]}, {_tantos(points)} ({truco})"])
             winner = team_names[won] if won is not None else "—"
@@ -409,4 +415,4 @@ def _hand_rows(
 
 
 def _tantos(points: int) -> str:
-    return f"{points} tanto" if points == 1 else f"{points} tantos"
+    return ngettext("%(num)d tanto", "%(num)d tantos", points) % {"num": points}

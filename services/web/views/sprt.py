@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.api.sprt_schemas import SprtRead
+from services.web.i18n import gettext as _
 
 WIDTH = 640
 HEIGHT = 260
@@ -95,28 +96,52 @@ def _nice_step(raw: float) -> int:
 def verdict(test: SprtRead, name_a: str, name_b: str) -> str:
     """The result, or where the test stands, in one sentence."""
     low, high = test.bounds
+    words: dict[str, object] = {
+        "games": test.games,
+        "a": name_a,
+        "b": name_b,
+        "elo0": f"{test.elo0:g}",
+        "elo1": f"{test.elo1:g}",
+        "low": f"{low:+.2f}",
+        "high": f"{high:+.2f}",
+        "alpha": f"{test.alpha:.0%}",
+        "beta": f"{test.beta:.0%}",
+        "max": test.max_games,
+    }
     if test.status == "running":
         return (
-            f"Running: {test.games} games so far. The test accepts H1 ({name_a} is at least "
-            f"{test.elo1:g} Elo stronger than {name_b}) when the LLR reaches {high:+.2f}, and "
-            f"H0 (at most {test.elo0:g} Elo stronger) when it falls to {low:+.2f}."
+            _(
+                "Running: %(games)d games so far. The test accepts H1 (%(a)s is at least "
+                "%(elo1)s Elo stronger than %(b)s) when the LLR reaches %(high)s, and "
+                "H0 (at most %(elo0)s Elo stronger) when it falls to %(low)s."
+            )
+            % words
         )
     if test.status == "cancelled":
-        return f"Cancelled by its owner after {test.games} games: no result."
+        return _("Cancelled by its owner after %(games)d games: no result.") % words
     if test.status == "failed":
-        return f"Stopped after {test.games} games: {test.error or 'a bot failed'}."
+        return _("Stopped after %(games)d games: %(error)s.") % {
+            **words,
+            "error": test.error or _("a bot failed"),
+        }
     if test.result == "H1":
         return (
-            f"H1 accepted after {test.games} games: {name_a} is at least {test.elo1:g} Elo "
-            f"stronger than {name_b} (a false H1 happens at most {test.alpha:.0%} of the time)."
+            _(
+                "H1 accepted after %(games)d games: %(a)s is at least %(elo1)s Elo "
+                "stronger than %(b)s (a false H1 happens at most %(alpha)s of the time)."
+            )
+            % words
         )
     if test.result == "H0":
         return (
-            f"H0 accepted after {test.games} games: {name_a} is not {test.elo1:g} Elo stronger "
-            f"than {name_b}; at most {test.elo0:g} (a false H0 happens at most "
-            f"{test.beta:.0%} of the time)."
+            _(
+                "H0 accepted after %(games)d games: %(a)s is not %(elo1)s Elo stronger "
+                "than %(b)s; at most %(elo0)s (a false H0 happens at most "
+                "%(beta)s of the time)."
+            )
+            % words
         )
-    return f"Inconclusive: the {test.max_games}-game limit came before either bound."
+    return _("Inconclusive: the %(max)d-game limit came before either bound.") % words
 
 
 def sprt_view(test: SprtRead, name_a: str, name_b: str) -> SprtView:

@@ -8,20 +8,23 @@ from dataclasses import dataclass
 from arena.replay import Replay
 from services.db.pages import EntryRow, MatchRow, TournamentRow
 from services.tournaments.formats import StandingRow, get_format
+from services.web.i18n import N_
+from services.web.i18n import gettext as _
 from services.web.views.common import BotLink, outcome, side_links
 
 TIEBREAK_LABELS = {
-    "match_points": ("Pts", "match points"),
-    "buchholz_cut1": ("BH-1", "Buchholz cut 1"),
-    "buchholz": ("BH", "Buchholz"),
-    "sonneborn_berger": ("SB", "Sonneborn-Berger"),
-    "direct_encounter": ("DE", "direct encounter"),
-    "game_points": ("Games", "game points"),
-    "tantos_difference": ("+/-", "tantos difference"),
-    "wins": ("W", "matches won"),
-    "losses": ("L", "matches lost"),
-    "seed": ("Seed", "seed"),
+    "match_points": (N_("Pts"), N_("match points")),
+    "buchholz_cut1": (N_("BH-1"), N_("Buchholz cut 1")),
+    "buchholz": (N_("BH"), N_("Buchholz")),
+    "sonneborn_berger": (N_("SB"), N_("Sonneborn-Berger")),
+    "direct_encounter": (N_("DE"), N_("direct encounter")),
+    "game_points": (N_("Games"), N_("game points")),
+    "tantos_difference": ("+/-", N_("tantos difference")),
+    "wins": (N_("W"), N_("matches won")),
+    "losses": (N_("L"), N_("matches lost")),
+    "seed": (N_("Seed"), N_("seed")),
 }
+"""Each column's (abbreviation, name), marked for the catalogues: translate where shown."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +70,9 @@ def standings_view(
     """The standings table from the rows of :func:`services.flow.standings` (the API's
     source too), with the format's columns (or ``columns``) in their ranking order."""
     if not entries:
-        return None, "No entries yet."
+        return None, _("No entries yet.")
     if not rows:
-        return None, "Standings appear when the event starts."
+        return None, _("Standings appear when the event starts.")
     columns = tuple(get_format(format).columns) if columns is None else tuple(columns)
     names = {e.bot_id: e for e in entries}
     views = []
@@ -79,7 +82,9 @@ def standings_view(
         views.append(
             StandingView(
                 place=row.rank,
-                bot=BotLink(entry.name if entry else f"bot {row.bot_id}", row.bot_id),
+                bot=BotLink(
+                    entry.name if entry else _("bot %(id)d") % {"id": row.bot_id}, row.bot_id
+                ),
                 values=[_fmt(v) for v in values],
                 withdrawn=row.withdrawn,
             )

@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from arena.deals import MEMORY_RISK, MIRRORED
+from arena.deals import MIRRORED
 from arena.replay import Replay
 from services.db.pages import EntryRow, MatchRow, TournamentRow
 from services.domain import INDIVIDUAL, LIVE_TOURNAMENT_STATUSES
 from services.tournaments.bracket_format import BracketFormat
 from services.tournaments.event import Played
 from services.tournaments.formats import StandingRow, UnknownFormat, get_format, table_format
+from services.web.i18n import gettext as _
 from services.web.views.bracket import BracketSection, Podium, bracket_view, match_labels
-from services.web.views.common import FORMAT_NAMES, BotLink, outcome, score_text, side_links
+from services.web.views.common import BotLink, format_names, outcome, score_text, side_links
 from services.web.views.standings import (
     TIEBREAK_LABELS,
     CrossRow,
@@ -64,8 +65,12 @@ class TournamentView:
 def deals_note(settings: dict[str, object]) -> str:
     """One sentence on how the tournament's games are dealt, and what memory can do then."""
     if settings.get("deals") == MIRRORED:
-        return f"Mirrored deals: only the organiser's bots may enter, because {MEMORY_RISK}."
-    return (
+        return _(
+            "Mirrored deals: only the organiser's bots may enter, because with mirrored deals "
+            "the second game of each pair deals the first game's cards with the seats swapped, "
+            "so a bot that remembers its own hands knows its opponent's whole hand."
+        )
+    return _(
         "Independent deals: every game of a match is dealt from its own stream, so what a bot "
         "remembers of earlier games tells it nothing about the cards of the next."
     )
@@ -108,13 +113,15 @@ def tournament_view(
     if isinstance(fmt, BracketFormat) and played is not None and played.entrants:
         labels = match_labels(fmt, len(played.entrants), played.third_place)
     round_views = []
-    numbers = sorted({n for n, _ in rounds} | {m.round_number for m in matches if m.round_number})
+    numbers = sorted(
+        {n for n, _status in rounds} | {m.round_number for m in matches if m.round_number}
+    )
     status_of = dict(rounds)
     for n in numbers:
         in_round = [m for m in matches if m.round_number == n]
         in_round.sort(key=lambda m: (m.bracket, m.board, m.id))
         pairings = [
-            _pairing(m, replays, labels.get(m.bracket_match or "", f"Board {k + 1}"))
+            _pairing(m, replays, labels.get(m.bracket_match or "", _("Board %(n)d") % {"n": k + 1}))
             for k, m in enumerate(in_round)
         ]
         round_views.append(RoundView(n, status_of.get(n, "pending"), pairings))
@@ -123,7 +130,11 @@ def tournament_view(
         columns = standing_columns(t, standings_rows)
         standings, note = standings_view(t.format, standings_rows, entries, columns)
     except UnknownFormat as exc:
-        columns, standings, note = (), None, f"Standings unavailable: {exc}"
+        columns, standings, note = (
+            (),
+            None,
+            _("Standings unavailable: %(reason)s") % {"reason": exc},
+        )
     brackets: list[BracketSection] = []
     top: Podium | None = None
     if isinstance(fmt, BracketFormat) and played is not None and played.entrants:
@@ -137,12 +148,12 @@ def tournament_view(
         cross = crosstable_view(_in_order(entries, order), matches, replays)
     return TournamentView(
         tournament=t,
-        format_name=FORMAT_NAMES.get(t.format, t.format),
+        format_name=format_names().get(t.format, t.format),
         live=t.status in LIVE_TOURNAMENT_STATUSES,
         rounds=round_views,
         standings=standings,
         standings_note=note,
-        tiebreaks=[TIEBREAK_LABELS[k] for k in columns],
+        tiebreaks=[(_(TIEBREAK_LABELS[k][0]), _(TIEBREAK_LABELS[k][1])) for k in columns],
         brackets=brackets,
         crosstable=cross,
         cross_header=[row.bot for row in cross or []],
