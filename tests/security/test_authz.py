@@ -29,6 +29,7 @@ class World:
     bot_id: int
     other_bot_id: int  # the intruder's own bot (a valid bot_b / bot_id for the intruder)
     tournament_id: int
+    test_id: int  # an SPRT test of the owner's between two other bots of theirs
     bot_url: str
 
 
@@ -53,6 +54,11 @@ KNOWN: dict[str, tuple[Request, bool]] = {
         lambda w: ("/v1/challenges", {"bot_a": w.bot_id, "bot_b": w.other_bot_id}),
         True,
     ),
+    "createTest": (
+        lambda w: ("/v1/tests", {"bot_a": w.bot_id, "bot_b": w.other_bot_id}),
+        True,
+    ),
+    "cancelTest": (lambda w: (f"/v1/tests/{w.test_id}/cancel", None), True),
 }
 # what the owner gets for the same call in a fresh world (start: a swiss with no entrants)
 OWNER_STATUS = {
@@ -63,6 +69,8 @@ OWNER_STATUS = {
     "startTournament": 409,
     "cancelTournament": 200,
     "createChallenge": 202,
+    "createTest": 202,
+    "cancelTest": 200,
 }
 # writes that need no key, on purpose
 PUBLIC_WRITES = {"createAccount"}
@@ -106,12 +114,22 @@ async def _world(api: Api, server: BotServer) -> World:
         headers=owner,
     )
     assert created.status_code == 201, created.text
+    # the test's bots are not the world's bot, so its pairs leave the bot's matches at none
+    tester_a = await api.bot(owner, server.url, "tester-a")
+    tester_b = await api.bot(owner, server.url, "tester-b")
+    test = await api.client.post(
+        "/v1/tests",
+        json={"bot_a": int(str(tester_a["id"])), "bot_b": int(str(tester_b["id"]))},
+        headers=owner,
+    )
+    assert test.status_code == 202, test.text
     return World(
         owner=owner,
         intruder=intruder,
         bot_id=int(str(bot["id"])),
         other_bot_id=int(str(other["id"])),
         tournament_id=created.json()["id"],
+        test_id=test.json()["test_id"],
         bot_url=server.url,
     )
 

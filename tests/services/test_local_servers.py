@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import asyncpg
@@ -22,6 +25,21 @@ from services.embedded import (
     plan_servers,
 )
 from services.embedded._process import pid_alive, port_answers
+
+
+@pytest.fixture
+def server_root() -> Iterator[Path]:
+    """A folder of the test's own straight under the system's temporary folder. Not pytest's
+    ``tmp_path``: the embedded PostgreSQL runs as ``nobody`` when we are root, so every folder
+    above its data must be traversable, and each new pytest session puts
+    ``/tmp/pytest-of-<user>`` back to mode 0700 (another run on the machine would pull the
+    ground from under this one)."""
+    path = Path(tempfile.mkdtemp(prefix="truco-local-servers-"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
 
 pytestmark = pytest.mark.anyio
 
@@ -45,8 +63,8 @@ async def _query(url: str, sql: str) -> object:
         await conn.close()
 
 
-async def test_postgres_starts_answers_stops_and_keeps_data(tmp_path: Path) -> None:
-    root = tmp_path / "postgres"
+async def test_postgres_starts_answers_stops_and_keeps_data(server_root: Path) -> None:
+    root = server_root / "postgres"
     first = EmbeddedPostgres(root)
     url = first.start()
     pid = first.pid
@@ -81,8 +99,8 @@ async def test_postgres_starts_answers_stops_and_keeps_data(tmp_path: Path) -> N
     assert not port_answers(again.port)
 
 
-def test_redis_starts_answers_stops_and_keeps_data(tmp_path: Path) -> None:
-    root = tmp_path / "redis"
+def test_redis_starts_answers_stops_and_keeps_data(server_root: Path) -> None:
+    root = server_root / "redis"
     server = EmbeddedRedis(root)
     url = server.start()
     pid = server.pid
@@ -157,8 +175,8 @@ def _reap(servers: list[list[int]]) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
-def test_servers_die_with_their_owner_even_after_sigkill(tmp_path: Path) -> None:
-    child, servers = _start_child(tmp_path, "main")
+def test_servers_die_with_their_owner_even_after_sigkill(server_root: Path) -> None:
+    child, servers = _start_child(server_root, "main")
     try:
         pids = [pid for pid, _ in servers]
         assert all(pid_alive(pid) for pid in pids)
@@ -170,16 +188,16 @@ def test_servers_die_with_their_owner_even_after_sigkill(tmp_path: Path) -> None
         _reap(servers)
 
 
-def test_orphans_are_adopted_and_stopped_by_the_next_run(tmp_path: Path) -> None:
+def test_orphans_are_adopted_and_stopped_by_the_next_run(server_root: Path) -> None:
     # Started from a thread, the parent-death signal is not armed: killing the owner leaves
     # the servers running. The next start must adopt them, and stopping must stop them.
-    child, servers = _start_child(tmp_path, "thread")
+    child, servers = _start_child(server_root, "thread")
     try:
         _sigkill(child)
         assert all(pid_alive(pid) for pid, _ in servers)
 
-        postgres = EmbeddedPostgres(tmp_path / "postgres")
-        redis_server = EmbeddedRedis(tmp_path / "redis")
+        postgres = EmbeddedPostgres(server_root / "postgres")
+        redis_server = EmbeddedRedis(server_root / "redis")
         for server, (pid, port) in zip((postgres, redis_server), servers, strict=True):
             server.start()
             assert server.mode == "adopted"
@@ -200,15 +218,15 @@ def test_plan_follows_the_environment() -> None:
     assert not plan_servers({"REDIS_URL": "redis://127.0.0.1:6379/0"}).embedded_redis
 
 
-async def test_local_servers_start_only_what_is_missing(tmp_path: Path) -> None:
+async def test_local_servers_start_only_what_is_missing(server_root: Path) -> None:
     external = "postgresql://postgres@127.0.0.1:1/not-used"
-    with local_servers(tmp_path, environ={"DATABASE_URL": external}) as servers:
+    with local_servers(server_root, environ={"DATABASE_URL": external}) as servers:
         assert servers.database_url == external
         assert servers.embedded == ("redis",)
         with redis.Redis.from_url(servers.redis_url) as client:
             assert client.ping()
-    assert not (tmp_path / "postgres").exists()
+    assert not (server_root / "postgres").exists()
 
-    with local_servers(tmp_path, environ={}) as servers:
+    with local_servers(server_root, environ={}) as servers:
         assert servers.embedded == ("postgres", "redis")
         assert await _query(servers.database_url, "SELECT current_database()") == "truco"

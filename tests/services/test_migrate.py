@@ -136,8 +136,11 @@ async def test_concurrent_runners_apply_each_migration_once(
     try:
         reports = await asyncio.gather(*(migrate(c, migrations) for c in conns))
         runs = await conns[0].fetch("SELECT version, count(*) AS n FROM runs GROUP BY version")
+        # only these runners' locks: other test runs on the same server take the same key
         held = await conns[0].fetchval(
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+            "AND pid = ANY($1::int[])",
+            [c.get_server_pid() for c in conns],
         )
     finally:
         for conn in conns:
