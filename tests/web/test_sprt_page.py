@@ -19,6 +19,7 @@ from services import flow, flow_sprt
 from services.db import matches as db_matches
 from services.db.pool import create_pool
 from services.sprt_runs import SprtParams
+from tests.web.accessibility import blocking_violations
 from tests.web.conftest import WebData, run_async, shot
 
 expect = pytest.importorskip(
@@ -78,6 +79,7 @@ def test_the_llr_grows_against_its_bounds_until_h1(page: Any, web_data: WebData)
     expect(page.locator("#verdict")).to_contain_text("Running: 2 games", timeout=15000)
     assert "L" in (path.get_attribute("d") or "")  # the path has grown
     assert page.evaluate("window.__same_page") is True  # swapped in place, no reload
+    assert _violations(page) == {}  # a running test's page, as axe-core sees it
 
     for _ in range(60):
         if not next_ids:
@@ -92,9 +94,28 @@ def test_the_llr_grows_against_its_bounds_until_h1(page: Any, web_data: WebData)
     assert last <= upper
     assert page.locator("main#live").get_attribute("data-poll") is None  # over: no polling
     shot(page, "sprt-test-h1")
+    assert _violations(page) == {}
+    page.goto(f"/tests/{test_id}?lang=es")  # the finished page in Spanish too
+    expect(page.locator("#verdict")).to_contain_text("H1")
+    assert page.locator("html").get_attribute("lang") == "es-AR"
+    assert _violations(page) == {}
+    page.goto(f"/tests/{test_id}?lang=en")  # the language cookie back to English
 
     page.goto(f"/bots/{web_data.seeded.bots[STRONG]}")
     link = page.locator(f"#tests a[href='/tests/{test_id}']")
     expect(link).to_have_count(1)
     link.click()
     expect(page.locator("h1")).to_contain_text(f"SPRT test {test_id}")
+
+
+def _violations(page: Any) -> dict[int, list[str]]:
+    """axe-core's serious and critical violations at desktop and phone widths (width -> lines;
+    skipped, with the reason, without axe-playwright-python)."""
+    pytest.importorskip("axe_playwright_python", reason="axe-playwright-python missing")
+    found: dict[int, list[str]] = {}
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        if lines := blocking_violations(page):
+            found[width] = lines
+    page.set_viewport_size({"width": 1280, "height": 900})
+    return found
