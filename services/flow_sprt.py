@@ -12,26 +12,22 @@ from typing import Any
 
 import asyncpg
 
-from arena.deals import INDEPENDENT, MIRRORED, DealsMode
+from arena.deals import INDEPENDENT, DealsMode
 from arena.sprt_pair import GAMES_PER_PAIR
 from engine.rules import Rules
 from services import sprt_runs
-from services.db import bots as db_bots
 from services.db import sprt_tests as db_sprt
 from services.db.accounts import Connection
 from services.domain import Mode
 from services.flow import (
-    BotNotFound,
-    BotUnavailable,
     FlowError,
-    MirroredDealsRefused,
     NotFound,
     SameBot,
     TournamentSettings,
     check_duration,
     mode_rules,
 )
-from services.flow.errors import MIRRORED_ONLY_ONE_OWNER
+from services.flow.head_to_head import check_bots
 from services.flow_sprt_pairs import start_pairs
 
 
@@ -71,18 +67,7 @@ async def create_test(
     parsed: Rules = mode_rules(mode, rules)
     check_duration(TournamentSettings(games_per_match=GAMES_PER_PAIR), parsed)
     async with pool.acquire() as conn, conn.transaction():
-        owners = set()
-        for bot_id in (bot_a, bot_b):
-            bot = await db_bots.get_bot(conn, bot_id)
-            if bot is None:
-                raise BotNotFound(f"there is no bot {bot_id}")
-            if bot.status != "active":
-                raise BotUnavailable(f"bot {bot_id} is {bot.status}")
-            owners.add(bot.owner_id)
-        if deals == MIRRORED and len(owners) > 1:
-            raise MirroredDealsRefused(
-                f"bots {bot_a} and {bot_b} have different owners; {MIRRORED_ONLY_ONE_OWNER}"
-            )
+        await check_bots(conn, bot_a, bot_b, deals)
         if check is not None:
             await check(conn)
         test_id = await db_sprt.insert_test(

@@ -14,7 +14,8 @@ is in :mod:`services.db`.
 * :mod:`.event`: a stored event read back, and its standings;
 * :mod:`.matches`: the matches handed to the bot-calling workers;
 * :mod:`.results`: a result, its replay and its Elo change stored in one transaction;
-* :mod:`.challenges`: a casual match outside tournaments.
+* :mod:`.challenges`: a casual match outside tournaments;
+* :mod:`.head_to_head`: the two bots of a challenge or an SPRT test checked.
 
 Life of a tournament: ``registering`` (entries) -> :func:`start_tournament` (seeds by rating,
 round 1 or the first bracket matches) -> ``running``: every :func:`record_result` stores the

@@ -7,19 +7,13 @@ from typing import Any
 
 import asyncpg
 
-from arena.deals import INDEPENDENT, MIRRORED, DealsMode
+from arena.deals import INDEPENDENT, DealsMode
 from services import seeds
-from services.db import bots as db_bots
 from services.db import matches as db_matches
 from services.db.accounts import Connection
 from services.domain import MODES, Mode
-from services.flow.errors import (
-    MIRRORED_ONLY_ONE_OWNER,
-    BotNotFound,
-    BotUnavailable,
-    MirroredDealsRefused,
-    SameBot,
-)
+from services.flow.errors import SameBot
+from services.flow.head_to_head import check_bots
 from services.flow.settings import TournamentSettings, check_duration, default_games, mode_rules
 
 
@@ -49,18 +43,7 @@ async def create_challenge(
     games_per_match = games_per_match or default_games(mode)
     check_duration(TournamentSettings(games_per_match=games_per_match), parsed)
     async with pool.acquire() as conn, conn.transaction():
-        owners = set()
-        for bot_id in (bot_a, bot_b):
-            bot = await db_bots.get_bot(conn, bot_id)
-            if bot is None:
-                raise BotNotFound(f"there is no bot {bot_id}")
-            if bot.status != "active":
-                raise BotUnavailable(f"bot {bot_id} is {bot.status}")
-            owners.add(bot.owner_id)
-        if deals == MIRRORED and len(owners) > 1:
-            raise MirroredDealsRefused(
-                f"bots {bot_a} and {bot_b} have different owners; {MIRRORED_ONLY_ONE_OWNER}"
-            )
+        await check_bots(conn, bot_a, bot_b, deals)
         if check is not None:
             await check(conn)
         master = seeds.new_master_seed()
