@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 
 from services.db import challenges as db_challenges
 from services.db.accounts import Connection
+from services.quota_check import Count, counted_check
 
 RETRY_AFTER_S = 30
 """What a refused challenger is told to wait: open challenges end as their matches finish."""
@@ -32,20 +33,27 @@ def challenge_quota(
     account_id: int, target_bot_id: int, target_owner_id: int, per_account: int, per_bot: int
 ) -> Callable[[Connection], Awaitable[None]]:
     """A check to run in the challenge's transaction, before its match is inserted."""
-
-    async def check(conn: Connection) -> None:
-        await db_challenges.lock_challenges(conn, account_id, target_bot_id)
-        if await db_challenges.open_by_account(conn, account_id) >= per_account:
-            raise QuotaExceeded(
+    limits: list[tuple[Count, int, Exception]] = [
+        (
+            lambda conn: db_challenges.open_by_account(conn, account_id),
+            per_account,
+            QuotaExceeded(
                 f"you have {per_account} open challenges, the most an account may have; "
                 "wait for one to finish"
+            ),
+        )
+    ]
+    if target_owner_id != account_id:  # your own bots: only the account's quota
+        limits.append(
+            (
+                lambda conn: db_challenges.open_against(conn, target_bot_id, target_owner_id),
+                per_bot,
+                QuotaExceeded(
+                    f"bot {target_bot_id} already has {per_bot} open challenges from other "
+                    "accounts, the most a bot may have; try again later"
+                ),
             )
-        if target_owner_id == account_id:
-            return  # your own bots: only the account's quota
-        if await db_challenges.open_against(conn, target_bot_id, target_owner_id) >= per_bot:
-            raise QuotaExceeded(
-                f"bot {target_bot_id} already has {per_bot} open challenges from other "
-                "accounts, the most a bot may have; try again later"
-            )
-
-    return check
+        )
+    return counted_check(
+        lambda conn: db_challenges.lock_challenges(conn, account_id, target_bot_id), limits
+    )

@@ -17,6 +17,7 @@ from typing import Final
 
 from services.db import sprt_tests as db_sprt
 from services.db.accounts import Connection
+from services.quota_check import Count, counted_check
 
 MAX_CONCURRENCY: Final = 4
 RETRY_AFTER_S: Final = 60
@@ -36,20 +37,25 @@ def sprt_quota(
     per_bot: int,
 ) -> Callable[[Connection], Awaitable[None]]:
     """A check to run in the test's transaction, before the test is inserted."""
-
-    async def check(conn: Connection) -> None:
-        await db_sprt.lock_tests(conn, account_id, bot_b)
-        if await db_sprt.running_by_owner(conn, account_id) >= per_account:
-            raise SprtQuotaExceeded(
+    limits: list[tuple[Count, int, Exception]] = [
+        (
+            lambda conn: db_sprt.running_by_owner(conn, account_id),
+            per_account,
+            SprtQuotaExceeded(
                 f"you have {per_account} running tests, the most an account may have; wait "
                 "for one to finish or cancel one"
+            ),
+        )
+    ]
+    if bot_b_owner != account_id:
+        limits.append(
+            (
+                lambda conn: db_sprt.running_against(conn, bot_b, bot_b_owner),
+                per_bot,
+                SprtQuotaExceeded(
+                    f"bot {bot_b} is already bot B of {per_bot} running tests of other "
+                    "accounts, the most a bot may be; try again later"
+                ),
             )
-        if bot_b_owner == account_id:
-            return
-        if await db_sprt.running_against(conn, bot_b, bot_b_owner) >= per_bot:
-            raise SprtQuotaExceeded(
-                f"bot {bot_b} is already bot B of {per_bot} running tests of other accounts, "
-                "the most a bot may be; try again later"
-            )
-
-    return check
+        )
+    return counted_check(lambda conn: db_sprt.lock_tests(conn, account_id, bot_b), limits)

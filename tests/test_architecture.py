@@ -42,6 +42,7 @@ ROOMS = {
     "services.flow_sprt": "flow",
     "services.flow_sprt_pairs": "flow",
     "services.sprt_quota": "flow",
+    "services.quota_check": "flow",
     "services.sprt_runs": "pure",
     "services.worker": "worker",
     "services.api": "api",
