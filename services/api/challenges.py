@@ -11,14 +11,14 @@ from litestar.params import JSONBody
 from arena.deals import MEMORY_RISK
 from engine.errors import RulesError
 from services import flow, seeds
-from services.api.auth import SECURITY, current_account, require_owner
+from services.api.auth import SECURITY, current_account
 from services.api.deps import dispatch, services
+from services.api.head_to_head import caller_may_pit
 from services.api.match_schemas import ChallengeCreate, ChallengeCreated
 from services.api.problems import ProblemError, problem_responses
 from services.api.tournaments import flow_problem, mirrored_problem, too_long_problem
 from services.api.views import rules_problem
 from services.challenge_quota import RETRY_AFTER_S, QuotaExceeded, challenge_quota
-from services.db import bots as db_bots
 from services.db import matches as db_matches
 from services.db.accounts import Account
 
@@ -58,17 +58,13 @@ class ChallengeController(Controller):
         pool: NamedDependency[asyncpg.Pool],
         account: NamedDependency[Account],
     ) -> ChallengeCreated:
-        bot = await db_bots.get_bot(pool, data.bot_a)
-        if bot is None:
-            raise ProblemError(404, f"there is no bot {data.bot_a}", slug="bot-not-found")
-        require_owner(account, bot.owner_id, "bot_a must be one of your bots")
-        target = await db_bots.get_bot(pool, data.bot_b)
-        if target is None:
-            raise ProblemError(404, f"there is no bot {data.bot_b}", slug="bot-not-found")
-        if target.challenges == "owner_only" and target.owner_id != account.id:
-            raise ProblemError(
-                403, f"bot {data.bot_b} accepts challenges only from its owner's bots"
-            )
+        target = await caller_may_pit(
+            pool,
+            account,
+            data.bot_a,
+            data.bot_b,
+            refused=f"bot {data.bot_b} accepts challenges only from its owner's bots",
+        )
         limits = services(request.app.state).settings.challenges
         quota = challenge_quota(
             account.id,

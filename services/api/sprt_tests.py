@@ -18,12 +18,12 @@ from engine.errors import RulesError
 from services import flow, flow_sprt, flow_sprt_pairs, sprt_runs
 from services.api.auth import SECURITY, current_account
 from services.api.deps import dispatch, services
+from services.api.head_to_head import caller_may_pit
 from services.api.problems import FieldError, ProblemError, problem_responses
 from services.api.sprt_schemas import SprtCreate, SprtCreated, SprtPairs, SprtRead
 from services.api.tournaments import flow_problem, mirrored_problem
 from services.api.views import rules_problem
 from services.config import SprtQuota
-from services.db import bots as db_bots
 from services.db import sprt_tests as db_sprt
 from services.db.accounts import Account
 from services.db.sprt_tests import StoredSprt
@@ -138,16 +138,13 @@ class SprtController(Controller):
             raise _invalid("body.elo1", "elo1 must be above elo0")
         if data.alpha + data.beta >= 1.0:
             raise _invalid("body.beta", "alpha + beta must be below 1")
-        bot = await db_bots.get_bot(pool, data.bot_a)
-        if bot is None:
-            raise ProblemError(404, f"there is no bot {data.bot_a}", slug="bot-not-found")
-        if bot.owner_id != account.id:
-            raise ProblemError(403, "bot_a must be one of your bots")
-        target = await db_bots.get_bot(pool, data.bot_b)
-        if target is None:
-            raise ProblemError(404, f"there is no bot {data.bot_b}", slug="bot-not-found")
-        if target.challenges == "owner_only" and target.owner_id != account.id:
-            raise ProblemError(403, f"bot {data.bot_b} accepts tests only from its owner")
+        target = await caller_may_pit(
+            pool,
+            account,
+            data.bot_a,
+            data.bot_b,
+            refused=f"bot {data.bot_b} accepts tests only from its owner",
+        )
         params = sprt_runs.SprtParams(
             elo0=data.elo0,
             elo1=data.elo1,
