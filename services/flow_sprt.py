@@ -78,12 +78,7 @@ async def create_test(
             mode=mode,
             rules=parsed.to_dict(),
             deals=deals,
-            elo0=params.elo0,
-            elo1=params.elo1,
-            alpha=params.alpha,
-            beta=params.beta,
-            max_games=params.max_games,
-            concurrency=params.concurrency,
+            params=params,
         )
         test = await db_sprt.get_test(conn, test_id, for_update=True)
         assert test is not None

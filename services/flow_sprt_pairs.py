@@ -21,17 +21,6 @@ from services.db.accounts import Connection
 from services.db.sprt_tests import StoredSprt
 
 
-def params_of(test: StoredSprt) -> sprt_runs.SprtParams:
-    return sprt_runs.SprtParams(
-        elo0=test.elo0,
-        elo1=test.elo1,
-        alpha=test.alpha,
-        beta=test.beta,
-        max_games=test.max_games,
-        concurrency=test.concurrency,
-    )
-
-
 async def lock_test_of(conn: Connection, match_id: int) -> None:
     """Lock the test of a pair, if it is one, before the pair's row is locked: tests before
     their matches, the order :func:`services.flow_sprt.cancel_test` and a test's end take, so
@@ -43,7 +32,7 @@ async def lock_test_of(conn: Connection, match_id: int) -> None:
 
 async def start_pairs(conn: Connection, test: StoredSprt, *, open_pairs: int) -> list[int]:
     """Create the pairs that keep ``concurrency`` in play; their ids, to queue after commit."""
-    wanted = sprt_runs.pairs_to_start(params_of(test), started=test.started, open_pairs=open_pairs)
+    wanted = sprt_runs.pairs_to_start(test.params, started=test.started, open_pairs=open_pairs)
     created = []
     for _ in range(wanted):
         master = seeds.new_master_seed()  # committed per pair, as for a challenge
@@ -81,7 +70,7 @@ async def after_result(conn: Connection, match_id: int, replay: Replay) -> list[
         return []
     await db_sprt.add_score(conn, test_id, score)
     scores = (*test.scores, score)
-    result = sprt_runs.outcome(params_of(test), scores)
+    result = sprt_runs.outcome(test.params, scores)
     if result is not None:
         await db_sprt.finish_test(conn, test_id, status="finished", result=result)
         return []

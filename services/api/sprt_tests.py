@@ -6,6 +6,7 @@ from functools import lru_cache
 from typing import Annotated
 
 import asyncpg
+import msgspec
 from litestar import Controller, Request, get, post
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
@@ -15,7 +16,7 @@ from arena.deals import MEMORY_RISK
 from arena.sprt import elo_estimate
 from arena.sprt_pair import GAMES_PER_PAIR
 from engine.errors import RulesError
-from services import flow, flow_sprt, flow_sprt_pairs, sprt_runs
+from services import flow, flow_sprt, sprt_runs
 from services.api.auth import SECURITY, current_account
 from services.api.deps import dispatch, services
 from services.api.head_to_head import caller_may_pit
@@ -56,7 +57,7 @@ def llr_path(
 
 def sprt_read(test: StoredSprt) -> SprtRead:
     """The API's view of a test, every figure from its stored pair scores."""
-    params = flow_sprt_pairs.params_of(test)
+    params = test.params
     stats = sprt_runs.sprt_of(params, test.scores)
     elo, (lo, hi) = elo_estimate(stats.count_tuple)
     low, high = stats.bounds
@@ -71,12 +72,7 @@ def sprt_read(test: StoredSprt) -> SprtRead:
         mode=test.mode,
         rules=test.rules,
         deals=test.deals,
-        elo0=test.elo0,
-        elo1=test.elo1,
-        alpha=test.alpha,
-        beta=test.beta,
-        max_games=test.max_games,
-        concurrency=test.concurrency,
+        **msgspec.structs.asdict(params),
         games=GAMES_PER_PAIR * stats.pairs,
         wins=stats.wins,
         losses=stats.losses,

@@ -15,7 +15,7 @@ import asyncpg
 from arena.deals import DealsMode
 from services.db.accounts import Connection, Executor
 from services.domain import Mode
-from services.sprt_runs import Outcome, SprtStatus
+from services.sprt_runs import Outcome, SprtParams, SprtStatus
 
 _COLUMNS = (
     "id, owner_id, bot_a, bot_b, mode, rules, deals, elo0, elo1, alpha, beta, max_games, "
@@ -46,6 +46,18 @@ class StoredSprt:
     created_at: datetime
     finished_at: datetime | None
 
+    @property
+    def params(self) -> SprtParams:
+        """What decides the test, from its stored columns."""
+        return SprtParams(
+            elo0=self.elo0,
+            elo1=self.elo1,
+            alpha=self.alpha,
+            beta=self.beta,
+            max_games=self.max_games,
+            concurrency=self.concurrency,
+        )
+
 
 def _test(row: asyncpg.Record) -> StoredSprt:
     fields = dict(row)
@@ -62,12 +74,7 @@ async def insert_test(
     mode: Mode,
     rules: dict[str, Any],
     deals: DealsMode,
-    elo0: float,
-    elo1: float,
-    alpha: float,
-    beta: float,
-    max_games: int,
-    concurrency: int,
+    params: SprtParams,
 ) -> int:
     test_id: int = await conn.fetchval(
         "INSERT INTO sprt_tests (owner_id, bot_a, bot_b, mode, rules, deals, elo0, elo1, "
@@ -79,12 +86,12 @@ async def insert_test(
         mode,
         rules,
         deals,
-        elo0,
-        elo1,
-        alpha,
-        beta,
-        max_games,
-        concurrency,
+        params.elo0,
+        params.elo1,
+        params.alpha,
+        params.beta,
+        params.max_games,
+        params.concurrency,
     )
     return test_id
 
