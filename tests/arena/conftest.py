@@ -7,9 +7,12 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 import httpcore
 import pytest
+
+from tests.loopback import LoopbackBackend
 
 
 @pytest.fixture
@@ -20,33 +23,13 @@ def anyio_backend() -> str:
 # --- doubles that must never be reached -------------------------------------------------------
 
 
-class ForbiddenBackend(httpcore.AsyncNetworkBackend):
+class ForbiddenBackend(LoopbackBackend):
     """A network backend that fails the test if a connection is ever attempted."""
 
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, int]] = []
+    allowed = ()
 
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[object] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        self.calls.append((host, port))
-        pytest.fail(f"a connection to {host}:{port} was attempted")
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,
-        socket_options: Iterable[object] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        pytest.fail(f"a unix socket connection to {path} was attempted")
-
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(seconds)
+    def refuse(self, what: str) -> NoReturn:
+        pytest.fail(f"{what} was attempted")
 
 
 class RecordingBackend(ForbiddenBackend):

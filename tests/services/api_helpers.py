@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import asyncpg
 import httpcore
 import httpx
 import pytest
-from httpcore._backends.base import SOCKET_OPTION
 from litestar import Litestar
 
 from arena.client import BotClient, ClientConfig
@@ -28,9 +27,9 @@ from services.api.ratelimit import MemoryCounter
 from services.app import create_app
 from services.config import DatabaseSettings, Secret, SecretSettings, Settings
 from services.db.pool import create_pool
+from tests.loopback import LoopbackBackend
 from tests.servers import RunDatabases
 
-LOOPBACK = ("127.0.0.1", "::1")
 # the only names the tests resolve (no real DNS); a name mixing in a private address must be
 # refused as a whole
 FAKE_DNS = {"localhost": ["127.0.0.1"], "rebind.example": ["127.0.0.1", "10.0.0.5"]}
@@ -64,38 +63,15 @@ class NetworkGuard:
         )
 
 
-class _LoopbackOnly(httpcore.AsyncNetworkBackend):
+class _LoopbackOnly(LoopbackBackend):
     def __init__(self, guard: NetworkGuard) -> None:
+        super().__init__()
+        self.calls = guard.connected
         self._guard = guard
-        self._inner = httpcore.AnyIOBackend()
 
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        self._guard.connected.append((host, port))
-        if host not in LOOPBACK:
-            self._guard.refused.append(f"connect {host}:{port}")
-            raise AssertionError(f"the test tried to connect to {host}:{port}")
-        return await self._inner.connect_tcp(
-            host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
-        )
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,
-        socket_options: Iterable[SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        self._guard.refused.append(f"unix {path}")
-        raise AssertionError("the test tried a unix socket")
-
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
+    def refuse(self, what: str) -> NoReturn:
+        self._guard.refused.append(what)
+        raise AssertionError(f"the test tried {what}")
 
 
 @dataclass

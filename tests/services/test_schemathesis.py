@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
-import httpcore
 import pytest
 import schemathesis
-from httpcore._backends.base import SOCKET_OPTION
 from hypothesis import HealthCheck, settings
 from litestar import Litestar
 from schemathesis.checks import (
@@ -37,9 +35,9 @@ from services.api.spec import full_openapi
 from services.app import create_app
 from services.config import RateLimits
 from services.db.pool import connect
+from tests.loopback import LoopbackBackend
 from tests.services.api_helpers import settings as app_settings
 
-LOOPBACK = ("127.0.0.1", "::1")
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -47,38 +45,6 @@ CHECKS = [
     response_headers_conformance,
     response_schema_conformance,
 ]
-
-
-class _LoopbackOrNothing(httpcore.AsyncNetworkBackend):
-    """Connects to loopback only; anything else fails at once like an unreachable host."""
-
-    def __init__(self) -> None:
-        self._inner = httpcore.AnyIOBackend()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        if host not in LOOPBACK:
-            raise httpcore.ConnectError(f"tests do not leave this machine ({host})")
-        return await self._inner.connect_tcp(
-            host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
-        )
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,
-        socket_options: Iterable[SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        raise httpcore.ConnectError("no unix sockets in tests")
-
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
 
 
 async def _no_dns(host: str, port: int) -> list[str]:
@@ -91,7 +57,7 @@ def _factory(url: str, secret: str, policy: EgressPolicy) -> BotClient:
         secret,
         config=ClientConfig(timeout_ms=500, policy=policy),
         resolver=_no_dns,
-        network_backend=_LoopbackOrNothing(),
+        network_backend=LoopbackBackend(),
     )
 
 
