@@ -18,10 +18,10 @@ import httpcore
 import httpx
 
 from arena.egress import EgressPolicy, EgressRefused, PinnedTarget, judge_address
-from arena.streams import AsyncioBackend, SocketOption
+from arena.streams import AsyncioBackend, SocketOption, TcpOnlyBackend
 
 
-class PinnedBackend(httpcore.AsyncNetworkBackend):
+class PinnedBackend(TcpOnlyBackend):
     """Network backend that reaches ``target.url.host`` only, and only at ``target.ip``."""
 
     def __init__(
@@ -59,14 +59,6 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
             local_address=local_address,
             socket_options=socket_options,
         )
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,
-        socket_options: Iterable[SocketOption] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        raise httpcore.ConnectError("refused: bots are reached over TCP only")
 
     async def sleep(self, seconds: float) -> None:
         await self._inner.sleep(seconds)

@@ -179,7 +179,22 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         return None
 
 
-class AsyncioBackend(httpcore.AsyncNetworkBackend):
+class TcpOnlyBackend(httpcore.AsyncNetworkBackend):
+    """A network backend for bots: they are reached over TCP only, never a unix socket."""
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        raise httpcore.ConnectError("refused: bots are reached over TCP only")
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+class AsyncioBackend(TcpOnlyBackend):
     """Opens TCP connections with the running loop's ``create_connection`` (TCP_NODELAY on)."""
 
     async def connect_tcp(
@@ -207,14 +222,3 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
                 sock.setsockopt(*option)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return AsyncioStream(transport, protocol)
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,
-        socket_options: Iterable[SocketOption] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        raise httpcore.ConnectError("refused: bots are reached over TCP only")
-
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(seconds)
