@@ -95,17 +95,25 @@ async def make_account(pool: asyncpg.Pool, prefix: str = "org") -> int:
 
 
 async def make_bot(
-    pool: asyncpg.Pool, owner_id: int, url: str = "http://127.0.0.1:9", prefix: str = "bot"
+    pool: asyncpg.Pool,
+    owner_id: int,
+    url: str = "http://127.0.0.1:9",
+    prefix: str = "bot",
+    *,
+    secret: str | None = None,
+    box: SecretBox = BOX,
 ) -> int:
-    secret = "whsec_" + secrets.token_urlsafe(24)
+    """A bot of ``owner_id`` stored with its signing ``secret`` (a new one by default) sealed
+    by ``box`` (the API tests' key by default)."""
+    sealed = secret or "whsec_" + secrets.token_urlsafe(24)
     async with pool.acquire() as conn:
         bot = await db_bots.create_bot(
             conn,
             owner_id=owner_id,
             name=f"{prefix}-{secrets.token_hex(4)}",
             url=url,
-            encrypt_secret=lambda bot_id: BOX.encrypt(secret, bot_id),
-            key_id=BOX.key_id,
+            encrypt_secret=lambda bot_id: box.encrypt(sealed, bot_id),
+            key_id=box.key_id,
         )
     return bot.id
 

@@ -19,7 +19,6 @@ from arena.sdk import BotServer, strategy_decider
 from arena.signing import generate_secret
 from services.config import WORKER_NEEDS, Secret, load_settings
 from services.db import accounts as db_accounts
-from services.db import bots as db_bots
 from services.db.pool import create_pool
 from services.secretbox import SecretBox
 from services.worker import dispatch
@@ -27,6 +26,7 @@ from services.worker.app import WorkerApp
 from tests.servers import (
     RedisTarget,
 )
+from tests.services import flow_helpers
 
 SECRET_KEY = "k" * 48
 BOX = SecretBox(Secret(SECRET_KEY))
@@ -99,17 +99,10 @@ async def make_account(pool: asyncpg.Pool) -> int:
 
 
 async def make_bot(pool: asyncpg.Pool, owner: int, url: str, secret: str | None = None) -> int:
-    sealed = secret or generate_secret()
-    async with pool.acquire() as conn:
-        bot = await db_bots.create_bot(
-            conn,
-            owner_id=owner,
-            name=f"wbot-{secrets.token_hex(4)}",
-            url=url,
-            encrypt_secret=lambda bot_id: BOX.encrypt(sealed, bot_id),
-            key_id=BOX.key_id,
-        )
-    return bot.id
+    """A bot sealed with the workers' key (``BOX``)."""
+    return await flow_helpers.make_bot(
+        pool, owner, url, "wbot", secret=secret or generate_secret(), box=BOX
+    )
 
 
 class Sent:
