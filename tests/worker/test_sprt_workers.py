@@ -6,7 +6,6 @@ none of those in play."""
 from __future__ import annotations
 
 import secrets
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,7 +17,7 @@ import httpx
 import pytest
 
 from arena.sprt import pairs_if_all_won
-from tests.worker.processes import celery_worker, free_port, start, stop, wait_for
+from tests.worker.processes import api_process, celery_worker
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -26,41 +25,12 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 @contextmanager
 def served_stack(env: dict[str, str], tmp_path: Path) -> Iterator[httpx.Client]:
     """The API (uvicorn) and one Celery worker on the test's database and Redis."""
-    port = free_port()
-    api_log = tmp_path / "api.log"
-    api = start(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "services.app:app_from_env",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        {**env, "PORT": str(port)},
-        api_log,
-    )
-    try:
-        with (
-            celery_worker(env, tmp_path / "worker.log"),
-            httpx.Client(
-                base_url=f"http://127.0.0.1:{port}", timeout=10, trust_env=False
-            ) as client,
-        ):
-            wait_for(lambda: _ok(client), 30, "the API", api_log)
-            yield client
-    finally:
-        stop(api)
-
-
-def _ok(client: httpx.Client) -> bool:
-    try:
-        return client.get("/health").status_code == 200
-    except httpx.HTTPError:
-        return False
+    with (
+        celery_worker(env, tmp_path / "worker.log"),
+        api_process(env, tmp_path / "api.log") as url,
+        httpx.Client(base_url=url, timeout=10, trust_env=False) as client,
+    ):
+        yield client
 
 
 def _account(client: httpx.Client, servers: list[Any]) -> tuple[dict[str, str], list[int]]:
