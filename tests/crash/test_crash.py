@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import asyncpg
@@ -27,44 +27,17 @@ from services import flow
 from services.worker import dispatch
 from tests.crash.stack import (
     SlowBots,
-    base_env,
     pool_children,
     ratings_consistent,
     register,
     stack,
     stored_once,
     swiss_event,
-    use_sender,
     wait_db,
     wait_until,
 )
-from tests.servers import RedisTarget
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.timeout(120)]
-
-SWEEP_FAST = {
-    "TRUCO_SWEEP_EVERY_S": "1",
-    "TRUCO_SWEEP_PENDING_AFTER_S": "2",
-    "TRUCO_SWEEP_QUEUED_AFTER_S": "8",  # far above a test match (2-4 s), far below 2 h
-}
-
-
-@pytest.fixture
-def env(
-    database_url: str, redis_target: RedisTarget, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[dict[str, str]]:
-    environment = base_env(database_url, redis_target.url, redis_target.prefix, tmp_path / "d")
-    environment.update(SWEEP_FAST)  # read by beat (period) and the trusted worker (thresholds)
-    sender = use_sender(monkeypatch, environment)
-    yield environment
-    sender.close()
-
-
-@pytest.fixture
-def bots() -> Iterator[SlowBots]:
-    made = SlowBots()
-    yield made
-    made.stop()
 
 
 async def _challenge(pool: asyncpg.Pool, bots: SlowBots, delay_s: float) -> tuple[int, list[int]]:

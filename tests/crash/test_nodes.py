@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import asyncpg
@@ -26,41 +25,19 @@ from tests.crash.stack import (
     Proc,
     SlowBots,
     Stack,
-    base_env,
     ratings_consistent,
     stack,
     stored_once,
     swiss_event,
-    use_sender,
     wait_db,
     wait_until,
 )
-from tests.crash.test_crash import SWEEP_FAST
-from tests.servers import RedisTarget
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.timeout(240)]
 
 BOTS = 8  # four boards a round
 ROUNDS = 3
 NODE = re.compile(r"\b((?:bots|trusted)-[0-9a-f]{6})@")
-
-
-@pytest.fixture
-def env(
-    database_url: str, redis_target: RedisTarget, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[dict[str, str]]:
-    environment = base_env(database_url, redis_target.url, redis_target.prefix, tmp_path / "d")
-    environment.update(SWEEP_FAST)
-    sender = use_sender(monkeypatch, environment)
-    yield environment
-    sender.close()
-
-
-@pytest.fixture
-def bots() -> Iterator[SlowBots]:
-    made = SlowBots()
-    yield made
-    made.stop()
 
 
 def received(proc: Proc, task: str) -> int:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,13 +36,6 @@ from tests.worker.processes import free_port
 pytestmark = [pytest.mark.anyio, pytest.mark.soak, pytest.mark.timeout(300)]
 
 OUTAGE_S = 3.0
-
-
-@pytest.fixture
-def bots() -> Iterator[SlowBots]:
-    made = SlowBots()
-    yield made
-    made.stop()
 
 
 async def test_postgres_then_redis_restart_while_a_tournament_runs(
