@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 BLOCKING = ("serious", "critical")
+WIDTHS = (1280, 390)  # desktop and phone
 
 
 def blocking_violations(page: Any) -> list[str]:
@@ -22,3 +23,15 @@ def blocking_violations(page: Any) -> list[str]:
         summary = rule["nodes"][0].get("failureSummary", "").replace("\n", " ")[:240]
         lines.append(f"{rule['impact']} {rule['id']} ×{len(rule['nodes'])} {targets}: {summary}")
     return lines
+
+
+def violations_by_width(page: Any) -> dict[int, list[str]]:
+    """:func:`blocking_violations` of ``page`` at each of :data:`WIDTHS` (width -> lines, only
+    the widths that have any); the page is left at the first width."""
+    found: dict[int, list[str]] = {}
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        if lines := blocking_violations(page):
+            found[width] = lines
+    page.set_viewport_size({"width": WIDTHS[0], "height": 900})
+    return found

@@ -10,7 +10,7 @@ import pytest
 
 from engine.events import HandStarted
 from services.web.reference import REFERENCE_URL
-from tests.web.accessibility import blocking_violations
+from tests.web.accessibility import violations_by_width
 from tests.web.conftest import WebData
 from tests.web.page_types import page_types
 
@@ -34,10 +34,8 @@ def test_no_serious_or_critical_violation_on_any_page_type(page: Any, web_data: 
             page.locator("#operations-bots-listBots .opblock-summary-control").click()
             page.locator("#operations-bots-listBots .parameters").wait_for(timeout=20000)
         page.wait_for_load_state("networkidle")
-        for width in (1280, 390):
-            page.set_viewport_size({"width": width, "height": 900})
-            if violations := blocking_violations(page):
-                found[f"{name} at {width}px ({url})"] = violations
+        for width, violations in violations_by_width(page).items():
+            found[f"{name} at {width}px ({url})"] = violations
     assert found == {}, "\n".join(f"{k}:\n  " + "\n  ".join(v) for k, v in found.items())
 
 

@@ -80,7 +80,7 @@ def test_a_spanish_browser_gets_spanish_and_the_switch_sticks(
 def test_no_serious_or_critical_violation_in_spanish(spanish: Any, web_data: WebData) -> None:
     """axe-core on every page type in Spanish (the English pass is test_accessibility.py)."""
     pytest.importorskip("axe_playwright_python", reason="axe-playwright-python missing")
-    from tests.web.accessibility import blocking_violations
+    from tests.web.accessibility import violations_by_width
     from tests.web.page_types import page_types
 
     found: dict[str, list[str]] = {}
@@ -88,8 +88,6 @@ def test_no_serious_or_critical_violation_in_spanish(spanish: Any, web_data: Web
         spanish.goto(url)
         spanish.wait_for_load_state("networkidle")
         assert html_lang(spanish) == "es-AR", url
-        for width in (1280, 390):
-            spanish.set_viewport_size({"width": width, "height": 900})
-            if violations := blocking_violations(spanish):
-                found[f"{name} at {width}px ({url})"] = violations
+        for width, violations in violations_by_width(spanish).items():
+            found[f"{name} at {width}px ({url})"] = violations
     assert found == {}, "\n".join(f"{k}:\n  " + "\n  ".join(v) for k, v in found.items())

@@ -19,7 +19,7 @@ from services import flow, flow_sprt
 from services.db import matches as db_matches
 from services.db.pool import create_pool
 from services.sprt_runs import SprtParams
-from tests.web.accessibility import blocking_violations
+from tests.web.accessibility import violations_by_width
 from tests.web.conftest import WebData, run_async, shot
 
 expect = pytest.importorskip(
@@ -109,13 +109,5 @@ def test_the_llr_grows_against_its_bounds_until_h1(page: Any, web_data: WebData)
 
 
 def _violations(page: Any) -> dict[int, list[str]]:
-    """axe-core's serious and critical violations at desktop and phone widths (width -> lines;
-    skipped, with the reason, without axe-playwright-python)."""
     pytest.importorskip("axe_playwright_python", reason="axe-playwright-python missing")
-    found: dict[int, list[str]] = {}
-    for width in (1280, 390):
-        page.set_viewport_size({"width": width, "height": 900})
-        if lines := blocking_violations(page):
-            found[width] = lines
-    page.set_viewport_size({"width": 1280, "height": 900})
-    return found
+    return violations_by_width(page)

@@ -94,6 +94,11 @@ def format_names() -> dict[str, str]:
     return {name: _(title) for name, title in FORMAT_TITLES.items()}
 
 
+def translated(names: dict[str, str], word: str) -> str:
+    """``word``'s name from ``names`` in the page's language; a word the table lacks as it is."""
+    return _(names[word]) if word in names else word
+
+
 STATUS_NAMES = {
     "registering": N_("registering"),
     "running": N_("running"),
@@ -118,7 +123,7 @@ result for one bot."""
 
 
 def status_name(status: str) -> str:
-    return _(STATUS_NAMES[status]) if status in STATUS_NAMES else status
+    return translated(STATUS_NAMES, status)
 
 
 REASON_NAMES = {
@@ -132,7 +137,7 @@ REASON_NAMES = {
 
 
 def reason_name(reason: str) -> str:
-    return _(REASON_NAMES[reason]) if reason in REASON_NAMES else reason
+    return translated(REASON_NAMES, reason)
 
 
 DECIDED_NAMES = {
@@ -146,7 +151,7 @@ DECIDED_NAMES = {
 
 
 def decided_name(reason: str) -> str:
-    return _(DECIDED_NAMES[reason]) if reason in DECIDED_NAMES else reason
+    return translated(DECIDED_NAMES, reason)
 
 
 SPECIAL_CARDS = {
