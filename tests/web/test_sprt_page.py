@@ -104,6 +104,7 @@ def test_the_llr_grows_against_its_bounds_until_h1(page: Any, web_data: WebData)
     page.goto(f"/bots/{web_data.seeded.bots[STRONG]}")
     link = page.locator(f"#tests a[href='/tests/{test_id}']")
     expect(link).to_have_count(1)
+    assert _violations(page) == {}  # the bot page with its tests listed
     link.click()
     expect(page.locator("h1")).to_contain_text(f"SPRT test {test_id}")
 
