@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import Any, get_args
 
 from arena.deals import DealsMode
@@ -13,6 +12,7 @@ from services.domain import Mode
 from truco_cli.api import Platform, add_json, print_json
 from truco_cli.errors import CommandError, platform_command
 from truco_cli.match import GAMES_HELP, OVER, describe
+from truco_cli.polling import poll_until
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,20 +57,19 @@ def run(args: argparse.Namespace) -> int:
             return 0
         if not args.json and not args.quiet:
             print(f"match {match_id} queued; waiting for the result", file=sys.stderr, flush=True)
-        began = time.monotonic()
-        while True:
-            match = platform.get(f"/v1/matches/{match_id}")
-            if match["status"] in OVER:
-                break
-            if args.timeout is not None and time.monotonic() - began > args.timeout:
-                raise CommandError.local(
-                    "Still playing",
-                    f"match {match_id} is {match['status']} after {args.timeout:g} s; "
-                    f"see {platform.url}/matches/{match_id}",
-                    slug="cli/timeout",
-                    exit_code=1,
-                )
-            time.sleep(max(0.2, args.interval))
+        match = poll_until(
+            lambda: platform.get(f"/v1/matches/{match_id}"),
+            lambda match: match["status"] in OVER,
+            interval=args.interval,
+            timeout=args.timeout,
+            still=lambda match: CommandError.local(
+                "Still playing",
+                f"match {match_id} is {match['status']} after {args.timeout:g} s; "
+                f"see {platform.url}/matches/{match_id}",
+                slug="cli/timeout",
+                exit_code=1,
+            ),
+        )
     if args.json:
         print_json(match)
     elif args.quiet:

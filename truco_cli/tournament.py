@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import Any, get_args
 
 from arena.deals import DealsMode
@@ -13,6 +12,7 @@ from services.domain import Format, Mode, TournamentStatus
 from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import CommandError, platform_command
 from truco_cli.match import GAMES_HELP, OVER
+from truco_cli.polling import poll_until
 
 STANDING_COLUMNS = (
     ("points", "points"),
@@ -193,11 +193,11 @@ def _show(args: argparse.Namespace, platform: Platform) -> int:
 
 def _watch(args: argparse.Namespace, platform: Platform) -> int:
     out = sys.stderr if args.json else sys.stdout  # --json: stdout is the final document only
-    began = time.monotonic()
     reported: set[int] = set()
-    last_status = None
-    while True:
-        detail = platform.get(f"/v1/tournaments/{args.id}")
+    last_status: list[str] = []
+
+    def fetch() -> dict[str, Any]:
+        detail: dict[str, Any] = platform.get(f"/v1/tournaments/{args.id}")
         names = _names(detail)
         for rnd in detail["rounds"]:
             over = [m for m in rnd["matches"] if m["status"] in OVER]
@@ -210,20 +210,26 @@ def _watch(args: argparse.Namespace, platform: Platform) -> int:
                         file=out,
                         flush=True,
                     )
-        if detail["status"] != last_status:
-            last_status = detail["status"]
-            print(f"tournament {args.id} {detail['name']!r}: {last_status}", file=out, flush=True)
-        if detail["status"] in ("finished", "cancelled"):
-            break
-        if args.timeout is not None and time.monotonic() - began > args.timeout:
-            raise CommandError.local(
-                "Still running",
-                f"tournament {args.id} is {detail['status']} after {args.timeout:g} s; "
-                f"run `truco tournament watch {args.id}` again to keep following it",
-                slug="cli/timeout",
-                exit_code=1,
+        if last_status[-1:] != [detail["status"]]:
+            last_status.append(detail["status"])
+            print(
+                f"tournament {args.id} {detail['name']!r}: {detail['status']}", file=out, flush=True
             )
-        time.sleep(max(0.2, args.interval))
+        return detail
+
+    detail = poll_until(
+        fetch,
+        lambda detail: detail["status"] in ("finished", "cancelled"),
+        interval=args.interval,
+        timeout=args.timeout,
+        still=lambda detail: CommandError.local(
+            "Still running",
+            f"tournament {args.id} is {detail['status']} after {args.timeout:g} s; "
+            f"run `truco tournament watch {args.id}` again to keep following it",
+            slug="cli/timeout",
+            exit_code=1,
+        ),
+    )
     if args.json:
         print_json(detail)
     else:
