@@ -152,16 +152,12 @@ def render_html(request: Request[Any, Any, Any], name: str, **context: Any) -> s
     )
 
 
-def render(
-    request: Request[Any, Any, Any],
-    name: str,
-    status_code: int = 200,
-    headers: dict[str, str] | None = None,
-    **context: Any,
-) -> Response[str]:
-    """A page in the request's language (``?lang=`` also sets the cookie that keeps it)."""
-    html = render_html(request, name, **context)
-    lang = i18n.current()
+def language_of_response(request: Request[Any, Any, Any]) -> tuple[dict[str, str], list[Cookie]]:
+    """What a page's response says of its language: ``Content-Language`` and ``Vary``, and,
+    when the reader chose one with ``?lang=``, the cookie that keeps the choice."""
+    lang = i18n.choose(
+        request.query_params, request.cookies, request.headers.get("accept-language")
+    )
     cookies = []
     if i18n.language(request.query_params.get(i18n.COOKIE)) == lang:
         cookies.append(
@@ -174,14 +170,27 @@ def render(
                 httponly=True,
             )
         )
+    headers = {"Content-Language": i18n.HTML_LANG[lang], "Vary": "Accept-Language, Cookie"}
+    return headers, cookies
+
+
+def render(
+    request: Request[Any, Any, Any],
+    name: str,
+    status_code: int = 200,
+    headers: dict[str, str] | None = None,
+    **context: Any,
+) -> Response[str]:
+    """A page in the request's language (``?lang=`` also sets the cookie that keeps it)."""
+    html = render_html(request, name, **context)
+    language_headers, cookies = language_of_response(request)
     return Response(
         html,
         status_code=status_code,
         media_type=HTML,
         headers={
             **SECURITY_HEADERS,
-            "Content-Language": i18n.HTML_LANG[lang],
-            "Vary": "Accept-Language, Cookie",
+            **language_headers,
             **(headers or {}),
         },
         cookies=cookies,

@@ -23,13 +23,15 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request, Router
-from litestar.datastructures import ResponseHeader
+from litestar.datastructures import MutableScopeHeaders, ResponseHeader
+from litestar.enums import ScopeType
 from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin, SwaggerRenderPlugin
 from litestar.serialization import encode_json
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.openapi import bot_protocol_openapi
 from services.api.spec import add_links, merge
-from services.web.pages import SECURITY_HEADERS, render_html
+from services.web.pages import SECURITY_HEADERS, language_of_response, render_html
 
 SCHEMA_PATH = "/schema"  # services.api.app mounts the OpenAPI router there
 REFERENCE_URL = f"{SCHEMA_PATH}/reference"
@@ -85,6 +87,32 @@ class ApiReference(SwaggerRenderPlugin):
         headers = {h.name: h for h in router.response_headers or ()}
         headers.update({k: ResponseHeader(name=k, value=v) for k, v in SECURITY_HEADERS.items()})
         router.response_headers = list(headers.values())
+        router.middleware = [*router.middleware, _page_language]
+
+
+def _page_language(app: ASGIApp) -> ASGIApp:
+    """The reference page's response says its language as every other page's does
+    (``Content-Language``, ``Vary``, the cookie a ``?lang=`` choice sets): the render plugin
+    returns bytes, and Litestar's handler around it sets only the media type."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP or scope["path"] != REFERENCE_URL:
+            await app(scope, receive, send)
+            return
+        headers, cookies = language_of_response(Request(scope))
+
+        async def send_with_language(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                mutable = MutableScopeHeaders.from_message(message)
+                for name, value in headers.items():
+                    mutable[name] = value
+                for cookie in cookies:
+                    mutable.add("set-cookie", cookie.to_header(header=""))
+            await send(message)
+
+        await app(scope, receive, send_with_language)
+
+    return middleware
 
 
 def reference_plugins() -> list[OpenAPIRenderPlugin]:

@@ -50,9 +50,8 @@ async def test_accept_language_es_ar_gives_the_pages_in_spanish(
         response = await client.get(path, headers=SPANISH)
         assert response.status_code == 200, path
         assert '<html lang="es-AR">' in response.text, path
-        if path != REFERENCE_URL:  # Litestar's render plugin sets its own headers
-            assert response.headers["content-language"] == "es-AR"
-            assert "Accept-Language" in response.headers["vary"]
+        assert response.headers["content-language"] == "es-AR", path
+        assert "Accept-Language" in response.headers["vary"], path
         assert "set-cookie" not in response.headers  # only the switch sets the cookie
         text = visible(response.text)
         left = [s for s in english if s in text]
@@ -110,6 +109,20 @@ async def test_the_switch_sets_a_cookie_that_the_next_pages_follow(
     assert '<html lang="en">' in back.text
     assert back.headers["set-cookie"].startswith("lang=en;")
     assert '<html lang="en">' in (await client.get("/", headers=SPANISH)).text
+
+
+async def test_the_api_reference_speaks_and_keeps_the_language_like_every_page(
+    client: httpx.AsyncClient,
+) -> None:
+    chosen = await client.get(f"{REFERENCE_URL}?lang=es")
+    assert '<html lang="es-AR">' in chosen.text
+    assert chosen.headers["content-language"] == "es-AR"
+    assert chosen.headers["set-cookie"].startswith("lang=es;")
+    assert "Content-Security-Policy" in chosen.headers  # the page's own headers are kept
+    kept = await client.get(REFERENCE_URL, headers={"accept-language": "en"})
+    assert kept.headers["content-language"] == "es-AR" and "set-cookie" not in kept.headers
+    document = await client.get("/schema/openapi-full.json")  # the JSON says no language
+    assert "content-language" not in document.headers
 
 
 async def test_the_switch_keeps_the_pages_other_parameters(
