@@ -10,7 +10,10 @@ Issue 14, goal 2. What runs, all real and on 127.0.0.1:
   trusted worker would) and reads what the worker hands on from the ``results`` queue's Redis
   list (``truco.match_started``, then ``truco.store_result`` with the replay).
 
-Printed: wall time, the longest match (from its ``match_started`` to its result), the bot call
+Printed: how many match messages the worker held at once (delivered, not acknowledged: kombu's
+``unacked`` hash, polled every 0.1 s) and how many played at once (between a match's
+``match_started`` and its result), wall time, the longest match (from its ``match_started`` to
+its result), the bot call
 latency the arena measured (p50/p99/max), faults (every decision with a fault, every failed
 start: none is the bots' doing here, so each would be the platform's), the worker's peak
 resident memory (``VmHWM``) and CPU seconds, its CPU per bot call, and the bot server's CPU
@@ -19,7 +22,8 @@ the calls back).
 
 ``BENCH_MATCHES`` (1000), ``BENCH_POINTS`` (15 or 30), ``BENCH_WORKER_ROOT`` (this tree; another
 checkout's path runs ITS worker code against the same bench) and ``BENCH_BASELINE_ROOT`` (a
-checkout run first, side by side: a before/after in one run) change the run.
+checkout run first, side by side: a before/after in one run) change the run. The worker is
+started through :mod:`bench.exit_with_parent`: killed with this process, never left running.
 """
 
 from __future__ import annotations
@@ -52,6 +56,9 @@ from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.names import MATCHES, PLAY_MATCH, RESULTS, STORE_RESULT
 
 ROOT = Path(__file__).resolve().parents[1]
+GUARD = Path(__file__).resolve().with_name("exit_with_parent.py")
+"""Starts the worker so that it dies with this process (run by path: any checkout's worker)."""
+UNACKED = "unacked"  # kombu's Redis transport: the messages delivered and not acknowledged
 DELAY_MS = 100.0
 MATCH_STARTED = "truco.match_started"
 STALL_S = 120.0
@@ -97,6 +104,13 @@ def read_results(
             match_id = int(args[0])
             seen.stored.setdefault(match_id, now)
             seen.replays[match_id] = msgspec.json.decode(args[1], type=Replay)
+
+
+def watch_held(client: redis.Redis, key: str, held: list[int], stop: threading.Event) -> None:
+    """Append, every 0.1 s until ``stop``, how many match messages the worker holds: delivered
+    to it and not acknowledged (kombu's ``unacked`` hash)."""
+    while not stop.wait(0.1):
+        held.append(cast(int, client.hlen(key)))
 
 
 def messages(count: int, base_url: str, points: int) -> list[MatchMessage]:
@@ -191,10 +205,11 @@ def run(
     sender = WorkerApp("bench-concurrency", settings=load_settings(env, needs=WORKER_NEEDS))
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-concurrency-{prefix[:-1]}.log"
     seen = Seen()
+    held: list[int] = []
     stop = threading.Event()
     with TinyBots(1, delay_ms=DELAY_MS) as bots, log.open("wb") as out:
         worker = subprocess.Popen(
-            worker_argv(prefix[:-1], count),
+            [sys.executable, str(GUARD), str(os.getpid()), *worker_argv(prefix[:-1], count)],
             env=env,
             cwd=worker_root,
             stdin=subprocess.DEVNULL,
@@ -209,6 +224,10 @@ def run(
                 target=read_results, args=(client, f"{prefix}{RESULTS}", seen, count, stop)
             )
             reader.start()
+            watcher = threading.Thread(
+                target=watch_held, args=(client, f"{prefix}{UNACKED}", held, stop), daemon=True
+            )
+            watcher.start()
             began = time.monotonic()
             for message in messages(count, bots.urls[0], points):
                 body = msgspec.to_builtins(message)
@@ -270,6 +289,7 @@ def run(
         "threads": threads,
         "wall_s": round(wall, 1),
         "send_s": round(sent_s, 2),
+        "peak_held": max(held, default=0),
         "peak_in_flight": peak,
         "all_started_s": round(max(seen.started.values(), default=began) - began, 1),
         "longest_match_s": round(max(durations, default=0.0), 1),
@@ -290,8 +310,9 @@ def report(result: dict[str, Any], label: str) -> None:
         f"one worker process: {result['wall_s']} s wall, longest match "
         f"{result['longest_match_s']} s (median {result['median_match_s']} s); bot calls "
         f"{result['calls']}, latency p50 {lat['p50']} / p99 {lat['p99']} / max {lat['max']} ms "
-        f"(bots hold 100 ms); faults {result['faults']}; at most {result['peak_in_flight']} "
-        f"matches in flight, all started within {result['all_started_s']} s"
+        f"(bots hold 100 ms); faults {result['faults']}; at most {result['peak_held']} matches "
+        f"held (received, unacknowledged) and {result['peak_in_flight']} playing at once, all "
+        f"started within {result['all_started_s']} s"
     )
     print(
         f"{label} worker: peak RSS {result['rss_mib']} MiB, {result['threads']} threads, "
