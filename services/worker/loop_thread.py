@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from typing import Any, TypeVar
@@ -25,7 +24,6 @@ T = TypeVar("T")
 
 STOP_WAIT_S = 10.0
 LAG_EVERY_S = 0.05
-ADMIT_EVERY_S = 0.005  # new work starts at most 200 times a second
 BOT_CALLS = "truco-bot-calls"
 """The loop of the bot-calling worker: every match and health probe of the process calls its
 bots from it."""
@@ -38,9 +36,9 @@ class LoopThread:
         self.pid = os.getpid()
         self.loop = asyncio.new_event_loop()
         self.lag_ms = 0.0
-        self._admit = threading.Lock()
         """How late the loop ran a timer lately (:data:`LAG_EVERY_S` apart): how long any
         coroutine on it waits for its turn. Near zero while the loop keeps up."""
+        self._lag_watchers: list[Callable[[float], None]] = []
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._thread.start()
 
@@ -55,18 +53,13 @@ class LoopThread:
         # a late tick counts at once; an on-time one lowers the figure gradually
         self.lag_ms = late if late > self.lag_ms else 0.8 * self.lag_ms + 0.2 * late
         self.loop.call_at(now + LAG_EVERY_S, self._tick, now + LAG_EVERY_S)
+        for watch in self._lag_watchers:
+            watch(late)
 
-    def wait_for_room(self, max_lag_ms: float, most_s: float) -> float:
-        """Block the calling thread while the loop runs more than ``max_lag_ms`` late (at most
-        ``most_s``): work not yet started waits, so the work in flight keeps its pace. Waiting
-        threads are let in one at a time, :data:`ADMIT_EVERY_S` apart, so a loop that just
-        caught up is not handed everything that waited at once. Returns the seconds waited."""
-        began = time.monotonic()
-        with self._admit:
-            while self.lag_ms > max_lag_ms and time.monotonic() - began < most_s:
-                time.sleep(LAG_EVERY_S)
-            time.sleep(ADMIT_EVERY_S)
-        return time.monotonic() - began
+    def watch_lag(self, watch: Callable[[float], None]) -> None:
+        """Call ``watch(ms late)`` on the loop's thread with every lag sample, every
+        :data:`LAG_EVERY_S` (the admission of matches: :mod:`services.worker.admission`)."""
+        self.loop.call_soon_threadsafe(self._lag_watchers.append, watch)
 
     def submit(self, make: Callable[[], Coroutine[Any, Any, T]]) -> Future[T]:
         """Start ``make()`` on the loop (the coroutine is created there, in its own task)."""

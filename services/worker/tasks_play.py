@@ -13,7 +13,9 @@ message acknowledged (``acks_late``). So every bot call of the process shares on
 waiting thread costs no CPU, and a killed worker's unacknowledged matches are played again.
 The state of a match (its clients, their connection pools and deadlines, its time banks) is
 its own, made inside its coroutine; nothing of it is shared between matches but the loop and
-the TLS context.
+the TLS context. Before it takes its bots' slots, a match passes the process's gate
+(:func:`match_admission`): only as many play at once as the loop keeps up with, the others wait
+in their threads, their messages held and unacknowledged.
 
 While it plays, the match is published for spectators (:mod:`services.worker.live`): a
 ``truco.match_started`` message when play begins, then one Redis item per decision, written
@@ -23,9 +25,11 @@ in batches.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import random
+import threading
 from typing import Any, cast
 
 import msgspec
@@ -41,6 +45,7 @@ from arena.match import run_match
 from arena.replay import EntrantRecord, Replay
 from services.config import Settings
 from services.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
+from services.worker.admission import Admission
 from services.worker.app import app
 from services.worker.dispatch import send_result
 from services.worker.live import LivePublisher, send_started
@@ -184,19 +189,32 @@ async def play(
         publisher.close()
 
 
-ROOM_LAG_MS = 100.0
-ROOM_WAIT_MOST_S = 600.0
-"""Admission: a match starts only while the loop runs less than ``ROOM_LAG_MS`` late. When the
-process's core is saturated, calls already in flight would otherwise slow with every match
-added, until bots were charged (time banks, timeouts) for the platform's delay; the new match
-waits instead (its message held, unacknowledged: a crash still replays it), at most
-``ROOM_WAIT_MOST_S``, then starts anyway."""
-
-
 def match_loop() -> LoopThread:
     """The one event loop on which this process plays all its matches (see the module's
     docstring); the Celery thread of each match only waits for its result."""
     return process_loop(BOT_CALLS)
+
+
+_admission: tuple[LoopThread, Admission] | None = None
+_admission_lock = threading.Lock()
+
+
+def match_admission(loop: LoopThread) -> Admission:
+    """The gate before a match starts on ``loop`` (one per loop, so one per process): at most as
+    many matches play at once as the loop keeps up with (:mod:`services.worker.admission`).
+    One process's core is its limit: past it every call of every match would wait longer, and
+    the bots would be charged (time banks, timeouts) for the platform's delay. A match beyond
+    the cap waits in its Celery thread, its message held and unacknowledged."""
+    global _admission
+    with _admission_lock:
+        if _admission is None or _admission[0] is not loop:
+            admission = Admission()
+            loop.watch_lag(admission.observe)
+            # The process has booted: what lives now (modules, Celery) lives for good. Frozen,
+            # it is left out of every full garbage collection, which then pauses the loop less.
+            gc.freeze()
+            _admission = (loop, admission)
+        return _admission[1]
 
 
 def release_slots(slots: BotSlots, bot_ids: list[int], token: str) -> None:
@@ -224,22 +242,28 @@ def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
     message = msgspec.convert(spec, MatchMessage)
     settings: Settings = app.settings
     loop = match_loop()
-    waited = loop.wait_for_room(ROOM_LAG_MS, ROOM_WAIT_MOST_S)  # before taking the bots' slots
-    if waited >= 1.0:
-        logger.info("match %s waited %.1fs for room on the loop", message.match_id, waited)
-    slots = bot_slots(settings)
-    token = slots.acquire(message.bot_ids)
-    if token is None:
-        countdown = busy_countdown(self.request.retries)
-        logger.info("match %s: a bot is at its cap; again in %ss", message.match_id, countdown)
-        raise self.retry(countdown=countdown)
-    send_started(message.match_id)
+    admission = match_admission(loop)
+    waited = admission.enter()  # before taking the bots' slots
     try:
-        replay = loop.run(
-            lambda: play(message, allow_loopback=settings.allow_loopback_bots, live=settings)
-        )
+        if waited >= 1.0:
+            logger.info(
+                "match %s waited %.1fs to start: %s", message.match_id, waited, admission.figures()
+            )
+        slots = bot_slots(settings)
+        token = slots.acquire(message.bot_ids)
+        if token is None:
+            countdown = busy_countdown(self.request.retries)
+            logger.info("match %s: a bot is at its cap; again in %ss", message.match_id, countdown)
+            raise self.retry(countdown=countdown)
+        send_started(message.match_id)
+        try:
+            replay = loop.run(
+                lambda: play(message, allow_loopback=settings.allow_loopback_bots, live=settings)
+            )
+        finally:
+            release_slots(slots, message.bot_ids, token)
     finally:
-        release_slots(slots, message.bot_ids, token)
+        admission.leave()
     live_writes(settings.redis.url_or_local).flush()  # its last items before the result
     send_result(message.match_id, msgspec.json.encode(replay).decode(), self.request.id)
     result = replay.result
