@@ -12,17 +12,20 @@ what a benchmark measures. It does not check signatures (the arena's cost is wha
 
 It prints one line with the bots' base URLs, then on every ``cpu`` line read from standard
 input prints ``<CPU seconds of this process> <requests answered> <connections accepted>``, and exits at the end of its
-input. The benchmarks use those two numbers to show the bots' CPU per request next to the
+input. With ``--spans`` it also notes, per match id, when the match's first ``/start`` came
+and its last ``/end`` was answered; a ``spans`` line prints them as JSON (how long each match
+lasted, seen from the bots). The benchmarks use those two numbers to show the bots' CPU per request next to the
 arena's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 import time
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -36,7 +39,12 @@ class _Act(msgspec.Struct):
     legal_actions: list[_Legal]
 
 
+class _Match(msgspec.Struct):
+    match_id: str
+
+
 _DECODE_ACT = msgspec.json.Decoder(_Act).decode
+_DECODE_MATCH = msgspec.json.Decoder(_Match).decode
 _ENCODE = msgspec.json.Encoder().encode
 _INFO = b'{"apiversion": "1", "name": "tinybot"}'
 _HEAD = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n"
@@ -50,6 +58,10 @@ class Served:
     late_ms: ClassVar[
         list[float]
     ] = []  # how late each held answer went out (this server's own lag)
+    spans: ClassVar[dict[str, list[float]]] = {}
+    """With ``--spans``: per match id, the wall-clock time (``time.time()``) of its first
+    ``/start`` and when its last ``/end`` was answered: the match as its bots saw it."""
+    record_spans = False
 
 
 class _Bot(asyncio.Protocol):
@@ -86,6 +98,8 @@ class _Bot(asyncio.Protocol):
 
     def _answer(self, line: bytes, body: bytes) -> None:
         Served.requests += 1
+        if Served.record_spans and (line.endswith(b"/start") or line.endswith(b"/end")):
+            _span(body, line.endswith(b"/end"))
         if line.endswith(b"/act"):
             first = _DECODE_ACT(body).legal_actions[0]
             answer = _ENCODE(first)
@@ -111,6 +125,13 @@ class _Bot(asyncio.Protocol):
             self._transport.close()
 
 
+def _span(body: bytes, ended: bool) -> None:
+    now = time.time()
+    span = Served.spans.setdefault(_DECODE_MATCH(body).match_id, [now, now])
+    if ended:
+        span[1] = now + Served.delay_s
+
+
 async def _serve(count: int) -> None:
     loop = asyncio.get_running_loop()
     servers = [await loop.create_server(_Bot, "127.0.0.1", 0) for _ in range(count)]
@@ -123,6 +144,8 @@ async def _serve(count: int) -> None:
             print(f"{time.process_time():.6f} {Served.requests} {Served.connections}", flush=True)
         elif line.strip() == b"lag":
             print(" ".join(f"{q:.3f}" for q in lateness(Served.late_ms)), flush=True)
+        elif line.strip() == b"spans":
+            print(json.dumps(Served.spans), flush=True)
     for server in servers:
         server.close()
 
@@ -143,6 +166,7 @@ def main(argv: list[str]) -> None:
     count = int(argv[0]) if argv else 2
     if len(argv) > 2 and argv[1] == "--delay-ms":
         Served.delay_s = float(argv[2]) / 1000.0
+    Served.record_spans = "--spans" in argv
     asyncio.run(_serve(count))
 
 
@@ -154,12 +178,16 @@ class TinyBots:
     """The bot server running in a process of its own: ``urls``, and ``cpu()`` to read its
     (CPU seconds, requests answered, connections accepted) so far."""
 
-    def __init__(self, count: int = 2, *, delay_ms: float = 0.0) -> None:
+    def __init__(
+        self, count: int = 2, *, delay_ms: float = 0.0, spans: bool = False, **popen: Any
+    ) -> None:
+        argv = [sys.executable, "-m", "bench.tinybot", str(count), "--delay-ms", str(delay_ms)]
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "bench.tinybot", str(count), "--delay-ms", str(delay_ms)],
+            argv + (["--spans"] if spans else []),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
+            **popen,
         )
         assert self._process.stdout is not None
         self.urls = self._process.stdout.readline().split()
@@ -181,6 +209,18 @@ class TinyBots:
         self._process.stdin.flush()
         p50, p99, most = self._process.stdout.readline().split()
         return float(p50), float(p99), float(most)
+
+    def spans(self) -> dict[str, tuple[float, float]]:
+        """With ``spans=True``: per match id, (its first ``/start``, its last ``/end``
+        answered) in wall-clock seconds."""
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._process.stdin.write("spans\n")
+        self._process.stdin.flush()
+        return {k: (v[0], v[1]) for k, v in json.loads(self._process.stdout.readline()).items()}
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
 
     def close(self) -> None:
         if self._process.stdin is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 
 from services import flow_individual as fi
 from services import flow_pairing as fp
@@ -61,6 +62,7 @@ async def advance(conn: Connection, tournament_id: int) -> list[int]:
             return to_queue
         if await _round_still_open(conn, tournament):
             return to_queue
+        began = time.perf_counter()
         entrants, matches = await event_state(conn, tournament_id)
         settings = settings_of(tournament)
         event = fp.played(
@@ -81,6 +83,13 @@ async def advance(conn: Connection, tournament_id: int) -> list[int]:
         created, decided = await _create(conn, tournament, entrants, plan)
         to_queue += created
         await db_tournaments.set_current_round(conn, tournament_id, max(p.round for p in plan))
+        logger.info(
+            "tournament %s round %s paired: %d matches in %.3f s",
+            tournament_id,
+            max(p.round for p in plan),
+            len(plan),
+            time.perf_counter() - began,
+        )
         if not decided:
             return to_queue
 
