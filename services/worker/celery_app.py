@@ -17,10 +17,19 @@ the visibility timeout (see ``services.limits``). Settings are read when the pro
 
 from __future__ import annotations
 
-from services.worker import beat, tasks_fit, tasks_play, tasks_probe, tasks_store, tasks_sweep
+from services.worker import (
+    beat,
+    tasks_fit,
+    tasks_play,
+    tasks_probe,
+    tasks_store,
+    tasks_sweep,
+    wakeup,
+)
 from services.worker.app import app, make_config
 
-# Importing the task modules above registers their tasks on ``app``.
+# Importing the task modules above registers their tasks on ``app``; ``wakeup`` connects the
+# timer that keeps a threads-pool consumer taking messages as tasks finish.
 __all__ = [
     "app",
     "beat",
@@ -30,4 +39,5 @@ __all__ = [
     "tasks_probe",
     "tasks_store",
     "tasks_sweep",
+    "wakeup",
 ]
