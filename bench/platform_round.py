@@ -55,6 +55,7 @@ from services.db.migrate import migrate_url
 
 ROOT = Path(__file__).resolve().parents[1]
 PAIRED = re.compile(r"tournament (\d+) round (\d+) paired: (\d+) matches in ([0-9.]+) s")
+STORED = re.compile(r"truco\.store_result\[[^\]]+\] succeeded in ([0-9.e-]+)s")
 STALL_S = 180.0
 POLL_S = 0.25
 API_READ_EVERY_S = 5.0
@@ -263,6 +264,16 @@ def paired_lines(procs: Procs, plan: Plan) -> dict[int, tuple[int, float]]:
     return found
 
 
+def store_task_ms(procs: Procs, plan: Plan) -> list[float]:
+    """How long each ``truco.store_result`` task took (ms), from the trusted workers' logs:
+    verifying the replay, then its transaction (which waits for the event's row lock)."""
+    return [
+        float(match[1]) * 1000
+        for k in range(plan.trusted_workers)
+        for match in STORED.finditer(procs.log(f"trusted{k}"))
+    ]
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else 0.0
@@ -297,7 +308,7 @@ async def measure(
             await pool.close()
     return figures(
         plan, rows, spans, began, start_s, matches, cpu_used(cpu0, cpu1), calls1 - calls0, reads,
-        paired_lines(procs, plan), setup_s, lag,
+        paired_lines(procs, plan), setup_s, lag, store_task_ms(procs, plan),
     )  # fmt: skip
 
 
@@ -314,6 +325,7 @@ def figures(
     paired: dict[int, tuple[int, float]],
     setup_s: float,
     lag: tuple[float, float, float],
+    store_ms: list[float],
 ) -> dict[str, Any]:
     first = [r for r in rows if r["number"] == 1 and not r["bye"]]
     second = [r for r in rows if r["number"] == 2]
@@ -364,6 +376,11 @@ def figures(
         "store_lag_s": {
             "p50": round(percentile(lag_behind, 0.5), 2),
             "max": round(max(lag_behind, default=0.0), 2),
+        },
+        "store_task_ms": {
+            "p50": round(percentile(store_ms, 0.5), 1),
+            "p99": round(percentile(store_ms, 0.99), 1),
+            "max": round(max(store_ms, default=0.0), 1),
         },
         "pairing_round2_s": paired.get(2, (0, None))[1],
         "last_result_to_round2_queued_s": round(round_end - stored[-1], 2) if stored else None,
@@ -428,6 +445,7 @@ def run(
             api, pids = start_platform(procs, env, plan)
             result = asyncio.run(measure(procs, bots, api, pids, database_url, name, plan))
             result["tree"] = "this" if root == ROOT else str(root)
+            result["pids"] = sorted([*pids.values(), bots.pid])
             result["worker_errors"] = [
                 n for n in procs.running if "ERROR/" in procs.log(n) or "Traceback" in procs.log(n)
             ]
@@ -460,7 +478,9 @@ def report(result: dict[str, Any]) -> None:
     print(
         f"results: {result['results']}/{result['matches']} stored once: {result['stored_once']}, "
         f"{result['results_per_s']}/s over the window, stored {result['store_lag_s']['p50']} s "
-        f"after the match ended (max {result['store_lag_s']['max']}); pairing round 2 "
+        f"after the match ended (max {result['store_lag_s']['max']}), each store task "
+        f"{result['store_task_ms']['p50']} ms (p99 {result['store_task_ms']['p99']}); "
+        "pairing round 2 "
         f"{result['pairing_round2_s']} s in the flow (last result -> round 2 queued "
         f"{result['last_result_to_round2_queued_s']} s); start (pairing round 1 and queueing) "
         f"{result['start_s']} s; faults {result['faults']}, walkovers {result['walkovers']}"
@@ -472,7 +492,8 @@ def report(result: dict[str, Any]) -> None:
         f"API reads during the round {result['api_read_ms']} ms; setup through the API "
         f"{result['setup_s']} s"
     )
-    print(json.dumps({"platform_round": result}))
+    shown = {k: v for k, v in result.items() if k != "pids"}
+    print(json.dumps({"platform_round": shown}))
 
 
 def _exit_on_term(signum: int, frame: object) -> NoReturn:
