@@ -24,6 +24,11 @@ and the API (``/proc``); every result stored exactly once. ``BENCH_BOTS`` (1000)
 ``BENCH_POINTS`` (30, a Swiss's default rules), ``BENCH_GAMES`` (1; a Swiss's default is 6),
 ``BENCH_DELAY_MS`` (100) change the run; ``BENCH_BASELINE_ROOT=<checkout>`` runs that
 checkout's platform first, the same way (a before/after in one run).
+
+Cleanup: every process runs in a session of its own and is stopped on the way out (an error,
+Ctrl-C, SIGTERM); the kernel kills them if this process is killed with -9
+(``PR_SET_PDEATHSIG``). The database is dropped on the way out; one left by a run killed with
+-9 is dropped by the next run (its name carries the dead run's pid).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import math
 import os
 import re
 import secrets
+import shutil
 import signal
 import statistics
 import sys
@@ -52,10 +58,12 @@ from bench.platform_procs import Procs, cpu_s, orphan_proof
 from bench.tinybot import TinyBots
 from services.config import LOCAL_REDIS_URL
 from services.db.migrate import migrate_url
+from services.embedded._process import pid_alive
 
 ROOT = Path(__file__).resolve().parents[1]
 PAIRED = re.compile(r"tournament (\d+) round (\d+) paired: (\d+) matches in ([0-9.]+) s")
 STORED = re.compile(r"truco\.store_result\[[^\]]+\] succeeded in ([0-9.e-]+)s")
+DB_PREFIX = "truco_bench_round_"
 STALL_S = 180.0
 POLL_S = 0.25
 API_READ_EVERY_S = 5.0
@@ -401,8 +409,16 @@ def figures(
 
 
 async def _create_database(server: str, name: str) -> str:
+    """``name``, migrated; first the databases of runs that died (killed with -9, their
+    processes went with them: ``platform_procs.orphan_proof``, but not their database)."""
     admin = await asyncpg.connect(server, timeout=5)
     try:
+        for (old,) in await admin.fetch(
+            "SELECT datname FROM pg_database WHERE datname LIKE $1", DB_PREFIX + "%"
+        ):
+            found = re.match(rf"{DB_PREFIX}(\d+)_", old)
+            if found and not pid_alive(int(found[1])):
+                await admin.execute(f'DROP DATABASE IF EXISTS "{old}" WITH (FORCE)')
         await admin.execute(f'CREATE DATABASE "{name}"')
     finally:
         await admin.close()
@@ -428,11 +444,11 @@ def run(
     logs: Path | None = None,
 ) -> dict[str, Any]:
     """One round on a fresh database; its figures. Every process it starts is stopped (and
-    dies with this one), the database dropped and the Redis keys of its prefix deleted.
-    ``root``: the checkout whose platform (API and workers) runs; the bench is this one."""
+    dies with this one), the database dropped and the Redis keys of its prefix deleted; its
+    temporary folder too, unless a process logged an error. ``root``: the checkout whose platform (API and workers) runs; the bench is this one."""
     server = server or server_url()
     redis_url = redis_url or os.environ.get("REDIS_URL", LOCAL_REDIS_URL)
-    name = f"truco_bench_round_{secrets.token_hex(4)}"
+    name = f"{DB_PREFIX}{os.getpid()}_{secrets.token_hex(4)}"
     prefix = f"bench-round-{secrets.token_hex(3)}:"
     work = Path(tempfile.mkdtemp(prefix="bench-round-"))
     database_url = asyncio.run(_create_database(server, name))
@@ -449,7 +465,12 @@ def run(
             result["worker_errors"] = [
                 n for n in procs.running if "ERROR/" in procs.log(n) or "Traceback" in procs.log(n)
             ]
-            return result
+        if not result["worker_errors"]:
+            shutil.rmtree(work, ignore_errors=True)  # kept (with the logs) after any error
+        return result
+    except BaseException:
+        print(f"platform_round: the run's logs are in {work}", file=sys.stderr)
+        raise
     finally:
         asyncio.run(_drop_database(server, name))
         client = redis.Redis.from_url(redis_url)
