@@ -11,7 +11,6 @@ SIGKILL to what is left. ``cpu_s`` reads a process's CPU seconds (with its desce
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import signal
 import socket
@@ -23,18 +22,12 @@ from pathlib import Path
 
 import httpx
 
-PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent() -> None:
-    """In the child before exec: SIGKILL when the bench (the thread that forked) dies."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+from services.embedded._process import die_with_parent
 
 
 def orphan_proof() -> dict[str, object]:
     """``Popen`` keyword arguments: its own session, killed with the bench."""
-    return {"start_new_session": True, "preexec_fn": die_with_parent}
+    return {"start_new_session": True, "preexec_fn": die_with_parent(signal.SIGKILL)}
 
 
 def free_port() -> int:
@@ -97,7 +90,7 @@ class Procs:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                preexec_fn=die_with_parent,
+                preexec_fn=die_with_parent(signal.SIGKILL),
             )
         self.running[name] = process
         return process

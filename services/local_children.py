@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from services.embedded._process import _die_with_parent
+from services.embedded._process import die_with_parent
 
 STOP_GRACE_S = 8.0
 
@@ -54,7 +54,7 @@ class Children:
         log_path = self.log_dir / f"{name}.log"
         preexec = None
         if threading.current_thread() is threading.main_thread() and sys.platform == "linux":
-            preexec = _die_with_parent(signal.SIGTERM)
+            preexec = die_with_parent(signal.SIGTERM)
         with log_path.open("ab") as log:
             log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(argv)}\n".encode())
             log.flush()

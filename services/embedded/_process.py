@@ -97,7 +97,7 @@ def choose_port(preferred: Sequence[int | None], host: str = LOOPBACK) -> int:
         return picked
 
 
-def _die_with_parent(sig: int) -> Callable[[], None]:
+def die_with_parent(sig: int) -> Callable[[], None]:
     """A preexec hook: ask the kernel to send ``sig`` to the child when its parent dies.
 
     It runs after the uid switch (a uid change clears the setting, so it must come last).
@@ -130,7 +130,7 @@ def spawn(
     """
     preexec: Callable[[], None] | None = None
     if threading.current_thread() is threading.main_thread() and os.uname().sysname == "Linux":
-        preexec = _die_with_parent(death_signal)
+        preexec = die_with_parent(death_signal)
     kwargs: dict[str, object] = {}
     if user is not None:
         kwargs.update(user=user, group=_primary_group(user), extra_groups=[])
