@@ -2,15 +2,15 @@
 
 ``pair_round(players, rounds)`` returns the next round. The criteria and their priority are
 the tiers of :mod:`services.tournaments.swiss_weights`; the candidate graph and its widening are
-in :mod:`services.tournaments.swiss_graph` and :mod:`services.tournaments.swiss_certificate`.
+in :mod:`services.tournaments.swiss_graph` and :mod:`services.tournaments.swiss_certificate`;
+fields that fall apart into independent parts are paired part by part
+(:mod:`services.tournaments.swiss_split`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import rustworkx as rx
 
 from services.tournaments.model import Pair, Player, Round, RoundPairing
 from services.tournaments.swiss_certificate import uncertified_groups
@@ -22,6 +22,8 @@ from services.tournaments.swiss_graph import (
     sparse_edges,
 )
 from services.tournaments.swiss_mano import allocate_mano
+from services.tournaments.swiss_matcher import matching
+from services.tournaments.swiss_split import independent_parts, solve_parts
 from services.tournaments.swiss_state import build_states
 from services.tournaments.swiss_weights import WeightLayout, bye_weight, make_layout, pair_weight
 
@@ -46,37 +48,29 @@ class Matching:
 def solve(field: Field, layout: WeightLayout, edges: Sequence[tuple[int, int]]) -> Matching:
     """Maximum-cardinality, maximum-weight matching over ``edges`` (plus bye edges if odd)."""
     n = field.size
-    graph = rx.PyGraph(multigraph=False)
-    graph.add_nodes_from(range(n + n % 2))
     weighted = [(i, j, pair_weight(field, layout, i, j)) for i, j in edges]
     if n % 2:
         weighted.extend((i, n, bye_weight(field, layout, i)) for i in sorted(field.bye_value))
-    graph.add_edges_from(weighted)
-    found = rx.max_weight_matching(graph, max_cardinality=True, weight_fn=_identity)
-    partner: dict[int, int] = {}
-    bye: int | None = None
-    weights = {(i, j): w for i, j, w in weighted}
-    total = 0
-    for u, v in found:
-        i, j = min(u, v), max(u, v)
-        total += weights[(i, j)]
-        if j == n:
-            bye = i
-        else:
-            partner[i], partner[j] = j, i
+    partner, bye, total = matching(n, weighted)
     return Matching(partner, bye, len(weighted), False, total)
 
 
-def _identity(weight: int) -> int:
-    return weight
-
-
-def match_field(field: Field, *, window: int = DEFAULT_WINDOW, sparse: bool = True) -> Matching:
-    """Solve on the sparse graph, widening uncertified groups, or on the complete graph."""
+def match_field(
+    field: Field, *, window: int = DEFAULT_WINDOW, sparse: bool = True, split: bool = True
+) -> Matching:
+    """Solve on the sparse graph, widening uncertified groups, or on the complete graph. With
+    ``split``, first try the sparse graph part by part (:mod:`swiss_split`): the same pairing,
+    when the certificate accepts it, for a fraction of the time."""
     layout = make_layout(field)
     groups = field.group_count
     windows = [window] * groups
     reaches = [1] * groups
+    parts = independent_parts(field) if sparse and split else []
+    if len(parts) > 1:
+        found = solve_parts(field, layout, parts, sparse_edges(field, windows, reaches))
+        if found is not None:
+            partner, bye, weight, used = found
+            return Matching(partner, bye, used, False, weight)
     while True:
         complete = not sparse or is_complete(field, windows, reaches)
         edges = complete_edges(field) if complete else sparse_edges(field, windows, reaches)
