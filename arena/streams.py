@@ -3,8 +3,9 @@
 :class:`AsyncioBackend` implements httpcore's small network-backend interface
 (``connect_tcp`` returning a stream with ``read``/``write``/``start_tls``/``aclose``), so
 anything written for that interface (the pinning in :mod:`arena.pinning`, the doubles in the
-tests) stacks on it unchanged. Underneath is one :class:`asyncio.Protocol` per connection:
-received bytes wait in a list until read, a read with nothing buffered awaits one future.
+tests) stacks on it unchanged. Underneath is one :class:`asyncio.BufferedProtocol` per
+connection: the transport receives into one kept buffer per thread, the bytes that came are
+copied out and wait in a list until read, a read with nothing buffered awaits one future.
 That is the whole cost of a read; anyio's task groups, memory streams and cancel scopes are
 not on the path.
 
@@ -19,6 +20,7 @@ import asyncio
 import select
 import socket
 import ssl
+import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -29,8 +31,29 @@ SocketOption = (
 )
 
 
-class _Buffered(asyncio.Protocol):
-    """Collects what the peer sends; wakes the one reader waiting for it."""
+_RECV_BYTES = 64 * 1024
+_scratch = threading.local()
+
+
+def _recv_buffer() -> memoryview:
+    """This thread's receive buffer. The transport fills it (``recv_into``) and hands it back
+    at once (``buffer_updated``) within one callback of the thread's loop, so every connection
+    of the thread can share it."""
+    try:
+        view: memoryview = _scratch.view
+    except AttributeError:
+        view = _scratch.view = memoryview(bytearray(_RECV_BYTES))
+    return view
+
+
+class _Buffered(asyncio.BufferedProtocol):
+    """Collects what the peer sends; wakes the one reader waiting for it.
+
+    A buffered protocol: the transport receives into a buffer that is kept, and only the bytes
+    that came are copied out. (With a plain protocol, asyncio allocates 256 KiB for every
+    receive, which the C library maps, shrinks and unmaps again: system calls and page faults
+    on every answer.)
+    """
 
     def __init__(self) -> None:
         self.chunks: list[bytes] = []
@@ -47,8 +70,11 @@ class _Buffered(asyncio.Protocol):
             if not waiter.done():
                 waiter.set_result(None)
 
-    def data_received(self, data: bytes) -> None:
-        self.chunks.append(data)
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return _recv_buffer()
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.chunks.append(_recv_buffer()[:nbytes].tobytes())
         self._wake()
 
     def eof_received(self) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable
 
 import pytest
 
@@ -13,12 +14,20 @@ from arena.deadline import Deadline
 from arena.egress import EgressPolicy
 from arena.http1 import MAX_HEAD_BYTES
 from arena.signing import generate_secret
-from tests.arena.conftest import ArenaTestBot, Handler, SeenRequest, drip, forbidden_resolver
+from tests.arena.conftest import (
+    ArenaTestBot,
+    Handler,
+    SeenRequest,
+    drip,
+    forbidden_resolver,
+    respond,
+)
 
 pytestmark = pytest.mark.anyio
 
 LOCAL = EgressPolicy(allow_loopback=True)
 OK = b'{"action": "quiero"}'
+BANK = TimeBank(60_000)
 
 
 def client_for(bot: ArenaTestBot, timeout_ms: float = 400.0) -> BotClient:
@@ -203,3 +212,51 @@ async def test_one_timer_serves_a_run_of_calls(monkeypatch: pytest.MonkeyPatch) 
         deadline.end()
     deadline.close()
     assert len(armed) == 1
+
+
+def echo(request: SeenRequest, writer: asyncio.StreamWriter) -> Awaitable[bool]:
+    """Answer with the request's own body (the client's bytes must come back unmixed)."""
+    return respond(body=request.body)(request, writer)
+
+
+async def test_an_answer_larger_than_the_receive_buffer_arrives_whole(
+    arena_bot: ArenaTestBot,
+) -> None:
+    body = bytes(range(256)) * 1200  # 300 KiB: several receives into the 64 KiB buffer
+    arena_bot.routes["/act"] = respond(body=body)
+    client = BotClient(
+        arena_bot.base,
+        generate_secret(),
+        config=ClientConfig(timeout_ms=5000.0, policy=LOCAL, max_body=len(body)),
+        resolver=forbidden_resolver,
+    )
+    async with client:
+        result = await client.act({}, TimeBank(5000))
+    assert isinstance(result, Reply) and result.body == body
+
+
+async def test_connections_sharing_the_receive_buffer_keep_their_own_bytes(
+    arena_bot: ArenaTestBot,
+) -> None:
+    arena_bot.routes["/act"] = echo
+    clients = [client_for(arena_bot, timeout_ms=5000.0) for _ in range(4)]
+
+    async def calls(index: int, client: BotClient) -> list[bytes]:
+        bodies = []
+        for n in range(20):
+            result = await client.act({"client": index, "call": n, "pad": "x" * 3000 * index}, BANK)
+            assert isinstance(result, Reply), result
+            bodies.append(result.body)
+        return bodies
+
+    try:
+        answers = await asyncio.gather(*(calls(i, c) for i, c in enumerate(clients)))
+    finally:
+        for client in clients:
+            await client.aclose()
+    for index, bodies in enumerate(answers):
+        expected = [
+            b'{"client":%d,"call":%d,"pad":"%s"}' % (index, n, b"x" * 3000 * index)
+            for n in range(20)
+        ]
+        assert bodies == expected
