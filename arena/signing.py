@@ -15,6 +15,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+import os
 import secrets
 import time
 from collections.abc import Mapping, Sequence
@@ -94,8 +95,9 @@ def secret_key(secret: str) -> bytes:
 
 
 def new_message_id() -> str:
-    """A unique ``webhook-id`` for one request."""
-    return "msg_" + secrets.token_urlsafe(18)
+    """A unique ``webhook-id`` for one request: ``msg_`` + 24 URL-safe base64 characters (18
+    random bytes, as ``secrets.token_urlsafe(18)`` gives them, without its call layers)."""
+    return "msg_" + base64.urlsafe_b64encode(os.urandom(18)).decode("ascii")
 
 
 def _as_bytes(body: bytes | str) -> bytes:
@@ -108,17 +110,34 @@ def _digest(key: bytes, msg_id: str, timestamp: int, body: bytes) -> str:
 
 
 class Signer:
-    """Signs with one secret, and the ``also`` secrets of a rotation's grace period after it,
-    their keys decoded once (the arena signs every call to a bot)."""
+    """Signs with one secret, and the ``also`` secrets of a rotation's grace period after it.
 
-    __slots__ = ("_keys",)
+    The arena signs every call to a bot, so each key is decoded and keyed into an HMAC-SHA256
+    object once; a signature copies that prepared object (the key's two padded blocks are
+    already hashed) and feeds it the signed content, with no copy of the body.
+    """
+
+    __slots__ = ("_first", "_more")
 
     def __init__(self, secret: str, also: Sequence[str] = ()) -> None:
-        self._keys = tuple(secret_key(key) for key in (secret, *also))
+        keyed = [hmac.new(secret_key(key), digestmod=hashlib.sha256) for key in (secret, *also)]
+        self._first = keyed[0]
+        self._more = tuple(keyed[1:])
 
     def signature(self, msg_id: str, timestamp: int, body: bytes) -> str:
         """The ``webhook-signature`` value, as :func:`sign` gives it."""
-        return " ".join("v1," + _digest(key, msg_id, timestamp, body) for key in self._keys)
+        prefix = f"{msg_id}.{timestamp}.".encode()
+        value = "v1," + _prepared_digest(self._first, prefix, body)
+        for keyed in self._more:
+            value += " v1," + _prepared_digest(keyed, prefix, body)
+        return value
+
+
+def _prepared_digest(keyed: hmac.HMAC, prefix: bytes, body: bytes) -> str:
+    mac = keyed.copy()
+    mac.update(prefix)
+    mac.update(body)
+    return binascii.b2a_base64(mac.digest(), newline=False).decode("ascii")
 
 
 def signature(secret: str, msg_id: str, timestamp: int, body: bytes | str) -> str:

@@ -196,3 +196,26 @@ def test_signing_with_a_previous_secret_adds_a_second_signature() -> None:
     verify(new, headers, b"{}", now=NOW)
     with pytest.raises(BadSignature):
         verify(generate_secret(), headers, b"{}", now=NOW)
+
+
+def test_the_prepared_signer_gives_the_published_vector_every_time() -> None:
+    signer = signing.Signer(VECTOR_SECRET)
+    for _ in range(3):  # the prepared key is copied, never fed: each call starts clean
+        assert signer.signature(VECTOR_ID, VECTOR_TS, VECTOR_BODY) == VECTOR_SIGNATURE
+
+
+def test_the_prepared_signer_signs_with_previous_secrets_as_sign_does() -> None:
+    new, old, older = generate_secret(), generate_secret(), generate_secret()
+    signer = signing.Signer(new, [old, older])
+    body = b'{"apiversion":"1"}'
+    expected = sign(new, "msg_7", NOW, body, also=[old, older])["webhook-signature"]
+    assert signer.signature("msg_7", NOW, body) == expected
+    assert signer.signature("msg_8", NOW, body) != expected
+
+
+def test_message_ids_are_msg_and_24_url_safe_characters_and_unique() -> None:
+    ids = {signing.new_message_id() for _ in range(1000)}
+    assert len(ids) == 1000
+    for msg_id in ids:
+        assert msg_id.startswith("msg_") and len(msg_id) == 28
+        assert len(base64.urlsafe_b64decode(msg_id[4:])) == 18
