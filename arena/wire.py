@@ -252,6 +252,24 @@ def event_to_wire(event: ev.Event) -> Event:
     return HandStarted(event.hand, event.mano, event.deal, event.score)
 
 
+_EVENT_TUPLES: dict[int, tuple[tuple[ev.Event, ...], tuple[Event, ...]]] = {}
+_EVENT_TUPLES_MAX = 1024
+
+
+def events_to_wire(events: tuple[ev.Event, ...]) -> tuple[Event, ...]:
+    """A tuple of engine events as the wire carries them. The previous hand of an observation
+    is the same tuple object all through a hand (in 1v1), so the converted tuple is kept by
+    the identity of the engine's (the entry holds that tuple: its id cannot be reused)."""
+    entry = _EVENT_TUPLES.get(id(events))
+    if entry is not None and entry[0] is events:
+        return entry[1]
+    wire = tuple(map(event_to_wire, events))
+    if len(_EVENT_TUPLES) >= _EVENT_TUPLES_MAX:
+        _EVENT_TUPLES.clear()
+    _EVENT_TUPLES[id(events)] = (events, wire)
+    return wire
+
+
 def observation_to_wire(obs: engine_observe.Observation) -> Observation:
     """A seat's observation as its bot receives it."""
     return Observation(
@@ -272,8 +290,8 @@ def observation_to_wire(obs: engine_observe.Observation) -> Observation:
         truco=obs.truco,
         truco_pending=obs.truco_pending,
         envido=obs.envido,
-        events=tuple(map(event_to_wire, obs.events)),
-        previous_hand=tuple(map(event_to_wire, obs.previous_hand)),
+        events=events_to_wire(obs.events),
+        previous_hand=events_to_wire(obs.previous_hand),
         game_over=obs.game_over,
         winner=obs.winner,
     )

@@ -17,6 +17,7 @@ this hand's and the previous hand's events as that seat saw them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Final
 
@@ -113,14 +114,24 @@ def visible_events(events: Iterable[Event], viewer: Viewer) -> tuple[Visible, ..
     return tuple(visible(event, viewer) for event in events)
 
 
-def _hand_events(events: Iterable[Event], seat: int) -> tuple[Event, ...]:
-    """A hand's log as ``seat`` saw it (a hand's log holds no ``hand_started``: its deal)."""
+def _hand_events(events: tuple[Event, ...], seat: int, players: int) -> tuple[Event, ...]:
+    """A hand's log as ``seat`` saw it (a hand's log holds no ``hand_started``: its deal).
+
+    Only señas are seen differently, and there are none in 1v1 (R-9): there every seat sees
+    the log as it is."""
+    if players < 4:
+        return events
     viewer = Seat(seat)
     return tuple(
         visible_action(event, viewer) if isinstance(event, ActionTaken) else event
         for event in events
         if not isinstance(event, HandStarted)
     )
+
+
+# A seat's three cards recur in every observation of its hand: their envido points are
+# worked out once (a deal is a tuple of card names).
+_envido_points = functools.lru_cache(maxsize=4096)(envido_points)
 
 
 def observation(state: State, seat: int) -> Observation:
@@ -146,7 +157,7 @@ def observation(state: State, seat: int) -> Observation:
         to_act=state.to_act,
         score=state.score,
         cards=state.cards[seat],
-        envido_points=envido_points(own),
+        envido_points=_envido_points(own),
         has_flor=state.rules.flor and has_flor(own),
         round=state.round,
         rounds=tuple(rounds),
@@ -154,8 +165,8 @@ def observation(state: State, seat: int) -> Observation:
         truco=TRUCO_LEVELS[state.truco] or None,
         truco_pending=TRUCO_LEVELS[state.truco_pending] or None,
         envido=state.envido_chain,
-        events=_hand_events(state.log, seat),
-        previous_hand=_hand_events(state.previous, seat),
+        events=_hand_events(state.log, seat, state.players),
+        previous_hand=_hand_events(state.previous, seat, state.players),
         game_over=state.game_over,
         winner=state.winner,
     )

@@ -254,10 +254,11 @@ def _game_cut_short(state: State, events: list[Event]) -> None:
 
 def _play(state: State, seat: int, word: str, card: str | None, events: list[Event]) -> None:
     assert card is not None
-    state.cards = tuple(
-        tuple(c for c in cards if c != card) if s == seat else cards
-        for s, cards in enumerate(state.cards)
-    )
+    hands = list(state.cards)
+    own = hands[seat]
+    at = own.index(card)  # legal: the card is in the seat's hand, once
+    hands[seat] = own[:at] + own[at + 1 :]
+    state.cards = tuple(hands)
     trick = (*state.trick, (seat, card))
     players = state.players
     if len(trick) < players:

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from arena import protocol, wire
 from arena.openapi import REF
+from engine.events import ActionTaken
 from engine.observe import observation
 from engine.rules import Rules
 from tests.engine.strategies import random_game, rules_strategy
@@ -89,3 +90,16 @@ def test_the_converters_lose_nothing(rules: Rules, seed: int) -> None:
         assert msgspec.json.encode(sent) == msgspec.json.encode(engine_view)
         decoded = msgspec.json.decode(msgspec.json.encode(sent), type=wire.Observation)
         assert decoded == sent
+
+
+def test_a_converted_event_tuple_is_reused_only_for_that_very_tuple() -> None:
+    """``events_to_wire`` keeps conversions by the identity of the engine's tuple: the same
+    tuple gets the same wire tuple back; any other tuple, however made, its own conversion."""
+    played = (ActionTaken(0, "play", "7O"), ActionTaken(1, "play", "1E"))
+    first = wire.events_to_wire(played)
+    assert first == (wire.ActionTaken(0, "play", "7O"), wire.ActionTaken(1, "play", "1E"))
+    assert wire.events_to_wire(played) is first
+    for card in ("4C", "5C", "6C", "7C") * 300:  # short-lived tuples: their ids come round again
+        one = (ActionTaken(1, "play", card),)
+        assert wire.events_to_wire(one) == (wire.ActionTaken(1, "play", card),)
+    assert wire.events_to_wire(played) == first

@@ -103,3 +103,15 @@ def test_a_deal_is_never_shown_and_a_spectator_never_sees_a_sena() -> None:
     alone = ActionTaken(1, "truco", None, None, "tres", (3,))
     assert visible(alone, Partners(0)) == ActionTaken(1, "truco")
     assert visible(alone, Partners(1)) == alone
+
+
+@settings(max_examples=40, deadline=None)
+@given(rules=rules_strategy, seed=seeds)
+def test_an_observation_holds_the_hands_as_its_seat_sees_them(rules: Rules, seed: int) -> None:
+    """Whatever shortcut builds it (in 1v1, with no señas, the logs as they are), an
+    observation's events are exactly what the one observer shows that seat."""
+    for _, _, after, _ in random_game(rules, seed):
+        for seat in range(rules.players):
+            obs = observation(after, seat)
+            assert obs.events == visible_events(after.log, Seat(seat))
+            assert obs.previous_hand == visible_events(after.previous, Seat(seat))
