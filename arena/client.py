@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from types import TracebackType
-from typing import Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 from urllib.parse import quote, urlsplit
 
 import httpcore
@@ -79,10 +79,16 @@ class Reply(msgspec.Struct, frozen=True):
 
     def decode(self, type_: type[T]) -> T | Fault:
         """The body as ``type_`` (msgspec JSON), or a ``bad_body`` fault saying what is wrong."""
+        decoder = _DECODERS.get(type_)
+        if decoder is None:
+            decoder = _DECODERS[type_] = msgspec.json.Decoder(type_)
         try:
-            return msgspec.json.decode(self.body, type=type_)
+            return cast("T", decoder.decode(self.body))
         except msgspec.DecodeError as exc:  # ValidationError is a DecodeError
             return Fault("bad_body", _clip(str(exc)), self.latency_ms)
+
+
+_DECODERS: dict[type, msgspec.json.Decoder[Any]] = {}  # one decoder per answer type, kept
 
 
 Result = Reply | Fault
@@ -166,6 +172,7 @@ def _ms(start: float) -> float:
 _ENCODER = msgspec.json.Encoder()
 
 
+_ID, _STAMP, _SIGNATURE = signing.ID_HEADER, signing.TIMESTAMP_HEADER, signing.SIGNATURE_HEADER
 _TRANSPORT_ERRORS = (httpcore.NetworkError, httpcore.ProtocolError, httpcore.UnsupportedProtocol)
 _PATH_SAFE = "/%:@!$&'()*+,;=-._~"
 
@@ -204,7 +211,8 @@ class BotClient:
         self._pool: ConnectionPool | None = None
         self._closed = False
         self._fixed = b""  # the request headers that never change, ready to send
-        self._lines: dict[tuple[str, str], bytes] = {}  # request lines by (method, endpoint)
+        # by (method, endpoint): the request line and those headers
+        self._starts: dict[tuple[str, str], bytes] = {}
         self._max_raw = MAX_HEAD_BYTES + 2 * self.config.max_body
         self._deadline = Deadline()
 
@@ -359,23 +367,24 @@ class BotClient:
 
     def _request(self, method: str, endpoint: str, body: bytes | None) -> bytes:
         """The whole request, signed: request line, headers, body."""
-        line = self._lines.get((method, endpoint))
-        if line is None:
+        start = self._starts.get((method, endpoint))
+        if start is None:
             assert self._target is not None
             path = quote(self._target.url.path + endpoint, safe=_PATH_SAFE)
-            line = self._lines[(method, endpoint)] = f"{method} {path} HTTP/1.1\r\n".encode()
-        content = b"" if body is None else body
+            line = f"{method} {path} HTTP/1.1\r\n".encode()
+            start = self._starts[(method, endpoint)] = line + self._fixed
         msg_id = signing.new_message_id()
         stamp = int(time.time())
-        signature = self._signer.signature(msg_id, stamp, content)
+        if body is None:
+            signature = self._signer.signature(msg_id, stamp, b"")
+            signed = f"{_ID}: {msg_id}\r\n{_STAMP}: {stamp}\r\n{_SIGNATURE}: {signature}\r\n\r\n"
+            return start + signed.encode("ascii")
+        signature = self._signer.signature(msg_id, stamp, body)
         signed = (
-            f"{signing.ID_HEADER}: {msg_id}\r\n"
-            f"{signing.TIMESTAMP_HEADER}: {stamp}\r\n"
-            f"{signing.SIGNATURE_HEADER}: {signature}\r\n"
+            f"{_ID}: {msg_id}\r\n{_STAMP}: {stamp}\r\n{_SIGNATURE}: {signature}\r\n"
+            f"content-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n"
         )
-        if body is not None:
-            signed += f"content-type: application/json\r\ncontent-length: {len(body)}\r\n"
-        return b"".join((line, self._fixed, signed.encode("ascii"), b"\r\n", content))
+        return b"".join((start, signed.encode("ascii"), body))
 
     def _judge_head(self, answer: HttpAnswer, exact_200: bool, start: float) -> Fault | None:
         """A fault the status line and headers already show, or None to read the body."""
