@@ -8,9 +8,11 @@ client's trust store, which the guarded client does not allow).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime
 import ipaddress
+import random
 import socket
 import ssl
 import threading
@@ -28,6 +30,7 @@ from arena.client import BotClient, ClientConfig, Fault, TimeBank
 from arena.egress import EgressPolicy
 from arena.fault_detail import HOST_PLACEHOLDER, public_detail
 from arena.signing import generate_secret
+from arena.streams import AsyncioBackend
 
 pytestmark = pytest.mark.anyio
 LOCAL = EgressPolicy(allow_loopback=True)
@@ -183,3 +186,32 @@ def test_a_short_host_name_is_replaced_as_a_whole_name_only() -> None:
     assert public_detail(detail, "bot") == (
         "ConnectError: <bot host> refused the robot's call to <bot host>:8080 (<bot host>)"
     )
+
+
+async def test_a_tls_answer_arrives_whole_through_the_client_sockets(tmp_path: Path) -> None:
+    """Over TLS the client's buffered protocol is fed by asyncio's TLS layer: a large answer
+    (several receives into the kept buffer) comes back byte for byte."""
+    cert_path, key_path = _self_signed(tmp_path)
+    server_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_context.load_cert_chain(cert_path, key_path)
+    payload = random.Random(11).randbytes(200_000)  # no repeating stretch: a mix-up would show
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readexactly(5)
+        writer.write(payload)
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0, ssl=server_context)
+    port = server.sockets[0].getsockname()[1]
+    client_context = ssl.create_default_context(cafile=str(cert_path))
+    async with server:
+        stream = await AsyncioBackend().connect_tcp("127.0.0.1", port)
+        stream = await stream.start_tls(client_context, server_hostname=SECRET_HOST)
+        await stream.write(b"hello")
+        await asyncio.sleep(0.3)  # the whole answer comes in, several receives, before a read
+        received = b""
+        while chunk := await stream.read(64 * 1024):
+            received += chunk
+        await stream.aclose()
+    assert received == payload

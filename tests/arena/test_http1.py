@@ -4,6 +4,7 @@ real servers on 127.0.0.1 that answer in the odd ways HTTP allows, or does not."
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from collections.abc import Awaitable
 
@@ -222,7 +223,7 @@ def echo(request: SeenRequest, writer: asyncio.StreamWriter) -> Awaitable[bool]:
 async def test_an_answer_larger_than_the_receive_buffer_arrives_whole(
     arena_bot: ArenaTestBot,
 ) -> None:
-    body = bytes(range(256)) * 1200  # 300 KiB: several receives into the 64 KiB buffer
+    body = random.Random(7).randbytes(300_000)  # several receives into the 64 KiB buffer
     arena_bot.routes["/act"] = respond(body=body)
     client = BotClient(
         arena_bot.base,
