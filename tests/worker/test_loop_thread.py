@@ -7,11 +7,12 @@ import asyncio
 import json
 import threading
 import time
+from typing import Any
 
 import pytest
 import redis
 
-from services.worker import loop_thread
+from services.worker import live_sink, loop_thread
 from services.worker.live import LivePublisher, live_key
 from services.worker.live_sink import QueuedRedis
 from services.worker.loop_thread import LoopThread, process_loop
@@ -98,6 +99,59 @@ def test_queued_writes_keep_their_order_and_flush(redis_target: RedisTarget) -> 
         assert [int(x) for x in client.lrange(key, 0, -1)] == list(range(500))
         assert 0 < client.ttl(key) <= 60
         assert sink.written == 500
+    finally:
+        client.delete(key)
+
+
+class CountingRedis:
+    """A real client that counts the transactions sent through it."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.client = client
+        self.transactions = 0
+
+    def pipeline(self, transaction: bool = True) -> Any:
+        self.transactions += 1
+        return self.client.pipeline(transaction=transaction)
+
+
+def test_writes_trickling_in_are_gathered_into_few_transactions(
+    redis_target: RedisTarget,
+) -> None:
+    """One write every 2 ms for half a second (as hundreds of matches write): the writer
+    gathers them (:data:`live_sink.GATHER_S`) instead of waking and sending one by one."""
+    counting = CountingRedis(redis.Redis.from_url(redis_target.url))
+    sink = QueuedRedis(counting)  # type: ignore[arg-type]
+    key = redis_target.key(f"gather-{time.monotonic_ns()}")
+    try:
+        began = time.monotonic()
+        k = 0
+        while time.monotonic() - began < 0.5:
+            sink.pipeline().rpush(key, str(k)).expire(key, 60).execute()
+            k += 1
+            time.sleep(0.002)
+        assert sink.flush()
+        assert [int(x) for x in counting.client.lrange(key, 0, -1)] == list(range(k))
+        windows = (time.monotonic() - began) / live_sink.GATHER_S
+        assert k > 100 and counting.transactions <= windows + 2, (k, counting.transactions)
+    finally:
+        counting.client.delete(key)
+
+
+def test_a_flush_does_not_wait_for_the_gathering(
+    redis_target: RedisTarget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(live_sink, "GATHER_S", 30.0)
+    client = redis.Redis.from_url(redis_target.url)
+    sink = QueuedRedis(client)
+    key = redis_target.key(f"urgent-{time.monotonic_ns()}")
+    try:
+        sink.pipeline().rpush(key, "a").execute()
+        time.sleep(0.05)  # the writer is now gathering, for 30 s unless a flush comes
+        began = time.monotonic()
+        assert sink.flush(timeout=5.0)
+        assert time.monotonic() - began < 5.0
+        assert client.lrange(key, 0, -1) == [b"a"]
     finally:
         client.delete(key)
 
