@@ -195,6 +195,10 @@ def match_loop() -> LoopThread:
     return process_loop(BOT_CALLS)
 
 
+GC_THRESHOLDS = (50_000, 20, 20)
+"""The bot-calling process's garbage collector: a young collection every 50,000 net
+allocations instead of 700; the older generations as often relative to it as by default."""
+
 _admission: tuple[LoopThread, Admission] | None = None
 _admission_lock = threading.Lock()
 
@@ -213,6 +217,10 @@ def match_admission(loop: LoopThread) -> Admission:
             # The process has booted: what lives now (modules, Celery) lives for good. Frozen,
             # it is left out of every full garbage collection, which then pauses the loop less.
             gc.freeze()
+            # Hundreds of matches allocate fast and keep their replays alive to the end: at
+            # the default threshold (700 allocations) the collector ran a tenth of the
+            # process's CPU, walking the same live records again and again.
+            gc.set_threshold(*GC_THRESHOLDS)
             _admission = (loop, admission)
         return _admission[1]
 
