@@ -51,6 +51,7 @@ from arena.signing import generate_secret
 from bench.tinybot import TinyBots
 from engine import Rules
 from services.config import LOCAL_REDIS_URL, WORKER_NEEDS, load_settings
+from services.worker import command
 from services.worker.app import WorkerApp
 from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.names import MATCHES, PLAY_MATCH, RESULTS, STORE_RESULT
@@ -146,24 +147,9 @@ def proc_status_mib(pid: int, key: str) -> float:
 
 
 def worker_argv(name: str, concurrency: int) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "services.worker.celery_app",
-        "worker",
-        "-Q",
-        MATCHES,
-        "-n",
-        f"{name}@%h",
-        "--pool=threads",
-        f"--concurrency={concurrency}",
-        "--loglevel=WARNING",
-        "--without-mingle",
-        "--without-gossip",
-        "--without-heartbeat",
-    ]
+    return command.worker_argv(
+        sys.executable, MATCHES, f"{name}@%h", concurrency, loglevel="WARNING", heartbeat=False
+    )
 
 
 def wait_ready(

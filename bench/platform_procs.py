@@ -23,6 +23,7 @@ from pathlib import Path
 import httpx
 
 from services.embedded._process import die_with_parent
+from services.worker.command import worker_argv
 
 
 def orphan_proof() -> dict[str, object]:
@@ -110,24 +111,9 @@ class Procs:
     def celery_worker(
         self, name: str, queue: str, concurrency: int, env: Mapping[str, str]
     ) -> subprocess.Popen[bytes]:
-        argv = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "services.worker.celery_app",
-            "worker",
-            "-Q",
-            queue,
-            "-n",
-            f"{name}-{os.getpid()}@%h",
-            "--pool=threads",
-            f"--concurrency={concurrency}",
-            "--loglevel=INFO",
-            "--without-mingle",
-            "--without-gossip",
-            "--without-heartbeat",
-        ]
+        argv = worker_argv(
+            sys.executable, queue, f"{name}-{os.getpid()}@%h", concurrency, heartbeat=False
+        )
         process = self.start(name, argv, env)
         self.wait_for(name, " ready.")
         return process

@@ -53,12 +53,12 @@ from services.embedded import EmbeddedServerError, ServerPlan, local_servers
 from services.embedded._process import choose_port
 from services.house import HouseError, store_builtin_bots
 from services.local_children import Child, Children, LaunchError
+from services.worker import command
 
 LOOPBACK = "127.0.0.1"
 HOUSE_ACCOUNT = "house"
 HOUSE_BOTS = (("house-heuristic", "heuristic", 8101), ("house-random", "random", 8102))
 READY_TIMEOUT_S = 90.0
-CELERY_APP = "services.worker.celery_app"
 
 
 # --- environments: who gets which secret -------------------------------------------------------
@@ -128,25 +128,7 @@ MATCHES_AT_ONCE = 1000
 
 
 def worker_argv(queue: str, concurrency: int) -> list[str]:
-    # threads: a task waits (no CPU) while its match or its database work runs on the
-    # process's one event loop (services.worker.loop_thread); the match keeps its own deadline
-    return [
-        _python(),
-        "-m",
-        "celery",
-        "-A",
-        CELERY_APP,
-        "worker",
-        "-Q",
-        queue,
-        "-n",
-        f"{queue}-{os.getpid()}@%h",
-        "--pool=threads",
-        f"--concurrency={concurrency}",
-        "--loglevel=INFO",
-        "--without-mingle",
-        "--without-gossip",
-    ]
+    return command.worker_argv(_python(), queue, f"{queue}-{os.getpid()}@%h", concurrency)
 
 
 def beat_argv(data_dir: Path) -> list[str]:
@@ -155,7 +137,7 @@ def beat_argv(data_dir: Path) -> list[str]:
         "-m",
         "celery",
         "-A",
-        CELERY_APP,
+        command.CELERY_APP,
         "beat",
         "--schedule",
         str(data_dir / "celerybeat-schedule"),

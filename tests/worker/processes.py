@@ -18,6 +18,7 @@ import asyncpg
 import httpx
 
 from services.embedded._process import pid_alive
+from services.worker import command
 
 
 def free_port() -> int:
@@ -109,23 +110,7 @@ def api_process(env: Mapping[str, str], log: Path) -> Iterator[str]:
 
 
 def worker_argv(queues: str, name: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "services.worker.celery_app",
-        "worker",
-        "-Q",
-        queues,
-        "-n",
-        f"{name}@%h",
-        "--pool=threads",
-        "--concurrency=6",
-        "--loglevel=INFO",
-        "--without-mingle",
-        "--without-gossip",
-    ]
+    return command.worker_argv(sys.executable, queues, f"{name}@%h", 6)
 
 
 @contextlib.contextmanager
