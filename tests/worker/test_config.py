@@ -206,3 +206,35 @@ def test_the_sweeper_waits_for_four_time_banks_in_individual_2v2() -> None:
     team = tasks_sweep.stale_after_s(open_match("team"), settings)
     individual = tasks_sweep.stale_after_s(open_match("individual"), settings)
     assert individual - team == 2 * 2 * 30 + 2  # 2 more banks of 30 s a game, 2 handshakes
+
+
+def test_every_thread_of_a_worker_shares_one_result_backend(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Built per thread, each of a bot-calling worker's 1,000 threads paid a scan of every
+    installed package's entry points (3-4 ms of CPU) on its first task. One object, built once,
+    and no entry-point scan after it."""
+    import threading
+
+    from celery.utils import imports
+
+    from services.worker.app import WorkerApp
+
+    fresh = WorkerApp("truco-test-backend", settings=load_settings({}, needs=()))
+    first = fresh.backend
+    scans: list[str] = []
+    real = imports.entry_points
+
+    def counted(*args: object, **kwargs: object) -> object:
+        scans.append("scan")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(imports, "entry_points", counted)
+    seen: list[object] = []
+    threads = [threading.Thread(target=lambda: seen.append(fresh.backend)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(seen) == 8 and all(backend is first for backend in seen)
+    assert scans == []
