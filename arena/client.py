@@ -373,18 +373,14 @@ class BotClient:
             path = quote(self._target.url.path + endpoint, safe=_PATH_SAFE)
             line = f"{method} {path} HTTP/1.1\r\n".encode()
             start = self._starts[(method, endpoint)] = line + self._fixed
+        content = b"" if body is None else body
         msg_id = signing.new_message_id()
         stamp = int(time.time())
-        if body is None:
-            signature = self._signer.signature(msg_id, stamp, b"")
-            signed = f"{_ID}: {msg_id}\r\n{_STAMP}: {stamp}\r\n{_SIGNATURE}: {signature}\r\n\r\n"
-            return start + signed.encode("ascii")
-        signature = self._signer.signature(msg_id, stamp, body)
-        signed = (
-            f"{_ID}: {msg_id}\r\n{_STAMP}: {stamp}\r\n{_SIGNATURE}: {signature}\r\n"
-            f"content-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n"
-        )
-        return b"".join((start, signed.encode("ascii"), body))
+        signature = self._signer.signature(msg_id, stamp, content)
+        signed = f"{_ID}: {msg_id}\r\n{_STAMP}: {stamp}\r\n{_SIGNATURE}: {signature}\r\n"
+        if body is not None:
+            signed += f"content-type: application/json\r\ncontent-length: {len(body)}\r\n"
+        return b"".join((start, signed.encode("ascii"), b"\r\n", content))
 
     def _judge_head(self, answer: HttpAnswer, exact_200: bool, start: float) -> Fault | None:
         """A fault the status line and headers already show, or None to read the body."""

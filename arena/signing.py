@@ -104,9 +104,17 @@ def _as_bytes(body: bytes | str) -> bytes:
     return body.encode("utf-8") if isinstance(body, str) else body
 
 
-def _digest(key: bytes, msg_id: str, timestamp: int, body: bytes) -> str:
-    signed = f"{msg_id}.{timestamp}.".encode() + body
-    return base64.b64encode(hmac.digest(key, signed, hashlib.sha256)).decode("ascii")
+def _keyed(secret: str) -> hmac.HMAC:
+    """An HMAC-SHA256 object keyed with ``secret``, nothing fed yet."""
+    return hmac.new(secret_key(secret), digestmod=hashlib.sha256)
+
+
+def _digest(keyed: hmac.HMAC, msg_id: str, timestamp: int, body: bytes) -> str:
+    """The base64 HMAC of ``msg_id.timestamp.body``, from a copy of ``keyed`` (left unfed)."""
+    mac = keyed.copy()
+    mac.update(f"{msg_id}.{timestamp}.".encode())
+    mac.update(body)
+    return binascii.b2a_base64(mac.digest(), newline=False).decode("ascii")
 
 
 class Signer:
@@ -117,32 +125,19 @@ class Signer:
     already hashed) and feeds it the signed content, with no copy of the body.
     """
 
-    __slots__ = ("_first", "_more")
+    __slots__ = ("_keys",)
 
     def __init__(self, secret: str, also: Sequence[str] = ()) -> None:
-        keyed = [hmac.new(secret_key(key), digestmod=hashlib.sha256) for key in (secret, *also)]
-        self._first = keyed[0]
-        self._more = tuple(keyed[1:])
+        self._keys = tuple(_keyed(key) for key in (secret, *also))
 
     def signature(self, msg_id: str, timestamp: int, body: bytes) -> str:
         """The ``webhook-signature`` value, as :func:`sign` gives it."""
-        prefix = f"{msg_id}.{timestamp}.".encode()
-        value = "v1," + _prepared_digest(self._first, prefix, body)
-        for keyed in self._more:
-            value += " v1," + _prepared_digest(keyed, prefix, body)
-        return value
-
-
-def _prepared_digest(keyed: hmac.HMAC, prefix: bytes, body: bytes) -> str:
-    mac = keyed.copy()
-    mac.update(prefix)
-    mac.update(body)
-    return binascii.b2a_base64(mac.digest(), newline=False).decode("ascii")
+        return " ".join("v1," + _digest(keyed, msg_id, timestamp, body) for keyed in self._keys)
 
 
 def signature(secret: str, msg_id: str, timestamp: int, body: bytes | str) -> str:
     """The ``webhook-signature`` value: ``v1,<base64>``."""
-    return "v1," + _digest(secret_key(secret), msg_id, timestamp, _as_bytes(body))
+    return "v1," + _digest(_keyed(secret), msg_id, timestamp, _as_bytes(body))
 
 
 def sign(
@@ -195,7 +190,7 @@ def verify(
         raise StaleTimestamp(f"request is too old ({int(current - timestamp)} s > {tolerance} s)")
     if timestamp > current + tolerance:
         raise StaleTimestamp(f"request timestamp is {int(timestamp - current)} s in the future")
-    expected = _digest(secret_key(secret), msg_id, timestamp, _as_bytes(body)).encode("ascii")
+    expected = _digest(_keyed(secret), msg_id, timestamp, _as_bytes(body)).encode("ascii")
     found = False
     for entry in signatures.split():
         version, _, value = entry.partition(",")
