@@ -35,9 +35,6 @@ class LoopThread:
     def __init__(self, name: str) -> None:
         self.pid = os.getpid()
         self.loop = asyncio.new_event_loop()
-        self.lag_ms = 0.0
-        """How late the loop ran a timer lately (:data:`LAG_EVERY_S` apart): how long any
-        coroutine on it waits for its turn. Near zero while the loop keeps up."""
         self._lag_watchers: list[Callable[[float], None]] = []
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._thread.start()
@@ -49,9 +46,8 @@ class LoopThread:
 
     def _tick(self, due: float) -> None:
         now = self.loop.time()
+        # how late the loop ran this timer: how long any coroutine on it waited for its turn
         late = max(0.0, (now - due) * 1000.0)
-        # a late tick counts at once; an on-time one lowers the figure gradually
-        self.lag_ms = late if late > self.lag_ms else 0.8 * self.lag_ms + 0.2 * late
         self.loop.call_at(now + LAG_EVERY_S, self._tick, now + LAG_EVERY_S)
         for watch in self._lag_watchers:
             watch(late)
