@@ -48,6 +48,7 @@ import redis
 from arena.match import MatchSettings
 from arena.replay import Decision, Replay, StartFault
 from arena.signing import generate_secret
+from bench.platform_procs import own_cpu_s
 from bench.tinybot import TinyBots
 from engine import Rules
 from services.config import LOCAL_REDIS_URL, WORKER_NEEDS, load_settings
@@ -134,11 +135,6 @@ def messages(count: int, base_url: str, points: int) -> list[MatchMessage]:
     ]
 
 
-def proc_cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def proc_status_mib(pid: int, key: str) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith(key + ":"):
@@ -205,7 +201,7 @@ def run(
         )
         try:
             wait_ready(client, prefix, worker, log)
-            cpu0, bot_cpu0 = proc_cpu_s(worker.pid), bots.cpu()
+            cpu0, bot_cpu0 = own_cpu_s(worker.pid), bots.cpu()
             reader = threading.Thread(
                 target=read_results, args=(client, f"{prefix}{RESULTS}", seen, count, stop)
             )
@@ -223,7 +219,7 @@ def run(
             reader.join(timeout=1800)
             stop.set()
             wall = time.monotonic() - began
-            cpu, bot_cpu, lag = proc_cpu_s(worker.pid) - cpu0, bots.cpu(), bots.lag()
+            cpu, bot_cpu, lag = own_cpu_s(worker.pid) - cpu0, bots.cpu(), bots.lag()
             rss = proc_status_mib(worker.pid, "VmHWM")
             threads = int(proc_status_mib(worker.pid, "Threads") * 1024)
         finally:

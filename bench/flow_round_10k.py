@@ -70,6 +70,8 @@ def _sizes() -> list[int]:
 
 
 def _server_url() -> str:
+    # as bench/database.py; kept here because the baseline run executes this file with another
+    # checkout first on the path, whose bench package may lack that module
     url = os.environ.get("DATABASE_URL", "").strip()
     return url or "postgresql://postgres@127.0.0.1:5432/postgres"
 

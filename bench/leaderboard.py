@@ -17,16 +17,16 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-import os
 import secrets
 import statistics
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import asyncpg
 
+from bench.database import server_url, with_database
 from services.db import ratings as db_ratings
 from services.db.accounts import Executor
 from services.db.migrate import migrate_url
@@ -42,16 +42,6 @@ BEFORE = (
     "WHERE r.mode = $1 AND r.matches > 0 AND b.status <> 'deleted' "
     "ORDER BY r.rating DESC, r.bot_id OFFSET $2 LIMIT $3"
 )
-
-
-def _server_url() -> str:
-    url = os.environ.get("DATABASE_URL", "").strip()
-    return url or "postgresql://postgres@127.0.0.1:5432/postgres"
-
-
-def _with_database(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(path="/" + name))
 
 
 async def _fill(pool: asyncpg.Pool) -> None:
@@ -122,7 +112,7 @@ async def _measure(pool: asyncpg.Pool) -> dict[str, float]:
 
 
 async def run() -> dict[str, Any]:
-    server = _server_url()
+    server = server_url()
     name = f"bench_leaderboard_{secrets.token_hex(4)}"
     try:
         admin = await asyncpg.connect(server, timeout=5)
@@ -131,7 +121,7 @@ async def run() -> dict[str, Any]:
         return {"skipped": "no PostgreSQL"}
     try:
         await admin.execute(f'CREATE DATABASE "{name}"')
-        url = _with_database(server, name)
+        url = with_database(server, name)
         try:
             await migrate_url(url)
             pool = await create_pool(url, min_size=1, max_size=2)

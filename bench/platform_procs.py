@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,20 +21,13 @@ from pathlib import Path
 
 import httpx
 
-from services.embedded._process import die_with_parent
+from services.embedded._process import choose_port, die_with_parent
 from services.worker.command import worker_argv
 
 
 def orphan_proof() -> dict[str, object]:
     """``Popen`` keyword arguments: its own session, killed with the bench."""
     return {"start_new_session": True, "preexec_fn": die_with_parent(signal.SIGKILL)}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _stat(pid: int) -> list[str] | None:
@@ -121,7 +113,7 @@ class Procs:
     def api(self, env: Mapping[str, str]) -> str:
         """The API (``services.app:app_from_env`` under uvicorn, no access log): its base URL
         once ``/health`` answers 200 (start a worker first)."""
-        port = free_port()
+        port = choose_port(())
         argv = [sys.executable, "-m", "uvicorn", "--factory", "services.app:app_from_env"]
         argv += ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
         self.start("api", argv, {**env, "PORT": str(port)})

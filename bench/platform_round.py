@@ -48,12 +48,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import httpx
 import redis
 
+from bench.concurrency import percentile
+from bench.database import server_url, with_database
 from bench.platform_procs import Procs, cpu_s, orphan_proof
 from bench.tinybot import TinyBots
 from services.config import LOCAL_REDIS_URL
@@ -100,15 +101,6 @@ class Cpu:
 
     sides: dict[str, float] = field(default_factory=dict)
     backends: dict[int, float] = field(default_factory=dict)
-
-
-def server_url() -> str:
-    url = os.environ.get("DATABASE_URL", "").strip()
-    return url or "postgresql://postgres@127.0.0.1:5432/postgres"
-
-
-def with_database(url: str, name: str) -> str:
-    return urlunsplit(urlsplit(url)._replace(path="/" + name))
 
 
 def platform_env(
@@ -280,11 +272,6 @@ def store_task_ms(procs: Procs, plan: Plan) -> list[float]:
         for k in range(plan.trusted_workers)
         for match in STORED.finditer(procs.log(f"trusted{k}"))
     ]
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else 0.0
 
 
 async def measure(
