@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 run: install
-	$(BIN)/python -m services.local
+	$(BIN)/python -m services.launch.local
 
 # one more worker or beat by hand (set REDIS_URL; the results worker also needs DATABASE_URL;
 # beat only sends messages)

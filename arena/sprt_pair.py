@@ -1,6 +1,6 @@
 """One pair of an SPRT (docs/sprt.md): a match of two games with the seats swapped, scored as
 the games bot A (entrant 0) won. The local ``truco sprt`` and the platform's tests
-(``services.flow_sprt``) score pairs with this one function."""
+(``services.flow.sprt``) score pairs with this one function."""
 
 from __future__ import annotations
 

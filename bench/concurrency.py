@@ -51,7 +51,7 @@ from arena.signing import generate_secret
 from bench.platform_procs import own_cpu_s
 from bench.tinybot import TinyBots
 from engine import Rules
-from services.config import LOCAL_REDIS_URL, WORKER_NEEDS, load_settings
+from services.base.config import LOCAL_REDIS_URL, WORKER_NEEDS, load_settings
 from services.worker import command
 from services.worker.app import WorkerApp
 from services.worker.messages import EntrantMessage, MatchMessage

@@ -52,11 +52,11 @@ from arena.replay import EntrantRecord, Replay
 from arena.sdk import strategy_decider
 from engine.rules import Rules
 from services import flow
-from services.config import Secret
+from services.base.config import Secret
+from services.base.secretbox import SecretBox
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool
-from services.names import name_key
-from services.secretbox import SecretBox
+from services.domain.names import name_key
 
 SIZES = (1_000, 2_000, 10_000)
 BASELINE_MAX = 1_000  # the tree before migration 0012 records a round in n^2: 10,000 is hours

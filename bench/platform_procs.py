@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 
-from services.embedded._process import choose_port, die_with_parent
+from services.launch.embedded._process import choose_port, die_with_parent
 from services.worker.command import worker_argv
 
 
@@ -111,10 +111,10 @@ class Procs:
         return process
 
     def api(self, env: Mapping[str, str]) -> str:
-        """The API (``services.app:app_from_env`` under uvicorn, no access log): its base URL
+        """The API (``services.launch.app:app_from_env`` under uvicorn, no access log): its base URL
         once ``/health`` answers 200 (start a worker first)."""
         port = choose_port(())
-        argv = [sys.executable, "-m", "uvicorn", "--factory", "services.app:app_from_env"]
+        argv = [sys.executable, "-m", "uvicorn", "--factory", "services.launch.app:app_from_env"]
         argv += ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
         self.start("api", argv, {**env, "PORT": str(port)})
         url = f"http://127.0.0.1:{port}"

@@ -57,9 +57,9 @@ from bench.concurrency import percentile
 from bench.database import server_url, with_database
 from bench.platform_procs import Procs, cpu_s, orphan_proof
 from bench.tinybot import TinyBots
-from services.config import LOCAL_REDIS_URL
+from services.base.config import LOCAL_REDIS_URL
 from services.db.migrate import migrate_url
-from services.embedded._process import pid_alive
+from services.launch.embedded._process import pid_alive
 
 ROOT = Path(__file__).resolve().parents[1]
 PAIRED = re.compile(r"tournament (\d+) round (\d+) paired: (\d+) matches in ([0-9.]+) s")

@@ -1,4 +1,4 @@
-"""Time the rating fit (services/rating_fit.py) at 1,000 bots / 100,000 rated games and at
+"""Time the rating fit (services/domain/rating_fit.py) at 1,000 bots / 100,000 rated games and at
 10,000 bots / 1,000,000 (issue 15's target: under a minute on the platform's machine).
 
 The games are simulated: true strengths from N(1500, 200 Elo), random 1v1 pairs, each game won
@@ -20,8 +20,8 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from services.rating_fit import GameTable, fit_ratings
-from services.ratings import BotId
+from services.domain.rating_fit import GameTable, fit_ratings
+from services.domain.ratings import BotId
 
 SIZES = ((1_000, 100_000), (10_000, 1_000_000))
 TARGET_S = 60.0

@@ -27,10 +27,11 @@ import asyncpg
 import pytest
 import redis
 
+from services.base.data_dir import default_data_dir
 from services.db.migrate import migrate_url
-from services.embedded import EmbeddedPostgres, EmbeddedRedis, default_data_dir
-from services.embedded._process import pid_alive
-from services.embedded.redis import ping
+from services.launch.embedded import EmbeddedPostgres, EmbeddedRedis
+from services.launch.embedded._process import pid_alive
+from services.launch.embedded.redis import ping
 
 LOOPBACK_HOSTS = {"127.0.0.1", "::1", "localhost"}
 LOCAL_POSTGRES = "postgresql://postgres@127.0.0.1:5432/postgres"

@@ -18,39 +18,19 @@ ROOT = Path(__file__).resolve().parents[1]
 # each may import only those before it
 PACKAGES = ("engine", "arena", "truco_env", "services", "truco_cli")
 
-# services: module or package -> room (the longest match wins; ``services`` itself is only
-# the package's ``__init__``)
+# services: each folder is a room (docs/architecture.md); a module's room is the folder it is in,
+# one line per folder. ``services`` itself is only the package's ``__init__``; a module loose
+# in ``services/`` has no room, and a test fails on it.
 ROOMS = {
-    "services": "base",
-    "services.config": "base",
-    "services.log_levels": "base",
-    "services.embedded": "base",
-    "services.secretbox": "base",
-    "services.limits": "base",
-    "services.tournaments": "pure",
-    "services.ratings": "pure",
-    "services.rating_fit": "pure",
-    "services.names": "pure",
-    "services.domain": "pure",
-    "services.seeds": "pure",
-    "services.db": "db",
-    "services.flow": "flow",
-    "services.flow_pairing": "flow",
-    "services.flow_individual": "flow",
-    "services.flow_export": "flow",
-    "services.challenge_quota": "flow",
-    "services.flow_sprt": "flow",
-    "services.flow_sprt_pairs": "flow",
-    "services.sprt_quota": "flow",
-    "services.quota_check": "flow",
-    "services.sprt_runs": "pure",
-    "services.worker": "worker",
-    "services.api": "api",
-    "services.web": "web",
-    "services.app": "app",
-    "services.local": "app",
-    "services.local_children": "app",
-    "services.house": "app",
+    "base": "base",  # settings and plumbing
+    "domain": "pure",  # the platform's domain words, ratings, names, seeds
+    "tournaments": "pure",  # formats, pairing, standings
+    "db": "db",
+    "flow": "flow",
+    "worker": "worker",
+    "api": "api",
+    "web": "web",
+    "launch": "app",  # make run, the ASGI app, the house bots, embedded servers
 }
 _BELOW = {
     "pure": set[str](),
@@ -164,8 +144,11 @@ def cycles(graph: Graph) -> list[list[str]]:
 
 
 def room(module: str) -> str | None:
-    prefixes = [p for p in ROOMS if module == p or (module.startswith(p + ".") and p != "services")]
-    return ROOMS[max(prefixes, key=len)] if prefixes else None
+    """The room of a ``services`` module: its folder's, ``base`` for the package itself."""
+    parts = module.split(".")
+    if parts[0] != "services":
+        return None
+    return "base" if len(parts) == 1 else ROOMS.get(parts[1])
 
 
 def upward_imports(graph: Graph, paths: Mapping[str, Path], root: Path = ROOT) -> list[str]:

@@ -4,14 +4,14 @@ In order, each stopping at the first discrepancy with a :class:`Discrepancy` nam
 
 1. **commitment**: SHA-256 of the revealed master seed is the published commitment;
 2. **match seeds**: every match seed is the HMAC-SHA256 derivation of the master seed and the
-   match's place (:mod:`services.seeds`), and every replay was played with its match's seed;
+   match's place (:mod:`services.domain.seeds`), and every replay was played with its match's seed;
 3. **replays**: every replay re-simulates through the engine (:func:`arena.verify.verify_replay`);
 4. **results**: every stored result is the one its replay gives
    (:func:`services.flow.result_document`), byes and matches decided without play agree with
    themselves;
 5. **standings**: the platform's standings are what the format ranks from these results
    (:func:`services.flow.standings`, the same function the API calls);
-6. **Elo**: every rating change is the Elo rule of :mod:`services.ratings` applied to the
+6. **Elo**: every rating change is the Elo rule of :mod:`services.domain.ratings` applied to the
    ratings before it, rated matches (and only they) moved ratings, and a bot's consecutive
    rated matches inside the event chain (one's rating after is the next one's before).
 
@@ -34,10 +34,10 @@ from arena.verify import verify_replay
 from engine.errors import EngineError, RulesError
 from engine.events import HandEnded
 from engine.rules import Rules
-from services import flow, seeds
+from services import flow
 from services.db.matches import StoredMatch
-from services.domain import side_result
-from services.ratings import k_factor, match_delta, rating_pool
+from services.domain import seeds, side_result
+from services.domain.ratings import k_factor, match_delta, rating_pool
 from services.tournaments.event import SeededEntrant
 from services.tournaments.export import ExportMatch, TournamentExport
 
@@ -366,7 +366,7 @@ def check_elo(doc: TournamentExport, out: Verification) -> None:
                 changes += 1
     _check_chains(history)
     out.ok(
-        f"Elo: {changes} rating changes recomputed with the Elo rule (services/ratings.py); "
+        f"Elo: {changes} rating changes recomputed with the Elo rule (services/domain/ratings.py); "
         "unrated matches changed nothing"
     )
 

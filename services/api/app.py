@@ -1,6 +1,6 @@
 """The REST API as a Litestar application: ``create_api(settings)``.
 
-The platform's app (API and web pages) is :func:`services.app.create_app`, which adds the pages
+The platform's app (API and web pages) is :func:`services.launch.app.create_app`, which adds the pages
 through ``pages``; this package never imports :mod:`services.web` (the pages sit above it).
 """
 
@@ -41,9 +41,9 @@ from services.api.slow_clients import body_deadline
 from services.api.sprt_tests import SprtController
 from services.api.tournament_export import TournamentExportController
 from services.api.tournaments import TournamentController
-from services.config import RateLimits, Settings
+from services.base.config import RateLimits, Settings
+from services.base.secretbox import SecretBox
 from services.db.pool import create_pool
-from services.secretbox import SecretBox
 
 MAX_BODY_BYTES = 64 * 1024
 API_VERSION = "1.0.0"
@@ -60,7 +60,7 @@ def create_api(
     error_pages: Callable[[ExceptionHandlersMap], ExceptionHandlersMap] | None = None,
     render_plugins: Sequence[OpenAPIRenderPlugin] = (),
 ) -> Litestar:
-    """The API. The platform's app (:func:`services.app.create_app`) adds the web pages'
+    """The API. The platform's app (:func:`services.launch.app.create_app`) adds the web pages'
     handlers as ``pages`` and wraps the exception handlers with ``error_pages`` (HTML off the
     API's paths); ``render_plugins`` serve more forms of the OpenAPI document under ``/schema``
     besides ``/schema/openapi.json`` (the pages' API reference). Without ``pool`` the app opens

@@ -37,7 +37,7 @@ from services.db.accounts import Account, DuplicateName
 from services.db.bots import Bot
 from services.db.rating_fits import StoredInterval
 from services.domain import BotStatus, ChallengePolicy
-from services.names import refused_characters
+from services.domain.names import refused_characters
 
 HANDSHAKE_TIMEOUT_MS = 5000.0
 

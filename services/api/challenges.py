@@ -10,7 +10,7 @@ from litestar.params import JSONBody
 
 from arena.deals import MEMORY_RISK
 from engine.errors import RulesError
-from services import flow, seeds
+from services import flow
 from services.api.auth import SECURITY, current_account
 from services.api.deps import dispatch, services
 from services.api.head_to_head import caller_may_pit
@@ -18,9 +18,10 @@ from services.api.match_schemas import ChallengeCreate, ChallengeCreated
 from services.api.problems import ProblemError, problem_responses
 from services.api.tournaments import flow_problem, mirrored_problem, too_long_problem
 from services.api.views import rules_problem
-from services.challenge_quota import RETRY_AFTER_S, QuotaExceeded, challenge_quota
 from services.db import matches as db_matches
 from services.db.accounts import Account
+from services.domain import seeds
+from services.flow.challenge_quota import RETRY_AFTER_S, QuotaExceeded, challenge_quota
 
 
 class ChallengeController(Controller):

@@ -13,8 +13,8 @@ from litestar.datastructures import State
 
 from arena.client import BotClient
 from arena.egress import EgressPolicy
-from services.config import Settings
-from services.secretbox import SecretBox
+from services.base.config import Settings
+from services.base.secretbox import SecretBox
 
 BotClientFactory = Callable[[str, str, EgressPolicy], BotClient]
 """``(base_url, signing_secret, policy) -> BotClient`` used for the registration handshake."""

@@ -13,7 +13,7 @@ from services.api.match_schemas import Leaderboard, LeaderboardEntry
 from services.api.problems import problem_responses
 from services.db import ratings as db_ratings
 from services.domain import RatingPool
-from services.ratings import PROVISIONAL_UNTIL
+from services.domain.ratings import PROVISIONAL_UNTIL
 
 
 class LeaderboardController(Controller):

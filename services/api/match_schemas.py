@@ -17,7 +17,7 @@ from services.api.tournament_schemas import (
     SeedCommitment,
 )
 from services.domain import MatchStatus, Mode, RatingPool
-from services.seeds import SeedScheme
+from services.domain.seeds import SeedScheme
 from services.tournaments.knockout import DecidedBy
 
 BotRef = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]

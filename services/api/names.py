@@ -1,9 +1,9 @@
-"""A 422 naming the field for a name with characters a name may not have (services/names.py)."""
+"""A 422 naming the field for a name with characters a name may not have (services/domain/names.py)."""
 
 from __future__ import annotations
 
 from services.api.problems import FieldError, ProblemError
-from services.names import name_problem
+from services.domain.names import name_problem
 
 
 def check_name(name: str | None, field: str = "body.name") -> None:

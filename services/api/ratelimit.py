@@ -13,7 +13,7 @@ what a trusted proxy forwarded (:mod:`services.api.client_address`).
 Counters live in Redis when the app has a ``REDIS_URL`` (shared by every API process), else
 in this process's memory (tests, or Redis not answering: the limiter falls back and logs it).
 
-The budgets are :class:`services.config.RateLimits` (``TRUCO_*_PER_MINUTE``, docs/settings.md).
+The budgets are :class:`services.base.config.RateLimits` (``TRUCO_*_PER_MINUTE``, docs/settings.md).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from services.api.auth import request_account
 from services.api.client_address import AddressOf, client_address_reader
 from services.api.hooks import Hook
 from services.api.problems import problem_response
-from services.config import RateLimits
+from services.base.config import RateLimits
 from services.db.accounts import Account
 
 logger = logging.getLogger("services.api.ratelimit")

@@ -42,7 +42,7 @@ HEAD_TIMEOUT_S = 10.0
 MAX_HEAD_BYTES = 16 * 1024
 KEEP_ALIVE_S = 5
 MAX_CONNECTIONS = 512
-APP = "services.app:app_from_env"
+APP = "services.launch.app:app_from_env"
 
 logger = logging.getLogger("services.api")
 

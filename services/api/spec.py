@@ -15,7 +15,7 @@ import msgspec
 from arena.openapi import REF, bot_protocol_openapi, render
 from arena.replay import Replay
 from services.api.app import create_api
-from services.config import Secret, SecretSettings, Settings
+from services.base.config import Secret, SecretSettings, Settings
 
 # create_api needs a secret key to build; the document does not depend on it
 _SPEC_SETTINGS = Settings(secrets=SecretSettings(key=Secret("spec-only-" + "x" * 32)))

@@ -9,8 +9,8 @@ import msgspec
 
 from arena.deals import Deals
 from services.api.match_schemas import BotRef
-from services.sprt_quota import MAX_CONCURRENCY
-from services.sprt_runs import Outcome, SprtStatus
+from services.domain.sprt_runs import Outcome, SprtStatus
+from services.flow.sprt_quota import MAX_CONCURRENCY
 
 MAX_TEST_GAMES = 20_000
 """The most games a test may ask for (the local ``truco sprt`` default)."""

@@ -16,7 +16,7 @@ from arena.deals import MEMORY_RISK
 from arena.sprt import elo_estimate
 from arena.sprt_pair import GAMES_PER_PAIR
 from engine.errors import RulesError
-from services import flow, flow_sprt, sprt_runs
+from services import flow
 from services.api.auth import SECURITY, current_account
 from services.api.deps import dispatch, services
 from services.api.head_to_head import caller_may_pit
@@ -24,11 +24,13 @@ from services.api.problems import FieldError, ProblemError, problem_responses
 from services.api.sprt_schemas import SprtCreate, SprtCreated, SprtPairs, SprtRead
 from services.api.tournaments import flow_problem, mirrored_problem
 from services.api.views import rules_problem
-from services.config import SprtQuota
+from services.base.config import SprtQuota
 from services.db import sprt_tests as db_sprt
 from services.db.accounts import Account
 from services.db.sprt_tests import StoredSprt
-from services.sprt_quota import RETRY_AFTER_S, SprtQuotaExceeded, sprt_quota
+from services.domain import sprt_runs
+from services.flow import sprt as flow_sprt
+from services.flow.sprt_quota import RETRY_AFTER_S, SprtQuotaExceeded, sprt_quota
 
 SprtId = Annotated[int, Parameter(ge=1, le=2**63 - 1, description="the test's id")]
 

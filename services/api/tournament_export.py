@@ -1,6 +1,6 @@
 """A tournament's whole record for anyone to check: the export document and the TRF file.
 
-The export is streamed (:mod:`services.flow_export`): the event is read once, then replays go
+The export is streamed (:mod:`services.flow.export`): the event is read once, then replays go
 out a batch at a time, gzip-compressed when the client accepts it (replays shrink about ten
 times). There is no size cap: memory stays bounded by the batch, no database connection waits
 on a slow reader, and every request counts against the rate limits like any other.
@@ -18,9 +18,10 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.response import Stream
 
-from services import flow, flow_export
+from services import flow
 from services.api.problems import ProblemError, problem_responses
 from services.api.tournaments import TournamentId, flow_problem
+from services.flow import export as flow_export
 from services.tournaments.export import TournamentExport
 
 GZIP_LEVEL = 6

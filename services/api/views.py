@@ -9,8 +9,7 @@ import msgspec
 
 from arena.replay import Cause
 from engine.errors import RulesError
-from services import flow, seeds
-from services import flow_pairing as fp
+from services import flow
 from services.api.match_schemas import GameRead, MatchCause, MatchRead
 from services.api.problems import FieldError, ProblemError
 from services.api.tournament_schemas import (
@@ -26,6 +25,8 @@ from services.api.tournament_schemas import (
 )
 from services.db.matches import StoredMatch
 from services.db.tournaments import RoundRow, Tournament
+from services.domain import seeds
+from services.flow import pairing as fp
 from services.tournaments.bracket_format import depths
 from services.tournaments.brackets import BYE, resolve
 from services.tournaments.event import SeededEntrant, StandingRow, seed_maps

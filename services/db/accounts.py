@@ -8,7 +8,7 @@ from datetime import datetime
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from services.names import name_key
+from services.domain.names import name_key
 
 Executor = asyncpg.Pool | asyncpg.Connection | PoolConnectionProxy
 """What repository functions accept: a pool, a connection or a pooled connection."""
@@ -36,7 +36,7 @@ NAME_CONSTRAINTS = frozenset({"accounts_name_unique", "accounts_name_key_unique"
 
 async def create_account(conn: Executor, name: str, api_key_hash: bytes) -> Account:
     """Insert an account; raise :class:`DuplicateName` if the name is taken (ignoring case, or
-    confusable with a taken one: :func:`services.names.name_key`)."""
+    confusable with a taken one: :func:`services.domain.names.name_key`)."""
     try:
         row = await conn.fetchrow(
             "INSERT INTO accounts (name, name_key, api_key_hash) VALUES ($1, $2, $3) "

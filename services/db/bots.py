@@ -10,7 +10,7 @@ import asyncpg
 
 from services.db.accounts import Connection, DuplicateName, Executor
 from services.domain import RATING_POOLS, BotStatus, ChallengePolicy
-from services.names import name_key
+from services.domain.names import name_key
 
 DEFAULT_RATING = 1500.0
 _COLUMNS = "id, owner_id, name, url, status, created_at, updated_at, deleted_at, open, challenges"

@@ -1,6 +1,6 @@
 """Open challenges (unfinished matches outside tournaments), counted under locks for quotas.
 
-A challenge is a match without a tournament and outside SPRT tests (``services.flow_sprt``);
+A challenge is a match without a tournament and outside SPRT tests (``services.flow.sprt``);
 its challenger's bot is on side 0 and the challenged bot on side 1
 (``services.flow.create_challenge``). It is open while pending, queued or running.
 """

@@ -29,7 +29,7 @@ from services.domain import (
     Mode,
     Partnership,
 )
-from services.seeds import LEGACY, SeedScheme
+from services.domain.seeds import LEGACY, SeedScheme
 
 _COLUMNS = (
     "m.id, m.tournament_id, m.round_id, r.number AS round_number, m.bracket, m.bracket_match, "
@@ -79,7 +79,9 @@ class StoredMatch:
     result: dict[str, Any] | None
     partnership: Partnership = TEAM  # how a 2v2 side is filled (migration 0005)
     seats: tuple[int, ...] = ()  # every bot by slot (empty: bot0, bot1)
-    seed_scheme: SeedScheme = LEGACY  # how the seed was made (services.seeds; migration 0008)
+    seed_scheme: SeedScheme = (
+        LEGACY  # how the seed was made (services.domain.seeds; migration 0008)
+    )
     master_seed: bytes | None = field(default=None, repr=False)  # a challenge's own (0008)
 
     @property

@@ -11,7 +11,7 @@ import logging
 
 import asyncpg
 
-from services.names import name_key
+from services.domain.names import name_key
 
 logger = logging.getLogger("services.db.name_keys")
 _TABLES = {

@@ -15,11 +15,10 @@ from typing import Any
 
 import asyncpg
 
-from services import seeds
 from services.db.accounts import Executor
 from services.db.matches import inflate
 from services.db.tournaments import RoundRow
-from services.domain import FINISHED_STATUSES
+from services.domain import FINISHED_STATUSES, seeds
 
 FINISHED_MATCH = FINISHED_STATUSES
 
@@ -59,7 +58,7 @@ class TournamentRow:
 
     @property
     def seed_commitment(self) -> str | None:
-        """The published commitment to the master seed (services.seeds); None for an event
+        """The published commitment to the master seed (services.domain.seeds); None for an event
         created before seeds were committed."""
         return None if self.master_seed is None else seeds.commitment(self.master_seed)
 

@@ -1,6 +1,6 @@
 """The rating fit's rows: what a pool's fit reads (its rated games, Elo ratings and leaderboard
 order, in one snapshot), the lease that keeps two workers from fitting one pool at once, and
-the stored intervals (migration 0009). The arithmetic is :mod:`services.rating_fit` (pure)."""
+the stored intervals (migration 0009). The arithmetic is :mod:`services.domain.rating_fit` (pure)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ from services.db.accounts import Executor
 from services.db.ratings import LEADERBOARD_ORDER, LEADERBOARD_WHERE
 
 RatedGame = tuple[tuple[int, ...], tuple[int, ...], float]
-"""Side a's bots, side b's, side a's score (1, 0.5, 0): :class:`services.rating_fit.Game`'s
+"""Side a's bots, side b's, side a's score (1, 0.5, 0): :class:`services.domain.rating_fit.Game`'s
 fields, kept plain so that reading the API's rows never imports numpy and scipy."""
 
 
 class Fitted(Protocol):
-    """What is stored of one bot's fit (:class:`services.rating_fit.FittedRating`)."""
+    """What is stored of one bot's fit (:class:`services.domain.rating_fit.FittedRating`)."""
 
     @property
     def rating(self) -> float: ...

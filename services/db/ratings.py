@@ -1,6 +1,6 @@
 """Stored Elo ratings per bot and mode, their history, and the leaderboards.
 
-The arithmetic is :mod:`services.ratings` (pure); this module only reads and writes rows.
+The arithmetic is :mod:`services.domain.ratings` (pure); this module only reads and writes rows.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import asyncpg
 from arena.deals import DealsMode
 from services.db.accounts import Connection, Executor
 from services.domain import Mode
-from services.sprt_runs import Outcome, SprtParams, SprtStatus
+from services.domain.sprt_runs import Outcome, SprtParams, SprtStatus
 
 _COLUMNS = (
     "id, owner_id, bot_a, bot_b, mode, rules, deals, elo0, elo1, alpha, beta, max_games, "

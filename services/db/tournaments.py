@@ -33,7 +33,7 @@ class Tournament:
     started_at: datetime | None
     finished_at: datetime | None
     partnership: Partnership = "team"  # how a 2v2 side is filled (migration 0005)
-    # 32 secret bytes every match seed derives from (services.seeds; 0008); None: stored before
+    # 32 secret bytes every match seed derives from (services.domain.seeds; 0008); None: stored before
     master_seed: bytes | None = dataclasses.field(default=None, repr=False)
 
     @property

@@ -4,7 +4,7 @@ Used by the API (create, enter, start, challenge) and by the Celery workers (``m
 before running matches, ``record_result`` after, ``withdraw_bot`` and ``due_tournaments`` from
 beat), always as ``flow.NAME``: this package's modules hold one idea each and the names below
 are their public face. The pairing, standings and Elo arithmetic are the pure modules
-(:mod:`services.flow_pairing`, :mod:`services.tournaments`, :mod:`services.ratings`); all SQL
+(:mod:`services.flow.pairing`, :mod:`services.tournaments`, :mod:`services.domain.ratings`); all SQL
 is in :mod:`services.db`.
 
 * :mod:`.errors`: what the API turns into 404, 409 and 422 problems;
@@ -27,7 +27,7 @@ has a champion. The organiser may cancel it while registering or running
 available bots is cancelled by :func:`due_tournaments`.
 
 Concurrency: each call is one transaction. Tournament rows (and SPRT tests' rows,
-:mod:`services.flow_sprt_pairs`) are locked before match rows,
+:mod:`services.flow.sprt_pairs`) are locked before match rows,
 match rows before rating rows (rating rows in bot id order), so concurrent results of one
 round are serialised on the tournament and never deadlock; the round is paired exactly once.
 """

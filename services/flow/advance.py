@@ -8,15 +8,14 @@ import logging
 import secrets
 import time
 
-from services import flow_individual as fi
-from services import flow_pairing as fp
-from services import seeds
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
 from services.db.accounts import Connection
 from services.db.matches import StoredMatch
 from services.db.tournaments import Tournament
-from services.domain import INDIVIDUAL
+from services.domain import INDIVIDUAL, seeds
+from services.flow import individual as fi
+from services.flow import pairing as fp
 from services.flow.event import event_state
 from services.flow.settings import settings_of
 from services.tournaments.event import Plan, Planned, SeededEntrant
@@ -36,7 +35,7 @@ def new_seed() -> int:
 
 def planned_seed(tournament: Tournament, planned: Planned) -> tuple[int, seeds.SeedScheme]:
     """The seed of a planned match and how it was made: derived from the tournament's master
-    seed and the match's place (services.seeds), or random for a tournament without one."""
+    seed and the match's place (services.domain.seeds), or random for a tournament without one."""
     if tournament.master_seed is None:
         return new_seed(), seeds.LEGACY
     seed = seeds.tournament_match_seed(
@@ -50,7 +49,7 @@ async def advance(conn: Connection, tournament_id: int) -> list[int]:
     Loops while matches are decided on creation (byes, forfeits of withdrawn bots).
 
     The tournament's format decides (:meth:`~services.tournaments.formats.TournamentFormat.plan_next`;
-    in individual 2v2, :func:`services.flow_individual.plan_next`); this stores its step.
+    in individual 2v2, :func:`services.flow.individual.plan_next`); this stores its step.
     Call it inside the transaction that decided a match, holding the tournament's row lock
     (``get_tournament(..., lock="update")``), so the next round is paired exactly once; the
     returned match ids are to be queued after the commit."""

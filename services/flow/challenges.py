@@ -8,10 +8,9 @@ from typing import Any
 import asyncpg
 
 from arena.deals import INDEPENDENT, DealsMode
-from services import seeds
 from services.db import matches as db_matches
 from services.db.accounts import Connection
-from services.domain import MODES, Mode
+from services.domain import MODES, Mode, seeds
 from services.flow.errors import SameBot
 from services.flow.head_to_head import check_bots
 from services.flow.settings import TournamentSettings, check_duration, default_games, mode_rules
@@ -31,7 +30,7 @@ async def create_challenge(
 ) -> int:
     """A casual match outside tournaments (``bot_a`` is side 0); returns its id to queue.
 
-    ``check(conn)`` runs in the inserting transaction (``services.challenge_quota``) and may
+    ``check(conn)`` runs in the inserting transaction (``services.flow.challenge_quota``) and may
     raise to refuse. Raises :class:`SameBot`, :class:`BotNotFound`, :class:`BotUnavailable`,
     RulesError, :class:`SettingsTooLong` (a challenge plays under the default timeouts and
     time bank), :class:`MirroredDealsRefused` (mirrored deals between bots of two owners)."""

@@ -8,13 +8,13 @@ from collections.abc import Sequence
 
 import asyncpg
 
-from services import flow_individual as fi
-from services import flow_pairing as fp
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
 from services.db.accounts import Connection
 from services.db.matches import StoredMatch
 from services.domain import INDIVIDUAL, TEAM
+from services.flow import individual as fi
+from services.flow import pairing as fp
 from services.tournaments.event import SeededEntrant, StandingRow
 from services.tournaments.formats import get_format, table_format
 
@@ -45,7 +45,7 @@ def standings(
 ) -> list[StandingRow]:
     """Standings of a started event, as its format ranks them: the Swiss / round-robin table
     over the complete rounds, or the bracket placing (:mod:`services.tournaments.formats`);
-    per bot in individual 2v2 (:mod:`services.flow_individual`). The one source of standings:
+    per bot in individual 2v2 (:mod:`services.flow.individual`). The one source of standings:
     the API and the web page both call it. Empty before the start."""
     if not entrants:
         return []

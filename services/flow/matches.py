@@ -8,10 +8,10 @@ import msgspec
 
 from arena.match import MatchSettings
 from engine.rules import Rules
+from services.base.secretbox import SecretBox
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
 from services.flow.settings import TournamentSettings, settings_of
-from services.secretbox import SecretBox
 
 
 class EntrantSpec(msgspec.Struct, frozen=True):

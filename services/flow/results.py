@@ -9,16 +9,16 @@ import asyncpg
 import msgspec
 
 from arena.replay import Replay
-from services import flow_sprt_pairs
 from services.db import matches as db_matches
 from services.db import ratings as db_ratings
 from services.db import tournaments as db_tournaments
 from services.db.accounts import Connection
 from services.db.matches import StoredMatch
 from services.domain import CANCELLED, BotResult, SideResult, side_result
+from services.domain.ratings import k_factor, match_delta, rating_pool
+from services.flow import sprt_pairs
 from services.flow.advance import advance
 from services.flow.errors import MatchNotFound, ResultMismatch
-from services.ratings import k_factor, match_delta, rating_pool
 
 
 def result_document(replay: Replay) -> dict[str, Any]:
@@ -54,7 +54,7 @@ async def record_result(
     """Store a played match's result, in ONE transaction: the ``match_results`` row (once: a
     second call for the match changes nothing and returns ``[]``), the zlib-compressed replay,
     the match's status and winner, the Elo change of a rated match (not for walkovers), then
-    the tournament's next matches, or an SPRT test's next pairs (:mod:`services.flow_sprt_pairs`).
+    the tournament's next matches, or an SPRT test's next pairs (:mod:`services.flow.sprt_pairs`).
     Returns the ids of new matches to queue.
 
     ``replay.entrants`` are in slot order (as :func:`match_specs` gave them).
@@ -67,7 +67,7 @@ async def record_result(
         if peek.tournament_id is not None:
             await db_tournaments.get_tournament(conn, peek.tournament_id, lock="update")
         else:
-            await flow_sprt_pairs.lock_test_of(conn, match_id)
+            await sprt_pairs.lock_test_of(conn, match_id)
         match = await db_matches.get_match(conn, match_id, for_update=True)
         assert match is not None
         if match.finished or match.bot1 is None or match.status == CANCELLED:
@@ -88,7 +88,7 @@ async def record_result(
         if match.rated and replay.result.reason != "walkover":
             await _rate(conn, match, winner)
         if match.tournament_id is None:
-            return await flow_sprt_pairs.after_result(conn, match_id, replay)
+            return await sprt_pairs.after_result(conn, match_id, replay)
         return await advance(conn, match.tournament_id)
 
 
@@ -97,7 +97,7 @@ _SWAPPED: dict[SideResult, SideResult] = {"a": "b", "b": "a", "draw": "draw"}
 
 
 async def _rate(conn: Connection, match: StoredMatch, winner_side: int | None) -> None:
-    """One Elo update (services.ratings rules): a side is one bot (1v1, team 2v2) or the two
+    """One Elo update (services.domain.ratings rules): a side is one bot (1v1, team 2v2) or the two
     bots of an individual 2v2 side, rated as their mean; every bot of a side moves by its
     side's delta, in the match's rating pool."""
     assert match.bot1 is not None

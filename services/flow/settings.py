@@ -12,7 +12,7 @@ from arena.deals import INDEPENDENT, DealsMode
 from arena.match import MatchSettings, default_games_per_match
 from engine.errors import RulesError
 from engine.rules import Rules
-from services import limits
+from services.base import limits
 from services.db.tournaments import Tournament
 from services.domain import INDIVIDUAL, PARTNERSHIPS, PLAYERS, Mode
 from services.flow.errors import BadPartnership, SettingsTooLong
@@ -62,7 +62,7 @@ def settings_of(tournament: Tournament) -> TournamentSettings:
 def check_duration(settings: TournamentSettings, rules: Rules, entrants: int = 2) -> None:
     """Raise :class:`SettingsTooLong` when a match's worst case (every bot using all its time;
     ``entrants`` time banks: 4 in individual 2v2) is longer than the worker lets a match run
-    (``services.limits``)."""
+    (``services.base.limits``)."""
     match = MatchSettings(
         rules=rules,
         games_per_match=settings.games_per_match,

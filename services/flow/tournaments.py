@@ -10,13 +10,13 @@ import asyncpg
 import msgspec
 
 from arena.deals import MIRRORED
-from services import flow_individual as fi
-from services import seeds
 from services.db import bots as db_bots
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
 from services.db.tournaments import Tournament
-from services.domain import FORMATS, INDIVIDUAL, MODES, TEAM, Format, Mode, Partnership
+from services.domain import FORMATS, INDIVIDUAL, MODES, TEAM, Format, Mode, Partnership, seeds
+from services.domain.ratings import rating_pool
+from services.flow import individual as fi
 from services.flow.advance import advance, forfeit
 from services.flow.errors import (
     MIRRORED_ONLY_ONE_OWNER,
@@ -35,7 +35,6 @@ from services.flow.settings import (
     mode_rules,
     settings_of,
 )
-from services.ratings import rating_pool
 from services.tournaments.formats import get_format
 
 logger = logging.getLogger("services.flow")

@@ -26,7 +26,7 @@ from services.domain import (
     RoundStatus,
     TournamentStatus,
 )
-from services.seeds import SeedScheme
+from services.domain.seeds import SeedScheme
 
 FORMAT = "truco-arena-tournament-export/1"
 

@@ -41,8 +41,8 @@ from services.db import pages as db
 from services.db import sprt_tests as db_sprt
 from services.db import tournaments as db_tournaments
 from services.domain import FINISHED_STATUSES, LIVE_TOURNAMENT_STATUSES, OPEN_STATUSES
-from services.flow_pairing import played as played_event
-from services.ratings import POOLS
+from services.domain.ratings import POOLS
+from services.flow.pairing import played as played_event
 from services.tournaments.event import Played
 from services.tournaments.formats import StandingRow
 from services.web import i18n, paging

@@ -4,7 +4,7 @@ The task modules (``tasks_*``, ``beat``) import ``app`` from here; :mod:`celery_
 ``celery -A`` target) imports them to register the tasks. Keeping the app in a module of its
 own means no module imports its own importer.
 
-The app carries the platform's :class:`~services.config.Settings`. Nothing is read at import:
+The app carries the platform's :class:`~services.base.config.Settings`. Nothing is read at import:
 a worker or beat reads the environment once, when it boots (Celery asks for its configuration
 then), and the tasks take their settings from ``app.settings``. A process that already holds
 settings (the API, tests) hands them over with :meth:`WorkerApp.use_settings`. A bad setting
@@ -21,10 +21,10 @@ from celery import Celery
 from celery.signals import celeryd_after_setup
 from kombu.entity import Exchange, Queue
 
-from services.config import WORKER_NEEDS, ConfigError, Settings, load_settings, secret_key
-from services.limits import VISIBILITY_TIMEOUT_S
-from services.log_levels import quiet_noisy_loggers
-from services.secretbox import SecretBox
+from services.base.config import WORKER_NEEDS, ConfigError, Settings, load_settings, secret_key
+from services.base.limits import VISIBILITY_TIMEOUT_S
+from services.base.log_levels import quiet_noisy_loggers
+from services.base.secretbox import SecretBox
 from services.worker.names import MATCHES, RESULTS, TASK_QUEUES
 from services.worker.schedule import beat_schedule
 

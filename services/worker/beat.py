@@ -28,8 +28,8 @@ from typing import Any
 import asyncpg
 import msgspec
 
+from services.base.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
 from services.db import bot_health
-from services.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
 from services.worker.app import app
 from services.worker.db import run_db
 from services.worker.dispatch import enqueue, send_probe

@@ -11,7 +11,7 @@ Two queues:
 Messages are JSON. No result backend: tasks hand their results on as new task messages.
 Every task is declared with :func:`services.worker.task.platform_task`: idempotent, so
 acknowledged late and rejected (redelivered) when the worker process dies; time limits below
-the visibility timeout (see ``services.limits``). Settings are read when the process boots
+the visibility timeout (see ``services.base.limits``). Settings are read when the process boots
 (:mod:`services.worker.app`).
 """
 

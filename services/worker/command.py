@@ -1,7 +1,7 @@
 """The command line that starts a Celery worker process of the platform.
 
 One place for the flags every worker runs with, whoever starts it: ``make run``
-(:mod:`services.local`), the tests' process helpers and the benchmarks.
+(:mod:`services.launch.local`), the tests' process helpers and the benchmarks.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from typing import TypeVar
 
 import asyncpg
 
-from services.config import ConfigError, Settings
+from services.base.config import ConfigError, Settings
 from services.db.pool import create_pool
 from services.worker.app import app
 from services.worker.loop_thread import LoopThread

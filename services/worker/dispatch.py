@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from services.limits import match_task_limits
+from services.base.limits import match_task_limits
 from services.worker.messages import MatchMessage, ProbeOutcome, ProbeTarget
 from services.worker.names import (
     MATCHES,
@@ -26,7 +26,7 @@ from services.worker.names import (
 if TYPE_CHECKING:
     import asyncpg
 
-    from services.secretbox import SecretBox
+    from services.base.secretbox import SecretBox
     from services.worker.app import WorkerApp
 
 PROBE_EXPIRES_S = 120  # a probe not started by then is dropped: the next round of checks comes

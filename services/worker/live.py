@@ -41,7 +41,7 @@ from arena.replay import Decision
 from engine.events import Event
 from engine.observe import SPECTATOR
 from engine.state import State
-from services.config import RedisSettings
+from services.base.config import RedisSettings
 from services.worker.names import MATCH_STARTED
 
 logger = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.config import SweepSettings
+from services.base.config import SweepSettings
 from services.worker.names import (
     CHECK_BOT_HEALTH,
     FIT_RATINGS,

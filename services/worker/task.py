@@ -7,7 +7,7 @@ once, and a task module says only what is its own (name, time limits, retries):
   at import), the same table the app routes by;
 * every task is idempotent, so each is acknowledged late and rejected (so redelivered) when
   its worker process dies;
-* every task has a soft and a hard time limit (``services.limits``), both below the broker's
+* every task has a soft and a hard time limit (``services.base.limits``), both below the broker's
   visibility timeout;
 * :class:`Retry` retries a task on the errors it names, with exponential backoff.
 """
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from services.limits import VISIBILITY_TIMEOUT_S
+from services.base.limits import VISIBILITY_TIMEOUT_S
 from services.worker.app import app
 from services.worker.names import TASK_QUEUES
 

@@ -3,7 +3,7 @@
 Beat sends it every ``FIT_EVERY_S`` (30) seconds (``services.worker.schedule``). For each
 pool it compares what the last stored fit saw (the sum of the pool's rated matches and its
 number of deleted bots) with the pool now: equal, nothing to do; different, it takes the lease,
-reads every rated match, fits (:func:`services.rating_fit.fit_ratings`, in a thread so the
+reads every rated match, fits (:func:`services.domain.rating_fit.fit_ratings`, in a thread so the
 process's database loop keeps serving) and replaces the stored intervals. So results are
 coalesced: however many arrive within a period, a pool is fitted once, at most one period
 plus one fit after its last result; the leaderboard only ever reads the stored rows.
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from services.base.limits import FIT_HARD_LIMIT_S, FIT_SOFT_LIMIT_S
 from services.db import rating_fits as db_fits
-from services.limits import FIT_HARD_LIMIT_S, FIT_SOFT_LIMIT_S
-from services.ratings import POOLS, BotId
+from services.domain.ratings import POOLS, BotId
 from services.worker.db import run_db
 from services.worker.names import FIT_RATINGS
 from services.worker.task import platform_task
@@ -48,7 +48,7 @@ class FitReport:
 
 def _fit(pool_games: db_fits.PoolGames) -> dict[int, db_fits.Fitted]:
     # imported here: numpy and scipy load in the process that fits, not in every worker
-    from services.rating_fit import Game, GameTable, fit_ratings
+    from services.domain.rating_fit import Game, GameTable, fit_ratings
 
     table = GameTable.from_games(Game(a, b, score) for a, b, score in pool_games.games)
     elo: dict[BotId, float] = {bot: rating for bot, rating in pool_games.elo.items()}

@@ -43,8 +43,8 @@ from arena.egress import EgressPolicy
 from arena.entrants import builtin_bot, builtin_name
 from arena.match import run_match
 from arena.replay import EntrantRecord, Replay
-from services.config import Settings
-from services.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
+from services.base.config import Settings
+from services.base.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
 from services.worker.admission import Admission
 from services.worker.app import app
 from services.worker.dispatch import send_result

@@ -18,7 +18,7 @@ from arena.egress import EgressPolicy
 from arena.entrants import BadBotSpec, builtin_bot, builtin_name
 from arena.protocol import API_VERSION, BotInfo
 from arena.signing import generate_secret
-from services.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
+from services.base.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
 from services.worker.app import app
 from services.worker.dispatch import send_health
 from services.worker.loop_thread import BOT_CALLS, process_loop

@@ -20,7 +20,7 @@ import kombu.exceptions
 
 from arena.replay import Replay, VerifyError, load_replay
 from arena.verify import verify_replay
-from services.limits import STORE_HARD_LIMIT_S, STORE_SOFT_LIMIT_S
+from services.base.limits import STORE_HARD_LIMIT_S, STORE_SOFT_LIMIT_S
 from services.worker.app import app
 from services.worker.db import run_db
 from services.worker.dispatch import enqueue

@@ -17,7 +17,7 @@ again after ``TRUCO_SWEEP_MAX_ATTEMPTS`` (5) sends is given up: in a tournament 
 with **no winner and no rating change** (status ``forfeit``, result reason ``error``, nobody is
 the forfeiting side: Swiss and round robin count it as a draw, a bracket sends the better seed
 through), so the event goes on; a challenge becomes ``error``, and so does a pair of an SPRT
-test, whose test ends ``failed`` (``services.flow_sprt_pairs``). A match that ran twice is stored
+test, whose test ends ``failed`` (``services.flow.sprt_pairs``). A match that ran twice is stored
 once (``UNIQUE (match_id)``), so sending again is always safe; a real result that arrives late
 for a match given up changes nothing.
 
@@ -43,10 +43,10 @@ import redis
 
 from arena.match import MatchSettings
 from engine.rules import Rules
-from services.config import RedisSettings, SweepSettings
+from services.base.config import RedisSettings, SweepSettings
+from services.base.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S, match_task_limits
 from services.db import sweep as db_sweep
 from services.db import tournaments as db_tournaments
-from services.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S, match_task_limits
 from services.worker.app import app
 from services.worker.db import run_db
 from services.worker.dispatch import enqueue
@@ -108,7 +108,8 @@ async def _give_up(
     """Decide ``match`` without a winner (see the module docstring): (given up?, the matches
     that made ready). Locks in ``flow``'s order (tournament, then match) and re-checks: a result or a
     send that landed meanwhile wins."""
-    from services import flow, flow_sprt_pairs
+    from services import flow
+    from services.flow import sprt_pairs as flow_sprt_pairs
 
     async with pool.acquire() as conn, conn.transaction():
         if match.tournament_id is not None:

@@ -20,7 +20,7 @@ import uvicorn
 from litestar import Litestar
 
 from arena.sdk import BotServer, strategy_decider
-from services.app import create_app
+from services.launch.app import create_app
 from tests.conftest import ROOT
 from tests.services.api_helpers import NetworkGuard, settings
 from tests.services.api_play_helpers import NO_LIMITS

@@ -5,7 +5,7 @@ order. What differs from a reader's machine is only what the guide itself lets v
 and ``BOT_PORT`` (free ports), ``XDG_CONFIG_HOME`` (a folder of the test's own), the platform's
 ``DATABASE_URL``/``REDIS_URL`` (an empty database of the test run and its Redis key prefix),
 and `make run`, which becomes the command its Makefile recipe runs after installing
-(``python -m services.local``): the test checks the recipe is still that. The working folder
+(``python -m services.launch.local``): the test checks the recipe is still that. The working folder
 is a new one holding links to this checkout's `.venv` and `examples`, so `my-bot.secret` is
 not written into the checkout.
 """
@@ -35,7 +35,7 @@ pytestmark = pytest.mark.slow
 
 GUIDE = ROOT / "docs" / "quickstart.md"
 MAKE_RUN = "make run"
-RUN_RECIPE = "$(BIN)/python -m services.local"
+RUN_RECIPE = "$(BIN)/python -m services.launch.local"
 CHOSEN_SECRETS = "signing_secret" in BotCreate.__struct_fields__
 HOUSE_BOTS_OPEN = "open" in BotProfile.__struct_fields__  # anyone may enter them
 
@@ -109,7 +109,7 @@ def test_quickstart_runs_as_written(
             for number, block in enumerate(sh_blocks(GUIDE.read_text())):
                 code = block.code
                 if code.strip() == MAKE_RUN:
-                    code = f"{sys.executable} -m services.local\n"
+                    code = f"{sys.executable} -m services.launch.local\n"
                 if block.ready is not None:
                     log = tmp_path / f"terminal-{block.terminal}-{number}.log"
                     process = start_background(code, env, work, log)

@@ -29,7 +29,7 @@ from arena.sdk import BotServer, strategy_decider
 from arena.signing import generate_secret
 from engine import Action
 from services import flow
-from services.config import WORKER_NEEDS, load_settings
+from services.base.config import WORKER_NEEDS, load_settings
 from services.worker import dispatch
 from services.worker.app import WorkerApp
 from tests.worker.fixtures import SECRET_KEY, make_account, make_bot

@@ -1,7 +1,7 @@
 """PostgreSQL, then Redis, stopped and started again while a tournament runs (``make soak``).
 
 The servers are EMBEDDED ones this test starts under its temp dir on their own ports
-(``services.embedded``): the machine's shared PostgreSQL and Redis are never touched. The
+(``services.launch.embedded``): the machine's shared PostgreSQL and Redis are never touched. The
 workers and beat are the real processes and are NOT restarted: they survive both outages
 (Celery reconnects to the broker; the trusted worker's ``store_result`` retries transient
 database errors with backoff; messages in flight during the Redis outage are put back, and a
@@ -19,7 +19,7 @@ import pytest
 from services import flow
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool
-from services.embedded import EmbeddedPostgres, EmbeddedRedis
+from services.launch.embedded import EmbeddedPostgres, EmbeddedRedis
 from services.worker import dispatch
 from tests.crash.stack import (
     SlowBots,

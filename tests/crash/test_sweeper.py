@@ -14,9 +14,9 @@ import asyncpg
 import pytest
 
 from services import flow
-from services.config import WORKER_NEEDS, ConfigError, Settings, SweepSettings, load_settings
+from services.base.config import WORKER_NEEDS, ConfigError, Settings, SweepSettings, load_settings
+from services.base.secretbox import SecretBox
 from services.db import sweep as db_sweep
-from services.secretbox import SecretBox
 from services.worker import dispatch, tasks_sweep
 from services.worker.app import make_config
 from services.worker.celery_app import app
@@ -252,8 +252,8 @@ async def test_a_test_pair_given_up_fails_its_test_and_cancels_the_others(
 ) -> None:
     """An SPRT test whose pair can never be played ends ``failed`` (nothing waits for ever,
     its quota place frees) and its other pairs are cancelled."""
-    from services import flow_sprt
-    from services.sprt_runs import SprtParams
+    from services.domain.sprt_runs import SprtParams
+    from services.flow import sprt as flow_sprt
 
     owner = await make_account(pool)
     a, b = await make_bot(pool, owner), await make_bot(pool, owner)

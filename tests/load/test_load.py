@@ -27,7 +27,7 @@ import httpx
 import pytest
 
 from services import flow
-from services.embedded import EmbeddedRedis
+from services.launch.embedded import EmbeddedRedis
 from services.worker import dispatch
 from tests.crash.stack import Stack, base_env, stack, stored_once, use_sender, wait_db
 from tests.worker.fixtures import make_account, make_bot
@@ -137,7 +137,7 @@ async def _run(
             "-m",
             "uvicorn",
             "--factory",
-            "services.app:app_from_env",
+            "services.launch.app:app_from_env",
             "--host",
             "127.0.0.1",
             "--port",

@@ -11,7 +11,7 @@ import asyncpg
 import pytest
 
 from arena.sdk import BotServer
-from services.config import ChallengeQuota
+from services.base.config import ChallengeQuota
 from tests.security.helpers import assert_problem
 from tests.services.api_helpers import Api, NetworkGuard, app_client, unique
 

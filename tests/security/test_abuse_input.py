@@ -9,7 +9,7 @@ import unicodedata
 import pytest
 
 from arena.sdk import BotServer
-from services.names import REFUSED_CATEGORIES
+from services.domain.names import REFUSED_CATEGORIES
 from tests.security.helpers import assert_problem
 from tests.services.api_helpers import Api, unique
 

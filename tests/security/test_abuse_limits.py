@@ -18,9 +18,9 @@ from typing import Any
 import httpx
 import pytest
 
-from services.config import ConfigError, RateLimits, WebSettings, load_settings
-from services.embedded._process import choose_port
-from services.local import api_argv, without
+from services.base.config import ConfigError, RateLimits, WebSettings, load_settings
+from services.launch.embedded._process import choose_port
+from services.launch.local import api_argv, without
 from tests.security.helpers import assert_problem
 from tests.services.api_helpers import FrozenCounter, NetworkGuard, app_client, unique
 

@@ -19,7 +19,7 @@ import pytest
 
 from arena.sdk import BotServer
 from services.api.app import MAX_BODY_BYTES
-from services.config import RateLimits
+from services.base.config import RateLimits
 from tests.security.helpers import PROBLEM, Operation, assert_problem, operations
 from tests.services.api_helpers import Api, FrozenCounter, NetworkGuard, app_client, unique
 

@@ -28,10 +28,10 @@ from arena.egress import EgressPolicy
 from arena.sdk import BotServer
 from arena.signing import new_secret
 from services.api.auth import hash_api_key
-from services.app import create_app
-from services.config import Secret
+from services.base.config import Secret
+from services.base.secretbox import SecretBox, SecretBoxError
 from services.db.pool import create_pool
-from services.secretbox import SecretBox, SecretBoxError
+from services.launch.app import create_app
 from tests.services.api_helpers import client_for, settings, unique
 from tests.services.api_play_helpers import PlayApi
 

@@ -45,10 +45,10 @@ from schemathesis.python import asgi
 from arena.sdk import BotServer, strategy_decider
 from services.api.auth import hash_api_key, new_api_key
 from services.api.spec import LINKS, full_openapi
-from services.app import create_app
-from services.config import RateLimits
+from services.base.config import RateLimits
 from services.db.migrate import TABLE as MIGRATIONS_TABLE
 from services.db.pool import connect
+from services.launch.app import create_app
 from tests.servers import PostgresServer, migrated_database
 from tests.services.api_helpers import NetworkGuard
 from tests.services.api_helpers import settings as app_settings

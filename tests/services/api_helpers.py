@@ -24,9 +24,9 @@ from arena.client import BotClient, ClientConfig
 from arena.egress import EgressPolicy
 from arena.sdk import BotServer, strategy_decider
 from services.api.ratelimit import MemoryCounter
-from services.app import create_app
-from services.config import DatabaseSettings, Secret, SecretSettings, Settings
+from services.base.config import DatabaseSettings, Secret, SecretSettings, Settings
 from services.db.pool import create_pool
+from services.launch.app import create_app
 from tests.loopback import LoopbackBackend
 from tests.servers import RunDatabases
 

@@ -16,7 +16,7 @@ import pytest
 
 from arena.sdk import BotServer, strategy_decider
 from services.api.deps import Dispatcher
-from services.config import RateLimits
+from services.base.config import RateLimits
 from tests.services.api_helpers import Api, NetworkGuard, app_client
 from tests.services.flow_helpers import InProcessDispatcher, over_http
 

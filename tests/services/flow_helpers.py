@@ -18,11 +18,11 @@ from arena.match import run_match
 from arena.replay import EntrantRecord, Replay
 from arena.sdk import strategy_decider
 from services import flow
-from services.config import Secret
+from services.base.config import Secret
+from services.base.secretbox import SecretBox
 from services.db import accounts as db_accounts
 from services.db import bots as db_bots
 from services.db.pool import create_pool
-from services.secretbox import SecretBox
 
 SECRET_KEY = Secret("s" * 48)  # the same key as api_helpers.settings()
 BOX = SecretBox(SECRET_KEY)

@@ -15,8 +15,8 @@ import pytest
 import uvicorn
 
 from services.api import serve, slow_clients
-from services.app import create_app
-from services.config import DatabaseSettings, Secret, SecretSettings, Settings
+from services.base.config import DatabaseSettings, Secret, SecretSettings, Settings
+from services.launch.app import create_app
 
 HEAD_S = 1.0
 BODY_S = 1.0

@@ -7,8 +7,8 @@ import socket
 import pytest
 
 from arena.sdk import BotServer, strategy_decider
-from services.config import Secret
-from services.secretbox import KEY_ID, SecretBox
+from services.base.config import Secret
+from services.base.secretbox import KEY_ID, SecretBox
 from tests.services.api_helpers import Api, unique
 
 pytestmark = pytest.mark.anyio

@@ -7,8 +7,8 @@ import pytest
 from arena.client import BotClient
 from arena.egress import EgressPolicy
 from services.api.app import MAX_BODY_BYTES
-from services.app import create_app
 from services.db.pool import create_pool
+from services.launch.app import create_app
 from tests.services.api_helpers import Api, client_for, settings
 
 pytestmark = pytest.mark.anyio

@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from arena.sdk import BotServer
-from services import seeds
+from services.domain import seeds
 from services.tournaments.export import decode_export
 from tests.services.api_play_helpers import (
     PlayApi,

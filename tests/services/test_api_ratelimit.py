@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from services.api.ratelimit import RedisCounter
-from services.config import ConfigError, RateLimits, load_settings
+from services.base.config import ConfigError, RateLimits, load_settings
 from tests.servers import RedisTarget
 from tests.services.api_helpers import (
     FrozenCounter,

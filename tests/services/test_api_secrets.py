@@ -10,8 +10,8 @@ import pytest
 from arena import signing
 from arena.sdk import BotServer
 from services import flow
-from services.config import Secret
-from services.secretbox import SecretBox
+from services.base.config import Secret
+from services.base.secretbox import SecretBox
 from tests.services.api_helpers import Api, unique
 
 pytestmark = pytest.mark.anyio

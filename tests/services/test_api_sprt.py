@@ -17,7 +17,7 @@ import pytest
 
 from arena.sdk import BotServer
 from arena.sprt import pairs_if_all_won
-from services.config import SprtQuota
+from services.base.config import SprtQuota
 from tests.services.api_helpers import NetworkGuard, app_client
 from tests.services.api_play_helpers import NO_LIMITS, PlayApi
 

@@ -21,7 +21,7 @@ import pytest
 
 from arena.sdk import BotServer, strategy_decider
 from arena.sprt import elo_of
-from services import seeds
+from services.domain import seeds
 from tests.services.api_play_helpers import PlayApi
 
 pytestmark = pytest.mark.anyio

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.config import (
+from services.base.config import (
     DATABASE_NEEDS,
     VARIABLES,
     WORKER_NEEDS,
@@ -239,11 +239,12 @@ def test_no_module_reads_the_environment_but_the_edges() -> None:
     """``os.environ`` / ``getenv`` appear in services only where a process starts (and in the
     embedded servers' developer overrides, documented as not platform settings)."""
     allowed = {
-        "services/config.py",  # load_settings: the default mapping
-        "services/local.py",  # make run's launcher: its environment, passed to its children
-        "services/embedded/plan.py",
-        "services/embedded/postgres.py",
-        "services/embedded/redis.py",
+        "services/base/config.py",  # load_settings: the default mapping
+        "services/launch/local.py",  # make run's launcher: its environment, passed to its children
+        "services/base/data_dir.py",  # TRUCO_DATA_DIR: where the local data lives
+        "services/launch/embedded/plan.py",
+        "services/launch/embedded/postgres.py",
+        "services/launch/embedded/redis.py",
     }
     found = set()
     for path in sorted((ROOT / "services").rglob("*.py")):

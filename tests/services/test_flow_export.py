@@ -14,8 +14,9 @@ import pytest
 from arena.connection import InProcessBot, random_decider
 from arena.match import MatchSettings, run_match
 from arena.replay import LEGACY_FORMAT, EntrantRecord
-from services import flow, flow_export
+from services import flow
 from services.db.matches import StoredMatch
+from services.flow import export as flow_export
 from services.tournaments.export import ExportMatch, TournamentExport, decode_export
 from tests.services.flow_helpers import (
     InProcessDispatcher,

@@ -16,7 +16,7 @@ from services import flow
 from services.db import matches as db_matches
 from services.db import ratings as db_ratings
 from services.db import tournaments as db_tournaments
-from services.ratings import RatedMatch, compute_ratings
+from services.domain.ratings import RatedMatch, compute_ratings
 from tests.services.flow_helpers import (
     BOX,
     InProcessDispatcher,

@@ -13,7 +13,7 @@ import pytest
 from services.api import health
 from services.api.deps import Services
 from services.api.health import FAIL_TTL_S, OK_TTL_S, HealthCache
-from services.config import RateLimits
+from services.base.config import RateLimits
 from tests.services.api_helpers import (
     Api,
     FrozenCounter,

@@ -1,4 +1,4 @@
-"""``services.house``: the production house bots are ``builtin:`` bots stored by the platform,
+"""``services.launch.house``: the production house bots are ``builtin:`` bots stored by the platform,
 kept across runs, replaced when gone, and only for the house account's own key."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import asyncpg
 import pytest
 
 from services.api.auth import hash_api_key, new_api_key
-from services.config import Secret
+from services.base.config import Secret
 from services.db import accounts as db_accounts
 from services.db import bots as db_bots
-from services.house import HouseError, store_builtin_bots
+from services.launch.house import HouseError, store_builtin_bots
 
 pytestmark = pytest.mark.anyio
 KEY = Secret("h" * 48)

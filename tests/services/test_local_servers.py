@@ -18,13 +18,13 @@ import asyncpg
 import pytest
 import redis
 
-from services.embedded import (
+from services.launch.embedded import (
     EmbeddedPostgres,
     EmbeddedRedis,
     local_servers,
     plan_servers,
 )
-from services.embedded._process import pid_alive, port_answers
+from services.launch.embedded._process import pid_alive, port_answers
 
 
 @pytest.fixture
@@ -124,7 +124,7 @@ _CHILD = textwrap.dedent(
     """
     import json, sys, threading, time
     from pathlib import Path
-    from services.embedded import EmbeddedPostgres, EmbeddedRedis
+    from services.launch.embedded import EmbeddedPostgres, EmbeddedRedis
 
     root, in_thread = Path(sys.argv[1]), sys.argv[2] == "thread"
     servers = [EmbeddedPostgres(root / "postgres"), EmbeddedRedis(root / "redis")]

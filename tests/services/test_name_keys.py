@@ -1,4 +1,4 @@
-"""Names: the folding key (services/names.py) and the keys given to rows written before
+"""Names: the folding key (services/domain/names.py) and the keys given to rows written before
 migration 0006 (services/db/name_keys.py, run by migrate())."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from services.db.migrate import migrate_url
 from services.db.name_keys import fill_missing_name_keys
-from services.names import confusable_map, name_key, name_problem
+from services.domain.names import confusable_map, name_key, name_problem
 
 pytestmark = pytest.mark.anyio
 

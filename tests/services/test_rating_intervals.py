@@ -16,8 +16,8 @@ from services import flow
 from services.db import bots as db_bots
 from services.db import rating_fits as db_fits
 from services.db.pool import create_pool
-from services.rating_fit import FittedRating, Game, GameTable, fit_ratings
-from services.ratings import BotId
+from services.domain.rating_fit import FittedRating, Game, GameTable, fit_ratings
+from services.domain.ratings import BotId
 from services.worker import tasks_fit
 from tests.servers import PostgresServer, migrated_database
 from tests.services.api_helpers import NetworkGuard, app_client

@@ -32,9 +32,9 @@ from arena.egress import EgressPolicy
 from services.api import health
 from services.api.auth import hash_api_key, new_api_key
 from services.api.spec import full_openapi
-from services.app import create_app
-from services.config import RateLimits
+from services.base.config import RateLimits
 from services.db.pool import connect
+from services.launch.app import create_app
 from tests.loopback import LoopbackBackend
 from tests.services.api_helpers import settings as app_settings
 

@@ -1,4 +1,4 @@
-"""The seed scheme (services/seeds.py): the formulas docs/verify.md gives, computed here with
+"""The seed scheme (services/domain/seeds.py): the formulas docs/verify.md gives, computed here with
 hashlib and hmac from the text alone, and the properties a verifier relies on."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.deals import game_seed
-from services import seeds
+from services.domain import seeds
 from tests.conftest import ROOT
 
 DOC = (ROOT / "docs" / "verify.md").read_text()

@@ -1,4 +1,4 @@
-"""The platform's SPRT state on plain data (services/sprt_runs.py): the outcome agrees with
+"""The platform's SPRT state on plain data (services/domain/sprt_runs.py): the outcome agrees with
 the local test fed the same pairs, the number of pairs in play never exceeds the concurrency
 or the game limit, and the LLR's path ends where the test stands."""
 
@@ -8,7 +8,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.sprt import Sprt, pairs_if_all_won
-from services.sprt_runs import SprtParams, counts_of, history, outcome, pairs_to_start, sprt_of
+from services.domain.sprt_runs import (
+    SprtParams,
+    counts_of,
+    history,
+    outcome,
+    pairs_to_start,
+    sprt_of,
+)
 
 PARAMS = SprtParams(elo0=0, elo1=50, alpha=0.05, beta=0.05, max_games=400, concurrency=2)
 scores_lists = st.lists(st.integers(min_value=0, max_value=2), max_size=300)

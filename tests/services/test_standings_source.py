@@ -19,12 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services import domain, flow
-from services import flow_pairing as fp
 from services.api.tournament_schemas import StandingRead, TournamentCreate
 from services.api.views import standings_of
 from services.db import tournaments as db_tournaments
 from services.db.matches import StoredMatch
 from services.db.pages import EntryRow
+from services.flow import pairing as fp
 from services.tournaments.event import Planned, SeededEntrant
 from services.tournaments.formats import (
     FORMATS,

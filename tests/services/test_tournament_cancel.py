@@ -9,7 +9,7 @@ import pytest
 
 from arena.sdk import BotServer
 from services import flow
-from services.limits import MAX_MATCH_S
+from services.base.limits import MAX_MATCH_S
 from tests.services.api_play_helpers import PlayApi
 from tests.services.flow_helpers import BOX
 

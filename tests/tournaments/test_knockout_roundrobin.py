@@ -8,7 +8,7 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.flow_pairing import knockout_decision
+from services.flow.pairing import knockout_decision
 from services.tournaments.knockout import decided_by, knockout_winner
 from services.tournaments.roundrobin import round_robin
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.rating_fit import (
+from services.domain.rating_fit import (
     ELO_PER_LOGIT,
     PRIOR_DRAWS,
     Z95,
@@ -20,7 +20,7 @@ from services.rating_fit import (
     GameTable,
     fit_ratings,
 )
-from services.ratings import BotId
+from services.domain.ratings import BotId
 
 
 def flat(bots: list[BotId], rating: float = 1500.0) -> dict[BotId, float]:

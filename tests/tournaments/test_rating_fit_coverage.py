@@ -22,7 +22,7 @@ import math
 import numpy as np
 import pytest
 
-from services.rating_fit import GameTable, fit_ratings
+from services.domain.rating_fit import GameTable, fit_ratings
 
 BOTS, SPREAD = 40, 200.0
 

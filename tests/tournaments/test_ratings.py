@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.ratings import (
+from services.domain.ratings import (
     START,
     RatedMatch,
     apply_match,

@@ -22,10 +22,10 @@ import pytest
 import uvicorn
 from litestar import Litestar
 
-from services.app import create_app
-from services.config import DatabaseSettings, Secret, SecretSettings, Settings
+from services.base.config import DatabaseSettings, Secret, SecretSettings, Settings
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool
+from services.launch.app import create_app
 from tests.servers import PostgresServer, create_database, drop_database, new_database_name
 from tests.web.seed import Seeded, seed
 

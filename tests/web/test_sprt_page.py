@@ -15,10 +15,11 @@ from arena.match import MatchSettings, run_match
 from arena.replay import EntrantRecord
 from arena.sdk import strategy_decider
 from engine.rules import Rules
-from services import flow, flow_sprt
+from services import flow
 from services.db import matches as db_matches
 from services.db.pool import create_pool
-from services.sprt_runs import SprtParams
+from services.domain.sprt_runs import SprtParams
+from services.flow import sprt as flow_sprt
 from tests.web.accessibility import violations_by_width
 from tests.web.conftest import WebData, run_async, shot
 

@@ -17,10 +17,10 @@ import pytest
 
 from arena.sdk import BotServer, strategy_decider
 from arena.signing import generate_secret
-from services.config import WORKER_NEEDS, Secret, load_settings
+from services.base.config import WORKER_NEEDS, Secret, load_settings
+from services.base.secretbox import SecretBox
 from services.db import accounts as db_accounts
 from services.db.pool import create_pool
-from services.secretbox import SecretBox
 from services.worker import dispatch
 from services.worker.app import WorkerApp
 from tests.servers import (

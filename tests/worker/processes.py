@@ -17,7 +17,7 @@ import anyio
 import asyncpg
 import httpx
 
-from services.embedded._process import pid_alive
+from services.launch.embedded._process import pid_alive
 from services.worker import command
 
 
@@ -93,11 +93,11 @@ def answers(url: str) -> bool:
 
 @contextlib.contextmanager
 def api_process(env: Mapping[str, str], log: Path) -> Iterator[str]:
-    """The platform's app (``services.app:app_from_env`` under uvicorn) as a process on
+    """The platform's app (``services.launch.app:app_from_env`` under uvicorn) as a process on
     127.0.0.1 with ``env``: yields its base URL once ``/health`` answers (it answers 503 until
     a worker is up: start the worker first); stopped on leaving."""
     port = free_port()
-    argv = [sys.executable, "-m", "uvicorn", "--factory", "services.app:app_from_env"]
+    argv = [sys.executable, "-m", "uvicorn", "--factory", "services.launch.app:app_from_env"]
     process = start(
         [*argv, "--host", "127.0.0.1", "--port", str(port)], {**env, "PORT": str(port)}, log
     )

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from services.config import WORKER_NEEDS, load_settings
+from services.base.config import WORKER_NEEDS, load_settings
 from services.worker.app import EX_CONFIG, WorkerApp, bot_worker_credentials
 from tests.servers import RedisTarget
 from tests.worker.processes import start, stop, worker_argv

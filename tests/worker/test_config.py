@@ -10,8 +10,8 @@ import pytest
 
 from arena.match import MatchSettings
 from engine.rules import Rules
-from services import limits
-from services.config import WORKER_NEEDS, ConfigError, load_settings
+from services.base import limits
+from services.base.config import WORKER_NEEDS, ConfigError, load_settings
 from services.worker import task as task_module
 from services.worker.app import celery_broker_url
 from services.worker.celery_app import app, make_config
@@ -183,7 +183,7 @@ def test_match_message_mirrors_flow_match_spec() -> None:
 def test_the_sweeper_waits_for_four_time_banks_in_individual_2v2() -> None:
     from datetime import UTC, datetime
 
-    from services.config import SweepSettings
+    from services.base.config import SweepSettings
     from services.db.sweep import OpenMatch
     from services.worker import tasks_sweep
 

@@ -23,7 +23,7 @@ async def test_a_hundred_concurrent_health_requests_all_answer_200(
 ) -> None:
     port = free_port()
     api_log = tmp_path / "api.log"
-    argv = [sys.executable, "-m", "uvicorn", "--factory", "services.app:app_from_env"]
+    argv = [sys.executable, "-m", "uvicorn", "--factory", "services.launch.app:app_from_env"]
     argv += ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
     api = start(argv, {**stack_env, "PORT": str(port)}, api_log)
     base = f"http://127.0.0.1:{port}"

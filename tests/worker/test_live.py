@@ -29,8 +29,8 @@ from engine.events import HandStarted
 from engine.observe import SPECTATOR, visible
 from engine.rules import Rules
 from engine.state import State
-from services.app import create_app
-from services.config import RateLimits, RedisSettings, Secret, SecretSettings, Settings
+from services.base.config import RateLimits, RedisSettings, Secret, SecretSettings, Settings
+from services.launch.app import create_app
 from services.worker import dispatch, live, tasks_play
 from services.worker.messages import EntrantMessage, MatchMessage
 from tests.servers import RedisTarget

@@ -18,7 +18,7 @@ import asyncpg
 import httpx
 import pytest
 
-from services.embedded._process import pid_alive
+from services.launch.embedded._process import pid_alive
 from tests.servers import RedisTarget
 from tests.worker.processes import descendants, free_port, process_groups_alive, wait_for
 
@@ -50,7 +50,7 @@ def test_launcher_serves_house_bots_and_stops_cleanly(
     began = time.monotonic()
     with out.open("wb") as handle:
         launcher = subprocess.Popen(
-            [sys.executable, "-m", "services.local"],
+            [sys.executable, "-m", "services.launch.local"],
             env=env,
             stdout=handle,
             stderr=subprocess.STDOUT,
@@ -174,7 +174,7 @@ def test_production_launcher_plays_the_house_bots_in_process(
     out = tmp_path / "launcher.out"
     with out.open("wb") as handle:
         launcher = subprocess.Popen(
-            [sys.executable, "-m", "services.local"],
+            [sys.executable, "-m", "services.launch.local"],
             env=env,
             stdout=handle,
             stderr=subprocess.STDOUT,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from bench.platform_round import Plan, run
-from services.embedded._process import pid_alive
+from services.launch.embedded._process import pid_alive
 from tests.servers import PostgresServer, RedisTarget
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]

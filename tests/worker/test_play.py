@@ -12,7 +12,7 @@ from arena.match import MatchSettings
 from arena.replay import Replay
 from arena.signing import generate_secret
 from engine.rules import Rules
-from services.config import WorkerSettings
+from services.base.config import WorkerSettings
 from services.worker import tasks_play
 from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.tasks_store import BadResult, check_replay

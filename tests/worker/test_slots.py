@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from services.embedded import EmbeddedRedis
+from services.launch.embedded import EmbeddedRedis
 from services.worker.slots import BotSlots
 from services.worker.tasks_play import release_slots, slots_client
 from tests.servers import RedisTarget

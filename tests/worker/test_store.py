@@ -10,7 +10,7 @@ import asyncpg
 import msgspec
 import pytest
 
-from services.config import Secret, SecretSettings, Settings
+from services.base.config import Secret, SecretSettings, Settings
 from services.db import bot_health
 from services.worker import beat, dispatch, tasks_play, tasks_store
 from services.worker.app import WorkerApp

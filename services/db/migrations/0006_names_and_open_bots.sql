@@ -1,7 +1,7 @@
 -- 0006: names unique under confusable folding; bots open to others' tournaments; bots closed
 -- to challenges from others.
 --
--- name_key is services/names.py's name_key(name): NFKC, confusable classes (Unicode's
+-- name_key is services/domain/names.py's name_key(name): NFKC, confusable classes (Unicode's
 -- confusables.txt through the confusable_homoglyphs package), casefold. It cannot be computed
 -- in SQL, so the rows that exist now get theirs from services/db/name_keys.py, which
 -- migrate() runs after the migrations (a row whose key collides with an older row's keeps a

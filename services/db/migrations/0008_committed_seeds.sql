@@ -1,4 +1,4 @@
--- 0008: match seeds nobody chose (services/seeds.py, docs/verify.md).
+-- 0008: match seeds nobody chose (services/domain/seeds.py, docs/verify.md).
 --
 -- * tournaments.master_seed: 32 secret bytes drawn at creation; the API publishes their
 --   commitment (SHA-256) at once and the bytes themselves once the tournament is finished or

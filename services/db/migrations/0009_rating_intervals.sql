@@ -1,6 +1,6 @@
 -- 0009: ratings that say how sure they are (issue 15, part 2).
 --
--- The trusted worker fits Bradley-Terry over every rated match of a pool (services/rating_fit.py)
+-- The trusted worker fits Bradley-Terry over every rated match of a pool (services/domain/rating_fit.py)
 -- off the request path, at most once per beat period and only when the pool changed, and
 -- stores the result here; the leaderboard reads it with one join on the primary key.
 --

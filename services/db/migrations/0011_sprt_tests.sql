@@ -2,7 +2,7 @@
 --
 -- A test plays unrated matches of two games (a pair, seats swapped) between bot_a and bot_b;
 -- each stored pair's score (games bot_a won: 0, 1 or 2) is appended to `scores` in the order
--- the results were stored, in the transaction that stores the match (services/flow_sprt.py).
+-- the results were stored, in the transaction that stores the match (services/flow/sprt.py).
 -- The counts, the LLR and the Elo estimate are computed from `scores` (arena/sprt.py).
 -- `started` counts the pairs created so far (at most max_games / 2).
 

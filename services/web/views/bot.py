@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from arena.replay import Decision, Replay, StartFault
 from services.db.pages import BotRow, HistoryPoint, MatchRow, RatingRow
-from services.ratings import POOLS, PROVISIONAL_UNTIL
+from services.domain.ratings import POOLS, PROVISIONAL_UNTIL
 from services.web.intervals import rating_interval
 from services.web.views.common import BotLink, outcome, score_text, side_links
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from arena.replay import Replay
 from engine.cards import RANK, SUIT
 from services.db.pages import FINISHED_MATCH, MatchRow
-from services.flow_pairing import knockout_decision
+from services.flow.pairing import knockout_decision
 from services.web.i18n import N_
 from services.web.i18n import gettext as _
 

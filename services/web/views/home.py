@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.db.pages import LeaderRow
-from services.ratings import PROVISIONAL_UNTIL
+from services.domain.ratings import PROVISIONAL_UNTIL
 from services.web.intervals import ErrorBar, error_bars, los_next
 from services.web.views.common import BotLink
 

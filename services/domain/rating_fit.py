@@ -4,7 +4,7 @@ superiority (LOS) of each leaderboard entry over the one below it. Pure: plain d
 data out (numpy and scipy do the arithmetic); docs/ratings.md explains it for a newcomer.
 
 The model. Bot ``i`` has a strength ``r_i`` on the Elo scale; a side's strength is the mean of
-its bots (one bot in 1v1 and team 2v2, two in individual 2v2, as :mod:`services.ratings` rates
+its bots (one bot in 1v1 and team 2v2, two in individual 2v2, as :mod:`services.domain.ratings` rates
 them) and side a beats side b with probability ``1 / (1 + 10 ** ((R_b - R_a) / 400))``. A match
 scores 1, 0.5 (draw) or 0 for side a and adds ``s log p + (1 - s) log (1 - p)`` to the
 log-likelihood (a draw is half a win and half a loss, as Ordo and CCRL count it).
@@ -42,7 +42,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import linalg, optimize, sparse, special
 
-from services.ratings import BotId
+from services.domain.ratings import BotId
 
 ELO_PER_LOGIT = 400 / math.log(10)
 """One unit of log-odds in Elo points (about 173.7)."""

@@ -4,9 +4,9 @@ A test keeps at most its ``concurrency`` pairs (at most :data:`MAX_CONCURRENCY`)
 the quotas bound the matches tests put on the workers: an account may have at most
 ``per_account`` running tests, and a bot may be bot B of at most ``per_bot`` running tests of
 other accounts than its owner (the flood of many accounts against one open bot). The two
-numbers are settings (``services.config.SprtQuota``: ``TRUCO_RUNNING_TESTS_PER_ACCOUNT`` and
+numbers are settings (``services.base.config.SprtQuota``: ``TRUCO_RUNNING_TESTS_PER_ACCOUNT`` and
 ``TRUCO_RUNNING_TESTS_PER_BOT``, docs/settings.md). Counted under advisory locks in the
-creating transaction, as ``services.challenge_quota`` does, so a burst is admitted exactly up
+creating transaction, as ``services.flow.challenge_quota`` does, so a burst is admitted exactly up
 to the quota; over it the API answers 429 with ``Retry-After``.
 """
 
@@ -17,7 +17,7 @@ from typing import Final
 
 from services.db import sprt_tests as db_sprt
 from services.db.accounts import Connection
-from services.quota_check import Count, counted_check
+from services.flow.quota_check import Count, counted_check
 
 MAX_CONCURRENCY: Final = 4
 RETRY_AFTER_S: Final = 60

@@ -1,18 +1,18 @@
 """The local launcher behind ``make run``: the whole platform on this machine.
 
-``python -m services.local``:
+``python -m services.launch.local``:
 
 1. with no ``DATABASE_URL``/``REDIS_URL``, starts the embedded PostgreSQL and Redis (data in
    ``.data/``, kept between runs); with them set, uses those servers;
 2. applies the migrations;
-3. starts, each as a child process in its own process group (``services.local_children``):
+3. starts, each as a child process in its own process group (``services.launch.children``):
    the API (``services.api.serve`` on 127.0.0.1:``PORT``), the bot-calling worker (queue
    ``matches``, no database credentials in its environment), the trusted worker (queue
    ``results``), beat, and in local mode two built-in bots (``truco bot serve``, their
    signing secrets in their environment, never on a command line);
 4. makes a "house" account through the API and its two bots: in local mode the HTTP bots,
    registered through the API; in production ``builtin:heuristic`` and ``builtin:random``,
-   stored by the platform itself (``services.house``) and played in process by the
+   stored by the platform itself (``services.launch.house``) and played in process by the
    bot-calling worker. The key and the bots' ids (and local secrets) are kept in
    ``<data dir>/house-*.json``, mode 0600. With an empty leaderboard it starts a warm-up
    round robin between them, and prints the URLs;
@@ -22,7 +22,7 @@
 
 Local mode (``TRUCO_ENV`` unset or ``local``) lets bots run on loopback. With
 ``TRUCO_ENV=production`` nothing here relaxes that: loopback bots are refused (the house bots
-need no loopback: they are built in), and ``services.config`` requires DATABASE_URL,
+need no loopback: they are built in), and ``services.base.config`` requires DATABASE_URL,
 REDIS_URL and TRUCO_SECRET_KEY from the environment.
 Logs go to ``<data dir>/logs/<process>.log``.
 """
@@ -47,12 +47,12 @@ from typing import Any
 
 import httpx
 
-from services.config import ConfigError, Secret, Settings, load_settings
+from services.base.config import ConfigError, Secret, Settings, load_settings
 from services.db.migrate import migrate_url
-from services.embedded import EmbeddedServerError, ServerPlan, local_servers
-from services.embedded._process import choose_port
-from services.house import HouseError, store_builtin_bots
-from services.local_children import Child, Children, LaunchError
+from services.launch.children import Child, Children, LaunchError
+from services.launch.embedded import EmbeddedServerError, ServerPlan, local_servers
+from services.launch.embedded._process import choose_port
+from services.launch.house import HouseError, store_builtin_bots
 from services.worker import command
 
 LOOPBACK = "127.0.0.1"
@@ -242,7 +242,7 @@ def register_builtin_house(
     api: str, path: Path, bots: list[HouseBot], database_url: str, secret_key: Secret
 ) -> None:
     """Production: the house account (through the API) owns ``builtin:STRATEGY`` bots, stored
-    in the database directly (``services.house``; the API never accepts such a URL)."""
+    in the database directly (``services.launch.house``; the API never accepts such a URL)."""
     with httpx.Client(base_url=api, timeout=15.0, trust_env=False) as client:
         state = house_account(client, path)
     known = {name: int(entry["id"]) for name, entry in state.get("builtin", {}).items()}

@@ -1,5 +1,5 @@
 """The platform as one Litestar app: the REST API (:mod:`services.api`) and the web pages
-(:mod:`services.web`). Run it with ``uvicorn --factory services.app:app_from_env``.
+(:mod:`services.web`). Run it with ``uvicorn --factory services.launch.app:app_from_env``.
 
 This module is the composition root: it may import every room of ``services``, and nothing in
 ``services`` imports it.
@@ -12,8 +12,8 @@ from typing import Any
 from litestar import Litestar
 
 from services.api.app import create_api
-from services.config import Settings, load_settings
-from services.log_levels import quiet_noisy_loggers
+from services.base.config import Settings, load_settings
+from services.base.log_levels import quiet_noisy_loggers
 from services.web import pages_for_browser_routes, reference_plugins, web_router
 from services.worker.app import app as worker_app
 
@@ -33,7 +33,7 @@ def create_app(settings: Settings, **options: Any) -> Litestar:
 
 
 def app_from_env() -> Litestar:
-    """``uvicorn --factory services.app:app_from_env``: the process's edge. The settings are
+    """``uvicorn --factory services.launch.app:app_from_env``: the process's edge. The settings are
     read here, once, and handed to the Celery app this process sends tasks with."""
     quiet_noisy_loggers()
     settings = load_settings()

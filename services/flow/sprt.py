@@ -2,7 +2,7 @@
 
 :func:`create_test` stores the test and its first pairs (unrated matches of two games, seats
 swapped: ``arena.sprt_pair``) and returns their ids to queue; what each stored pair does next
-is :mod:`services.flow_sprt_pairs`. The owner may cancel a running test (:func:`cancel_test`).
+is :mod:`services.flow.sprt_pairs`. The owner may cancel a running test (:func:`cancel_test`).
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ import asyncpg
 from arena.deals import INDEPENDENT, DealsMode
 from arena.sprt_pair import GAMES_PER_PAIR
 from engine.rules import Rules
-from services import sprt_runs
 from services.db import sprt_tests as db_sprt
 from services.db.accounts import Connection
-from services.domain import Mode
+from services.domain import Mode, sprt_runs
 from services.flow import (
     FlowError,
     NotFound,
@@ -28,7 +27,7 @@ from services.flow import (
     mode_rules,
 )
 from services.flow.head_to_head import check_bots
-from services.flow_sprt_pairs import start_pairs
+from services.flow.sprt_pairs import start_pairs
 
 
 class SprtNotFound(NotFound):
@@ -57,7 +56,7 @@ async def create_test(
 ) -> tuple[int, list[int]]:
     """A running test and its first pairs: returns (test id, match ids to queue).
 
-    ``check(conn)`` runs in the inserting transaction (``services.sprt_quota``) and may raise
+    ``check(conn)`` runs in the inserting transaction (``services.flow.sprt_quota``) and may raise
     to refuse. Raises :class:`~services.flow.SameBot`, ``BotNotFound``, ``BotUnavailable``,
     RulesError, ``SettingsTooLong``, ``MirroredDealsRefused``, ValueError (bad
     hypotheses or error rates: ``arena.sprt``)."""

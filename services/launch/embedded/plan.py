@@ -9,8 +9,9 @@ from pathlib import Path
 
 import msgspec
 
-from services.embedded.postgres import EmbeddedPostgres
-from services.embedded.redis import EmbeddedRedis
+from services.base.data_dir import default_data_dir
+from services.launch.embedded.postgres import EmbeddedPostgres
+from services.launch.embedded.redis import EmbeddedRedis
 
 
 class ServerPlan(msgspec.Struct, frozen=True):
@@ -52,18 +53,6 @@ def plan_servers(environ: Mapping[str, str] | None = None) -> ServerPlan:
         database_url=_env(env, "DATABASE_URL"),
         redis_url=_env(env, "REDIS_URL"),
     )
-
-
-def default_data_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """``TRUCO_DATA_DIR`` if set, else ``.data`` in the checkout (or the working folder)."""
-    env = os.environ if environ is None else environ
-    configured = _env(env, "TRUCO_DATA_DIR")
-    if configured:
-        return Path(configured).expanduser().resolve()
-    checkout = Path(__file__).resolve().parents[2]
-    if (checkout / "pyproject.toml").is_file():
-        return checkout / ".data"
-    return Path.cwd() / ".data"
 
 
 @contextlib.contextmanager

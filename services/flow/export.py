@@ -21,14 +21,14 @@ import asyncpg
 import msgspec
 
 from arena.replay import LEGACY_FORMAT, load_replay
-from services import flow, seeds
-from services import flow_pairing as fp
+from services import flow
 from services.db import matches as db_matches
 from services.db import ratings as db_ratings
 from services.db import tournaments as db_tournaments
 from services.db.matches import StoredMatch
 from services.db.tournaments import Entry, Tournament
-from services.domain import INDIVIDUAL
+from services.domain import INDIVIDUAL, seeds
+from services.flow import pairing as fp
 from services.tournaments.event import seeded_players
 from services.tournaments.export import (
     FORMAT,

@@ -1,5 +1,5 @@
 """The launcher's child processes: each the leader of its own process group, logging to a file,
-stopped with SIGTERM to its group and SIGKILL after a grace period (``services.local``)."""
+stopped with SIGTERM to its group and SIGKILL after a grace period (``services.launch.local``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from services.embedded._process import die_with_parent
+from services.launch.embedded._process import die_with_parent
 
 STOP_GRACE_S = 8.0
 

@@ -6,7 +6,7 @@ The pair's score is appended to the test, and the test either ends (H0 or H1 acc
 for one is not stored) or gets new pairs, so that ``concurrency`` are in play. A pair lost by
 walkover (a bot unreachable) ends the test as ``failed``, as the local ``truco sprt`` stops.
 Results enter the test in the order they are stored. Each pair's seed is committed and
-derived as a challenge's is (:mod:`services.seeds`: a master seed per pair, revealed when it is
+derived as a challenge's is (:mod:`services.domain.seeds`: a master seed per pair, revealed when it is
 over).
 """
 
@@ -14,16 +14,16 @@ from __future__ import annotations
 
 from arena.replay import Replay
 from arena.sprt_pair import GAMES_PER_PAIR, Unreachable, pair_score
-from services import seeds, sprt_runs
 from services.db import matches as db_matches
 from services.db import sprt_tests as db_sprt
 from services.db.accounts import Connection
 from services.db.sprt_tests import StoredSprt
+from services.domain import seeds, sprt_runs
 
 
 async def lock_test_of(conn: Connection, match_id: int) -> None:
     """Lock the test of a pair, if it is one, before the pair's row is locked: tests before
-    their matches, the order :func:`services.flow_sprt.cancel_test` and a test's end take, so
+    their matches, the order :func:`services.flow.sprt.cancel_test` and a test's end take, so
     a result and a cancel never deadlock."""
     test_id = await db_sprt.sprt_of_match(conn, match_id)
     if test_id is not None:

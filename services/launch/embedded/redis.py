@@ -15,14 +15,14 @@ import subprocess
 from pathlib import Path
 from typing import ClassVar
 
-from services.embedded._process import (
+from services.launch.embedded._process import (
     LOOPBACK,
     EmbeddedServerError,
     pid_alive,
     process_name,
     spawn,
 )
-from services.embedded.base import EmbeddedServer, ServerState
+from services.launch.embedded.base import EmbeddedServer, ServerState
 
 
 def redis_server_binary() -> Path:
@@ -90,7 +90,7 @@ class EmbeddedRedis(EmbeddedServer):
     def _config(self, port: int) -> str:
         return "\n".join(
             [
-                "# Written by services.embedded.redis on every start; edits are overwritten.",
+                "# Written by services.launch.embedded.redis on every start; edits are overwritten.",
                 f"bind {LOOPBACK}",
                 f"port {port}",
                 "protected-mode yes",

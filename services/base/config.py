@@ -1,6 +1,6 @@
 """The platform's settings: every environment variable a platform process reads, parsed here.
 
-A process reads them once, at its edge (``services.local`` and ``services.app.app_from_env``
+A process reads them once, at its edge (``services.launch.local`` and ``services.launch.app.app_from_env``
 at start-up, a Celery worker or beat when it boots), with :func:`load_settings`, and passes the
 :class:`Settings` down. Nothing reads the environment at import time. A bad value is a
 :class:`ConfigError` whose message is one line naming the variable and what it accepts.
@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from services.embedded.plan import default_data_dir
+from services.base.data_dir import default_data_dir
 
 Env = Literal["local", "production"]
 ENVIRONMENTS: tuple[Env, ...] = ("local", "production")
@@ -104,7 +104,7 @@ class RateLimits(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ChallengeQuota(msgspec.Struct, frozen=True, kw_only=True):
-    """Open challenges (``services.challenge_quota``)."""
+    """Open challenges (``services.flow.challenge_quota``)."""
 
     per_account: int = 8
     per_bot: int = 4
@@ -112,7 +112,7 @@ class ChallengeQuota(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SprtQuota(msgspec.Struct, frozen=True, kw_only=True):
-    """Running SPRT tests (``services.sprt_quota``)."""
+    """Running SPRT tests (``services.flow.sprt_quota``)."""
 
     per_account: int = 2
     per_bot: int = 2

@@ -19,10 +19,10 @@ from arena.bots import BUILTINS
 from arena.entrants import BUILTIN_PREFIX
 from arena.signing import generate_secret
 from services.api.auth import hash_api_key
-from services.config import Secret
+from services.base.config import Secret
+from services.base.secretbox import SecretBox
 from services.db import accounts as db_accounts
 from services.db import bots as db_bots
-from services.secretbox import SecretBox
 
 
 class HouseError(RuntimeError):

@@ -4,17 +4,16 @@ with local_servers() as servers:        # honours DATABASE_URL / REDIS_URL
     run_everything(servers.database_url, servers.redis_url)
 """
 
-from services.embedded._process import EmbeddedServerError
-from services.embedded.base import EmbeddedServer
-from services.embedded.plan import (
+from services.launch.embedded._process import EmbeddedServerError
+from services.launch.embedded.base import EmbeddedServer
+from services.launch.embedded.plan import (
     RunningServers,
     ServerPlan,
-    default_data_dir,
     local_servers,
     plan_servers,
 )
-from services.embedded.postgres import EmbeddedPostgres
-from services.embedded.redis import EmbeddedRedis
+from services.launch.embedded.postgres import EmbeddedPostgres
+from services.launch.embedded.redis import EmbeddedRedis
 
 __all__ = [
     "EmbeddedPostgres",
@@ -23,7 +22,6 @@ __all__ = [
     "EmbeddedServerError",
     "RunningServers",
     "ServerPlan",
-    "default_data_dir",
     "local_servers",
     "plan_servers",
 ]

@@ -17,7 +17,7 @@ import secrets
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from services.config import Secret
+from services.base.config import Secret
 
 KEY_ID = "aesgcm-v1"
 _NONCE = 12

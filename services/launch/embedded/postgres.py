@@ -20,7 +20,7 @@ import subprocess
 from pathlib import Path
 from typing import ClassVar
 
-from services.embedded._process import (
+from services.launch.embedded._process import (
     LOOPBACK,
     EmbeddedServerError,
     ensure_traversable,
@@ -30,7 +30,7 @@ from services.embedded._process import (
     run_tool,
     spawn,
 )
-from services.embedded.base import EmbeddedServer, ServerState
+from services.launch.embedded.base import EmbeddedServer, ServerState
 
 logger = logging.getLogger(__name__)
 

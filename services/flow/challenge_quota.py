@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 
 from services.db import challenges as db_challenges
 from services.db.accounts import Connection
-from services.quota_check import Count, counted_check
+from services.flow.quota_check import Count, counted_check
 
 RETRY_AFTER_S = 30
 """What a refused challenger is told to wait: open challenges end as their matches finish."""

@@ -1,6 +1,6 @@
 """A quota counted under advisory locks in the inserting transaction.
 
-Challenges (``services.challenge_quota``) and SPRT tests (``services.sprt_quota``) both bound
+Challenges (``services.flow.challenge_quota``) and SPRT tests (``services.flow.sprt_quota``) both bound
 what an account may have open and what a bot may receive from other accounts: the check takes
 the locks first, so concurrent requests cannot all see the same count, then refuses with the
 first limit whose count has reached its most.

@@ -14,7 +14,7 @@ from typing import ClassVar, Literal, Self
 
 import msgspec
 
-from services.embedded._process import (
+from services.launch.embedded._process import (
     EmbeddedServerError,
     choose_port,
     file_lock,
