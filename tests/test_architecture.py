@@ -222,3 +222,23 @@ def test_the_checks_catch_a_hidden_cycle_and_an_upward_import(tmp_path: Path) ->
         "services/db.py:4: services.db imports services.flow (room db may not import room flow)",
         "services/flow.py:2: services.flow imports services.web (room flow may not import room web)",
     ]
+
+
+def _reachable(graph: Graph, start: str) -> set[str]:
+    seen, todo = {start}, [start]
+    while todo:
+        for target in graph.get(todo.pop(), {}):
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+def test_truco_verify_imports_no_workflow_or_database_module() -> None:
+    """``truco verify`` checks an export with the same pure code the platform ranks and derives
+    with, and nothing that reaches a database, a worker or the API (even indirectly)."""
+    graph = import_graph(ROOT, PACKAGES)
+    reached = _reachable(graph, "truco_cli.verify_event")
+    assert "services.tournaments.ranked" in reached and "services.domain.result" in reached
+    impure = sorted(m for m in reached if room(m) in {"db", "flow", "worker", "api", "web", "app"})
+    assert impure == []

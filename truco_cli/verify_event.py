@@ -7,10 +7,10 @@ In order, each stopping at the first discrepancy with a :class:`Discrepancy` nam
    match's place (:mod:`services.domain.seeds`), and every replay was played with its match's seed;
 3. **replays**: every replay re-simulates through the engine (:func:`arena.verify.verify_replay`);
 4. **results**: every stored result is the one its replay gives
-   (:func:`services.flow.result_document`), byes and matches decided without play agree with
+   (:func:`services.domain.result.played_result`), byes and matches decided without play agree with
    themselves;
 5. **standings**: the platform's standings are what the format ranks from these results
-   (:func:`services.flow.standings`, the same function the API calls);
+   (:func:`services.tournaments.ranked.standings`, the same function the API calls);
 6. **Elo**: every rating change is the Elo rule of :mod:`services.domain.ratings` applied to the
    ratings before it, rated matches (and only they) moved ratings, and a bot's consecutive
    rated matches inside the event chain (one's rating after is the next one's before).
@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any
 
 import msgspec
 
@@ -34,12 +33,13 @@ from arena.verify import verify_replay
 from engine.errors import EngineError, RulesError
 from engine.events import HandEnded
 from engine.rules import Rules
-from services import flow
-from services.db.matches import StoredMatch
 from services.domain import seeds, side_result
 from services.domain.ratings import k_factor, match_delta, rating_pool
+from services.domain.result import StoredResult, played_result
 from services.tournaments.event import SeededEntrant
 from services.tournaments.export import ExportMatch, TournamentExport
+from services.tournaments.ranked import standings
+from services.tournaments.records import PlainRecord
 
 Say = Callable[[str], None]
 
@@ -192,12 +192,17 @@ def check_replays(doc: TournamentExport, out: Verification) -> None:
     out.ok(f"replays: {replays} re-simulated through the engine ({games} games, {hands} hands)")
 
 
-def _winner_of(document: dict[str, Any]) -> int | None:
+def _winner_of(result: StoredResult) -> int | None:
     """The winning side a result decided without play gives (a withdrawal or a give-up)."""
-    lost = document.get("withdrawn")
-    if isinstance(lost, list) and len(lost) == 1 and lost[0] in (0, 1):
-        return 1 - int(lost[0])
+    lost = result.withdrawn
+    if lost is not None and len(lost) == 1 and lost[0] in (0, 1):
+        return 1 - lost[0]
     return None
+
+
+def _as_json(value: object) -> object:
+    """A result's field as it reads in the export (lists, not tuples)."""
+    return msgspec.json.decode(msgspec.json.encode(value))
 
 
 def check_results(doc: TournamentExport, out: Verification) -> None:
@@ -214,20 +219,23 @@ def check_results(doc: TournamentExport, out: Verification) -> None:
         if stored is None:
             raise Discrepancy(f"match {match.id} result: the finished match has none")
         if match.replay is None:
-            if match.winner_side != _winner_of(stored) or stored.get("games"):
+            if match.winner_side != _winner_of(stored) or stored.games:
                 raise Discrepancy(
                     f"match {match.id} result: decided without play, but side "
-                    f"{match.winner_side} is recorded as winner of {stored.get('reason')!r}"
+                    f"{match.winner_side} is recorded as winner of {stored.reason!r}"
                 )
             unplayed += 1
             continue
-        expected = msgspec.json.decode(msgspec.json.encode(flow.result_document(match.replay)))
+        expected = played_result(match.replay)
         exact = match.seed_scheme == seeds.DERIVED  # older rows may lack newer keys
-        for key, value in expected.items():
-            if (key in stored or exact) and stored.get(key) != value:
+        for key in expected.__struct_fields__:
+            mine, theirs = getattr(expected, key), getattr(stored, key)
+            if theirs is None and mine is not None and not exact:
+                continue
+            if theirs != mine:
                 raise Discrepancy(
-                    f"match {match.id} result: {key} recorded {stored.get(key)!r}, its replay "
-                    f"gives {value!r}"
+                    f"match {match.id} result: {key} recorded {_as_json(theirs)!r}, "
+                    f"its replay gives {_as_json(mine)!r}"
                 )
         if match.winner_side != match.replay.result.winner:
             raise Discrepancy(
@@ -241,36 +249,18 @@ def check_results(doc: TournamentExport, out: Verification) -> None:
     )
 
 
-def match_row(match: ExportMatch, doc: TournamentExport) -> StoredMatch:
-    """An exported match as the workflow's row, for the format's standings."""
-    seats = tuple(match.seats)
-    return StoredMatch(
-        id=match.id,
-        tournament_id=doc.tournament.id,
-        round_id=match.round,
+def match_record(match: ExportMatch) -> PlainRecord:
+    """An exported match as the pure planner reads it, for the format's standings."""
+    result = match.result
+    return PlainRecord(
         round_number=match.round,
-        bracket=match.bracket,
         bracket_match=match.bracket_match,
-        board=match.board,
-        mode=match.mode,
         status=match.status,
-        seed=match.seed or 0,
-        rated=match.rated,
-        games_per_match=match.games_per_match,
-        rules=match.rules,
-        winner_side=match.winner_side,
         bye=match.bye,
-        attempts=0,
-        created_at=doc.exported_at,
-        queued_at=None,
-        finished_at=None,
-        deals=match.deals,
-        bot0=seats[0],
-        bot1=seats[1] if len(seats) > 1 else None,
-        result=match.result,
-        partnership=match.partnership,
-        seats=seats,
-        seed_scheme=match.seed_scheme,
+        seats=tuple(match.seats),
+        winner_side=match.winner_side,
+        games_won=result.games_won if result is not None else (0, 0),
+        tantos=result.tantos if result is not None else (0, 0),
     )
 
 
@@ -286,10 +276,10 @@ def check_standings(doc: TournamentExport, out: Verification) -> None:
         if e.seed is not None
     ]
     try:
-        rows = flow.standings(
+        rows = standings(
             doc.tournament.format,
             entrants,
-            [match_row(m, doc) for m in doc.matches],
+            [match_record(m) for m in doc.matches],
             third_place=bool(doc.tournament.settings.get("third_place", False)),
             partnership=doc.tournament.partnership,
         )
@@ -316,7 +306,7 @@ def check_standings(doc: TournamentExport, out: Verification) -> None:
 
 def _rated(match: ExportMatch) -> bool:
     """Whether the match moved ratings: rated, played, and not a walkover."""
-    reason = (match.result or {}).get("reason")
+    reason = match.result.reason if match.result is not None else None
     return match.rated and match.status == "done" and not match.bye and reason != "walkover"
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import msgspec
 
@@ -26,7 +25,7 @@ from services.api.tournament_schemas import (
 from services.db.matches import StoredMatch
 from services.db.tournaments import RoundRow, Tournament
 from services.domain import seeds
-from services.flow import pairing as fp
+from services.tournaments import played as fp
 from services.tournaments.bracket_format import depths
 from services.tournaments.brackets import BYE, resolve
 from services.tournaments.event import SeededEntrant, StandingRow, seed_maps
@@ -72,17 +71,18 @@ def round_match(match: StoredMatch, names: dict[int, str]) -> RoundMatch:
 
 
 def match_read(match: StoredMatch, names: dict[int, str]) -> MatchRead:
-    result: dict[str, Any] = match.result or {}
+    result = match.result
     games = [
         GameRead(
-            score=[int(x) for x in game.get("score", [0, 0])],
-            winner=_game_winner(match, game.get("winner")),
-            winner_side=game.get("winner"),
+            score=list(game.score),
+            winner=_game_winner(match, game.winner),
+            winner_side=game.winner,
         )
-        for game in result.get("games", [])
+        for game in (result.games if result is not None else ())
     ]
-    reason = "bye" if match.bye else result.get("reason")
-    causes = [cause_read(match, item) for item in result.get("causes", [])]
+    reason = "bye" if match.bye else (result.reason if result is not None else None)
+    stored_causes = result.causes if result is not None else None
+    causes = [cause_read(match, cause) for cause in stored_causes or ()]
     return MatchRead(
         id=match.id,
         status=match.status,
@@ -104,8 +104,8 @@ def match_read(match: StoredMatch, names: dict[int, str]) -> MatchRead:
         reason=reason,
         cause=causes[0] if causes else None,
         causes=causes,
-        games_won=result.get("games_won"),
-        tantos=result.get("tantos"),
+        games_won=list(result.games_won) if result is not None else None,
+        tantos=list(result.tantos) if result is not None else None,
         decided_by=fp.knockout_decision(match.bracket_match, match.result),
         seed=match.seed if match.finished else None,
         seed_scheme=match.seed_scheme,
@@ -116,9 +116,8 @@ def match_read(match: StoredMatch, names: dict[int, str]) -> MatchRead:
     )
 
 
-def cause_read(match: StoredMatch, stored: dict[str, Any]) -> MatchCause:
-    """A stored cause (``match_results.result["causes"]``) as the API shows it."""
-    cause = msgspec.convert(stored, Cause)
+def cause_read(match: StoredMatch, cause: Cause) -> MatchCause:
+    """A stored cause (of ``match_results.result``) as the API shows it."""
     bots = match.bots
     return MatchCause(
         side=cause.side % 2,  # a cause names its entrant; entrant k plays for side k % 2

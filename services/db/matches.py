@@ -29,6 +29,7 @@ from services.domain import (
     Mode,
     Partnership,
 )
+from services.domain.result import StoredResult, stored_result
 from services.domain.seeds import LEGACY, SeedScheme
 
 _COLUMNS = (
@@ -76,7 +77,7 @@ class StoredMatch:
     deals: DealsMode  # how its games are dealt (arena.deals; migration 0004)
     bot0: int
     bot1: int | None
-    result: dict[str, Any] | None
+    result: StoredResult | None
     partnership: Partnership = TEAM  # how a 2v2 side is filled (migration 0005)
     seats: tuple[int, ...] = ()  # every bot by slot (empty: bot0, bot1)
     seed_scheme: SeedScheme = (
@@ -119,15 +120,22 @@ class StoredMatch:
         """The bots of the winning side (none for a draw)."""
         return () if self.winner_side is None else self.side_bots(self.winner_side)
 
-    def pair_of(self, key: str) -> tuple[int, int]:
-        """A per-side pair from the result (``games_won``, ``tantos``); (0, 0) if absent."""
-        value = (self.result or {}).get(key) or (0, 0)
-        return int(value[0]), int(value[1])
+    @property
+    def games_won(self) -> tuple[int, int]:
+        """Games won by side; (0, 0) without a result."""
+        return self.result.games_won if self.result is not None else (0, 0)
+
+    @property
+    def tantos(self) -> tuple[int, int]:
+        """Points scored by side over all games; (0, 0) without a result."""
+        return self.result.tantos if self.result is not None else (0, 0)
 
 
 def _match(row: asyncpg.Record) -> StoredMatch:
     fields = dict(row)
     fields["seats"] = tuple(fields["seats"] or ())
+    if fields["result"] is not None:
+        fields["result"] = stored_result(fields["result"])
     return StoredMatch(**fields)
 
 
@@ -256,7 +264,7 @@ async def insert_result(
     match_id: int,
     *,
     winner_side: int | None,
-    result: dict[str, Any],
+    result: StoredResult,
     task_id: str | None,
 ) -> bool:
     """Store the result once; False if the match already has one (nothing changes)."""

@@ -19,6 +19,7 @@ from services.db.accounts import Executor
 from services.db.matches import inflate
 from services.db.tournaments import RoundRow
 from services.domain import FINISHED_STATUSES, seeds
+from services.domain.result import StoredResult, stored_result
 
 FINISHED_MATCH = FINISHED_STATUSES
 
@@ -99,7 +100,7 @@ class MatchRow:
     created_at: datetime
     finished_at: datetime | None
     entrants: list[Entrant] = field(default_factory=list)
-    result: dict[str, Any] | None = None  # match_results.result
+    result: StoredResult | None = None  # match_results.result
     bracket_match: str | None = None  # the elimination bracket's match id (W1-2, GF, ...)
     tournament_name: str | None = None
 
@@ -263,7 +264,7 @@ def _match(r: asyncpg.Record) -> MatchRow:
         winner_side=r["winner_side"],
         created_at=r["created_at"],
         finished_at=r["finished_at"],
-        result=_json(r["result"]) if r["result"] is not None else None,
+        result=stored_result(_json(r["result"])) if r["result"] is not None else None,
         bracket_match=r["bracket_match"],
         tournament_name=r["tournament_name"],
     )

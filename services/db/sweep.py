@@ -17,6 +17,7 @@ from typing import Any
 from arena.deals import DealsMode
 from services.db.accounts import Connection, Executor
 from services.domain import GAVE_UP, MatchStatus, Partnership
+from services.domain.result import given_up_result
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,16 +97,7 @@ async def give_up(conn: Connection, match_id: int, *, in_tournament: bool, detai
             "UPDATE matches SET status = $2, finished_at = now() WHERE id = $1", match_id, GAVE_UP
         )
         return True
-    document = {
-        "games": [],
-        "games_won": [0, 0],
-        "tantos": [0, 0],
-        "reason": GAVE_UP,
-        "forfeit": None,
-        "walkover": [],
-        "faults": [0, 0],
-        "error": detail,
-    }
+    document = given_up_result(detail)
     stored = await conn.fetchval(
         "INSERT INTO match_results (match_id, winner_side, result, task_id) "
         "VALUES ($1, NULL, $2, NULL) "

@@ -4,7 +4,7 @@ Used by the API (create, enter, start, challenge) and by the Celery workers (``m
 before running matches, ``record_result`` after, ``withdraw_bot`` and ``due_tournaments`` from
 beat), always as ``flow.NAME``: this package's modules hold one idea each and the names below
 are their public face. The pairing, standings and Elo arithmetic are the pure modules
-(:mod:`services.flow.pairing`, :mod:`services.tournaments`, :mod:`services.domain.ratings`); all SQL
+(:mod:`services.tournaments.played`, :mod:`services.tournaments`, :mod:`services.domain.ratings`); all SQL
 is in :mod:`services.db`.
 
 * :mod:`.errors`: what the API turns into 404, 409 and 422 problems;
@@ -54,7 +54,7 @@ from services.flow.errors import (
 )
 from services.flow.event import event_state, standings
 from services.flow.matches import EntrantSpec, MatchSpec, match_specs
-from services.flow.results import mark_running, record_result, result_document
+from services.flow.results import mark_running, record_result
 from services.flow.settings import (
     TournamentSettings,
     check_duration,
@@ -104,7 +104,6 @@ __all__ = [
     "match_specs",
     "mode_rules",
     "record_result",
-    "result_document",
     "settings_of",
     "standings",
     "start_tournament",

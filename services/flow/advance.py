@@ -14,17 +14,17 @@ from services.db.accounts import Connection
 from services.db.matches import StoredMatch
 from services.db.tournaments import Tournament
 from services.domain import INDIVIDUAL, seeds
-from services.flow import individual as fi
-from services.flow import pairing as fp
+from services.domain.result import withdrawn_result
 from services.flow.event import event_state
 from services.flow.settings import settings_of
+from services.tournaments import individual as fi
+from services.tournaments import played as fp
 from services.tournaments.event import Plan, Planned, SeededEntrant
 from services.tournaments.formats import get_format, table_format
 
 logger = logging.getLogger("services.flow")
 
 SEED_BITS = 63
-WITHDRAWN = "withdrawn"
 
 
 def new_seed() -> int:
@@ -49,7 +49,7 @@ async def advance(conn: Connection, tournament_id: int) -> list[int]:
     Loops while matches are decided on creation (byes, forfeits of withdrawn bots).
 
     The tournament's format decides (:meth:`~services.tournaments.formats.TournamentFormat.plan_next`;
-    in individual 2v2, :func:`services.flow.individual.plan_next`); this stores its step.
+    in individual 2v2, :func:`services.tournaments.individual.plan_next`); this stores its step.
     Call it inside the transaction that decided a match, holding the tournament's row lock
     (``get_tournament(..., lock="update")``), so the next round is paired exactly once; the
     returned match ids are to be queued after the commit."""
@@ -167,16 +167,7 @@ async def forfeit(conn: Connection, match: StoredMatch, gone: set[int]) -> None:
     """Decide a match without playing it: the sides whose bots left lose (both: a draw)."""
     lost = sorted({slot % 2 for slot, bot in enumerate(match.bots) if bot in gone})
     winner = 1 - lost[0] if len(lost) == 1 else None
-    document = {
-        "games": [],
-        "games_won": [0, 0],
-        "tantos": [0, 0],
-        "reason": WITHDRAWN,
-        "forfeit": lost[0] if len(lost) == 1 else None,
-        "walkover": [],
-        "faults": [0, 0],
-        "withdrawn": lost,
-    }
+    document = withdrawn_result(lost)
     if await db_matches.insert_result(
         conn, match.id, winner_side=winner, result=document, task_id=None
     ):

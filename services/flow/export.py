@@ -28,7 +28,7 @@ from services.db import tournaments as db_tournaments
 from services.db.matches import StoredMatch
 from services.db.tournaments import Entry, Tournament
 from services.domain import INDIVIDUAL, seeds
-from services.flow import pairing as fp
+from services.tournaments import played as fp
 from services.tournaments.event import seeded_players
 from services.tournaments.export import (
     FORMAT,

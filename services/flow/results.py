@@ -3,8 +3,6 @@ then its tournament advances."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import asyncpg
 import msgspec
 
@@ -16,31 +14,10 @@ from services.db.accounts import Connection
 from services.db.matches import StoredMatch
 from services.domain import CANCELLED, BotResult, SideResult, side_result
 from services.domain.ratings import k_factor, match_delta, rating_pool
+from services.domain.result import played_result
 from services.flow import sprt_pairs
 from services.flow.advance import advance
 from services.flow.errors import MatchNotFound, ResultMismatch
-
-
-def result_document(replay: Replay) -> dict[str, Any]:
-    """What ``match_results.result`` keeps: per game the score and winner by side, the totals,
-    the reason, forfeits, walkovers, faults and the causes of a walkover or forfeit."""
-    games = []
-    for game in replay.games:
-        score = [0, 0]
-        for team, entrant in enumerate(game.teams):
-            score[entrant] = game.score[team]
-        games.append({"score": score, "winner": game.winner})
-    result = replay.result
-    return {
-        "games": games,
-        "games_won": list(result.games_won),
-        "tantos": list(result.tantos),
-        "reason": result.reason,
-        "forfeit": result.forfeit,
-        "walkover": list(result.walkover),
-        "faults": list(result.faults),
-        "causes": msgspec.to_builtins(result.causes),
-    }
 
 
 async def mark_running(pool: asyncpg.Pool, match_id: int) -> bool:
@@ -79,7 +56,7 @@ async def record_result(
             )
         winner = replay.result.winner
         stored = await db_matches.insert_result(
-            conn, match_id, winner_side=winner, result=result_document(replay), task_id=task_id
+            conn, match_id, winner_side=winner, result=played_result(replay), task_id=task_id
         )
         if not stored:
             return []

@@ -16,7 +16,6 @@ from services.db import tournaments as db_tournaments
 from services.db.tournaments import Tournament
 from services.domain import FORMATS, INDIVIDUAL, MODES, TEAM, Format, Mode, Partnership, seeds
 from services.domain.ratings import rating_pool
-from services.flow import individual as fi
 from services.flow.advance import advance, forfeit
 from services.flow.errors import (
     MIRRORED_ONLY_ONE_OWNER,
@@ -35,6 +34,7 @@ from services.flow.settings import (
     mode_rules,
     settings_of,
 )
+from services.tournaments import individual as fi
 from services.tournaments.formats import get_format
 
 logger = logging.getLogger("services.flow")

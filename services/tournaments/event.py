@@ -1,6 +1,6 @@
 """What a started event is, in the tournament formats' terms: plain data, no I/O.
 
-The workflow (:mod:`services.flow.pairing`) turns its stored rows into a :class:`Played`; a
+The workflow (:mod:`services.tournaments.played`) turns its stored rows into a :class:`Played`; a
 format (:mod:`services.tournaments.formats`) ranks it (:class:`StandingRow`) and plans what
 comes next from it (:class:`Plan` of :class:`Planned` matches).
 """

@@ -26,6 +26,7 @@ from services.domain import (
     RoundStatus,
     TournamentStatus,
 )
+from services.domain.result import StoredResult
 from services.domain.seeds import SeedScheme
 
 FORMAT = "truco-arena-tournament-export/1"
@@ -116,7 +117,7 @@ class ExportMatch(msgspec.Struct, kw_only=True):
     seed: int | None
     seed_scheme: SeedScheme
     winner_side: int | None
-    result: dict[str, Any] | None
+    result: StoredResult | None
     rating_changes: list[ExportRatingChange]
     replay: Replay | None
 

@@ -42,9 +42,9 @@ from services.db import sprt_tests as db_sprt
 from services.db import tournaments as db_tournaments
 from services.domain import FINISHED_STATUSES, LIVE_TOURNAMENT_STATUSES, OPEN_STATUSES
 from services.domain.ratings import POOLS
-from services.flow.pairing import played as played_event
 from services.tournaments.event import Played
 from services.tournaments.formats import StandingRow
+from services.tournaments.played import played as played_event
 from services.web import i18n, paging
 from services.web.i18n import N_
 from services.web.i18n import gettext as _

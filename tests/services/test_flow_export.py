@@ -111,7 +111,7 @@ def test_a_version_1_replay_is_exported_with_its_deals_and_nothing_else_changed(
         id=7, tournament_id=1, round_id=1, round_number=1, bracket="main", bracket_match=None,
         board=0, mode="1v1", status="done", seed=5, rated=False, games_per_match=2, rules={},
         winner_side=replay.result.winner, bye=False, attempts=1, created_at=datetime.now(UTC),
-        queued_at=None, finished_at=None, deals="independent", bot0=1, bot1=2, result={},
+        queued_at=None, finished_at=None, deals="independent", bot0=1, bot1=2, result=None,
     )  # fmt: skip
     exported = msgspec.json.decode(flow_export.match_json(row, msgspec.json.encode(old), []))
     assert exported["replay"]["format"] == LEGACY_FORMAT

@@ -8,7 +8,7 @@ import pytest
 from services import flow
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
-from services.flow import pairing as fp
+from services.tournaments import played as fp
 from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
 
 pytestmark = pytest.mark.anyio

@@ -141,7 +141,7 @@ async def test_a_withdrawn_bot_forfeits_and_the_event_still_finishes(
     forfeits = [m for m in matches if m.status == "forfeit"]
     assert len(forfeits) == 1 and leaver in forfeits[0].bots
     assert forfeits[0].winner_bot != leaver and forfeits[0].winner_bot is not None
-    assert forfeits[0].result is not None and forfeits[0].result["reason"] == "withdrawn"
+    assert forfeits[0].result is not None and forfeits[0].result.reason == "withdrawn"
     # the leaver is paired in round 1 only (rounds 2 and 3 pair the three others + a bye)
     later = [m for m in matches if (m.round_number or 0) > 1]
     assert later and all(leaver not in m.bots for m in later)

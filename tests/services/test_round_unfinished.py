@@ -13,7 +13,7 @@ from arena.match import run_match
 from services import flow
 from services.db import matches as db_matches
 from services.domain import MatchStatus
-from services.flow import pairing as fp
+from services.tournaments import played as fp
 from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
 
 pytestmark = pytest.mark.anyio

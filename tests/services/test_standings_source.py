@@ -24,7 +24,8 @@ from services.api.views import standings_of
 from services.db import tournaments as db_tournaments
 from services.db.matches import StoredMatch
 from services.db.pages import EntryRow
-from services.flow import pairing as fp
+from services.domain.result import ResultReason, StoredResult
+from services.tournaments import played as fp
 from services.tournaments.event import Planned, SeededEntrant
 from services.tournaments.formats import (
     FORMATS,
@@ -43,11 +44,13 @@ NOW = datetime(2026, 1, 1, tzinfo=UTC)
 def _row(match_id: int, planned: Planned, status: str, winner: int | None) -> StoredMatch:
     rng = random.Random(match_id)
     games = (2, rng.randint(0, 1)) if winner == 0 else (rng.randint(0, 1), 2)
-    result = None
+    result: StoredResult | None = None
     if status == "done" and not planned.bye:
         if winner is None:
             games = (1, 1)
-        result = {"games_won": list(games), "tantos": [rng.randint(0, 60), rng.randint(0, 60)]}
+        tantos = (rng.randint(0, 60), rng.randint(0, 60))
+        reason: ResultReason = "draw" if winner is None else "games"
+        result = StoredResult((), games, tantos, reason, None, (), (0, 0))
     return StoredMatch(
         id=match_id,
         tournament_id=1,

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations
 
+import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.flow.pairing import knockout_decision
+from services.domain.result import stored_result
 from services.tournaments.knockout import decided_by, knockout_winner
+from services.tournaments.played import knockout_decision
 from services.tournaments.roundrobin import round_robin
 
 
@@ -27,14 +29,17 @@ def test_decided_by_follows_the_tiebreak_order() -> None:
 
 
 def test_knockout_decision_only_for_bracket_matches_played_to_the_end() -> None:
-    level = {"games_won": [1, 1], "tantos": [45, 38], "reason": "tantos"}
+    level = stored_result(
+        {"games": [], "games_won": [1, 1], "tantos": [45, 38], "reason": "tantos",
+         "forfeit": None, "walkover": [], "faults": [0, 0]}
+    )  # fmt: skip
     assert knockout_decision("W1-1", level) == "tantos"
-    assert knockout_decision("W1-1", {**level, "tantos": [40, 40], "reason": "draw"}) == "seed"
+    even = msgspec.structs.replace(level, tantos=(40, 40), reason="draw")
+    assert knockout_decision("W1-1", even) == "seed"
     assert knockout_decision(None, level) is None  # Swiss, round robin, challenges
     assert knockout_decision("W1-1", None) is None  # not finished
-    for reason in ("forfeit", "walkover", "withdrawn"):
-        assert knockout_decision("W1-1", {**level, "reason": reason}) is None
-    assert knockout_decision("W1-1", {"reason": "games"}) is None  # no totals stored
+    for reason in ("forfeit", "walkover", "withdrawn", "error"):
+        assert knockout_decision("W1-1", msgspec.structs.replace(level, reason=reason)) is None
 
 
 @settings(max_examples=30, deadline=None)

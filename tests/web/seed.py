@@ -25,6 +25,7 @@ from arena.protocol import ActRequest, ActResponse
 from arena.replay import EntrantRecord, Replay
 from arena.sdk import strategy_decider
 from engine.rules import Rules
+from services.domain.result import played_result
 
 XSS_NAME = "<script>alert(1)</script>"
 XSS_SAY = "<img src=x onerror=alert(1)>"
@@ -189,7 +190,7 @@ class Seeder:
             "INSERT INTO match_results (match_id, winner_side, result) VALUES ($1, $2, $3)",
             mid,
             winner,
-            json.dumps(msgspec.to_builtins(replay.result)),
+            json.dumps(msgspec.to_builtins(played_result(replay))),
         )
         seeded.replays[mid] = replay
         seeded.winners[mid] = winner

@@ -19,6 +19,7 @@ from engine.events import HandStarted
 from engine.rules import Rules
 from services import flow
 from services.db.pool import create_pool
+from services.domain.result import played_result
 from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
 
 SWISS_BOTS = 100
@@ -113,6 +114,6 @@ async def _casual_match(conn: asyncpg.Connection, a: int, b: int) -> int:
         "INSERT INTO match_results (match_id, winner_side, result) VALUES ($1, $2, $3)",
         mid,
         replay.result.winner,
-        msgspec.to_builtins(replay.result),
+        played_result(replay),
     )
     return mid

@@ -13,6 +13,7 @@ import asyncpg
 import msgspec
 import pytest
 
+from services.domain.result import played_result
 from tests.web.conftest import WebData, run_async, shot
 from tests.web.seed import NAMES, SINGLE_NAMES, XSS_NAME, XSS_SAY, play
 
@@ -311,7 +312,7 @@ async def _finish(web: WebData, mid: int) -> None:
                 "INSERT INTO match_results (match_id, winner_side, result) VALUES ($1, $2, $3)",
                 mid,
                 replay.result.winner,
-                json.dumps(msgspec.to_builtins(replay.result)),
+                json.dumps(msgspec.to_builtins(played_result(replay))),
             )
     finally:
         await conn.close()

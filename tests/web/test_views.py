@@ -27,6 +27,7 @@ from engine.events import (
 )
 from engine.rules import Rules
 from services.db.pages import Entrant, EntryRow, HistoryPoint, LeaderRow, MatchRow
+from services.domain.result import ResultReason, StoredResult
 from services.tournaments.event import Played, SeededEntrant
 from services.tournaments.formats import bracket_format
 from services.web.views.bot import bot_view, rating_chart
@@ -173,7 +174,15 @@ def match(
         winner_side=winner,
         created_at=NOW,
         finished_at=NOW,
-        result={"games_won": [2, 0] if winner == 0 else [0, 2], "tantos": [30, 12]},
+        result=StoredResult(
+            games=(),
+            games_won=(2, 0) if winner == 0 else (0, 2),
+            tantos=(30, 12),
+            reason="games",
+            forfeit=None,
+            walkover=(),
+            faults=(0, 0),
+        ),
     )
     m.entrants = [Entrant(a, f"bot{a}", 0, 0), Entrant(b, f"bot{b}", 1, 1)]
     return m
@@ -329,10 +338,14 @@ def test_bot_page_lists_recent_faults_with_kinds_and_the_cause_of_a_loss() -> No
     assert (second.match_id, second.kinds, second.cause) == (8, [("timeout", 1)], None)
 
 
+def _result(games: tuple[int, int], tantos: tuple[int, int], reason: ResultReason) -> StoredResult:
+    return StoredResult((), games, tantos, reason, None, (), (0, 0))
+
+
 def test_a_bracket_match_level_on_games_says_how_it_went_through() -> None:
     m = match(1, 1, 1, 1, 2, 1)
     m.bracket_match = "W1-1"
-    m.result = {"games_won": [1, 1], "tantos": [38, 45], "reason": "tantos"}
+    m.result = _result((1, 1), (38, 45), "tantos")
     assert knockout_note(m, outcome(m)) == "1-1, through on tantos 45-38"
     (section,) = bracket_view(
         bracket_format("single_elimination"),
@@ -343,12 +356,12 @@ def test_a_bracket_match_level_on_games_says_how_it_went_through() -> None:
     )[0]
     assert section.boxes[0].note == "1-1, through on tantos 45-38"
     assert section.boxes[0].winner == 1 and section.boxes[0].match_id == 1
-    m.result = {"games_won": [1, 1], "tantos": [40, 40], "reason": "draw"}
+    m.result = _result((1, 1), (40, 40), "draw")
     assert knockout_note(m, outcome(m)) == "1-1, through on seed"
-    m.result = {"games_won": [2, 0], "tantos": [30, 12], "reason": "games"}
+    m.result = _result((2, 0), (30, 12), "games")
     assert knockout_note(m, outcome(m)) == ""
     swiss = match(2, 1, 1, 1, 2, 0)
-    swiss.result = {"games_won": [1, 1], "tantos": [45, 38], "reason": "tantos"}
+    swiss.result = _result((1, 1), (45, 38), "tantos")
     assert knockout_note(swiss, outcome(swiss)) == ""
 
 

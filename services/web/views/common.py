@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from arena.replay import Replay
 from engine.cards import RANK, SUIT
 from services.db.pages import FINISHED_MATCH, MatchRow
-from services.flow.pairing import knockout_decision
+from services.tournaments.played import knockout_decision
 from services.web.i18n import N_
 from services.web.i18n import gettext as _
 
@@ -45,10 +45,8 @@ def outcome(match: MatchRow, replay: Replay | None = None) -> Outcome | None:
         return None
     games: tuple[int, int] | None = None
     tantos: tuple[int, int] | None = None
-    res = match.result or {}
-    g, t = res.get("games_won"), res.get("tantos")
-    if isinstance(g, list) and len(g) == 2 and isinstance(t, list) and len(t) == 2:
-        games, tantos = (int(g[0]), int(g[1])), (int(t[0]), int(t[1]))
+    if match.result is not None:
+        games, tantos = match.result.games_won, match.result.tantos
     elif replay is not None:
         games, tantos = replay.result.games_won, replay.result.tantos
     return Outcome(match.winner_side, games, tantos)

@@ -55,7 +55,7 @@ def _fmt(value: float) -> str:
 
 def standing_columns(t: TournamentRow, rows: Sequence[StandingRow]) -> tuple[str, ...]:
     """The standings columns: the format's, or in individual 2v2 the per-bot ones that
-    :mod:`services.flow.individual` ranks by (points, then the rows' tiebreaks)."""
+    :mod:`services.tournaments.individual` ranks by (points, then the rows' tiebreaks)."""
     if t.partnership == "individual":
         return ("match_points", *(rows[0].tiebreaks if rows else ()))
     return tuple(get_format(t.format).columns)

@@ -102,7 +102,7 @@ def tournament_view(
     played: Played | None = None,
 ) -> TournamentView:
     """The tournament page; ``standings_rows`` come from :func:`services.flow.standings` and
-    ``played`` (the event as its format sees it) from :func:`services.flow.pairing.played`.
+    ``played`` (the event as its format sees it) from :func:`services.tournaments.played.played`.
     What to draw is the format's to say (a bracket, or a table and, when every pair meets, a
     crosstable): the page names no format."""
     try:

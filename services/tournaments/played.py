@@ -9,21 +9,21 @@ games are played; the draw stays the match's result for Elo).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from services.db.matches import StoredMatch
 from services.domain import OPEN_STATUSES, side_result
+from services.domain.result import StoredResult
 from services.tournaments.event import Played, SeededEntrant, seed_maps
 from services.tournaments.knockout import DecidedBy, decided_by, knockout_winner
 from services.tournaments.model import PlayedMatch, Round
+from services.tournaments.records import MatchRecord
 
 
-def outcome(match: StoredMatch) -> PlayedMatch:
+def outcome(match: MatchRecord) -> PlayedMatch:
     """A finished two-sided match as the pure modules' result (side 0 is ``a`` and mano)."""
     assert match.bot1 is not None
-    games = match.pair_of("games_won")
-    tantos = match.pair_of("tantos")
+    games = match.games_won
+    tantos = match.tantos
     result = side_result(match.winner_side)
     return PlayedMatch(
         a=match.bot0,
@@ -37,7 +37,7 @@ def outcome(match: StoredMatch) -> PlayedMatch:
     )
 
 
-def history(matches: Sequence[StoredMatch], upto: int | None = None) -> list[Round]:
+def history(matches: Sequence[MatchRecord], upto: int | None = None) -> list[Round]:
     """Finished matches grouped into rounds 1..``upto`` (all rounds when None)."""
     last = max((m.round_number or 0 for m in matches), default=0) if upto is None else upto
     rounds: list[Round] = []
@@ -52,7 +52,7 @@ def history(matches: Sequence[StoredMatch], upto: int | None = None) -> list[Rou
     return rounds
 
 
-def complete_rounds(matches: Sequence[StoredMatch]) -> int:
+def complete_rounds(matches: Sequence[MatchRecord]) -> int:
     """How many rounds, from round 1 on, have no match left to play (pending, queued or
     running); a table's standings count only these rounds."""
     open_rounds = {m.round_number for m in matches if m.status in OPEN_STATUSES}
@@ -62,7 +62,7 @@ def complete_rounds(matches: Sequence[StoredMatch]) -> int:
 
 def played(
     entrants: Sequence[SeededEntrant],
-    matches: Sequence[StoredMatch],
+    matches: Sequence[MatchRecord],
     *,
     third_place: bool = False,
     current_round: int = 0,
@@ -83,41 +83,30 @@ def played(
     )
 
 
-def advancing_side(match: StoredMatch, seeds: dict[int, int]) -> int:
+def advancing_side(match: MatchRecord, seeds: dict[int, int]) -> int:
     """The side that goes through a finished bracket match (a draw goes to the better seed)."""
     if match.winner_side is not None:
         return match.winner_side
     assert match.bot1 is not None
     decided = knockout_winner(
-        match.pair_of("games_won"),
-        match.pair_of("tantos"),
+        match.games_won,
+        match.tantos,
         (seeds[match.bot0], seeds[match.bot1]),
     )
     return 0 if decided == "a" else 1
 
 
-PLAYED_OUT = ("games", "tantos", "draw")
-"""Result reasons of a match played to its last game (not a forfeit, walkover or bye)."""
-
-
-def knockout_decision(
-    bracket_match: str | None, result: Mapping[str, Any] | None
-) -> DecidedBy | None:
+def knockout_decision(bracket_match: str | None, result: StoredResult | None) -> DecidedBy | None:
     """For a bracket match (its ``bracket_match`` id) played to the end (its stored
     ``result``): ``games``, ``tantos`` or ``seed``, what decided who goes through, in
     :func:`advancing_side`'s order; ``None`` for any other match or result."""
-    if bracket_match is None or not result or result.get("reason") not in PLAYED_OUT:
+    if bracket_match is None or result is None or not result.played_out:
         return None
-    games, tantos = result.get("games_won"), result.get("tantos")
-    if not (isinstance(games, list) and len(games) == 2):
-        return None
-    if not (isinstance(tantos, list) and len(tantos) == 2):
-        return None
-    return decided_by((int(games[0]), int(games[1])), (int(tantos[0]), int(tantos[1])))
+    return decided_by(result.games_won, result.tantos)
 
 
 def bracket_results(
-    entrants: Sequence[SeededEntrant], matches: Sequence[StoredMatch]
+    entrants: Sequence[SeededEntrant], matches: Sequence[MatchRecord]
 ) -> dict[str, int]:
     """Bracket match id -> winning seed, from the finished rows."""
     _, seeds = seed_maps(entrants)

@@ -24,17 +24,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from services.db.matches import StoredMatch
 from services.tournaments.event import Plan, Planned, Played, SeededEntrant, StandingRow
 from services.tournaments.partnerships import Candidate, Table, form_round
 from services.tournaments.partnerships import round_robin_rounds as individual_rr_rounds
+from services.tournaments.records import MatchRecord
 from services.tournaments.round_robin_format import round_robin_rounds
 from services.tournaments.table_format import TableFormat, plan_table
 
 MIN_ENTRANTS = 4
 
 
-def _tables(matches: Sequence[StoredMatch]) -> list[Table]:
+def _tables(matches: Sequence[MatchRecord]) -> list[Table]:
     return [
         (m.seats[0], m.seats[1], m.seats[2], m.seats[3])
         for m in matches
@@ -42,7 +42,7 @@ def _tables(matches: Sequence[StoredMatch]) -> list[Table]:
     ]
 
 
-def _points2(matches: Sequence[StoredMatch]) -> Counter[int]:
+def _points2(matches: Sequence[MatchRecord]) -> Counter[int]:
     """Half points per bot from the finished matches (2 a win or bye, 1 a draw)."""
     points: Counter[int] = Counter()
     for match in matches:
@@ -64,7 +64,7 @@ def total_rounds(format: TableFormat, entrants: int, wanted: int | None) -> int:
     return format.total_rounds(wanted, entrants)
 
 
-def plan_next(format: TableFormat, played: Played, matches: Sequence[StoredMatch]) -> Plan:
+def plan_next(format: TableFormat, played: Played, matches: Sequence[MatchRecord]) -> Plan:
     """The format's round-by-round step with tables of four (at least :data:`MIN_ENTRANTS`
     bots still in)."""
     total = total_rounds(format, len(played.entrants), played.rounds_wanted)
@@ -79,7 +79,7 @@ def plan_next(format: TableFormat, played: Played, matches: Sequence[StoredMatch
 def plan_round(
     format: TableFormat,
     entrants: Sequence[SeededEntrant],
-    matches: Sequence[StoredMatch],
+    matches: Sequence[MatchRecord],
     number: int,
 ) -> list[Planned]:
     """Round ``number``: a four-bot match per table, a bye per bot sitting out."""
@@ -104,7 +104,7 @@ def plan_round(
 
 
 def standings(
-    format: TableFormat, entrants: Sequence[SeededEntrant], matches: Sequence[StoredMatch]
+    format: TableFormat, entrants: Sequence[SeededEntrant], matches: Sequence[MatchRecord]
 ) -> list[StandingRow]:
     """Per bot: points (its side's results), then the tiebreaks of the module docstring."""
     points2 = _points2(matches)
@@ -114,8 +114,8 @@ def standings(
     for match in matches:
         if not match.finished or len(match.seats) != 4:
             continue
-        won = match.pair_of("games_won")
-        scored = match.pair_of("tantos")
+        won = match.games_won
+        scored = match.tantos
         for slot, bot in enumerate(match.seats):
             side = slot % 2
             games[bot] += won[side]
