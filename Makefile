@@ -38,8 +38,10 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
+# every core: a worker process a core, each with its own databases and Redis key prefix, a
+# test file kept on one worker (its module-scoped servers are started once)
 pytest: install
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --dist loadfile
 
 bench: install
 	$(BIN)/python -m bench

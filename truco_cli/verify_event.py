@@ -35,7 +35,7 @@ from engine.events import HandEnded
 from engine.rules import Rules
 from services.domain import seeds, side_result
 from services.domain.ratings import k_factor, match_delta, rating_pool
-from services.domain.result import StoredResult, played_result
+from services.domain.result import StoredResult, played_result, stored_result
 from services.tournaments.event import SeededEntrant
 from services.tournaments.export import ExportMatch, TournamentExport
 from services.tournaments.ranked import standings
@@ -215,9 +215,12 @@ def check_results(doc: TournamentExport, out: Verification) -> None:
                 raise Discrepancy(f"match {match.id} result: a bye is won by its one bot")
             byes += 1
             continue
-        stored = match.result
-        if stored is None:
+        if match.result is None:
             raise Discrepancy(f"match {match.id} result: the finished match has none")
+        try:
+            stored = stored_result(match.result)
+        except msgspec.ValidationError as exc:
+            raise Discrepancy(f"match {match.id} result: not a result document ({exc})") from None
         if match.replay is None:
             if match.winner_side != _winner_of(stored) or stored.games:
                 raise Discrepancy(
@@ -249,9 +252,17 @@ def check_results(doc: TournamentExport, out: Verification) -> None:
     )
 
 
+def _result_of(match: ExportMatch) -> StoredResult | None:
+    """The match's stored result, or None (also when it is not one: check_results says so)."""
+    try:
+        return stored_result(match.result) if match.result is not None else None
+    except msgspec.ValidationError:
+        return None
+
+
 def match_record(match: ExportMatch) -> PlainRecord:
     """An exported match as the pure planner reads it, for the format's standings."""
-    result = match.result
+    result = _result_of(match)
     return PlainRecord(
         round_number=match.round,
         bracket_match=match.bracket_match,
@@ -306,7 +317,8 @@ def check_standings(doc: TournamentExport, out: Verification) -> None:
 
 def _rated(match: ExportMatch) -> bool:
     """Whether the match moved ratings: rated, played, and not a walkover."""
-    reason = match.result.reason if match.result is not None else None
+    result = _result_of(match)
+    reason = result.reason if result is not None else None
     return match.rated and match.status == "done" and not match.bye and reason != "walkover"
 
 

@@ -162,7 +162,7 @@ def match_json(
         seed=match.seed if match.over else None,
         seed_scheme=match.seed_scheme,
         winner_side=match.winner_side,
-        result=match.result if match.finished else None,
+        result=msgspec.to_builtins(match.result) if match.finished and match.result else None,
         rating_changes=[
             ExportRatingChange(
                 bot_id=c.bot_id,

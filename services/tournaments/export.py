@@ -26,7 +26,6 @@ from services.domain import (
     RoundStatus,
     TournamentStatus,
 )
-from services.domain.result import StoredResult
 from services.domain.seeds import SeedScheme
 
 FORMAT = "truco-arena-tournament-export/1"
@@ -117,7 +116,7 @@ class ExportMatch(msgspec.Struct, kw_only=True):
     seed: int | None
     seed_scheme: SeedScheme
     winner_side: int | None
-    result: StoredResult | None
+    result: dict[str, Any] | None  # a StoredResult (services.domain.result) as JSON
     rating_changes: list[ExportRatingChange]
     replay: Replay | None
 
