@@ -1,6 +1,7 @@
 """Run every benchmark, or the ones named:
 ``python -m bench [engine|tournaments|arena|arena_cost|match_length|rating_fit|leaderboard|concurrency|
-live_feed|flow_round_10k|platform_round ...]``."""
+live_feed|flow_round_10k|platform_round|
+ladder_placement|ladder_tick ...]``."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ BENCHMARKS = [
     "live_feed",
     "flow_round_10k",
     "platform_round",
+    "ladder_placement",
+    "ladder_tick",
 ]
 
 

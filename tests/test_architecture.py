@@ -25,6 +25,7 @@ ROOMS = {
     "base": "base",  # settings and plumbing
     "domain": "pure",  # the platform's domain words, ratings, names, seeds
     "tournaments": "pure",  # formats, pairing, standings
+    "ladder": "pure",  # the ladder's matchmaker and its words
     "db": "db",
     "flow": "flow",
     "worker": "worker",
