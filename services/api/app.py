@@ -31,6 +31,7 @@ from services.api.deps import (
 )
 from services.api.health import health, liveness
 from services.api.hooks import first_answer
+from services.api.ladders import LadderController
 from services.api.leaderboards import LeaderboardController
 from services.api.matches import BotMatchController, MatchController
 from services.api.no_store import no_store_credentials
@@ -118,6 +119,7 @@ def create_api(
             ChallengeController,
             MatchController,
             LeaderboardController,
+            LadderController,
             SprtController,
             health,
             liveness,

@@ -137,6 +137,23 @@ class SweepSettings(msgspec.Struct, frozen=True, kw_only=True):
     max_attempts: int = 5
 
 
+class LadderSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """The ladders (``services.flow.ladder``, docs/ladder.md)."""
+
+    every_s: float = 5.0
+    """How often beat runs the matchmaker."""
+    in_flight: int = 50
+    """Ladder matches playing at once, over all ladders."""
+    entries_per_account: int = 5
+    """Bots one account may have on one ladder."""
+    hourly_cap: int = 60
+    """Ladder matches a bot may start in an hour (its owner may set it lower)."""
+    pair_per_day: int = 3
+    """How often two bots may meet in one ladder day."""
+    pause_after: int = 3
+    """Walkovers or forfeits in a row that pause a bot on a ladder."""
+
+
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Everything the platform's processes read from the environment, by group."""
 
@@ -151,6 +168,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     sprt: SprtQuota = SprtQuota()
     worker: WorkerSettings = WorkerSettings()
     sweep: SweepSettings = SweepSettings()
+    ladder: LadderSettings = LadderSettings()
 
     @property
     def production(self) -> bool:
@@ -334,6 +352,18 @@ VARIABLES: tuple[Variable, ...] = (
          "added to a match's hard time limit before the sweeper acts"),
     _var("TRUCO_SWEEP_MAX_ATTEMPTS", "sweep.max_attempts", _whole(1, 1000), "5",
          "sends of one match before the sweeper gives up on it"),
+    _var("TRUCO_LADDER_EVERY_S", "ladder.every_s", _seconds(0.5, 3600), "5",
+         "how often beat runs the ladders' matchmaker"),
+    _var("TRUCO_LADDER_IN_FLIGHT", "ladder.in_flight", _whole(0, 100_000), "50",
+         "ladder matches playing at once, over all ladders (0 stops the ladders)"),
+    _var("TRUCO_LADDER_ENTRIES_PER_ACCOUNT", "ladder.entries_per_account", _whole(1, 10_000),
+         "5", "bots one account may have on one ladder"),
+    _var("TRUCO_LADDER_HOURLY_CAP", "ladder.hourly_cap", _whole(1, 3600), "60",
+         "ladder matches a bot may start in an hour (its owner may set it lower)"),
+    _var("TRUCO_LADDER_PAIR_PER_DAY", "ladder.pair_per_day", _whole(1, 1000), "3",
+         "how often two bots may meet in one ladder day"),
+    _var("TRUCO_LADDER_PAUSE_AFTER", "ladder.pause_after", _whole(1, 1000), "3",
+         "walkovers or forfeits in a row that pause a bot on a ladder"),
 )  # fmt: skip
 
 PLATFORM_NEEDS = ("DATABASE_URL", "REDIS_URL", "TRUCO_SECRET_KEY")

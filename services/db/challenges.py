@@ -10,7 +10,7 @@ from __future__ import annotations
 from services.db.accounts import Connection
 
 _OPEN = (
-    "m.tournament_id IS NULL AND m.sprt_test_id IS NULL "
+    "m.tournament_id IS NULL AND m.sprt_test_id IS NULL AND m.ladder_pool IS NULL "
     "AND m.status IN ('pending', 'queued', 'running')"
 )
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 import asyncpg
@@ -36,7 +36,7 @@ _COLUMNS = (
     "m.id, m.tournament_id, m.round_id, r.number AS round_number, m.bracket, m.bracket_match, "
     "m.board, m.mode, m.status, m.seed, m.rated, m.games_per_match, m.rules, m.winner_side, "
     "m.bye, m.attempts, m.created_at, m.queued_at, m.finished_at, m.deals, m.partnership, "
-    "m.seed_scheme, m.master_seed, "
+    "m.seed_scheme, m.master_seed, m.ladder_pool, "
     "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND slot = 0) AS bot0, "
     "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND slot = 1) AS bot1, "
     "(SELECT array_agg(bot_id ORDER BY slot) FROM match_entrants WHERE match_id = m.id) "
@@ -84,6 +84,7 @@ class StoredMatch:
         LEGACY  # how the seed was made (services.domain.seeds; migration 0008)
     )
     master_seed: bytes | None = field(default=None, repr=False)  # a challenge's own (0008)
+    ladder_pool: str | None = None  # the ladder of a ladder match (0020)
 
     @property
     def finished(self) -> bool:
@@ -131,6 +132,18 @@ class StoredMatch:
         return self.result.tantos if self.result is not None else (0, 0)
 
 
+@dataclass(frozen=True, slots=True)
+class LadderPlace:
+    """Where a ladder match stands: its pool, day and number in the day (its seed's identity),
+    and why the matchmaker chose it."""
+
+    pool: str | None
+    day: date | None
+    number: int | None
+    reason: str | None
+    detail: str | None
+
+
 def _match(row: asyncpg.Record) -> StoredMatch:
     fields = dict(row)
     fields["seats"] = tuple(fields["seats"] or ())
@@ -158,14 +171,18 @@ async def insert_match(
     partnership: Partnership = TEAM,
     seed_scheme: SeedScheme = LEGACY,
     master_seed: bytes | None = None,
+    ladder: LadderPlace | None = None,
 ) -> int:
     """A new match (status ``pending``, or ``done`` for a bye); ``bots`` in slot order (one
-    per side, or four for individual 2v2)."""
+    per side, or four for individual 2v2); ``ladder`` for a ladder match (migration 0020)."""
+    place = ladder if ladder is not None else LadderPlace(None, None, None, None, None)
     match_id: int = await conn.fetchval(
         "INSERT INTO matches (tournament_id, round_id, bracket, bracket_match, board, mode, "
         "status, seed, rated, games_per_match, rules, winner_side, bye, finished_at, deals, "
-        "partnership, seed_scheme, master_seed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-        "$10, $11, $12, $13, CASE WHEN $13 THEN now() END, $14, $15, $16, $17) RETURNING id",
+        "partnership, seed_scheme, master_seed, ladder_pool, ladder_day, ladder_number, "
+        "ladder_reason, ladder_detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+        "$10, $11, $12, $13, CASE WHEN $13 THEN now() END, $14, $15, $16, $17, $18, $19, $20, "
+        "$21, $22) RETURNING id",
         tournament_id,
         round_id,
         bracket,
@@ -183,6 +200,11 @@ async def insert_match(
         partnership,
         seed_scheme,
         master_seed,
+        place.pool,
+        place.day,
+        place.number,
+        place.reason,
+        place.detail,
     )
     await conn.executemany(
         "INSERT INTO match_entrants (match_id, slot, bot_id, side) VALUES ($1, $2, $3, $4)",

@@ -10,7 +10,10 @@ Scheme ``truco-arena/seeds/v1`` (explained for spectators in docs/verify.md):
 * **Match seed** (63 bits, the engine's integer seed): the first 8 bytes, big-endian, shifted
   right by one, of ``HMAC-SHA256(key = master seed, message = identity)`` where the identity is
   ``truco-arena/match/v1/{tournament id}/{round}/{board}/{bracket match or -}`` for a tournament
-  match and ``truco-arena/challenge/v1/{bot a}/{bot b}`` for a challenge. The identity is the
+  match and ``truco-arena/challenge/v1/{bot a}/{bot b}`` for a challenge, and
+  ``truco-arena/ladder/v1/{pool}/{day}/{number}/{bots in slot order}`` for the ``number``-th
+  ladder match of a ladder day, whose master seed is the day's (committed when the day's first
+  match is made, revealed once the day is over and its matches have stopped). The identity is the
   match's place in the event, fixed by the pairing, never a database id the platform could skip.
   Knowing one match seed tells nothing about the master seed or any other match's seed.
 * **Game seeds** below it are unchanged: :func:`arena.deals.game_seed` of the match seed.
@@ -55,6 +58,18 @@ def match_identity(tournament_id: int, round: int, board: int, bracket_match: st
 def challenge_identity(bot_a: int, bot_b: int) -> str:
     """The HMAC message of a challenge (side 0's bot first)."""
     return f"truco-arena/challenge/v1/{bot_a}/{bot_b}"
+
+
+def ladder_identity(pool: str, day: str, number: int, seats: tuple[int, ...]) -> str:
+    """The HMAC message of a ladder match: its pool, its day (``YYYY-MM-DD``, UTC), its number
+    in the day and its bots in slot order (``-`` between them)."""
+    return f"truco-arena/ladder/v1/{pool}/{day}/{number}/{'-'.join(map(str, seats))}"
+
+
+def ladder_seed(
+    master_seed: bytes, pool: str, day: str, number: int, seats: tuple[int, ...]
+) -> int:
+    return derive_seed(master_seed, ladder_identity(pool, day, number, seats))
 
 
 def derive_seed(master_seed: bytes, identity: str) -> int:

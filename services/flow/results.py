@@ -7,6 +7,7 @@ import asyncpg
 import msgspec
 
 from arena.replay import Replay
+from services.base.config import LadderSettings
 from services.db import matches as db_matches
 from services.db import ratings as db_ratings
 from services.db import tournaments as db_tournaments
@@ -15,7 +16,7 @@ from services.db.matches import StoredMatch
 from services.domain import CANCELLED, BotResult, SideResult, side_result
 from services.domain.ratings import k_factor, match_delta, rating_pool
 from services.domain.result import played_result
-from services.flow import sprt_pairs
+from services.flow import ladder, sprt_pairs
 from services.flow.advance import advance
 from services.flow.errors import MatchNotFound, ResultMismatch
 
@@ -26,13 +27,20 @@ async def mark_running(pool: asyncpg.Pool, match_id: int) -> bool:
 
 
 async def record_result(
-    pool: asyncpg.Pool, match_id: int, replay: Replay, task_id: str | None = None
+    pool: asyncpg.Pool,
+    match_id: int,
+    replay: Replay,
+    task_id: str | None = None,
+    *,
+    ladder_pause_after: int = LadderSettings().pause_after,
 ) -> list[int]:
     """Store a played match's result, in ONE transaction: the ``match_results`` row (once: a
     second call for the match changes nothing and returns ``[]``), the zlib-compressed replay,
     the match's status and winner, the Elo change of a rated match (not for walkovers), then
     the tournament's next matches, or an SPRT test's next pairs (:mod:`services.flow.sprt_pairs`).
-    Returns the ids of new matches to queue.
+    Returns the ids of new matches to queue. A ladder match's result also counts for its
+    bots' health on the ladder (``ladder_pause_after`` walkovers or forfeits in a row pause
+    a bot there: :func:`services.flow.ladder.after_result`).
 
     ``replay.entrants`` are in slot order (as :func:`match_specs` gave them).
     """
@@ -55,8 +63,9 @@ async def record_result(
                 f"was played with seed {replay.seed} and {replay.deals} deals"
             )
         winner = replay.result.winner
+        result = played_result(replay)
         stored = await db_matches.insert_result(
-            conn, match_id, winner_side=winner, result=played_result(replay), task_id=task_id
+            conn, match_id, winner_side=winner, result=result, task_id=task_id
         )
         if not stored:
             return []
@@ -64,6 +73,9 @@ async def record_result(
         await db_matches.finish_match(conn, match_id, status="done", winner_side=winner)
         if match.rated and replay.result.reason != "walkover":
             await _rate(conn, match, winner)
+        if match.ladder_pool is not None:
+            await ladder.after_result(conn, match, result, ladder_pause_after)
+            return []
         if match.tournament_id is None:
             return await sprt_pairs.after_result(conn, match_id, replay)
         return await advance(conn, match.tournament_id)

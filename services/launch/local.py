@@ -54,6 +54,7 @@ from services.launch.embedded import EmbeddedServerError, ServerPlan, local_serv
 from services.launch.embedded._process import choose_port
 from services.launch.house import HouseError, store_builtin_bots
 from services.worker import command
+from services.worker.names import BOT_CALLING_QUEUES
 
 LOOPBACK = "127.0.0.1"
 HOUSE_ACCOUNT = "house"
@@ -404,7 +405,9 @@ def run(settings: Settings, environ: Mapping[str, str], *, out: Any = None) -> i
                 bot_children = start_bots(children, env, bots)
             api = children.start("api", api_argv(settings.web.port), env)
             children.start(
-                "worker-matches", worker_argv("matches", MATCHES_AT_ONCE), bot_calling_env(env)
+                "worker-matches",
+                worker_argv(BOT_CALLING_QUEUES, MATCHES_AT_ONCE),
+                bot_calling_env(env),
             )
             children.start("worker-results", worker_argv("results", 4), env)
             children.start("beat", beat_argv(data_dir), env)

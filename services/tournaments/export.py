@@ -140,3 +140,34 @@ def decode_export(data: bytes) -> TournamentExport:
     if document.format != FORMAT:
         raise msgspec.ValidationError(f"unknown export format {document.format!r}, not {FORMAT}")
     return document
+
+
+LADDER_DAY_FORMAT = "truco-arena-ladder-day/1"
+
+
+class LadderDayExport(msgspec.Struct, kw_only=True):
+    """A ladder day as one document, for ``truco verify ladder``: the day's commitment, its
+    master seed once revealed, and every ladder match of the day with its number (its seed's
+    identity), seed, stored result, replay and Elo changes. ``matches`` (last) by number."""
+
+    format: str = LADDER_DAY_FORMAT
+    pool: str
+    day: str
+    commitment: str
+    master_seed: str | None
+    exported_at: datetime
+    numbers: list[int]
+    matches: list[ExportMatch]
+
+
+def decode_ladder_day(data: bytes) -> LadderDayExport:
+    """A ladder day's export; ValueError (naming what is wrong) if it is not one."""
+    try:
+        doc = msgspec.json.decode(data, type=LadderDayExport)
+    except msgspec.DecodeError as exc:
+        raise ValueError(f"not a ladder day export: {exc}") from None
+    if doc.format != LADDER_DAY_FORMAT:
+        raise ValueError(f"not a ladder day export (format {doc.format!r})")
+    if len(doc.numbers) != len(doc.matches):
+        raise ValueError("a ladder day export gives one number per match")
+    return doc

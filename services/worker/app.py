@@ -25,7 +25,7 @@ from services.base.config import WORKER_NEEDS, ConfigError, Settings, load_setti
 from services.base.limits import VISIBILITY_TIMEOUT_S
 from services.base.log_levels import quiet_noisy_loggers
 from services.base.secretbox import SecretBox
-from services.worker.names import MATCHES, RESULTS, TASK_QUEUES
+from services.worker.names import LADDER, MATCHES, RESULTS, TASK_QUEUES
 from services.worker.schedule import beat_schedule
 
 logger = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ def make_config(settings: Settings) -> dict[str, Any]:
         # builds its own on first use, and that scans every installed package's entry points:
         # 3-4 ms of CPU in each of a bot-calling worker's 1,000 threads.
         "result_backend_thread_safe": True,
-        "task_queues": tuple(_queue(name) for name in (MATCHES, RESULTS)),
+        "task_queues": tuple(_queue(name) for name in (MATCHES, LADDER, RESULTS)),
         "task_default_queue": RESULTS,
         "task_default_exchange": RESULTS,
         "task_default_routing_key": RESULTS,
@@ -77,7 +77,7 @@ def make_config(settings: Settings) -> dict[str, Any]:
         "worker_send_task_events": False,
         "timezone": "UTC",
         "enable_utc": True,
-        "beat_schedule": beat_schedule(settings.sweep),
+        "beat_schedule": beat_schedule(settings.sweep, settings.ladder),
     }
 
 
@@ -130,7 +130,7 @@ app = WorkerApp("truco")
 def bot_worker_credentials(queues: set[str], settings: Settings) -> list[str]:
     """The platform credentials a worker that consumes ``queues`` holds but must not: a worker
     that calls bots never gets ``DATABASE_URL`` or ``TRUCO_SECRET_KEY``."""
-    if MATCHES not in queues:
+    if not queues & {MATCHES, LADDER}:
         return []
     held = (settings.database.url, settings.secrets.key)
     return [name for name, value in zip(BOT_WORKER_FORBIDDEN, held, strict=True) if value]

@@ -20,6 +20,7 @@ from __future__ import annotations
 from services.worker import (
     beat,
     tasks_fit,
+    tasks_ladder,
     tasks_play,
     tasks_probe,
     tasks_store,
@@ -35,6 +36,7 @@ __all__ = [
     "beat",
     "make_config",
     "tasks_fit",
+    "tasks_ladder",
     "tasks_play",
     "tasks_probe",
     "tasks_store",

@@ -39,19 +39,20 @@ def current_app() -> WorkerApp:
     return app
 
 
-def play_options(message: MatchMessage) -> dict[str, Any]:
+def play_options(message: MatchMessage, queue: str = MATCHES) -> dict[str, Any]:
     """Queue and time limits of one match's task: its own deadline, never above the cap."""
     soft, hard = match_task_limits(message.settings, len(message.entrants))
-    return {"queue": MATCHES, "soft_time_limit": soft, "time_limit": hard}
+    return {"queue": queue, "soft_time_limit": soft, "time_limit": hard}
 
 
-def send_matches(specs: Sequence[object]) -> list[str]:
-    """Send ``truco.play_match`` for each spec (a ``flow.MatchSpec`` or a MatchMessage)."""
+def send_matches(specs: Sequence[object], queue: str = MATCHES) -> list[str]:
+    """Send ``truco.play_match`` for each spec (a ``flow.MatchSpec`` or a MatchMessage) to
+    ``queue`` (``matches``, or ``ladder`` for ladder matches)."""
     task_ids = []
     for spec in specs:
         body = msgspec.to_builtins(spec)
         message = msgspec.convert(body, MatchMessage)  # the wire shape, checked before sending
-        sent = current_app().send_task(PLAY_MATCH, args=[body], **play_options(message))
+        sent = current_app().send_task(PLAY_MATCH, args=[body], **play_options(message, queue))
         task_ids.append(str(sent.id))
     return task_ids
 
@@ -62,7 +63,11 @@ def worker_secret_box() -> SecretBox:
 
 
 async def enqueue(
-    pool: asyncpg.Pool, match_ids: list[int], *, secret_box: SecretBox | None = None
+    pool: asyncpg.Pool,
+    match_ids: list[int],
+    *,
+    secret_box: SecretBox | None = None,
+    queue: str = MATCHES,
 ) -> None:
     """Mark the matches queued (``flow.match_specs``) and send one play task per match, with
     the bots' signing secrets decrypted by ``secret_box`` (the API's; by default the worker
@@ -73,7 +78,7 @@ async def enqueue(
 
     box = secret_box if secret_box is not None else worker_secret_box()
     specs = await flow.match_specs(pool, match_ids, secret_box=box)
-    await asyncio.to_thread(send_matches, specs)
+    await asyncio.to_thread(send_matches, specs, queue)
 
 
 RESULT_RETRY_POLICY = {

@@ -6,6 +6,11 @@ MATCHES = "matches"
 """The bot-calling worker's queue: matches and health probes; no database."""
 RESULTS = "results"
 """The trusted worker's queue: results, tournaments, health records; no bot calls."""
+LADDER = "ladder"
+"""The bot-calling worker's second queue: ladder matches (the matchmaker starts none while
+tournament, challenge or test matches wait, so they come first)."""
+BOT_CALLING_QUEUES = f"{MATCHES},{LADDER}"
+"""The queues a bot-calling worker consumes."""
 
 PLAY_MATCH = "truco.play_match"
 STORE_RESULT = "truco.store_result"
@@ -16,6 +21,7 @@ RECORD_BOT_HEALTH = "truco.record_bot_health"
 MATCH_STARTED = "truco.match_started"
 REQUEUE_STALE = "truco.requeue_stale_matches"
 FIT_RATINGS = "truco.fit_ratings"
+LADDER_TICK = "truco.ladder_tick"
 
 TASK_QUEUES: dict[str, str] = {
     PLAY_MATCH: MATCHES,
@@ -27,5 +33,6 @@ TASK_QUEUES: dict[str, str] = {
     MATCH_STARTED: RESULTS,
     REQUEUE_STALE: RESULTS,
     FIT_RATINGS: RESULTS,
+    LADDER_TICK: RESULTS,
 }
 """Every task's queue: its routing and the queue its ``platform_task`` declares."""

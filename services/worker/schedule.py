@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.base.config import SweepSettings
+from services.base.config import LadderSettings, SweepSettings
 from services.worker.names import (
     CHECK_BOT_HEALTH,
     FIT_RATINGS,
+    LADDER_TICK,
     REQUEUE_STALE,
     START_DUE_TOURNAMENTS,
     TASK_QUEUES,
@@ -32,11 +33,12 @@ def _every(task: str, seconds: float) -> dict[str, Any]:
     }
 
 
-def beat_schedule(sweep: SweepSettings) -> dict[str, dict[str, Any]]:
+def beat_schedule(sweep: SweepSettings, ladder: LadderSettings) -> dict[str, dict[str, Any]]:
     """Celery's ``beat_schedule``."""
     return {
         "start-due-tournaments": _every(START_DUE_TOURNAMENTS, START_DUE_EVERY_S),
         "check-bot-health": _every(CHECK_BOT_HEALTH, HEALTH_EVERY_S),
         "requeue-stale-matches": _every(REQUEUE_STALE, sweep.every_s),
         "fit-ratings": _every(FIT_RATINGS, FIT_EVERY_S),
+        "ladder-tick": _every(LADDER_TICK, ladder.every_s),
     }

@@ -115,7 +115,7 @@ def worker_argv(queues: str, name: str) -> list[str]:
 
 @contextlib.contextmanager
 def celery_worker(
-    env: Mapping[str, str], log: Path, queues: str = "matches,results"
+    env: Mapping[str, str], log: Path, queues: str = "matches,ladder,results"
 ) -> Iterator[subprocess.Popen[bytes]]:
     process = start(worker_argv(queues, f"test-{os.getpid()}-{time.monotonic_ns()}"), env, log)
     try:

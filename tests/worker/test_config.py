@@ -17,7 +17,7 @@ from services.worker.app import celery_broker_url
 from services.worker.celery_app import app, make_config
 from services.worker.dispatch import play_options
 from services.worker.messages import EntrantMessage, MatchMessage
-from services.worker.names import MATCHES, RESULTS, TASK_QUEUES
+from services.worker.names import LADDER, MATCHES, RESULTS, TASK_QUEUES
 from services.worker.task import Retry, task_options
 
 NAMES = {
@@ -30,6 +30,7 @@ NAMES = {
     "truco.match_started",
     "truco.requeue_stale_matches",
     "truco.fit_ratings",
+    "truco.ladder_tick",
 }
 WORKER = Path(task_module.__file__).parent
 
@@ -56,7 +57,7 @@ def test_every_task_is_late_acked_and_limited_below_the_visibility_timeout() -> 
 
 def test_queues_and_routes() -> None:
     queues = {q.name: q for q in app.conf.task_queues}
-    assert set(queues) == {MATCHES, RESULTS}
+    assert set(queues) == {MATCHES, LADDER, RESULTS}
     for name, queue in queues.items():  # each queue its own exchange and key: no crossing
         assert queue.exchange.name == name and queue.routing_key == name
     router = app.amqp.router
@@ -107,6 +108,7 @@ def test_beat_schedule() -> None:
     assert by_task["truco.start_due_tournaments"]["schedule"] == 30.0
     assert by_task["truco.check_bot_health"]["schedule"] == 60.0
     assert by_task["truco.fit_ratings"]["schedule"] == 30.0
+    assert by_task["truco.ladder_tick"]["schedule"] == 5.0
     for entry in schedule.values():
         assert entry["options"]["queue"] == RESULTS
         assert entry["options"]["expires"] <= entry["schedule"]

@@ -1,0 +1,88 @@
+"""The ladders' wire shapes (``/v1/ladders``)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Annotated, Literal
+
+import msgspec
+
+from services.ladder.model import LadderPool, PickReason
+
+PlacementState = Literal["waiting", "placing", "placed"]
+
+
+class LadderJoin(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    bot_id: Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1, description="your bot's id")]
+    hourly_cap: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=3600,
+                description="ladder matches it may start in an hour (at most the "
+                "platform's TRUCO_LADDER_HOURLY_CAP)",
+            ),
+        ]
+        | None
+    ) = None
+
+
+class LadderUpdate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    hourly_cap: Annotated[int, msgspec.Meta(ge=1, le=3600)] | None = None
+    resume: bool = False
+
+
+class Placement(msgspec.Struct, kw_only=True):
+    """``waiting``: no rated ladder match yet (or no health check answered); ``placing``:
+    its 95% interval is still +-100 Elo or wider, with ``matches`` played of ``about`` a
+    placement takes; ``placed``."""
+
+    state: PlacementState
+    matches: int
+    about: int | None = None
+
+
+class LadderEntryRead(msgspec.Struct, kw_only=True):
+    rank: int | None
+    bot_id: int
+    name: str
+    owner: str
+    rating: float | None
+    interval: tuple[float, float] | None
+    los_next: float | None
+    elo: float | None
+    matches: int
+    placement: Placement
+    playing: bool
+    paused: bool
+    pause_cause: str | None = None  # only for its owner
+    hourly_cap: int | None = None  # only for its owner
+    joined_at: datetime
+
+
+class LadderRead(msgspec.Struct, kw_only=True):
+    pool: LadderPool
+    entries: list[LadderEntryRead]
+    in_flight: int
+    today: date
+    commitment: str | None  # today's, once its first match is made
+
+
+class LadderDayMatch(msgspec.Struct, kw_only=True):
+    id: int
+    number: int
+    status: str
+    seats: list[int]
+    seed: int | None  # once the match is over
+    reason: PickReason | None
+    detail: str | None
+
+
+class LadderDayRead(msgspec.Struct, kw_only=True):
+    pool: LadderPool
+    day: date
+    commitment: str
+    master_seed: str | None  # hex, once the day is over and its matches have stopped
+    revealed_at: datetime | None
+    matches: list[LadderDayMatch]

@@ -1,0 +1,317 @@
+"""The ladders' rows (migration 0020): entries, days (their master seeds) and what the
+matchmaker reads of a pool (the current fit, who is playing, today's meetings)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from services.db.accounts import Connection, Executor
+
+
+@dataclass(frozen=True, slots=True)
+class LadderEntry:
+    pool: str
+    bot_id: int
+    owner_id: int
+    joined_at: datetime
+    hourly_cap: int
+    paused_at: datetime | None
+    pause_cause: str | None
+    failures_in_a_row: int
+
+
+@dataclass(frozen=True, slots=True)
+class LadderRow:
+    """One bot of a ladder's table: its entry, its bot, the pool's fit (None before its
+    first rated match there), its ladder matches and whether it is playing one now."""
+
+    bot_id: int
+    bot_name: str
+    owner_id: int
+    owner_name: str
+    bot_status: str
+    answered: bool  # the bot has answered a health check (the matchmaker waits for one)
+    joined_at: datetime
+    hourly_cap: int
+    paused_at: datetime | None
+    pause_cause: str | None
+    elo: float | None
+    rating: float | None
+    low: float | None
+    high: float | None
+    los_next: float | None
+    matches: int
+    last_hour: int
+    playing: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LadderDay:
+    pool: str
+    day: date
+    master_seed: bytes = field(repr=False)
+    commitment: str
+    created_at: datetime
+    revealed_at: datetime | None
+    matches: int
+
+
+_ENTRY = (
+    "SELECT e.pool, e.bot_id, b.owner_id, e.joined_at, e.hourly_cap, e.paused_at, "
+    "e.pause_cause, e.failures_in_a_row FROM ladder_entries e JOIN bots b ON b.id = e.bot_id"
+)
+
+
+async def get_entry(conn: Executor, pool: str, bot_id: int) -> LadderEntry | None:
+    row = await conn.fetchrow(f"{_ENTRY} WHERE e.pool = $1 AND e.bot_id = $2", pool, bot_id)
+    return None if row is None else LadderEntry(**dict(row))
+
+
+async def entries_of_bot(conn: Executor, bot_id: int) -> list[LadderEntry]:
+    rows = await conn.fetch(f"{_ENTRY} WHERE e.bot_id = $1 ORDER BY e.pool", bot_id)
+    return [LadderEntry(**dict(r)) for r in rows]
+
+
+async def lock_owner(conn: Connection, pool: str, owner_id: int) -> None:
+    """Serialise one account's entries into one pool (the per-account cap is counted under
+    it, so concurrent requests cannot all pass it)."""
+    await conn.execute(
+        "SELECT pg_advisory_xact_lock(hashtextextended('truco:ladder:' || $1 || ':' || $2, 0))",
+        pool,
+        str(owner_id),
+    )
+
+
+async def entries_of_owner(conn: Executor, pool: str, owner_id: int) -> int:
+    found = await conn.fetchval(
+        "SELECT count(*) FROM ladder_entries e JOIN bots b ON b.id = e.bot_id "
+        "WHERE e.pool = $1 AND b.owner_id = $2",
+        pool,
+        owner_id,
+    )
+    return int(found or 0)
+
+
+async def insert_entry(conn: Executor, pool: str, bot_id: int, hourly_cap: int) -> bool:
+    """Enter the bot; False if it is already on this ladder (nothing changes)."""
+    found = await conn.fetchval(
+        "INSERT INTO ladder_entries (pool, bot_id, hourly_cap) VALUES ($1, $2, $3) "
+        "ON CONFLICT ON CONSTRAINT ladder_entries_pkey DO NOTHING RETURNING bot_id",
+        pool,
+        bot_id,
+        hourly_cap,
+    )
+    return found is not None
+
+
+async def delete_entry(conn: Executor, pool: str, bot_id: int) -> bool:
+    found = await conn.fetchval(
+        "DELETE FROM ladder_entries WHERE pool = $1 AND bot_id = $2 RETURNING bot_id", pool, bot_id
+    )
+    return found is not None
+
+
+async def delete_entries_of_bot(conn: Executor, bot_id: int) -> int:
+    """A deleted bot leaves every ladder."""
+    rows = await conn.fetch("DELETE FROM ladder_entries WHERE bot_id = $1 RETURNING pool", bot_id)
+    return len(rows)
+
+
+async def update_entry(
+    conn: Executor, pool: str, bot_id: int, *, hourly_cap: int | None, resume: bool
+) -> bool:
+    """Change the hourly cap and/or resume a paused entry; False if there is no entry."""
+    found = await conn.fetchval(
+        "UPDATE ladder_entries SET hourly_cap = COALESCE($3, hourly_cap), "
+        "paused_at = CASE WHEN $4 THEN NULL ELSE paused_at END, "
+        "pause_cause = CASE WHEN $4 THEN NULL ELSE pause_cause END, "
+        "failures_in_a_row = CASE WHEN $4 THEN 0 ELSE failures_in_a_row END "
+        "WHERE pool = $1 AND bot_id = $2 RETURNING bot_id",
+        pool,
+        bot_id,
+        hourly_cap,
+        resume,
+    )
+    return found is not None
+
+
+async def record_outcome(
+    conn: Executor, pool: str, bot_id: int, *, failed: str | None, pause_after: int
+) -> bool:
+    """After a ladder match: ``failed`` (a walkover's or forfeit's cause) counts one more
+    failure in a row and pauses the entry at ``pause_after``; a played match resets the count.
+    True when this pauses it."""
+    if failed is None:
+        await conn.execute(
+            "UPDATE ladder_entries SET failures_in_a_row = 0 WHERE pool = $1 AND bot_id = $2",
+            pool,
+            bot_id,
+        )
+        return False
+    paused = await conn.fetchval(
+        "UPDATE ladder_entries SET failures_in_a_row = failures_in_a_row + 1, "
+        "paused_at = CASE WHEN paused_at IS NULL AND failures_in_a_row + 1 >= $4 "
+        "THEN now() ELSE paused_at END, "
+        "pause_cause = CASE WHEN paused_at IS NULL AND failures_in_a_row + 1 >= $4 "
+        "THEN $3 ELSE pause_cause END "
+        "WHERE pool = $1 AND bot_id = $2 "
+        "RETURNING paused_at IS NOT NULL AND failures_in_a_row = $4",
+        pool,
+        bot_id,
+        failed,
+        pause_after,
+    )
+    return bool(paused)
+
+
+_TABLE = """
+SELECT e.bot_id, b.name AS bot_name, b.owner_id, a.name AS owner_name, b.status AS bot_status,
+       b.last_ok_at IS NOT NULL AS answered,
+       e.joined_at, e.hourly_cap, e.paused_at, e.pause_cause,
+       r.rating AS elo, i.rating, i.low, i.high, i.los_next,
+       (SELECT count(*) FROM match_entrants me JOIN matches m ON m.id = me.match_id
+         WHERE me.bot_id = e.bot_id AND m.ladder_pool = e.pool
+           AND m.status IN ('done', 'forfeit'))::int AS matches,
+       (SELECT count(*) FROM match_entrants me JOIN matches m ON m.id = me.match_id
+         WHERE me.bot_id = e.bot_id AND m.ladder_pool = e.pool
+           AND m.created_at > $2::timestamptz - interval '1 hour')::int AS last_hour,
+       EXISTS (SELECT 1 FROM match_entrants me JOIN matches m ON m.id = me.match_id
+         WHERE me.bot_id = e.bot_id AND m.ladder_pool IS NOT NULL
+           AND m.status IN ('pending', 'queued', 'running')) AS playing
+FROM ladder_entries e
+JOIN bots b ON b.id = e.bot_id
+JOIN accounts a ON a.id = b.owner_id
+LEFT JOIN ratings r ON r.bot_id = e.bot_id AND r.mode = e.pool
+LEFT JOIN rating_intervals i ON i.bot_id = e.bot_id AND i.mode = e.pool
+WHERE e.pool = $1
+"""
+
+
+async def table(conn: Executor, pool: str, now: datetime) -> list[LadderRow]:
+    """Every bot on the ladder, best fitted rating first (bots not yet rated last)."""
+    rows = await conn.fetch(
+        _TABLE + " ORDER BY i.rating DESC NULLS LAST, e.joined_at, e.bot_id", pool, now
+    )
+    return [LadderRow(**dict(r)) for r in rows]
+
+
+async def in_flight(conn: Executor, pool: str) -> int:
+    """Ladder matches of the pool not finished yet."""
+    found = await conn.fetchval(
+        "SELECT count(*) FROM matches WHERE ladder_pool = $1 "
+        "AND status IN ('pending', 'queued', 'running')",
+        pool,
+    )
+    return int(found or 0)
+
+
+async def others_waiting(conn: Executor) -> int:
+    """Tournament, challenge and test matches queued but not yet playing: while any wait, the
+    ladder starts nothing (they come first)."""
+    found = await conn.fetchval(
+        "SELECT count(*) FROM matches WHERE ladder_pool IS NULL AND status = 'queued'"
+    )
+    return int(found or 0)
+
+
+async def met_on(conn: Executor, pool: str, day: date) -> dict[tuple[int, int], int]:
+    """How often each pair of bots met in the pool's ladder matches of ``day``."""
+    rows = await conn.fetch(
+        "SELECT x.bot_id AS a, y.bot_id AS b, count(*)::int AS n FROM matches m "
+        "JOIN match_entrants x ON x.match_id = m.id JOIN match_entrants y ON y.match_id = m.id "
+        "AND x.bot_id < y.bot_id WHERE m.ladder_pool = $1 AND m.ladder_day = $2 "
+        "GROUP BY x.bot_id, y.bot_id",
+        pool,
+        day,
+    )
+    return {(int(r["a"]), int(r["b"])): int(r["n"]) for r in rows}
+
+
+async def day_for_update(conn: Connection, pool: str, day: date) -> LadderDay | None:
+    row = await conn.fetchrow(
+        "SELECT * FROM ladder_days WHERE pool = $1 AND day = $2 FOR UPDATE", pool, day
+    )
+    return None if row is None else LadderDay(**dict(row))
+
+
+async def get_day(conn: Executor, pool: str, day: date) -> LadderDay | None:
+    row = await conn.fetchrow("SELECT * FROM ladder_days WHERE pool = $1 AND day = $2", pool, day)
+    return None if row is None else LadderDay(**dict(row))
+
+
+async def insert_day(
+    conn: Connection, pool: str, day: date, master_seed: bytes, commitment: str
+) -> None:
+    await conn.execute(
+        "INSERT INTO ladder_days (pool, day, master_seed, commitment) VALUES ($1, $2, $3, $4) "
+        "ON CONFLICT ON CONSTRAINT ladder_days_pkey DO NOTHING",
+        pool,
+        day,
+        master_seed,
+        commitment,
+    )
+
+
+async def take_numbers(conn: Connection, pool: str, day: date, count: int) -> int:
+    """Reserve ``count`` match numbers of the day (the day's row is locked); the first."""
+    first = await conn.fetchval(
+        "UPDATE ladder_days SET matches = matches + $3 WHERE pool = $1 AND day = $2 "
+        "RETURNING matches - $3",
+        pool,
+        day,
+        count,
+    )
+    return int(first)
+
+
+async def reveal_days(conn: Executor, pool: str, before: date) -> list[date]:
+    """Reveal every day before ``before`` none of whose matches is still open."""
+    rows = await conn.fetch(
+        "UPDATE ladder_days d SET revealed_at = now() WHERE d.pool = $1 AND d.day < $2 "
+        "AND d.revealed_at IS NULL AND NOT EXISTS (SELECT 1 FROM matches m "
+        "WHERE m.ladder_pool = d.pool AND m.ladder_day = d.day "
+        "AND m.status IN ('pending', 'queued', 'running')) RETURNING d.day",
+        pool,
+        before,
+    )
+    return sorted(r["day"] for r in rows)
+
+
+async def days(conn: Executor, pool: str, limit: int = 60) -> list[LadderDay]:
+    rows = await conn.fetch(
+        "SELECT * FROM ladder_days WHERE pool = $1 ORDER BY day DESC LIMIT $2", pool, limit
+    )
+    return [LadderDay(**dict(r)) for r in rows]
+
+
+async def match_ids_of_day(conn: Executor, pool: str, day: date) -> list[int]:
+    rows = await conn.fetch(
+        "SELECT id FROM matches WHERE ladder_pool = $1 AND ladder_day = $2 ORDER BY ladder_number",
+        pool,
+        day,
+    )
+    return [int(r["id"]) for r in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class LadderMatchPlace:
+    match_id: int
+    number: int
+    reason: str | None
+    detail: str | None
+
+
+async def places(conn: Executor, match_ids: Sequence[int]) -> dict[int, LadderMatchPlace]:
+    rows = await conn.fetch(
+        "SELECT id, ladder_number, ladder_reason, ladder_detail FROM matches "
+        "WHERE id = ANY($1::bigint[]) AND ladder_pool IS NOT NULL",
+        list(match_ids),
+    )
+    return {
+        int(r["id"]): LadderMatchPlace(
+            int(r["id"]), int(r["ladder_number"]), r["ladder_reason"], r["ladder_detail"]
+        )
+        for r in rows
+    }

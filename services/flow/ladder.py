@@ -1,0 +1,289 @@
+"""The ladders: a bot's owner enters it, and the matchmaker keeps it playing rated matches
+chosen for what they teach about the ranking (:mod:`services.ladder.matchmaker`).
+
+* :func:`join` / :func:`leave` / :func:`update`: the owner's controls (an unavailable bot
+  cannot join, and a bot is given matches only once it has answered a health check; entries per account and pool are capped;
+  an hourly cap the owner may lower; resuming a paused entry);
+* :func:`tick`: one run of the matchmaker over every ladder (beat, under a lease): reveal the
+  days that are over, then, unless tournament, challenge or test matches are waiting to be
+  played, insert the matches it picks (rated, the day's derived seeds) and return their ids;
+* :func:`after_result`: a ladder match's result counts for its bots' health on the ladder
+  (walkovers or forfeits in a row pause a bot, with the cause shown to its owner).
+
+A ladder match is 1v1 (or individual 2v2, four bots of four owners) of one game to 15 points
+with the default rules (:data:`LADDER_RULES`), rated in the pool like any rated match. Its
+seed derives from the day's master seed (:func:`services.domain.seeds.ladder_seed`), committed
+when the day's first match is made and revealed when the day is over and its matches have
+stopped; ``truco verify ladder`` checks a day.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import UTC, date, datetime
+
+import asyncpg
+
+from arena.deals import INDEPENDENT
+from services.base.config import LadderSettings
+from services.db import bots as db_bots
+from services.db import ladder as db_ladder
+from services.db import matches as db_matches
+from services.db.accounts import Connection
+from services.db.ladder import LadderEntry, LadderRow
+from services.db.matches import LadderPlace, StoredMatch
+from services.domain import INDIVIDUAL, TEAM, seeds
+from services.domain.result import StoredResult
+from services.flow.errors import BotNotFound, BotUnavailable, FlowError
+from services.ladder.matchmaker import pick_matches
+from services.ladder.model import (
+    LADDER_POOLS,
+    NEW_BOT_HALFWIDTH,
+    LadderBot,
+    LadderPool,
+    MatchmakerRules,
+    Pick,
+)
+
+logger = logging.getLogger("services.flow")
+
+LADDER_RULES = {"points_to_win": 15}
+"""A ladder match's rules: one game to 15 points, the other rules at their defaults."""
+LADDER_GAMES = 1
+DEFAULT_RATING = 1500.0
+
+
+class NotYourBot(FlowError):
+    """The caller does not own the bot."""
+
+
+class LadderFull(FlowError):
+    """The account has as many bots on this ladder as it may."""
+
+
+class NotOnLadder(FlowError):
+    """The bot is not on this ladder."""
+
+
+def players_of(pool: LadderPool) -> int:
+    return 4 if pool == "2v2-individual" else 2
+
+
+async def join(
+    pool: asyncpg.Pool,
+    ladder: LadderPool,
+    bot_id: int,
+    account_id: int,
+    settings: LadderSettings,
+    hourly_cap: int | None = None,
+) -> LadderEntry:
+    """Enter the caller's bot (again: nothing changes). Raises :class:`BotNotFound`,
+    :class:`NotYourBot`, :class:`BotUnavailable` (it failed its last health checks),
+    :class:`LadderFull`."""
+    async with pool.acquire() as conn, conn.transaction():
+        bot = await db_bots.get_bot(conn, bot_id)
+        if bot is None or bot.status == "deleted":
+            raise BotNotFound(f"there is no bot {bot_id}")
+        if bot.owner_id != account_id:
+            raise NotYourBot(f"bot {bot_id} is not yours")
+        if bot.status != "active":
+            raise BotUnavailable(
+                f"bot {bot_id} is {bot.status}: it failed its last health checks; it may join "
+                "once it answers again (`truco check` shows what the platform sees)"
+            )
+        existing = await db_ladder.get_entry(conn, ladder, bot_id)
+        if existing is not None:
+            return existing
+        await db_ladder.lock_owner(conn, ladder, account_id)
+        if (
+            await db_ladder.entries_of_owner(conn, ladder, account_id)
+            >= settings.entries_per_account
+        ):
+            raise LadderFull(
+                f"your account has {settings.entries_per_account} bots on the {ladder} ladder, "
+                "the most it may; take one off first"
+            )
+        cap = min(hourly_cap or settings.hourly_cap, settings.hourly_cap)
+        await db_ladder.insert_entry(conn, ladder, bot_id, cap)
+        entry = await db_ladder.get_entry(conn, ladder, bot_id)
+        assert entry is not None
+        return entry
+
+
+async def leave(pool: asyncpg.Pool, ladder: LadderPool, bot_id: int, account_id: int) -> None:
+    """Take the caller's bot off the ladder (a match it is playing finishes and is rated)."""
+    async with pool.acquire() as conn, conn.transaction():
+        entry = await _own_entry(conn, ladder, bot_id, account_id)
+        await db_ladder.delete_entry(conn, ladder, entry.bot_id)
+
+
+async def update(
+    pool: asyncpg.Pool,
+    ladder: LadderPool,
+    bot_id: int,
+    account_id: int,
+    settings: LadderSettings,
+    *,
+    hourly_cap: int | None = None,
+    resume: bool = False,
+) -> LadderEntry:
+    """Lower (or raise, up to the platform's cap) the bot's hourly cap; resume it if paused."""
+    async with pool.acquire() as conn, conn.transaction():
+        await _own_entry(conn, ladder, bot_id, account_id)
+        cap = None if hourly_cap is None else min(hourly_cap, settings.hourly_cap)
+        await db_ladder.update_entry(conn, ladder, bot_id, hourly_cap=cap, resume=resume)
+        entry = await db_ladder.get_entry(conn, ladder, bot_id)
+        assert entry is not None
+        return entry
+
+
+async def _own_entry(
+    conn: Connection, ladder: LadderPool, bot_id: int, account_id: int
+) -> LadderEntry:
+    entry = await db_ladder.get_entry(conn, ladder, bot_id)
+    if entry is None:
+        raise NotOnLadder(f"bot {bot_id} is not on the {ladder} ladder")
+    if entry.owner_id != account_id:
+        raise NotYourBot(f"bot {bot_id} is not yours")
+    return entry
+
+
+def ladder_bot(row: LadderRow, pool_mean: float) -> LadderBot:
+    """A table row as the matchmaker sees it: the fit's estimate and half width, or the pool's
+    mean and :data:`NEW_BOT_HALFWIDTH` before its first rated match."""
+    if row.rating is None or row.low is None or row.high is None:
+        rating, halfwidth = pool_mean, NEW_BOT_HALFWIDTH
+    else:
+        rating, halfwidth = row.rating, max((row.high - row.low) / 2, 1.0)
+    return LadderBot(
+        bot_id=row.bot_id,
+        owner_id=row.owner_id,
+        rating=rating,
+        halfwidth=halfwidth,
+        available=(
+            row.paused_at is None
+            and row.bot_status == "active"
+            and row.answered
+            and not row.playing
+            and row.last_hour < row.hourly_cap
+        ),
+    )
+
+
+def ladder_bots(rows: Sequence[LadderRow]) -> list[LadderBot]:
+    fitted = [r.rating for r in rows if r.rating is not None]
+    mean = sum(fitted) / len(fitted) if fitted else DEFAULT_RATING
+    return [ladder_bot(r, mean) for r in rows]
+
+
+async def tick(pool: asyncpg.Pool, settings: LadderSettings, now: datetime) -> list[int]:
+    """One run of the matchmaker over every ladder; the ids of the matches to queue."""
+    today = now.astimezone(UTC).date()
+    created: list[int] = []
+    async with pool.acquire() as conn:
+        for ladder in LADDER_POOLS:
+            revealed = await db_ladder.reveal_days(conn, ladder, today)
+            for day in revealed:
+                logger.info("ladder %s: day %s revealed", ladder, day)
+        if await db_ladder.others_waiting(conn):
+            return []  # tournaments, challenges and tests come first
+    for ladder in LADDER_POOLS:
+        async with pool.acquire() as conn:
+            flying = sum([await db_ladder.in_flight(conn, p) for p in LADDER_POOLS])
+        slots = settings.in_flight - flying
+        if slots <= 0:
+            break
+        created += await _start(pool, ladder, today, now, settings, slots)
+    return created
+
+
+async def _start(
+    pool: asyncpg.Pool,
+    ladder: LadderPool,
+    today: date,
+    now: datetime,
+    settings: LadderSettings,
+    slots: int,
+) -> list[int]:
+    async with pool.acquire() as conn:
+        rows = await db_ladder.table(conn, ladder, now)
+        met = await db_ladder.met_on(conn, ladder, today)
+    bots = ladder_bots(rows)
+    rules = MatchmakerRules(slots=slots, pair_per_day=settings.pair_per_day)
+    picks = pick_matches(bots, met, rules, players=players_of(ladder))
+    if not picks:
+        return []
+    async with pool.acquire() as conn, conn.transaction():
+        day = await _day(conn, ladder, today)
+        first = await db_ladder.take_numbers(conn, ladder, today, len(picks))
+        ids = []
+        for k, pick in enumerate(picks):
+            ids.append(await _insert(conn, ladder, day, first + k, pick))
+    for match_id, pick in zip(ids, picks, strict=True):
+        logger.info(
+            "ladder %s: match %s (%s, value %.4f): %s",
+            ladder,
+            match_id,
+            pick.reason,
+            pick.value,
+            pick.detail,
+        )
+    return ids
+
+
+async def _day(conn: Connection, ladder: LadderPool, day: date) -> db_ladder.LadderDay:
+    """The day's row, locked; made (its master seed drawn and committed) on first use."""
+    found = await db_ladder.day_for_update(conn, ladder, day)
+    if found is None:
+        master = seeds.new_master_seed()
+        await db_ladder.insert_day(conn, ladder, day, master, seeds.commitment(master))
+        found = await db_ladder.day_for_update(conn, ladder, day)
+    assert found is not None
+    return found
+
+
+async def _insert(
+    conn: Connection, ladder: LadderPool, day: db_ladder.LadderDay, number: int, pick: Pick
+) -> int:
+    seats = pick.seats
+    return await db_matches.insert_match(
+        conn,
+        bots=seats,
+        mode="2v2" if len(seats) == 4 else "1v1",
+        seed=seeds.ladder_seed(day.master_seed, ladder, day.day.isoformat(), number, seats),
+        rated=True,
+        games_per_match=LADDER_GAMES,
+        rules=dict(LADDER_RULES),
+        deals=INDEPENDENT,
+        partnership=INDIVIDUAL if len(seats) == 4 else TEAM,
+        seed_scheme=seeds.DERIVED,
+        ladder=LadderPlace(ladder, day.day, number, pick.reason, pick.detail),
+    )
+
+
+def failure_of(result: StoredResult, side: int) -> str | None:
+    """Why ``side`` lost without playing it out (a walkover or a forfeit), or None."""
+    walked_over = result.reason == "walkover" and any(e % 2 == side for e in result.walkover)
+    forfeited = result.reason == "forfeit" and result.forfeit == side
+    if not (walked_over or forfeited):
+        return None
+    causes = [c for c in result.causes or () if c.side % 2 == side]
+    return f"{result.reason}: {causes[0].summary}" if causes else result.reason
+
+
+async def after_result(
+    conn: Connection, match: StoredMatch, result: StoredResult, pause_after: int
+) -> list[int]:
+    """Count a ladder match for its bots' health on the ladder; the bots it paused."""
+    if match.ladder_pool is None:
+        return []
+    paused = []
+    for slot, bot in enumerate(match.bots):
+        failed = failure_of(result, slot % 2)
+        if await db_ladder.record_outcome(
+            conn, match.ladder_pool, bot, failed=failed, pause_after=pause_after
+        ):
+            paused.append(bot)
+            logger.info("ladder %s: bot %s paused (%s)", match.ladder_pool, bot, failed)
+    return paused
