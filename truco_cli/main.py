@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "challenge": ("truco_cli.challenge", "play an unrated match between your bot and another"),
     "match": ("truco_cli.match", "a match's result and cause, and its replay saved to a file"),
     "leaderboard": ("truco_cli.leaderboard", "the Elo leaderboard of a mode"),
+    "ladder": ("truco_cli.ladder", "put your bot on a ladder that keeps it playing; the table"),
 }
 
 

@@ -19,16 +19,20 @@ import argparse
 import os
 import re
 import sys
+from datetime import date
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import msgspec
 
+from services.ladder.model import LADDER_POOLS
 from truco_cli import config
 from truco_cli.api import TIMEOUT_S, USER_AGENT, problem_of
 from truco_cli.errors import CommandError, platform_command
 from truco_cli.verify_event import Discrepancy, verify_export
+from truco_cli.verify_ladder import verify_ladder_day
 
 EXIT_OK, EXIT_DISCREPANCY, EXIT_UNREADABLE, EXIT_INCOMPLETE = 0, 1, 2, 3
 MAX_BYTES = 2 * 1024**3  # a platform cannot make `truco` hold more than this
@@ -59,6 +63,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="HEX",
         help="the seed commitment you recorded earlier (e.g. when the tournament was created): "
         "the export must publish the same",
+    )
+    _add_ladder(sub)
+
+
+def _add_ladder(sub: Any) -> None:
+    ladder = sub.add_parser(
+        "ladder",
+        help="check a ladder day's seeds, replays, results and Elo changes",
+        description=(
+            "Download a ladder day's export once (or read a saved one with --file) and check, "
+            "offline: the day's commitment against its revealed master seed, every match seed's "
+            "derivation from it, every replay by re-simulation, every result and every Elo "
+            "change. Exit status 0: all verified; 1: a discrepancy; 2: unreadable source; 3: "
+            "verified except the seeds (the day is not over, or a match of it still plays)."
+        ),
+    )
+    ladder.add_argument("pool", choices=LADDER_POOLS)
+    ladder.add_argument("day", metavar="DAY", help="the day, YYYY-MM-DD (UTC)")
+    ladder.add_argument("--file", type=Path, metavar="FILE", help="a saved export of the day")
+    ladder.add_argument(
+        "--save", type=Path, metavar="FILE", help="also write the downloaded export to FILE"
     )
 
 
@@ -147,8 +172,49 @@ def _save(path: Path, data: bytes) -> None:
     print(f"saved {path}")
 
 
+def _run_ladder(args: argparse.Namespace) -> int:
+    try:
+        day = date.fromisoformat(args.day)
+    except ValueError:
+        print(f"error: {args.day!r} is not a day: write it YYYY-MM-DD", file=sys.stderr)
+        return EXIT_UNREADABLE
+    if args.file is not None:
+        data, origin = _read(str(args.file))
+    else:
+        origin = f"{config.load().url}/v1/ladders/{args.pool}/days/{day.isoformat()}/export"
+        print(f"downloading {origin}")
+        data = download(origin)
+    if args.save is not None:
+        _save(args.save, data)
+    from services.tournaments.export import decode_ladder_day
+
+    try:
+        doc = decode_ladder_day(data)
+    except (ValueError, msgspec.ValidationError) as exc:
+        print(f"error: {origin} is not a ladder day export: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    if (doc.pool, doc.day) != (args.pool, day.isoformat()):
+        print(
+            f"FAIL  the export is of the {doc.pool} ladder on {doc.day}, not {args.pool} on {day}"
+        )
+        return EXIT_DISCREPANCY
+    print(f"ladder {doc.pool} on {doc.day}: {len(doc.matches)} matches")
+    try:
+        outcome = verify_ladder_day(doc)
+    except Discrepancy as exc:
+        print(f"FAIL  {exc}")
+        return EXIT_DISCREPANCY
+    if not outcome.complete:
+        print("partly verified: every check made passed, but the seeds could not be checked")
+        return EXIT_INCOMPLETE
+    print("verified: every check passed")
+    return EXIT_OK
+
+
 @platform_command
 def run(args: argparse.Namespace) -> int:
+    if args.what == "ladder":
+        return _run_ladder(args)
     data, origin = _read(args.source)
     if args.save is not None:
         _save(args.save, data)

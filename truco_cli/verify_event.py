@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise
+from typing import Protocol
 
 import msgspec
 
@@ -42,6 +43,13 @@ from services.tournaments.ranked import standings
 from services.tournaments.records import PlainRecord
 
 Say = Callable[[str], None]
+
+
+class Exported(Protocol):
+    """An export with matches: a tournament's, or a ladder day's."""
+
+    @property
+    def matches(self) -> list[ExportMatch]: ...
 
 
 class Discrepancy(Exception):
@@ -159,7 +167,7 @@ def _check_derived(doc: TournamentExport, master: bytes | None, match: ExportMat
         )
 
 
-def check_replays(doc: TournamentExport, out: Verification) -> None:
+def check_replays(doc: Exported, out: Verification) -> None:
     games = hands = replays = 0
     for match in doc.matches:
         replay = match.replay
@@ -205,7 +213,7 @@ def _as_json(value: object) -> object:
     return msgspec.json.decode(msgspec.json.encode(value))
 
 
-def check_results(doc: TournamentExport, out: Verification) -> None:
+def check_results(doc: Exported, out: Verification) -> None:
     played = byes = unplayed = 0
     for match in doc.matches:
         if match.status not in ("done", "forfeit"):
@@ -322,7 +330,7 @@ def _rated(match: ExportMatch) -> bool:
     return match.rated and match.status == "done" and not match.bye and reason != "walkover"
 
 
-def check_elo(doc: TournamentExport, out: Verification) -> None:
+def check_elo(doc: Exported, out: Verification) -> None:
     changes = 0
     history: dict[tuple[int, str], list[tuple[int, int, int, int]]] = {}
     for match in doc.matches:
