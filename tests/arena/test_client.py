@@ -177,10 +177,10 @@ async def test_ten_megabytes_are_cut_at_64_kib(
     arena_bot: ArenaTestBot, declare_length: bool
 ) -> None:
     arena_bot.routes["/act"] = huge_body(10 * 1024 * 1024, declare_length=declare_length)
-    async with make_client(arena_bot, timeout_ms=2000) as client:
+    async with make_client(arena_bot, timeout_ms=30_000) as client:
         began = time.perf_counter()
-        result = fault(await client.act({}, TimeBank(10_000)), "too_large")
-        assert time.perf_counter() - began < 1.0
+        result = fault(await client.act({}, TimeBank(60_000)), "too_large")
+        assert time.perf_counter() - began < 20  # cut at the size limit, not the deadline
         assert "65536" in result.detail
         # the connection with the unread rest was dropped; the next call is clean
         arena_bot.routes["/act"] = respond()
@@ -199,7 +199,7 @@ async def test_declared_oversize_is_refused_before_reading(arena_bot: ArenaTestB
     arena_bot.routes["/act"] = promise_ten_mb
     async with make_client(arena_bot, timeout_ms=1000) as client:
         result = fault(await client.act({}, TimeBank(10_000)), "too_large")
-    assert result.latency_ms < 500
+    assert result.latency_ms < 4000  # at once, not after the bot's 5 s
     assert "declares 10485760 bytes" in result.detail
 
 
@@ -218,8 +218,8 @@ async def test_drip_is_cut_at_the_deadline(arena_bot: ArenaTestBot) -> None:
         began = time.perf_counter()
         result = fault(await client.act({}, TimeBank(10_000)), "timeout")
         wall = time.perf_counter() - began
-    assert 440 <= result.latency_ms < 900
-    assert wall < 1.2
+    assert 440 <= result.latency_ms < 5000
+    assert wall < 8  # cut at the deadline, not after the drip's 10 s
 
 
 async def test_one_byte_a_second_drip(arena_bot: ArenaTestBot) -> None:
@@ -227,7 +227,7 @@ async def test_one_byte_a_second_drip(arena_bot: ArenaTestBot) -> None:
     async with make_client(arena_bot, timeout_ms=300) as client:
         began = time.perf_counter()
         fault(await client.act({}, TimeBank(10_000)), "timeout")
-        assert time.perf_counter() - began < 1.0
+        assert time.perf_counter() - began < 8  # not the drip's 10 s
 
 
 @pytest.mark.parametrize("status", [301, 302, 307, 308])

@@ -120,10 +120,10 @@ async def test_endless_headers_are_cut_at_the_head_limit(arena_bot: ArenaTestBot
         return False
 
     arena_bot.routes["/act"] = endless
-    async with client_for(arena_bot, timeout_ms=3000) as client:
+    async with client_for(arena_bot, timeout_ms=30_000) as client:
         began = time.perf_counter()
-        result = await client.act({}, TimeBank(10_000))
-        assert time.perf_counter() - began < 1.5
+        result = await client.act({}, TimeBank(60_000))
+        assert time.perf_counter() - began < 20  # cut at the head limit, not the deadline
     assert isinstance(result, Fault) and result.kind == "too_large"
     assert str(MAX_HEAD_BYTES) in result.detail
 

@@ -83,7 +83,10 @@ TAMPERING: dict[str, tuple[Tamper, str]] = {
         r"match \d+ replay: game 1, event 0: recorded \{\"type\":\"hand_started\"",
     ),
     "one result": (
-        lambda d: _played(d)["result"]["tantos"].reverse(),
+        # one side's tantos raised: reversing them was no change when both were equal
+        lambda d: _played(d)["result"]["tantos"].__setitem__(
+            0, _played(d)["result"]["tantos"][0] + 1
+        ),
         r"match \d+ result: tantos recorded \[\d+, \d+\], its replay gives \[\d+, \d+\]",
     ),
     "standings order": (

@@ -111,4 +111,4 @@ def test_requests_pass_through_the_proxy_and_oversized_bodies_stop_there(nginx: 
         )
         assert big.status_code == 413
         assert big.headers["server"] == "nginx"  # refused by the proxy (no version shown)
-        assert time.monotonic() - began < 5
+        assert time.monotonic() - began < 30

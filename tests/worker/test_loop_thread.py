@@ -24,25 +24,28 @@ def test_many_waiting_threads_share_one_loop() -> None:
     seen: set[int] = set()
     results: list[int] = []
 
+    running = [0, 0]  # now, most at once
+
     async def work(k: int) -> int:
         seen.add(id(asyncio.get_running_loop()))
+        running[0] += 1
+        running[1] = max(running)
         await asyncio.sleep(0.2)
+        running[0] -= 1
         return k
 
     def task(k: int) -> None:
         results.append(runner.run(lambda: work(k)))
 
     threads = [threading.Thread(target=task, args=(k,)) for k in range(100)]
-    began = time.monotonic()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    took = time.monotonic() - began
     runner.stop()
     assert sorted(results) == list(range(100))
     assert seen == {id(runner.loop)}
-    assert took < 10  # together, not one after another (that would be 20 s)
+    assert running[1] > 1  # together, not one after another (no wall clock: a loaded machine)
 
 
 def test_a_wait_that_ends_cancels_the_coroutine() -> None:
@@ -149,8 +152,8 @@ def test_a_flush_does_not_wait_for_the_gathering(
         sink.pipeline().rpush(key, "a").execute()
         time.sleep(0.05)  # the writer is now gathering, for 30 s unless a flush comes
         began = time.monotonic()
-        assert sink.flush(timeout=5.0)
-        assert time.monotonic() - began < 5.0
+        assert sink.flush(timeout=20.0)
+        assert time.monotonic() - began < 20.0  # not the 30 s gathering
         assert client.lrange(key, 0, -1) == [b"a"]
     finally:
         client.delete(key)
@@ -165,7 +168,7 @@ def test_a_live_publisher_on_the_sink_never_waits_for_redis(redis_target: RedisT
     began = time.monotonic()
     for _ in range(200):
         publisher.begin()
-    assert time.monotonic() - began < 0.5  # no connect attempt on this thread
+    assert time.monotonic() - began < 20  # no connect attempt here (200 would take 100 s)
     assert sink.flush()
     assert sink.written == 0
 
