@@ -12,6 +12,7 @@ from services.api.tournament_schemas import (
     GamesPerMatch,
     MasterSeed,
     MatchEntrant,
+    OutcomeField,
     PartnershipField,
     RulesObject,
     SeedCommitment,
@@ -106,6 +107,7 @@ class MatchRead(msgspec.Struct, kw_only=True):
             )
         ),
     ] = None
+    outcome: OutcomeField = None
     seed: int | None
     seed_scheme: Annotated[
         SeedScheme,

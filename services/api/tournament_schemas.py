@@ -11,6 +11,20 @@ from arena.deals import Deals
 from arena.match import DEFAULT_GAMES_PER_MATCH
 from services.domain import Format, MatchStatus, Mode, Partnership, RoundStatus, TournamentStatus
 from services.tournaments.brackets import BracketKind, BracketPart
+from services.tournaments.outcome import MatchOutcome
+
+OutcomeField = Annotated[
+    MatchOutcome | None,
+    msgspec.Meta(
+        description=(
+            "the result as people read it: `sides` winner first (no winner: side 0 first), each "
+            "with its bots, games won and tantos; `decided_by` why (games, tantos, draw, seed, "
+            "forfeit, walkover, withdrawn, bye); `partners` true when a side is two bots "
+            "(individual 2v2); `phrase` the result in English, winner's score first. null "
+            "while the match is not over, and for a cancelled or given-up match"
+        )
+    ),
+]
 
 PartnershipField = Annotated[
     Partnership,
@@ -156,6 +170,7 @@ class RoundMatch(msgspec.Struct, kw_only=True):
     winners: list[int]  # the bots of the winning side (two in individual 2v2)
     bye: bool
     bracket_match: str | None
+    outcome: OutcomeField = None
 
 
 class RoundRead(msgspec.Struct):

@@ -30,6 +30,7 @@ from services.tournaments.bracket_format import depths
 from services.tournaments.brackets import BYE, resolve
 from services.tournaments.event import SeededEntrant, StandingRow, seed_maps
 from services.tournaments.formats import bracket_format, get_format
+from services.tournaments.outcome import MatchOutcome, match_outcome
 
 
 def rules_problem(exc: RulesError) -> ProblemError:
@@ -57,16 +58,30 @@ def _game_winner(match: StoredMatch, side: int | None) -> int | None:
     return None if side is None or match.individual else match.bots[side]
 
 
+def outcome_of(match: StoredMatch, entrants: list[MatchEntrant]) -> MatchOutcome | None:
+    """The result as people read it (:mod:`services.tournaments.outcome`)."""
+    return match_outcome(
+        status=match.status,
+        bye=match.bye,
+        seats=entrants,
+        winner_side=match.winner_side,
+        result=match.result,
+        bracket_match=match.bracket_match,
+    )
+
+
 def round_match(match: StoredMatch, names: dict[int, str]) -> RoundMatch:
+    entrants = entrants_of(match, names)
     return RoundMatch(
         id=match.id,
         status=match.status,
         board=match.board,
-        entrants=entrants_of(match, names),
+        entrants=entrants,
         winner=match.winner_bot,
         winners=list(match.winners),
         bye=match.bye,
         bracket_match=match.bracket_match,
+        outcome=outcome_of(match, entrants),
     )
 
 
@@ -83,6 +98,7 @@ def match_read(match: StoredMatch, names: dict[int, str]) -> MatchRead:
     reason = "bye" if match.bye else (result.reason if result is not None else None)
     stored_causes = result.causes if result is not None else None
     causes = [cause_read(match, cause) for cause in stored_causes or ()]
+    entrants = entrants_of(match, names)
     return MatchRead(
         id=match.id,
         status=match.status,
@@ -96,7 +112,7 @@ def match_read(match: StoredMatch, names: dict[int, str]) -> MatchRead:
         games_per_match=match.games_per_match,
         deals=match.deals,
         rules=match.rules,
-        entrants=entrants_of(match, names),
+        entrants=entrants,
         games=games,
         winner=match.winner_bot,
         winners=list(match.winners),
@@ -107,6 +123,7 @@ def match_read(match: StoredMatch, names: dict[int, str]) -> MatchRead:
         games_won=list(result.games_won) if result is not None else None,
         tantos=list(result.tantos) if result is not None else None,
         decided_by=fp.knockout_decision(match.bracket_match, match.result),
+        outcome=outcome_of(match, entrants),
         seed=match.seed if match.finished else None,
         seed_scheme=match.seed_scheme,
         seed_commitment=seed_commitment(match.master_seed),
