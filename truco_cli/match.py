@@ -12,6 +12,7 @@ from typing import Any
 from arena.match import DEFAULT_GAMES_PER_MATCH
 from truco_cli.api import Platform, add_json, print_json
 from truco_cli.errors import CommandError, platform_command
+from truco_cli.results import outcome, versus
 
 OVER = ("done", "forfeit", "error", "cancelled")  # a match that will not change any more
 GAMES_HELP = f"(default {DEFAULT_GAMES_PER_MATCH[2]} in 1v1, {DEFAULT_GAMES_PER_MATCH[4]} in 2v2)"
@@ -34,17 +35,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def describe(match: dict[str, Any]) -> str:
-    """Who won what, and how; a line more for each side that lost by walkover or forfeit,
-    saying why (the platform's ``causes``)."""
+    """Who won what, and how (the platform's ``outcome``: winner first, the winner's score
+    first, the reason when it is not a plain win on games, partnerships in individual 2v2); a
+    line more for each side that lost by walkover or forfeit, saying why (its ``causes``)."""
     names = {entrant["bot_id"]: entrant["name"] for entrant in match["entrants"]}
-    versus = " vs ".join(entrant["name"] for entrant in match["entrants"])
-    games = "-".join(str(n) for n in match.get("games_won") or [])
-    if match["status"] not in ("done", "forfeit"):
-        return f"match {match['id']} {versus}: {match['status']}"
-    winner = match["winner"]
-    outcome = "draw" if winner is None else f"{names.get(winner, winner)} wins"
-    how = ", ".join(part for part in (games and f"games {games}", match.get("reason")) if part)
-    lines = [f"match {match['id']} {versus}: {outcome}" + (f" ({how})" if how else "")]
+    found = outcome(match)
+    if found is None:
+        return f"match {match['id']} {versus(match['entrants'])}: {match['status']}"
+    lines = [f"match {match['id']}: {found.phrase}"]
     for cause in match.get("causes") or []:  # why a side lost by walkover or forfeit
         loser = names.get(cause.get("bot_id"), f"side {cause.get('side')}")
         status = f" ({cause['status']})" if cause.get("status") else ""

@@ -13,18 +13,7 @@ from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import CommandError, platform_command
 from truco_cli.match import GAMES_HELP, OVER
 from truco_cli.polling import poll_until
-
-STANDING_COLUMNS = (
-    ("points", "points"),
-    ("buchholz_cut1", "bh-1"),
-    ("buchholz", "bh"),
-    ("sonneborn_berger", "sb"),
-    ("direct_encounter", "direct"),
-    ("game_points", "games"),
-    ("tantos_difference", "tantos"),
-    ("losses", "losses"),
-    ("seed", "seed"),
-)
+from truco_cli.results import match_line, standings_table
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -129,40 +118,8 @@ def _start(args: argparse.Namespace, platform: Platform) -> int:
     return 0
 
 
-def _match_line(match: dict[str, Any], names: dict[int, str]) -> str:
-    sides = [entrant["name"] for entrant in match["entrants"]]
-    if match["bye"]:
-        return f"{sides[0]} has a bye"
-    versus = " vs ".join(sides)
-    if match["status"] not in OVER:
-        return f"{versus}: {match['status']}"
-    if match["status"] != "done":
-        return f"{versus}: {match['status']}"
-    winner = match["winner"]
-    return f"{versus}: {'draw' if winner is None else names.get(winner, winner) + ' wins'}"
-
-
-def _names(detail: dict[str, Any]) -> dict[int, str]:
-    return {
-        entrant["bot_id"]: entrant["name"]
-        for rnd in detail["rounds"]
-        for match in rnd["matches"]
-        for entrant in match["entrants"]
-    }
-
-
 def _print_standings(detail: dict[str, Any]) -> None:
-    standings = detail["standings"]
-    if not standings:
-        print("no standings yet")
-        return
-    keys = [(key, head) for key, head in STANDING_COLUMNS if key in standings[0]]
-    rows = [
-        [line["rank"], line["name"] + (" (withdrawn)" if line["withdrawn"] else "")]
-        + [line[key] for key, _ in keys]
-        for line in standings
-    ]
-    print(table(["rank", "bot", *[head for _, head in keys]], rows))
+    print(standings_table(detail))
 
 
 def _show(args: argparse.Namespace, platform: Platform) -> int:
@@ -177,12 +134,11 @@ def _show(args: argparse.Namespace, platform: Platform) -> int:
         f"{settings['games_per_match']} games a match, to {settings['rules']['points_to_win']}"
     )
     print(f"  page {platform.url}/tournaments/{detail['id']}")
-    names = _names(detail)
     for rnd in detail["rounds"]:
         print(f"round {rnd['number']} ({rnd['status']})")
         for match in rnd["matches"]:
             link = "" if match["bye"] else f"  {platform.url}/matches/{match['id']}"
-            print(f"  match {match['id']}: {_match_line(match, names)}{link}")
+            print(f"  match {match['id']}: {match_line(match)}{link}")
     if detail["status"] == "registering":
         entries = list(platform.pages(f"/v1/tournaments/{args.id}/entries"))
         print("entries: " + (", ".join(e["name"] for e in entries) or "none yet"))
@@ -198,7 +154,6 @@ def _watch(args: argparse.Namespace, platform: Platform) -> int:
 
     def fetch() -> dict[str, Any]:
         detail: dict[str, Any] = platform.get(f"/v1/tournaments/{args.id}")
-        names = _names(detail)
         for rnd in detail["rounds"]:
             over = [m for m in rnd["matches"] if m["status"] in OVER]
             for match in over:
@@ -206,7 +161,7 @@ def _watch(args: argparse.Namespace, platform: Platform) -> int:
                     reported.add(match["id"])
                     print(
                         f"round {rnd['number']} ({len(over)}/{len(rnd['matches'])}) "
-                        f"match {match['id']}: {_match_line(match, names)}",
+                        f"match {match['id']}: {match_line(match)}",
                         file=out,
                         flush=True,
                     )

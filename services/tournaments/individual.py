@@ -103,6 +103,13 @@ def plan_round(
     return plan
 
 
+def tiebreak_names(format: TableFormat) -> tuple[str, ...]:
+    """The tiebreaks after points, in ranking order: Buchholz (Swiss only), the games won by
+    the bot's sides, the tantos difference of its sides."""
+    buchholz = () if format.fixed_schedule else ("buchholz",)
+    return (*buchholz, "game_points", "tantos_difference")
+
+
 def standings(
     format: TableFormat, entrants: Sequence[SeededEntrant], matches: Sequence[MatchRecord]
 ) -> list[StandingRow]:
@@ -124,13 +131,12 @@ def standings(
     buchholz = {
         bot: sum(points2[x] + points2[y] for x, y in faced) / 4 for bot, faced in opponents.items()
     }
-    keys: list[tuple[str, dict[int, float]]] = []
-    if not format.fixed_schedule:
-        keys.append(("buchholz", buchholz))
-    keys += [
-        ("game_points", {b: float(v) for b, v in games.items()}),
-        ("tantos_difference", {b: float(v) for b, v in tantos.items()}),
-    ]
+    values: dict[str, dict[int, float]] = {
+        "buchholz": buchholz,
+        "game_points": {b: float(v) for b, v in games.items()},
+        "tantos_difference": {b: float(v) for b, v in tantos.items()},
+    }
+    keys = [(name, values[name]) for name in tiebreak_names(format)]
     ordered = sorted(
         entrants,
         key=lambda e: (

@@ -30,3 +30,13 @@ def standings(
     if partnership == INDIVIDUAL:
         return fi.standings(table_format(format), entrants, matches)
     return get_format(format).standings(fp.played(entrants, matches, third_place=third_place))
+
+
+def standing_columns(format: str, partnership: str = TEAM) -> tuple[str, ...]:
+    """The standings' columns in ranking order, as :func:`standings` ranks: the format's
+    (:attr:`~services.tournaments.formats.TournamentFormat.columns`), or in individual 2v2
+    points then the per-bot tiebreaks (:func:`services.tournaments.individual.tiebreak_names`).
+    The first column is the standing's ``points``."""
+    if partnership == INDIVIDUAL:
+        return ("match_points", *fi.tiebreak_names(table_format(format)))
+    return tuple(get_format(format).columns)

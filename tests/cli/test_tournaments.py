@@ -46,9 +46,9 @@ def test_create_enter_start_watch_show(
     watched = truco.ok("tournament", "watch", tid, "--interval", "0.2", "--timeout", "60")
     lines = watched.out.splitlines()
     # the in-process workers played it during /start: its match, then the status
-    assert re.match(r"round 1 \(1/1\) match \d+: .+ vs .+: ", lines[0])
+    assert re.match(r"round 1 \(1/1\) match \d+: .+ (wins .+ against .+|vs .+: draw)", lines[0])
     assert lines[1] == f"tournament {tid} 'Copa CLI': finished"
-    assert lines[2].split()[:4] == ["rank", "bot", "points", "bh-1"] and "tantos" in lines[2]
+    assert lines[2].split() == ["rank", "bot", "pts", "bh-1", "bh", "sb", "de", "games", "+/-"]
     assert {lines[3].split()[1], lines[4].split()[1]} == set(names)
     shown = truco.ok("tournament", "show", tid).out
     match_url = re.search(rf"{platform_url}/matches/(\d+)", shown)
@@ -114,12 +114,12 @@ def test_challenge_wait_match_replay_and_leaderboard(
     assert set(queued) == {"match_id", "status", "seed_commitment"}
     result = truco.ok("challenge", names[0], names[1], "--games", "2", "--wait")
     first = result.out.splitlines()[0]
-    assert re.match(rf"match \d+ {names[0]} vs {names[1]}: (draw|.+ wins) \(games \d-\d", first)
+    assert re.match(rf"match \d+: ({names[0]} vs {names[1]}: draw|.+ wins \d-\d against .+)", first)
     assert f"{platform_url}/matches/" in result.out
     waited = truco.ok("challenge", names[1], names[0], "--wait", "--json").json()
     assert waited["status"] == "done" and waited["rated"] is False
     shown = truco.ok("match", "show", waited["id"]).out
-    assert shown.startswith(f"match {waited['id']} {names[1]} vs {names[0]}: ")
+    assert shown.startswith(f"match {waited['id']}: {waited['outcome']['phrase']}\n")
     assert re.search(r"^  1v1, challenge, unrated, \d+ games$", shown, re.MULTILINE)
     monkeypatch.chdir(tmp_path)
     saved = truco.ok("match", "replay", waited["id"]).out
@@ -130,7 +130,7 @@ def test_challenge_wait_match_replay_and_leaderboard(
     assert again.code == 2 and again.err.startswith("error: File exists: ")
     assert truco.ok("match", "replay", waited["id"], "--json").json()["games"]
     history = truco.ok("bot", "matches", names[0]).out
-    assert f"match {waited['id']} " in history and history.count("\nmatch ") >= 1
+    assert f"match {waited['id']}: " in history and history.count("\nmatch ") >= 1
     board = truco.ok("leaderboard", "--json").json()
     assert board["mode"] == "1v1"  # challenges are unrated: these bots are not on it
     assert not {entry["name"] for entry in board["entries"]} & set(names)
@@ -160,13 +160,23 @@ def test_a_walkover_says_why_each_side_lost() -> None:
         "winner": 2,
         "games_won": [0, 0],
         "reason": "walkover",
+        "outcome": {
+            "winner_side": 1,
+            "sides": [
+                {"side": 1, "bots": [2], "names": ["them"], "games": 0, "tantos": 0},
+                {"side": 0, "bots": [1], "names": ["mine"], "games": 0, "tantos": 0},
+            ],
+            "decided_by": "walkover",
+            "partners": False,
+            "phrase": "them wins by walkover: mine could not be reached",
+        },
         "causes": [
             {"side": 0, "bot_id": 1, "call": "start", "kind": "http_status", "status": 401},
             {"side": 1, "bot_id": None, "call": "act", "kind": "timeout", "summary": "timed out"},
         ],
     }
     assert describe(match).splitlines() == [
-        "match 9 mine vs them: them wins (games 0-0, walkover)",
+        "match 9: them wins by walkover: mine could not be reached",
         "  mine: http_status (401) on /start",
         "  side 1: timed out",
     ]
