@@ -1,9 +1,10 @@
 """`truco export decisions`: decision rows (JSON lines) from finished matches' replays.
 
-A SOURCE is a replay file (as `truco play` writes or `GET /v1/matches/{id}/replay` returns) or a
-tournament's API address (`http://HOST/v1/tournaments/ID`): every finished match of it is
-downloaded. Live and unfinished matches are skipped, so only public replays of finished matches
-are exported.
+A SOURCE is anything `truco verify tournament` takes (:mod:`truco_cli.tournament_source`, the
+one resolver): a tournament id, its page or API address (its export is downloaded once), an
+export file, or a replay file (as `truco play` writes or `GET /v1/matches/{id}/replay`
+returns). From a tournament, every finished match (status ``done`` or ``forfeit``, the API's
+words) with a replay is exported; byes, matches not played and live ones have none.
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import msgspec
 
 from arena.replay import Replay, VerifyError, load_replay
+from services.domain import FINISHED_STATUSES
+from truco_cli.errors import CommandError, platform_command
+from truco_cli.tournament_source import EXIT_UNREADABLE, read_source
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,7 +30,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "decisions", help="one JSON line per decision a seat made (for imitation learning)"
     )
     decisions.add_argument(
-        "sources", nargs="+", metavar="SOURCE", help="replay files or tournament URLs"
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="a tournament id, page or API URL, an export file or a replay file",
     )
     decisions.add_argument("--out", required=True, help="the JSON lines file to write")
     decisions.add_argument(
@@ -37,41 +44,40 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     decisions.add_argument("--force", action="store_true", help="overwrite --out if it exists")
 
 
-class SourceError(Exception):
-    pass
+def _unreadable(origin: str, why: str) -> CommandError:
+    return CommandError.local(
+        "Not a replay or a tournament export",
+        f"{origin}: {why}",
+        slug="cli/not-a-replay",
+        exit_code=EXIT_UNREADABLE,
+    )
 
 
-def _tournament_replays(url: str, client: httpx.Client) -> Iterator[tuple[str, Replay]]:
-    base = url.rstrip("/")
-    api_root = base.split("/v1/", 1)[0]
-    answer = client.get(base)
-    if answer.status_code != 200:
-        raise SourceError(f"{url}: HTTP {answer.status_code}")
-    body = answer.json()
-    if "rounds" not in body:
-        raise SourceError(f"{url}: not a tournament (GET /v1/tournaments/ID)")
-    for round_ in body["rounds"]:
-        for match in round_["matches"]:
-            if match.get("bye") or match.get("status") != "finished":
-                continue
-            replay_url = f"{api_root}/v1/matches/{match['id']}/replay"
-            got = client.get(replay_url)
-            if got.status_code != 200 or got.json().get("live"):
-                continue
-            yield replay_url, load_replay(got.content)
+def source_replays(data: bytes, origin: str) -> Iterator[Replay]:
+    """The replays in a source's bytes: a tournament export's finished matches', or the one
+    replay of a replay file."""
+    from services.tournaments.export import decode_export
+
+    try:
+        document = msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        raise _unreadable(origin, f"not JSON ({exc})") from None
+    if isinstance(document, dict) and "tournament" in document and "matches" in document:
+        try:
+            export = decode_export(data)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise _unreadable(origin, f"a broken tournament export ({exc})") from None
+        for match in export.matches:
+            if match.status in FINISHED_STATUSES and match.replay is not None:
+                yield match.replay
+        return
+    try:
+        yield load_replay(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, VerifyError, ValueError) as exc:
+        raise _unreadable(origin, str(exc)) from None
 
 
-def replays(sources: list[str], client: httpx.Client) -> Iterator[tuple[str, Replay]]:
-    for source in sources:
-        if source.startswith(("http://", "https://")):
-            yield from _tournament_replays(source, client)
-            continue
-        path = Path(source)
-        if not path.is_file():
-            raise SourceError(f"{source}: no such file")
-        yield source, load_replay(path.read_bytes())
-
-
+@platform_command
 def run(args: argparse.Namespace) -> int:
     from truco_env.export import replay_rows
 
@@ -82,16 +88,21 @@ def run(args: argparse.Namespace) -> int:
     rows = matches = 0
     tmp = out.with_name(out.name + ".part")
     try:
-        with httpx.Client(timeout=30, trust_env=False) as client, tmp.open("w") as handle:
-            for _, replay in replays(args.sources, client):
-                matches += 1
-                for row in replay_rows(replay, tensors=args.tensors):
-                    handle.write(json.dumps(row, separators=(",", ":")) + "\n")
-                    rows += 1
-    except (SourceError, VerifyError, httpx.HTTPError, OSError) as exc:
+        with tmp.open("w") as handle:
+            for source in args.sources:
+                data, origin = read_source(source)
+                for replay in source_replays(data, origin):
+                    matches += 1
+                    for row in replay_rows(replay, tensors=args.tensors):
+                        handle.write(json.dumps(row, separators=(",", ":")) + "\n")
+                        rows += 1
+    except OSError as exc:
         tmp.unlink(missing_ok=True)
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    except CommandError:
+        tmp.unlink(missing_ok=True)
+        raise
     os.replace(tmp, out)
     print(f"{rows} decisions from {matches} matches written to {out}")
     return 0

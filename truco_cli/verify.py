@@ -17,26 +17,21 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from datetime import date
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
-import httpx
 import msgspec
 
 from services.ladder.model import LADDER_POOLS
 from truco_cli import config
-from truco_cli.api import TIMEOUT_S, USER_AGENT, problem_of
 from truco_cli.errors import CommandError, platform_command
+from truco_cli.tournament_source import EXIT_UNREADABLE, download, read_file, read_source
 from truco_cli.verify_event import Discrepancy, verify_export
 from truco_cli.verify_ladder import verify_ladder_day
 
-EXIT_OK, EXIT_DISCREPANCY, EXIT_UNREADABLE, EXIT_INCOMPLETE = 0, 1, 2, 3
-MAX_BYTES = 2 * 1024**3  # a platform cannot make `truco` hold more than this
-_ADDRESS = re.compile(r"^(?P<root>.*?)/(?:v1/)?tournaments/(?P<id>\d+)(?:/export)?/?$")
+EXIT_OK, EXIT_DISCREPANCY, EXIT_INCOMPLETE = 0, 1, 3
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,77 +82,6 @@ def _add_ladder(sub: Any) -> None:
     )
 
 
-def export_url(source: str) -> str | None:
-    """The export's API address for a tournament id or address; None for anything else."""
-    if source.isascii() and source.isdigit():
-        return f"{config.load().url}/v1/tournaments/{int(source)}/export"
-    parts = urlsplit(source)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return None
-    found = _ADDRESS.match(parts.path)
-    if found is None:
-        raise CommandError.local(
-            "Not a tournament address",
-            f"{source}: expected http(s)://HOST/tournaments/ID or .../v1/tournaments/ID",
-            slug="cli/not-a-tournament",
-        )
-    path = f"{found['root']}/v1/tournaments/{found['id']}/export"
-    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
-
-
-def download(url: str) -> bytes:
-    """The export document (gzip is undone by httpx); the platform's refusal as an error."""
-    body = bytearray()
-    headers = {"user-agent": USER_AGENT, "accept": "application/json"}
-    try:
-        with (
-            httpx.Client(timeout=TIMEOUT_S, headers=headers, trust_env=False) as client,
-            client.stream("GET", url) as response,
-        ):
-            if not response.is_success:
-                response.read()
-                raise CommandError(problem_of(response))
-            for chunk in response.iter_bytes():
-                body += chunk
-                if len(body) > MAX_BYTES:
-                    raise CommandError.local(
-                        "Export too large",
-                        f"{url}: more than {MAX_BYTES} bytes",
-                        slug="cli/too-large",
-                        exit_code=EXIT_UNREADABLE,
-                    )
-    except httpx.HTTPError as exc:
-        raise CommandError.local(
-            "Platform unreachable",
-            f"GET {url}: {exc or type(exc).__name__}",
-            slug="cli/unreachable",
-            exit_code=1,
-        ) from None
-    return bytes(body)
-
-
-def _read(source: str) -> tuple[bytes, str]:
-    """The export's bytes and where they came from."""
-    path = Path(source)
-    if path.is_file():
-        try:
-            return path.read_bytes(), str(path)
-        except OSError as exc:
-            raise CommandError.local(
-                "Cannot read the file", f"{source}: {exc.strerror}", exit_code=EXIT_UNREADABLE
-            ) from None
-    url = export_url(source)
-    if url is None:
-        raise CommandError.local(
-            "No such export",
-            f"{source!r} is neither a file, a tournament id nor an http(s) address",
-            slug="cli/no-source",
-            exit_code=EXIT_UNREADABLE,
-        )
-    print(f"downloading {url}")
-    return download(url), url
-
-
 def _save(path: Path, data: bytes) -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -179,7 +103,7 @@ def _run_ladder(args: argparse.Namespace) -> int:
         print(f"error: {args.day!r} is not a day: write it YYYY-MM-DD", file=sys.stderr)
         return EXIT_UNREADABLE
     if args.file is not None:
-        data, origin = _read(str(args.file))
+        data, origin = read_file(args.file), str(args.file)
     else:
         origin = f"{config.load().url}/v1/ladders/{args.pool}/days/{day.isoformat()}/export"
         print(f"downloading {origin}")
@@ -215,7 +139,7 @@ def _run_ladder(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.what == "ladder":
         return _run_ladder(args)
-    data, origin = _read(args.source)
+    data, origin = read_source(args.source)
     if args.save is not None:
         _save(args.save, data)
     from services.tournaments.export import decode_export

@@ -184,7 +184,7 @@ def test_sources_that_are_not_an_export(platform_url: str, truco: Truco, tmp_pat
     wrong = truco("verify", "tournament", notes)
     assert wrong.code == 2 and "is not a tournament export" in wrong.err
     nothing = truco("verify", "tournament", tmp_path / "missing.json")
-    assert nothing.code == 2 and "neither a file, a tournament id nor" in nothing.err
+    assert nothing.code == 2 and "no such file; expected a file, a tournament id" in nothing.err
     elsewhere = truco("verify", "tournament", f"{platform_url}/bots/3")
     assert elsewhere.code == 2 and "Not a tournament address" in elsewhere.err
     absent = truco("verify", "tournament", f"{platform_url}/v1/tournaments/999999999")

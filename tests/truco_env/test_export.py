@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import ClassVar
 
 import msgspec
 import numpy as np
@@ -76,77 +72,27 @@ def test_tensors_round_trip(replays: list[Replay]) -> None:
             assert sum(row["action_mask"]) == len(row["legal_actions"])
 
 
-class _Platform(BaseHTTPRequestHandler):
-    """A loopback stand-in for the API's two read endpoints, serving real replays."""
-
-    documents: ClassVar[dict[str, bytes]] = {}
-
-    def do_GET(self) -> None:
-        body = self.documents.get(self.path)
-        self.send_response(200 if body is not None else 404)
-        self.send_header("Content-Type", "application/json")
-        self.end_headers()
-        self.wfile.write(body or b'{"title": "Not found"}')
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def platform(replays: list[Replay]) -> Iterator[str]:
-    tournament = {
-        "id": 9,
-        "rounds": [
-            {
-                "number": 1,
-                "matches": [
-                    {"id": 1, "status": "finished", "bye": False},
-                    {"id": 2, "status": "finished", "bye": True},
-                    {"id": 3, "status": "running", "bye": False},
-                ],
-            },
-            {"number": 2, "matches": [{"id": 4, "status": "finished", "bye": False}]},
-        ],
-    }
-    _Platform.documents = {
-        "/v1/tournaments/9": json.dumps(tournament).encode(),
-        "/v1/matches/1/replay": msgspec.json.encode(replays[0]),
-        "/v1/matches/3/replay": b'{"live": true, "games": []}',
-        "/v1/matches/4/replay": msgspec.json.encode(replays[1]),
-    }
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Platform)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-
-
-def test_cli_exports_files_and_a_tournaments_finished_matches(
-    replays: list[Replay], platform: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_cli_exports_replay_files(
+    replays: list[Replay], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    file = tmp_path / "a.replay.json"
-    file.write_bytes(msgspec.json.encode(replays[0]))
+    """Replay files; a tournament (by id, page or API address, or its export file) is tested
+    against the real API in tests/cli/test_export_decisions.py."""
+    files = []
+    for k, replay in enumerate(replays):
+        files.append(tmp_path / f"{k}.replay.json")
+        files[-1].write_bytes(msgspec.json.encode(replay))
     out = tmp_path / "rows.jsonl"
-    assert main(["export", "decisions", str(file), "--out", str(out)]) == 0
+    assert main(["export", "decisions", str(files[0]), "--out", str(out)]) == 0
     assert len(out.read_text().splitlines()) == len(list(replay_rows(replays[0])))
-    assert main(["export", "decisions", str(file), "--out", str(out)]) == 2  # no overwrite
+    assert main(["export", "decisions", str(files[0]), "--out", str(out)]) == 2  # no overwrite
     assert "exists" in capsys.readouterr().err
-    out2 = tmp_path / "t.jsonl"
-    assert (
-        main(
-            ["export", "decisions", f"{platform}/v1/tournaments/9", "--out", str(out2), "--tensors"]
-        )
-        == 0
-    )
-    lines = [json.loads(line) for line in out2.read_text().splitlines()]
+    both = tmp_path / "both.jsonl"
+    assert main(["export", "decisions", *map(str, files), "--out", str(both), "--tensors"]) == 0
+    lines = [json.loads(line) for line in both.read_text().splitlines()]
     assert {row["match_id"] for row in lines} == {replays[0].match_id, replays[1].match_id}
     assert all("observation_tensor" in row for row in lines)
-    assert (
-        main(["export", "decisions", f"{platform}/v1/tournaments/8", "--out", str(tmp_path / "x")])
-        == 2
+    missing = main(
+        ["export", "decisions", str(tmp_path / "missing.json"), "--out", str(tmp_path / "y")]
     )
-    assert "HTTP 404" in capsys.readouterr().err
-    assert (
-        main(["export", "decisions", str(tmp_path / "missing.json"), "--out", str(tmp_path / "y")])
-        == 2
-    )
+    assert missing == 2 and "no such file" in capsys.readouterr().err
+    assert not (tmp_path / "y").exists() and not (tmp_path / "y.part").exists()
