@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,11 +20,12 @@ from arena.deals import INDEPENDENT, MIRRORED
 from arena.entrants import BadBotSpec, connect
 from arena.match import DEFAULT_GAMES_PER_MATCH, MatchSettings, default_games_per_match, run_match
 from arena.replay import Decision, Replay
-from arena.signing import generate_secret
 from engine.events import Event
 from engine.rules import Rules
 from engine.state import State
 from truco_cli import replay_file
+from truco_cli.bot_secrets import add_secret_arguments, bot_label, bot_secrets
+from truco_cli.results import replay_phrase
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,11 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout-ms", type=int, default=1000, help="per /act call (default 1000)")
     parser.add_argument("--bank-ms", type=int, default=30000, help="time bank per game")
     parser.add_argument("--fault-limit", type=int, default=5, help="faults in a game that forfeit")
-    parser.add_argument(
-        "--secret",
-        default=os.environ.get("TRUCO_BOT_SECRET"),
-        help="signing secret (whsec_...) for URL bots; default $TRUCO_BOT_SECRET or a fresh one",
-    )
+    add_secret_arguments(parser, bots=4)
     parser.add_argument(
         "--out",
         type=Path,
@@ -119,7 +115,10 @@ def _report(console: Console, replay: Replay, out: Path) -> None:
     names = [e.name for e in replay.entrants]
     table = Table(title=f"match {replay.match_id} · seed {replay.seed} · {replay.deals} deals")
     for column in ("bot", "side", "games", "tantos", "faults", "p50 ms", "p95 ms", "calls"):
-        table.add_column(column, justify="right" if column != "bot" else "left")
+        if column == "bot":  # never cut: two local bots differ only at the end of their URLs
+            table.add_column(column, overflow="fold", min_width=max(map(len, names)))
+        else:
+            table.add_column(column, justify="right")
     for i, name in enumerate(names):  # games, tantos and faults are by side (entrant i % 2)
         latency = result.latency[i] if result.latency else None
         table.add_row(
@@ -133,11 +132,7 @@ def _report(console: Console, replay: Replay, out: Path) -> None:
             str(latency.calls) if latency else "-",
         )
     console.print(table)
-    if result.winner is None:
-        console.print(f"Result: draw ({result.reason})")
-    else:
-        winners = " & ".join(names[result.winner :: 2])
-        console.print(f"Winner: {winners} (by {result.reason})")
+    console.print(f"Result: {replay_phrase(replay)}", markup=False)
     for cause in result.causes:  # why a side lost by walkover or forfeit
         how = "walkover" if result.reason == "walkover" else "forfeit"
         line = f"{names[cause.side]} loses by {how}: {cause.summary}"
@@ -150,15 +145,15 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=False)
     try:
         settings = _settings(args)
-        secret = args.secret or generate_secret()
+        secrets = bot_secrets(args, len(args.bots))
         entrants = [
             connect(
                 spec,
                 seed=args.seed * 2 + i,
-                secret=secret,
+                secret=secrets[i],
                 timeout_ms=args.timeout_ms,
                 allow_loopback=True,
-                label=f"{spec.removeprefix('builtin:')}#{i + 1}",
+                label=bot_label(spec, i),
             )
             for i, spec in enumerate(args.bots)
         ]

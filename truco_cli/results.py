@@ -10,11 +10,14 @@ the same typed struct. Standings take their columns from
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
-from services.tournaments.outcome import MatchOutcome
+from arena.replay import Replay
+from services.domain.result import played_result
+from services.tournaments.outcome import MatchOutcome, match_outcome
 from services.tournaments.ranked import standing_columns
 from truco_cli.api import table
 
@@ -43,6 +46,27 @@ def outcome(match: dict[str, Any]) -> MatchOutcome | None:
         return msgspec.convert(found, MatchOutcome)
     except msgspec.ValidationError:
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Seat:
+    bot_id: int | None
+    name: str
+    side: int
+
+
+def replay_phrase(replay: Replay) -> str:
+    """A local match's result (`truco play`), worded as the platform words one."""
+    seats = [_Seat(None, entrant.name, k % 2) for k, entrant in enumerate(replay.entrants)]
+    status = "forfeit" if replay.result.reason == "forfeit" else "done"
+    found = match_outcome(
+        status=status,
+        bye=False,
+        seats=seats,
+        winner_side=replay.result.winner,
+        result=played_result(replay),
+    )
+    return found.phrase if found is not None else replay.result.reason
 
 
 def versus(entrants: Sequence[dict[str, Any]]) -> str:

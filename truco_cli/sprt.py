@@ -11,7 +11,6 @@ import argparse
 import asyncio
 import hashlib
 import json
-import os
 import sys
 from collections.abc import Callable
 
@@ -23,10 +22,10 @@ from rich.text import Text
 from arena.deals import INDEPENDENT, MIRRORED
 from arena.entrants import BadBotSpec, connect
 from arena.match import MatchSettings, run_match
-from arena.signing import generate_secret
 from arena.sprt import Sprt, elo_estimate
 from arena.sprt_pair import GAMES_PER_PAIR, Unreachable, pair_score
 from engine.rules import Rules
+from truco_cli.bot_secrets import add_secret_arguments, bot_label, bot_secrets
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,11 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the whole run (1)")
     parser.add_argument("--timeout-ms", type=int, default=1000, help="per /act call (1000)")
-    parser.add_argument(
-        "--secret",
-        default=os.environ.get("TRUCO_BOT_SECRET"),
-        help="signing secret (whsec_...) for URL bots; default $TRUCO_BOT_SECRET or a fresh one",
-    )
+    add_secret_arguments(parser, bots=2)
     parser.add_argument("--json", action="store_true", help="end with one JSON line (stdout)")
 
 
@@ -121,7 +116,7 @@ async def play(
 ) -> str:
     """Play pairs into ``test`` until it decides or --max-games; the result's name."""
     settings = _settings(args)
-    secret = args.secret or generate_secret()
+    secrets: list[str] = getattr(args, "secrets", None) or bot_secrets(args, len(args.bots))
     max_pairs = args.max_games // GAMES_PER_PAIR
 
     async def one_pair(index: int) -> int:
@@ -130,14 +125,22 @@ async def play(
             connect(
                 spec,
                 seed=seed * 2 + i,
-                secret=secret,
+                secret=secrets[i],
                 timeout_ms=args.timeout_ms,
                 allow_loopback=True,
-                label=f"{spec.removeprefix('builtin:')}#{'AB'[i]}",
+                label=bot_label(spec, i),
             )
             for i, spec in enumerate(args.bots)
         ]
-        return pair_score(await run_match(f"sprt-{args.seed}-{index}", seed, settings, entrants))
+        replay = await run_match(f"sprt-{args.seed}-{index}", seed, settings, entrants)
+        if replay.result.reason == "walkover":  # say why: "signature rejected (401) on GET /"
+            raise Unreachable(
+                "; ".join(
+                    f"{replay.entrants[c.side].name}: {c.summary}" for c in replay.result.causes
+                )
+                or "a bot could not be reached"
+            )
+        return pair_score(replay)
 
     pending: dict[int, asyncio.Task[int]] = {}
     started = 0
@@ -163,14 +166,14 @@ def _check(args: argparse.Namespace) -> Sprt:
         raise ValueError("--concurrency must be at least 1")
     if args.max_games < GAMES_PER_PAIR:
         raise ValueError(f"--max-games must be at least {GAMES_PER_PAIR} (one pair)")
-    for spec in args.bots:  # a bad spec fails here, before any game
-        connect(spec, seed=0, secret=args.secret, timeout_ms=1000, allow_loopback=True)
+    args.secrets = bot_secrets(args, len(args.bots))  # one secret a bot for every pair
+    for spec, secret in zip(args.bots, args.secrets, strict=True):  # a bad spec fails here
+        connect(spec, seed=0, secret=secret, timeout_ms=1000, allow_loopback=True)
     _settings(args)
     return Sprt(elo0=args.elo0, elo1=args.elo1, alpha=args.alpha, beta=args.beta)
 
 
 def run(args: argparse.Namespace) -> int:
-    args.secret = args.secret or generate_secret()  # one secret for every pair
     try:
         test = _check(args)
     except (BadBotSpec, ValueError) as exc:

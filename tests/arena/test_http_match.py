@@ -175,7 +175,7 @@ def test_truco_play_command_writes_a_verifiable_replay(tmp_path: Path) -> None:
     finally:
         server.stop()
     assert result.returncode == 0, result.stderr
-    assert "Winner:" in result.stdout and "p95 ms" in result.stdout
+    assert "Result: " in result.stdout and "p95 ms" in result.stdout
     replay = load_replay(out.read_bytes())
     verify_replay(replay)
     assert replay.rules.points_to_win == 15 and len(replay.games) == 2

@@ -131,5 +131,6 @@ def test_an_unreachable_bot_stops_the_test_without_a_result(
     # nothing listens on 127.0.0.1:9 (discard): the first pair is a walkover
     assert main(["sprt", "http://127.0.0.1:9", "builtin:random", "--json"]) == 1
     captured = capsys.readouterr()
-    assert "cannot reach" in captured.err and "no result" in captured.err
+    assert "A 127.0.0.1:9: connection refused on GET /" in captured.err
+    assert "no result" in captured.err
     assert captured.out == ""
