@@ -19,6 +19,7 @@ import httpx
 
 from truco_cli import config
 from truco_cli.errors import CommandError
+from truco_cli.refs import check_platform, parse_ref
 
 TIMEOUT_S = 30.0
 READ_RETRIES = 3  # a GET answered 429 is asked again after its Retry-After, this many times
@@ -176,9 +177,16 @@ class Platform:
         return answer
 
     def bot_id(self, ref: str) -> int:
-        """A bot's id from its id or its name."""
+        """A bot's id from its id, its address (page or API) or its name."""
         if ref.isascii() and ref.isdigit():
             return int(ref)
+        if ref.lower().startswith(("http://", "https://")):
+            try:
+                found = parse_ref(ref, "bots")
+            except ValueError as exc:
+                raise CommandError.local("Not a bot", str(exc), slug="cli/not-a-bot") from None
+            check_platform(self.url, [found])
+            return int(found)
         found = self.get("/v1/bots", name=ref, limit=1)["items"]
         if not found:
             raise CommandError.local(

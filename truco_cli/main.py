@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "login": ("truco_cli.login", "store the platform URL and an API key you already have"),
     "tournament": ("truco_cli.tournament", "create, enter, start, watch and show tournaments"),
     "challenge": ("truco_cli.challenge", "play an unrated match between your bot and another"),
+    "test": ("truco_cli.sprt_platform", "SPRT tests on the platform: create, show, watch, cancel"),
     "match": ("truco_cli.match", "a match's result and cause, and its replay saved to a file"),
     "leaderboard": ("truco_cli.leaderboard", "the Elo leaderboard of a mode"),
     "ladder": ("truco_cli.ladder", "put your bot on a ladder that keeps it playing; the table"),

@@ -12,16 +12,20 @@ from typing import Any
 from arena.match import DEFAULT_GAMES_PER_MATCH
 from truco_cli.api import Platform, add_json, print_json
 from truco_cli.errors import CommandError, platform_command
+from truco_cli.refs import check_platform, ref_type
 from truco_cli.results import outcome, versus
 
 OVER = ("done", "forfeit", "error", "cancelled")  # a match that will not change any more
 GAMES_HELP = f"(default {DEFAULT_GAMES_PER_MATCH[2]} in 1v1, {DEFAULT_GAMES_PER_MATCH[4]} in 2v2)"
 
 
+MATCH = ref_type("matches")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="match_command", metavar="SUBCOMMAND", required=True)
     show = sub.add_parser("show", help="a match's result, and why a side lost by walkover")
-    show.add_argument("id", type=int, metavar="ID")
+    show.add_argument("id", type=MATCH, metavar="ID")
     add_json(show)
     replay = sub.add_parser(
         "replay",
@@ -29,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         description="Save the match's replay document to a file (never over an existing one) "
         "or, with --json, print it.",
     )
-    replay.add_argument("id", type=int, metavar="ID")
+    replay.add_argument("id", type=MATCH, metavar="ID")
     replay.add_argument("--out", type=Path, help="the file (default match-ID.replay.json)")
     add_json(replay)
 
@@ -90,4 +94,5 @@ def _replay(args: argparse.Namespace, platform: Platform) -> int:
 @platform_command
 def run(args: argparse.Namespace) -> int:
     with Platform.from_config() as platform:
+        check_platform(platform.url, vars(args).values())
         return _show(args, platform) if args.match_command == "show" else _replay(args, platform)

@@ -12,7 +12,7 @@ import asyncio
 import hashlib
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import msgspec
 from rich.console import Console
@@ -101,13 +101,36 @@ def summary(test: Sprt, result: str) -> dict[str, object]:
     }
 
 
-def status_line(test: Sprt) -> str:
-    elo, (lo, hi) = elo_estimate(test.count_tuple)
-    low, high = test.bounds
+def figures_line(
+    games: int,
+    wins: int,
+    losses: int,
+    llr: float,
+    bounds: Sequence[float],
+    elo: float,
+    interval: Sequence[float],
+) -> str:
+    """A test's figures on one line (here and in `truco test`, for a platform's test)."""
     return (
-        f"games {GAMES_PER_PAIR * test.pairs}  W {test.wins} L {test.losses}  "
-        f"LLR {test.llr:+.2f} [{low:+.2f}, {high:+.2f}]  "
-        f"Elo {elo:+.1f} [{lo:+.1f}, {hi:+.1f}]"
+        f"games {games}  W {wins} L {losses}  "
+        f"LLR {llr:+.2f} [{bounds[0]:+.2f}, {bounds[1]:+.2f}]  "
+        f"Elo {elo:+.1f} [{interval[0]:+.1f}, {interval[1]:+.1f}]"
+    )
+
+
+def verdict(result: str, bot_a: str, elo0: float, elo1: float, games: int) -> str:
+    """What the result means, in a sentence."""
+    return {
+        "H1": f"H1 accepted: {bot_a} is at least {elo1:g} Elo stronger",
+        "H0": f"H0 accepted: {bot_a} is not {elo1:g} Elo stronger (at most {elo0:g})",
+        "inconclusive": f"inconclusive after {games} games (the games limit)",
+    }.get(result, result)
+
+
+def status_line(test: Sprt) -> str:
+    elo, interval = elo_estimate(test.count_tuple)
+    return figures_line(
+        GAMES_PER_PAIR * test.pairs, test.wins, test.losses, test.llr, test.bounds, elo, interval
     )
 
 
@@ -191,12 +214,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(final))
     else:
-        verdict = {
-            "H1": f"H1 accepted: {args.bots[0]} is at least {args.elo1:g} Elo stronger",
-            "H0": f"H0 accepted: {args.bots[0]} is not {args.elo1:g} Elo stronger "
-            f"(at most {args.elo0:g})",
-            "inconclusive": f"inconclusive after {final['games']} games (--max-games)",
-        }[result]
         print(status_line(test))
-        print(verdict)
+        games = GAMES_PER_PAIR * test.pairs
+        text = verdict(result, args.bots[0], args.elo0, args.elo1, games)
+        print(text.replace("(the games limit)", "(--max-games)"))
     return 0

@@ -13,7 +13,10 @@ from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import CommandError, platform_command
 from truco_cli.match import GAMES_HELP, OVER
 from truco_cli.polling import poll_until
+from truco_cli.refs import check_platform, ref_type
 from truco_cli.results import match_line, standings_table
+
+TOURNAMENT = ref_type("tournaments")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,28 +42,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     create.add_argument("-q", "--quiet", action="store_true", help="print only the new id")
     add_json(create)
     enter = sub.add_parser("enter", help="enter bots (yours, or open ones) into a tournament")
-    enter.add_argument("id", type=int, metavar="ID", help="the tournament")
+    enter.add_argument("id", type=TOURNAMENT, metavar="ID", help="the tournament")
     enter.add_argument("bots", nargs="+", metavar="BOT", help="bot ids or names")
     add_json(enter)
     start = sub.add_parser("start", help="start a tournament you organise")
-    start.add_argument("id", type=int, metavar="ID")
+    start.add_argument("id", type=TOURNAMENT, metavar="ID")
     add_json(start)
     watch = sub.add_parser(
         "watch", help="follow a tournament until it finishes, then print the standings"
     )
-    watch.add_argument("id", type=int, metavar="ID")
+    watch.add_argument("id", type=TOURNAMENT, metavar="ID")
     watch.add_argument("--interval", type=float, default=2.0, help="seconds between looks")
     watch.add_argument("--timeout", type=float, help="give up after this many seconds")
     add_json(watch)
     show = sub.add_parser("show", help="a tournament: rounds, matches and standings")
-    show.add_argument("id", type=int, metavar="ID")
+    show.add_argument("id", type=TOURNAMENT, metavar="ID")
     add_json(show)
     listing = sub.add_parser("list", help="tournaments, newest first")
     listing.add_argument("--status", choices=get_args(TournamentStatus))
     listing.add_argument("--limit", type=int, default=20, help="how many (default 20, max 100)")
     add_json(listing)
     cancel = sub.add_parser("cancel", help="cancel a tournament you organise")
-    cancel.add_argument("id", type=int, metavar="ID")
+    cancel.add_argument("id", type=TOURNAMENT, metavar="ID")
     add_json(cancel)
 
 
@@ -231,4 +234,5 @@ COMMANDS = {
 @platform_command
 def run(args: argparse.Namespace) -> int:
     with Platform.from_config() as platform:
+        check_platform(platform.url, vars(args).values())
         return COMMANDS[args.tournament_command](args, platform)
