@@ -44,6 +44,7 @@ from services.domain import FINISHED_STATUSES, LIVE_TOURNAMENT_STATUSES, OPEN_ST
 from services.domain.ratings import POOLS
 from services.tournaments.event import Played
 from services.tournaments.formats import StandingRow
+from services.tournaments.outcome import match_outcome
 from services.tournaments.played import played as played_event
 from services.web import i18n, paging
 from services.web.i18n import N_
@@ -57,7 +58,6 @@ from services.web.views.common import (
     knockout_note,
     outcome,
     reason_name,
-    score_text,
     side_links,
     status_name,
 )
@@ -457,7 +457,14 @@ async def match_page(
         tournament_name=data.tournament_name,
         live=live,
         outcome=out,
-        score=score_text(out),
+        told=match_outcome(
+            status=m.status,
+            bye=False,
+            seats=m.entrants,
+            winner_side=m.winner_side,
+            result=m.result,
+            bracket_match=m.bracket_match,
+        ),
         knockout=knockout_note(m, out),
         result=stored.result if stored is not None else None,
         r=viewer,
