@@ -73,6 +73,8 @@ def _check_surfaces(
     detail = httpx.get(f"{platform_url}/v1/tournaments/{tid}").json()
     assert detail["status"] == "finished"
     shown = truco.ok("tournament", "show", tid).out
+    for address in (f"{platform_url}/tournaments/{tid}", f"{platform_url}/v1/tournaments/{tid}"):
+        assert truco.ok("tournament", "show", address).out == shown  # as watch prints it
     watched = truco.ok("tournament", "watch", tid, "--interval", "0.2").out
     for match in _played(detail):
         _check_outcome(match, partners)
@@ -81,7 +83,8 @@ def _check_surfaces(
         assert re.search(rf"match {match['id']}: {re.escape(phrase)}$", watched, re.MULTILINE)
         if partners:
             assert phrase.count(" & ") == 2
-        single = truco.ok("match", "show", match["id"]).out.splitlines()[0]
+        single = truco.ok("match", "show", f"{platform_url}/matches/{match['id']}").out
+        single = single.splitlines()[0]
         assert single == f"match {match['id']}: {phrase}"
         as_json = truco.ok("match", "show", match["id"], "--json").json()
         assert as_json["outcome"] == match["outcome"]
