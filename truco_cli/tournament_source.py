@@ -99,7 +99,7 @@ def read_source(source: str, *, announce: bool = True) -> tuple[bytes, str]:
     they came from; ``announce`` prints the address before a download."""
     path = Path(source)
     try:
-        is_file = path.is_file()
+        is_file, folder = path.is_file(), path.is_dir()
     except (OSError, ValueError) as exc:  # unreadable, or a name no file can have
         detail = getattr(exc, "strerror", None) or str(exc)
         raise CommandError.local(
@@ -109,7 +109,8 @@ def read_source(source: str, *, announce: bool = True) -> tuple[bytes, str]:
         return read_file(path), str(path)
     url = export_url(source)
     if url is None:
-        what = "no such file" if source else "an empty name"
+        what = "a folder, not a file" if folder else "no such file"
+        what = what if source else "an empty name"
         raise CommandError.local(
             "No such tournament or file",
             f"{source!r}: {what}; expected {EXPECTED}",

@@ -132,6 +132,8 @@ def test_files_missing_files_and_folders_are_refused_clearly(
     assert code == 2 and "expected an id or its address, http(s)://HOST/tournaments/ID" in err
     code, err = _run(capsys, ["export", "decisions", files["missing.json"], "--out", "x"])
     assert code == 2 and "no such file" in err
+    code, err = _run(capsys, ["verify", "tournament", files["folder"]])
+    assert code == 2 and "a folder, not a file" in err
     code, err = _run(capsys, ["match", "show", f"{OTHER}/matches/3"])
     assert code == 2 and f"that address is on {OTHER}" in err
     code, err = _run(capsys, ["tournament", "show", f"{PLATFORM}/tournaments/3"])
