@@ -186,8 +186,26 @@ def add_links(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
+def open_tuples(node: Any) -> Any:
+    """Every closed tuple (``prefixItems`` with ``items: false``, as msgspec writes a
+    ``tuple[int, int]``) written with ``minItems``/``maxItems`` instead of the boolean schema:
+    the same arrays validate (exactly as many items as ``prefixItems``, each of its type), and
+    generators that cannot read a boolean schema (openapi-python-client) can read it."""
+    if isinstance(node, list):
+        return [open_tuples(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: open_tuples(value) for key, value in node.items()}
+    if "prefixItems" in out and out.get("items") is False:
+        del out["items"]
+        out.setdefault("minItems", len(out["prefixItems"]))
+        out["maxItems"] = len(out["prefixItems"])
+    return out
+
+
 def full_openapi() -> dict[str, Any]:
-    return add_links(merge(rest_openapi(), bot_protocol_openapi()))
+    document: dict[str, Any] = open_tuples(merge(rest_openapi(), bot_protocol_openapi()))
+    return add_links(document)
 
 
 if __name__ == "__main__":

@@ -63,10 +63,15 @@ def js_bot(tmp_path: Path) -> Iterator[NodeBot]:
 
 
 def test_the_javascript_starter_passes_truco_check(js_bot: NodeBot) -> None:
-    """The command its README gives, as a user runs it."""
-    command = [sys.executable, "-m", "truco_cli.main", "check", js_bot.url, "--secret", SECRET]
+    """The command its README gives, as a user runs it: the secret from the environment
+    (``TRUCO_BOT_SECRET``), never on the command line."""
+    command = [sys.executable, "-m", "truco_cli.main", "check", js_bot.url]
     done = subprocess.run(
-        [*command, "--timeout-ms", "2000"], capture_output=True, text=True, timeout=300
+        [*command, "--timeout-ms", "2000"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "TRUCO_BOT_SECRET": SECRET},
     )
     lines = done.stdout.splitlines()
     assert done.returncode == 0, done.stdout + done.stderr

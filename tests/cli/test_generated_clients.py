@@ -1,0 +1,139 @@
+"""The tools strangers bring: a Python client generated from ``api-spec/openapi.json`` with
+openapi-python-client (the most used modern generator) drives the quickstart path against
+the platform on 127.0.0.1, and openapi-typescript turns the same document into types.
+
+The generator's output lives in a temporary folder, made once for the module; nothing of it is
+committed. The TypeScript check needs npm (it is skipped, saying so, where npm is absent)."""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from arena.sdk import BotServer
+from tests.cli.conftest import unique
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEC = ROOT / "api-spec" / "openapi.json"
+PACKAGE = "truco_generated_client"
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    where = tmp_path_factory.mktemp("generated")
+    tool = Path(sys.executable).with_name("openapi-python-client")
+    answer = subprocess.run(
+        [str(tool), "generate", "--path", str(SPEC), "--meta", "none",
+         "--output-path", str(where / PACKAGE)],
+        capture_output=True, text=True, timeout=300, cwd=where,
+        env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"},
+    )  # fmt: skip
+    assert answer.returncode == 0, answer.stdout + answer.stderr
+    assert "Warning" not in answer.stdout + answer.stderr, answer.stdout + answer.stderr
+    sys.path.insert(0, str(where))
+    try:
+        yield importlib.import_module(PACKAGE)
+    finally:
+        sys.path.remove(str(where))
+        for name in [n for n in sys.modules if n == PACKAGE or n.startswith(PACKAGE + ".")]:
+            del sys.modules[name]
+
+
+def _call(generated: ModuleType, tag: str, operation: str) -> Any:
+    return importlib.import_module(f"{generated.__name__}.api.{tag}.{operation}")
+
+
+def _model(generated: ModuleType, name: str) -> Any:
+    return getattr(importlib.import_module(f"{generated.__name__}.models"), name)
+
+
+def test_the_generated_python_client_drives_the_quickstart(
+    generated: ModuleType, platform_url: str, bots: list[BotServer]
+) -> None:
+    """Account, bots, a tournament with its entries, its start and standings, a replay, a
+    challenge and a secret rotation: every call typed by the generated client, every answer
+    parsed into its models (not the fallback of an unexpected status)."""
+    client = generated.Client(base_url=platform_url, raise_on_unexpected_status=True)
+    account = _call(generated, "accounts", "create_account").sync(
+        client=client, body=_model(generated, "AccountCreate")(name=unique("gen"))
+    )
+    assert account.api_key
+    auth = generated.AuthenticatedClient(
+        base_url=platform_url, token=account.api_key, raise_on_unexpected_status=True
+    )
+    made = [
+        _call(generated, "bots", "create_bot").sync(
+            client=auth,
+            body=_model(generated, "BotCreate")(name=unique("gen-bot"), url=server.url),
+        )
+        for server in bots
+    ]
+    assert all(bot.signing_secret for bot in made)
+    tournament = _call(generated, "tournaments", "create_tournament").sync(
+        client=auth,
+        body=_model(generated, "TournamentCreate")(
+            name=unique("gen-swiss"),
+            format_=_model(generated, "TournamentCreateFormat")("swiss"),
+            mode=_model(generated, "TournamentCreateMode")("1v1"),
+            rounds=1,
+            games_per_match=1,
+        ),
+    )
+    for bot in made:
+        _call(generated, "tournaments", "enter_tournament").sync(
+            tournament.id, client=auth, body=_model(generated, "EntryCreate")(bot_id=bot.id)
+        )
+    started = _call(generated, "tournaments", "start_tournament").sync(tournament.id, client=auth)
+    assert started.queued
+    shown = _call(generated, "tournaments", "get_tournament").sync(tournament.id, client=client)
+    assert shown.status == "finished"
+    assert sorted(row.bot_id for row in shown.standings) == sorted(b.id for b in made)
+    match_id = started.queued[0]
+    match = _call(generated, "matches", "get_match").sync(match_id, client=client)
+    assert match.status in ("done", "forfeit") and len(match.entrants) == 2
+    replay = _call(generated, "matches", "get_match_replay").sync(match_id, client=client)
+    assert replay is not None and replay.match_id == str(match_id)
+    challenge = _call(generated, "matches", "create_challenge").sync(
+        client=auth,
+        body=_model(generated, "ChallengeCreate")(bot_a=made[0].id, bot_b=made[1].id),
+    )
+    played = _call(generated, "matches", "get_match").sync(challenge.match_id, client=client)
+    assert played.status in ("done", "forfeit")
+    rotated = _call(generated, "bots", "rotate_bot_secret").sync(
+        made[0].id, client=auth, body=_model(generated, "SecretRotate")()
+    )
+    assert rotated.signing_secret and rotated.signing_secret != made[0].signing_secret
+    board = _call(generated, "leaderboards", "get_leaderboard").sync(
+        _model(generated, "GetLeaderboardMode")("1v1"), client=client
+    )
+    assert {e.bot_id for e in board.entries} >= {b.id for b in made}
+
+
+def test_openapi_typescript_reads_the_document(tmp_path: Path) -> None:
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("no npm on this machine: openapi-typescript is not checked")
+    install = subprocess.run(
+        [npm, "install", "--prefix", str(tmp_path), "--no-audit", "--no-fund", "--silent",
+         "openapi-typescript@7"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    if install.returncode != 0:
+        pytest.skip(f"openapi-typescript could not be installed here: {install.stderr[-300:]}")
+    out = tmp_path / "api.d.ts"
+    tool = tmp_path / "node_modules" / ".bin" / "openapi-typescript"
+    answer = subprocess.run(
+        [str(tool), str(SPEC), "--output", str(out)], capture_output=True, text=True, timeout=300
+    )
+    assert answer.returncode == 0, answer.stdout + answer.stderr
+    types = out.read_text()
+    for operation in ("createAccount", "createBot", "startTournament", "getLadder"):
+        assert f"{operation}:" in types, operation
