@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import asyncpg
 import msgspec
@@ -67,7 +67,8 @@ class MatchController(Controller):
         ),
         responses={
             200: ResponseSpec(
-                data_container=Replay | LiveReplay,
+                # a union, which Litestar documents as oneOf (its annotation wants one type)
+                data_container=cast("type[Any]", Replay | LiveReplay),
                 description="The replay document, or the live spectator document",
                 generate_examples=False,
             ),
