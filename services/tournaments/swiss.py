@@ -87,9 +87,10 @@ def match_field(
             sparse = False
 
 
-def assign_mano(field: Field, i: int, j: int, board: int) -> int:
+def assign_mano(field: Field, i: int, j: int) -> int:
     """Who of the pair ``i`` < ``j`` (pairing order) is mano: FIDE's colour allocation."""
-    return i if allocate_mano(field.players[i].mano, field.players[j].mano, board) else j
+    upper = field.players[i]
+    return i if allocate_mano(upper.mano, field.players[j].mano, upper.rank) else j
 
 
 def pairing_from(field: Field, matching: Matching) -> RoundPairing:
@@ -104,9 +105,9 @@ def pairing_from(field: Field, matching: Matching) -> RoundPairing:
             f"{field.size} players cannot be paired (e.g. {unpaired[:5]!r}); end the event"
         )
     pairs = []
-    for board, i in enumerate(sorted(i for i, j in matching.partner.items() if i < j)):
+    for i in sorted(i for i, j in matching.partner.items() if i < j):
         j = matching.partner[i]
-        mano = assign_mano(field, i, j, board)
+        mano = assign_mano(field, i, j)
         pairs.append(
             Pair(a=field.players[i].id, b=field.players[j].id, mano=field.players[mano].id)
         )

@@ -7,7 +7,9 @@ allocation inside a chosen pair (Dutch E.1-E.5) follow FIDE's colour rules:
 2. otherwise the stronger preference wins; between two absolute ones, the wider imbalance;
 3. otherwise alternate with the most recent game in which the two had different sides;
 4. otherwise the higher-placed player's preference;
-5. with no preference at all (round one) the higher-placed player is mano on even boards.
+5. with no preference at all (round one) the higher-placed player is mano when its pairing
+   number (initial rank + 1) is odd: FIDE's E.5 with the initial colour "white" (the TRF
+   export says so: ``XXC white1``). In round one that is every even board.
 """
 
 from __future__ import annotations
@@ -49,14 +51,15 @@ def mano_preference(history: tuple[bool, ...]) -> ManoPreference:
     return ManoPreference(last, MILD, 0, history)
 
 
-def allocate_mano(upper: ManoPreference, lower: ManoPreference, board: int) -> bool:
-    """True when ``upper`` (the higher-placed player of the pair) is mano on ``board``."""
+def allocate_mano(upper: ManoPreference, lower: ManoPreference, upper_rank: int) -> bool:
+    """True when ``upper`` (the higher-placed player of the pair, of initial rank
+    ``upper_rank``, 0 = top seed) is mano."""
     if upper.side != lower.side:
         if upper.side and lower.side:
             return upper.side > 0
         return upper.side > 0 if upper.side else lower.side < 0
     if upper.side == 0:
-        return board % 2 == 0
+        return upper_rank % 2 == 0
     wants = upper.side > 0  # both want the same side: decide who gets it
     if upper.strength != lower.strength:
         return wants if upper.strength > lower.strength else not wants

@@ -8,9 +8,13 @@ Player lines (``001``), 1-based columns: 1-3 ``001``; 5-8 starting rank; 10 sex;
 Mapping from Truco: the mano of the match plays "white" (``w``), the other "black" (``b``);
 results ``1``/``=``/``0``; the pairing bye is ``0000 - U`` (pairing-allocated bye, one point),
 an absence is ``0000 - Z`` (zero-point bye). A header gives ``012`` name, ``062`` player count,
-``092`` type and ``XXR`` (the event's total number of rounds, the JaVaFo/bbpPairings
+``092`` type, ``XXR`` (the event's total number of rounds, the JaVaFo/bbpPairings
 extension: a reference pairer reads it to know whether another round is due, so a running event
-exports its planned total, not the rounds played so far).
+exports its planned total, not the rounds played so far) and ``XXC white1`` (the same extension:
+the initial colour, which a reference pairer needs to pair a first round and refuses to guess).
+``white1`` is the platform's rule (:func:`services.tournaments.swiss_mano.allocate_mano`): with
+no history, the higher-placed player of a pair is mano when its pairing number is odd, so the
+top seed is mano in round one.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from services.tournaments.standings import compute_standings
 
 ROUND_COLUMN = 92  # 1-based column of round one's opponent field
 ROUND_WIDTH = 10
+INITIAL_COLOUR = "XXC white1"  # pairing number 1 is mano ("white") in round one
 
 
 def _put(line: list[str], column: int, text: str) -> None:
@@ -117,6 +122,7 @@ def export_trf(
         f"062 {len(ordered)}",
         "092 Individual: Swiss-System",
         f"XXR {total_rounds}",
+        INITIAL_COLOUR,
     ]
     for player in ordered:
         row = standings[player.id]

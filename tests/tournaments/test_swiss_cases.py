@@ -108,20 +108,20 @@ def test_allocation_order_strength_then_imbalance_then_alternation_then_placemen
     four_down = mano_preference((False, False, False, False))
     two_down = mano_preference((True, False, False, False))
     one_down = mano_preference((False, True, False))
-    assert allocate_mano(two_down, four_down, board=0) is False  # wider imbalance wins
-    assert allocate_mano(one_down, two_down, board=0) is False  # absolute beats strong
+    assert allocate_mano(two_down, four_down, upper_rank=0) is False  # wider imbalance wins
+    assert allocate_mano(one_down, two_down, upper_rank=0) is False  # absolute beats strong
     # both absolute with imbalance 1 (two mano in a row): alternate with the latest game where
     # they differed, four games back: x was not mano and y was, so now x is mano
     x = mano_preference((True, False, False, True, True))
     y = mano_preference((False, True, False, True, True))
     assert (x.strength, y.strength, x.imbalance, y.imbalance) == (ABSOLUTE, ABSOLUTE, 1, 1)
-    assert allocate_mano(x, y, board=0) is True
-    assert allocate_mano(y, x, board=0) is False
+    assert allocate_mano(x, y, upper_rank=0) is True
+    assert allocate_mano(y, x, upper_rank=0) is False
     # the very same history: the higher-placed player (the first argument) gets its wish
-    assert allocate_mano(one_down, one_down, board=1) is True
+    assert allocate_mano(one_down, one_down, upper_rank=1) is True
     # both preferences granted when they differ; no history: mano on even boards
-    assert allocate_mano(mano_preference((True,)), mano_preference((False,)), board=0) is False
+    assert allocate_mano(mano_preference((True,)), mano_preference((False,)), upper_rank=0) is False
     no_history = mano_preference(())
-    assert allocate_mano(no_history, mano_preference((True,)), board=0) is True
-    assert allocate_mano(no_history, no_history, board=0) is True
-    assert allocate_mano(no_history, no_history, board=1) is False
+    assert allocate_mano(no_history, mano_preference((True,)), upper_rank=0) is True
+    assert allocate_mano(no_history, no_history, upper_rank=0) is True
+    assert allocate_mano(no_history, no_history, upper_rank=1) is False

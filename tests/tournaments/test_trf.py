@@ -17,6 +17,7 @@ def test_player_lines_follow_the_trf16_columns() -> None:
     lines = text.splitlines()
     assert lines[0] == "012 Copa"
     assert "062 3" in lines and "XXR 3" in lines  # the planned total, not the 2 played
+    assert "XXC white1" in lines  # the initial colour: the top seed is mano in round one
     first = next(line for line in lines if line.startswith("001") and cols(line, 5, 8) == "   1")
     assert cols(first, 15, 47).rstrip() == "1"
     assert cols(first, 49, 52) == "1990"
@@ -46,7 +47,7 @@ def test_names_places_and_blank_ratings_as_a_platform_passes_them() -> None:
         players(3), rounds, total_rounds=2, names=names, places={1: 3, 2: 1, 3: 2}, ratings=False
     )
     lines = [line for line in text.splitlines() if line.startswith("001")]
-    assert len(text.splitlines()) == 4 + 3  # the newline in a name did not start a record
+    assert len(text.splitlines()) == 5 + 3  # the newline in a name did not start a record
     by_name = {cols(line, 15, 47).rstrip(): line for line in lines}
     assert set(by_name) == {"Ana bot", "b" * 33, "tres"}
     assert [cols(by_name[n], 86, 89) for n in ("Ana bot", "b" * 33, "tres")] == [
