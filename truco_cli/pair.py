@@ -40,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
             and len(tournament.rounds) >= tournament.total_rounds
         ):
             raise FileError(f"all {tournament.total_rounds} rounds are already played")
-        pairing = pair_round(tournament.players, tournament.rounds)
+        pairing = pair_round(
+            tournament.players, tournament.rounds, total_rounds=tournament.total_rounds
+        )
     except (FileError, NoValidPairing) as exc:
         print(f"truco pair: {args.file}: {exc}", file=sys.stderr)
         return 2

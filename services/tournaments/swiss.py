@@ -115,18 +115,29 @@ def pairing_from(field: Field, matching: Matching) -> RoundPairing:
     return RoundPairing(pairs=tuple(pairs), bye=bye)
 
 
+def final_after(played: int, total_rounds: int | None) -> int | None:
+    """The rounds played when the next round is the event's last (topscorers count), else
+    None: the ``final_after`` of :func:`~services.tournaments.swiss_field.make_field`."""
+    return played if total_rounds is not None and played + 1 >= total_rounds else None
+
+
 def pair_round(
     players: Sequence[Player],
     rounds: Sequence[Round],
     *,
+    total_rounds: int | None = None,
     window: int = DEFAULT_WINDOW,
     sparse: bool = True,
 ) -> RoundPairing:
-    """Pair the next round. Raises :class:`NoValidPairing` when no rematch-free pairing exists,
-    and :class:`~services.tournaments.model.TournamentDataError` on inconsistent input."""
+    """Pair the next round of an event of ``total_rounds`` (None: unknown, never the last, so
+    nobody is a topscorer exempt from C.3). Raises :class:`NoValidPairing` when no
+    rematch-free pairing exists, and :class:`~services.tournaments.model.TournamentDataError`
+    on inconsistent input."""
     if len(players) < 2:
         raise NoValidPairing("a Swiss round needs at least two players")
-    field = make_field(build_states(players, rounds))
+    field = make_field(
+        build_states(players, rounds), final_after=final_after(len(rounds), total_rounds)
+    )
     if field.size % 2 and not field.bye_value:
         raise NoValidPairing("the player count is odd and every player has already had the bye")
     return pairing_from(field, match_field(field, window=window, sparse=sparse))

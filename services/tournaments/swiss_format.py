@@ -13,7 +13,7 @@ from typing import ClassVar
 from services.tournaments.event import Plan, Planned, Played, SeededEntrant, seeded_players
 from services.tournaments.model import Round
 from services.tournaments.standings import Tiebreak
-from services.tournaments.swiss import NoValidPairing, match_field, pairing_from
+from services.tournaments.swiss import NoValidPairing, final_after, match_field, pairing_from
 from services.tournaments.swiss_field import make_field
 from services.tournaments.swiss_state import build_states
 from services.tournaments.table_format import TableRanking, plan_table
@@ -32,10 +32,10 @@ def default_swiss_rounds(entrants: int) -> int:
 
 
 def pair_swiss(
-    entrants: tuple[SeededEntrant, ...], history: tuple[Round, ...], number: int
+    entrants: tuple[SeededEntrant, ...], history: tuple[Round, ...], number: int, total: int
 ) -> list[Planned]:
-    """Round ``number`` of a Swiss after ``history`` (its rounds before ``number``): pairs of the
-    bots still in, plus the bye if odd.
+    """Round ``number`` of a Swiss of ``total`` rounds after ``history`` (its rounds before
+    ``number``): pairs of the bots still in, plus the bye if odd.
 
     Raises :class:`NoValidPairing` when no rematch-free pairing exists (the event then ends).
     """
@@ -47,7 +47,7 @@ def pair_swiss(
         for state in build_states(seeded_players(entrants), list(history))
         if state.id in active
     ]
-    field = make_field(states)
+    field = make_field(states, final_after=final_after(len(history), total))
     if field.size % 2 and not field.bye_value:
         raise NoValidPairing("the field is odd and every bot still in has had the bye")
     pairing = pairing_from(field, match_field(field))
@@ -80,5 +80,5 @@ class SwissFormat(TableRanking):
     def plan_next(self, played: Played) -> Plan:
         total = self.total_rounds(played.rounds_wanted, len(played.entrants))
         return plan_table(
-            played, total, lambda number: pair_swiss(played.entrants, played.rounds, number)
+            played, total, lambda number: pair_swiss(played.entrants, played.rounds, number, total)
         )

@@ -51,6 +51,12 @@ def mano_preference(history: tuple[bool, ...]) -> ManoPreference:
     return ManoPreference(last, MILD, 0, history)
 
 
+def same_absolute_preference(a: ManoPreference, b: ManoPreference) -> bool:
+    """Both players must have the same side (FIDE Dutch C.3 forbids pairing them, except
+    between topscorers in the final round: :attr:`swiss_field.Field.topscorers`)."""
+    return a.strength == ABSOLUTE == b.strength and a.side == b.side
+
+
 def allocate_mano(upper: ManoPreference, lower: ManoPreference, upper_rank: int) -> bool:
     """True when ``upper`` (the higher-placed player of the pair, of initial rank
     ``upper_rank``, 0 = top seed) is mano."""

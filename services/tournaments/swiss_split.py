@@ -2,20 +2,21 @@
 
 :mod:`services.tournaments.swiss_certificate` proves that a certified pairing crosses each
 score-group boundary exactly as often as the boundary's parity forces (0 or 1), and that every
-pairing as good on tiers 1-2 crosses the same boundaries. A boundary of parity 0 is therefore
+pairing as good on tiers 1-3 (no clash, the bye's group, floats) crosses the same boundaries. A boundary of parity 0 is therefore
 crossed by no optimal pairing: the groups on either side of it can be paired apart, each part a
 much smaller matching (a blossom matching costs far more than linear time in the field's size).
 
 :func:`solve_parts` does that and returns the union only if the certificate accepts it. The
 union is then exactly the pairing of the whole sparse graph: that graph's optimum is as good on
-tiers 1-3 (the union is optimal among all pairings) so it crosses only the same boundaries,
+tiers 1-4 (the union is optimal among all pairings) so it crosses only the same boundaries,
 so it is a union of part pairings, none better than each part's optimum: the two have the
 same weight on every tier. Where the jitter tier separates every optimum (its 24 bits, up to
 a few thousand players) they are the same pairing; in larger fields the weight layout leaves
 the jitter only a few bits, ties remain, and the parts may pick another pairing of exactly
 the same weight (10,000 players after one round: the same weight, 20,342,552 on the rank tier
 both ways, and another choice among the tied ones). Otherwise (a part cannot be paired inside
-itself, the bye lands wrong) it returns None and the caller solves the whole field as before.
+itself, a clash, a float that C.3 forces beyond the parity, the bye in another group) it
+returns None and the caller solves the whole field as before.
 
 Measured (10,000 players, ``bench tournaments``-style histories, this machine): round 2 4.9 s
 by parts against 21.8 s whole (3 parts), round 3 3.8 against 15.6 s (5 parts), round 6 16.1
@@ -39,8 +40,8 @@ def independent_parts(field: Field, min_part: int = MIN_PART) -> list[tuple[int,
     """Index ranges ``[lo, hi)`` of the field, split at every boundary of parity 0 (with the
     bye where the certificate wants it), parts under ``min_part`` players merged with the
     next (the last with the one before)."""
-    bye = field.lowest_bye_candidate() if field.size % 2 else None
-    cuts = [field.starts[b + 1] for b, p in enumerate(parities(field, bye)) if p == 0]
+    bye_group = field.bye_group() if field.size % 2 else None
+    cuts = [field.starts[b + 1] for b, p in enumerate(parities(field, bye_group)) if p == 0]
     parts: list[tuple[int, int]] = []
     lo = 0
     for cut in [*cuts, field.size]:

@@ -7,17 +7,27 @@ matching (``slots`` edges), so a maximum-weight matching optimises the tiers lex
 ====  ==============  =======================================================================
 tier  name            value of an edge (i above j in pairing order)
 ====  ==============  =======================================================================
-1     bye             bye edge: 1 for the best-placed eligible player ... E for the lowest
-2     floats          (G-1) - group distance: a player floated across two groups counts twice
-3     score_gaps      Dmax² - (points_i - points_j)² (half points)
-4     repeat_floats   2 - players floated now who also floated in the previous round
-5     mano            3 - the strength of the preference refused when both want the same
+1     clash           1, or 0 when both players have the same absolute side preference and
+                      neither is a topscorer (FIDE Dutch C.3, absolute there)
+2     bye             bye edge: the score group of the player + 1 (the lowest group with an
+                      eligible player is best; who in it is decided by the tiers below)
+3     floats          (G-1) - group distance: a player floated across two groups counts twice
+4     score_gaps      Dmax² - (points_i - points_j)² (half points)
+5     repeat_floats   2 - players floated now who also floated in the previous round (the
+                      bye is a float: a bye edge counts its player)
+6     mano            3 - the strength of the preference refused when both want the same
                       side (mild 1, strong 2, absolute 3; :mod:`swiss_mano`), else 3
-6     rank            CAP - min(CAP, Dutch distance²): same group (pos_j - pos_i - size//2)²,
+7     rank            CAP - min(CAP, Dutch distance²): same group (pos_j - pos_i - size//2)²,
                       across groups (size_i-1-pos_i)² + pos_j² (float the lowest down and
-                      the highest up); squared so that ties are rare and the optimum is local
-7     jitter          a fixed hash of the two initial ranks: makes the optimum unique
+                      the highest up), bye (size-1-pos)² (the lowest placed); squared so that
+                      ties are rare and the optimum is local
+8     jitter          a fixed hash of the two initial ranks: makes the optimum unique
 ====  ==============  =======================================================================
+
+A bye edge counts no float and no score gap: the bye tier has fixed its group, and every
+candidate of that group would count the same. FIDE pairs the bye the same way: its score is
+the lowest for which the absolute criteria can be met, and the quality criteria, bracket by
+bracket, choose its player (so the lowest-placed player only when nothing else differs).
 
 Rematches are not edges at all (hard). Cardinality is maximised first by the matcher
 (``max_cardinality=True``), so every player is paired whenever that is possible.
@@ -30,7 +40,7 @@ from dataclasses import dataclass
 from services.tournaments.swiss_field import Field
 from services.tournaments.swiss_mano import ABSOLUTE
 
-TIER_NAMES = ("bye", "floats", "score_gaps", "repeat_floats", "mano", "rank", "jitter")
+TIER_NAMES = ("clash", "bye", "floats", "score_gaps", "repeat_floats", "mano", "rank", "jitter")
 MAX_WEIGHT_BITS = 112  # rustworkx computes in i128; stay well clear of overflow
 MAX_JITTER_BITS = 24
 RANK_CAP = 4096  # squared rank distances are exact up to 64 places, then all equally bad
@@ -76,7 +86,8 @@ def make_layout(field: Field) -> WeightLayout:
     points = [p.points2 for p in field.players]
     gap = (max(points) - min(points)) if points else 0
     base = (
-        max(n, 1),  # bye
+        1,  # clash
+        max(field.group_count, 1),  # bye
         max(field.group_count - 1, 0),  # floats
         gap * gap,  # score gaps
         2,  # repeat floats
@@ -121,19 +132,34 @@ def pair_values(field: Field, layout: WeightLayout, i: int, j: int) -> tuple[int
         rank_penalty = (field.pos[j] - field.pos[i] - half) ** 2
     conflict = min(a.mano.strength, b.mano.strength) if a.mano.side == b.mano.side else 0
     return (
+        0 if field.clash(i, j) else 1,
         0,
-        bounds[1] - distance,
-        bounds[2] - diff * diff,
-        bounds[3] - repeat,
-        bounds[4] - conflict,
-        bounds[5] - min(bounds[5], rank_penalty),
+        bounds[2] - distance,
+        bounds[3] - diff * diff,
+        bounds[4] - repeat,
+        bounds[5] - conflict,
+        bounds[6] - min(bounds[6], rank_penalty),
         jitter(a.rank, b.rank, layout.jitter_bits),
     )
 
 
 def bye_values(field: Field, layout: WeightLayout, i: int) -> tuple[int, ...]:
-    """Tier values of the edge giving the bye to ``i``; only the bye tier is non-zero."""
-    return (field.bye_value[i], 0, 0, 0, 0, 0, 0)
+    """Tier values of the edge giving the bye to ``i`` (eligible): its group on the bye tier,
+    no clash, float or gap; a repeated float if ``i`` floated last round; its distance from
+    the bottom of its group on the rank tier."""
+    player = field.players[i]
+    bounds = layout.bounds
+    below = field.group_size(field.group[i]) - 1 - field.pos[i]
+    return (
+        1,
+        field.bye_value[i],
+        bounds[2],
+        bounds[3],
+        bounds[4] - int(player.floated_last),
+        bounds[5],
+        bounds[6] - min(bounds[6], below * below),
+        jitter(player.rank, field.size, layout.jitter_bits),
+    )
 
 
 def pair_weight(field: Field, layout: WeightLayout, i: int, j: int) -> int:

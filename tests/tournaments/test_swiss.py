@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 
 from services.tournaments.model import Player, Round, TournamentDataError
 from services.tournaments.swiss import NoValidPairing, pair_round
+from services.tournaments.swiss_mano import ABSOLUTE, same_absolute_preference
+from services.tournaments.swiss_state import build_states
 from tests.tournaments.builders import players, random_swiss, round_of, win
 
 
@@ -122,7 +124,17 @@ def test_score_groups_are_kept_when_possible() -> None:
     for round_ in history:
         for m in round_.matches:
             points[m.a if m.result == "a" else m.b] += 1
-    pairing = pair_round(field, history)
     # after two rounds without draws the groups (2, 1, 0 wins) have sizes 4, 8, 4: all even,
-    # so nobody needs to float unless rematches force it; with 16 players they do not
-    assert all(points[p.a] == points[p.b] for p in pairing.pairs)
+    # so nobody needs to float unless rematches or FIDE's C.3 force it. In the final round
+    # the two-win players are topscorers, exempt from C.3, and nobody floats
+    final = pair_round(field, history, total_rounds=3)
+    assert all(points[p.a] == points[p.b] for p in final.pairs)
+    # before it, C.3 applies to everyone: three of the four two-win players (7, 14, 16) were
+    # non-mano in both games, so at most one of them meets the fourth (2) and two float down
+    states = {s.id: s.mano for s in build_states(field, history)}
+    assert [pid for pid in (2, 7, 14, 16) if states[pid].strength == ABSOLUTE] == [7, 14, 16]
+    earlier = pair_round(field, history, total_rounds=4)
+    floats = [p for p in earlier.pairs if points[p.a] != points[p.b]]
+    assert len(floats) == 2
+    assert all({p.a, p.b} & {7, 14, 16} and {points[p.a], points[p.b]} == {2, 1} for p in floats)
+    assert not any(same_absolute_preference(states[p.a], states[p.b]) for p in earlier.pairs)

@@ -48,7 +48,8 @@ def test_the_certificate_never_accepts_a_pairing_the_complete_graph_beats(
 ) -> None:
     """Soundness of the certificate itself, whatever graph the matching came from: on a
     random subgraph that keeps few floats to the next group and most longer ones, an accepted
-    matching must equal the complete graph's optimum on tiers 1-3 (bye, floats, score gaps)."""
+    matching must equal the complete graph's optimum on tiers 1-4 (clash, bye, floats, score
+    gaps)."""
     field = field_after(size, rounds, seed, foreign)
     layout = make_layout(field)
     rng = random.Random(seed)
@@ -61,7 +62,7 @@ def test_the_certificate_never_accepts_a_pairing_the_complete_graph_beats(
     if uncertified_groups(field, candidate.partner, candidate.bye):
         return
     complete = match_field(field, sparse=False)
-    assert layout.unpack(candidate.weight)[:3] == layout.unpack(complete.weight)[:3]
+    assert layout.unpack(candidate.weight)[:4] == layout.unpack(complete.weight)[:4]
 
 
 @settings(max_examples=15, deadline=None)
@@ -69,14 +70,16 @@ def test_the_certificate_never_accepts_a_pairing_the_complete_graph_beats(
 def test_small_windows_still_agree_on_the_certified_tiers(
     size: int, rounds: int, seed: int
 ) -> None:
-    """With a tiny window the lower tiers may differ, but bye, floats and gaps never do."""
+    """With a tiny window the lower tiers may differ, but clash, bye, floats and gaps never
+    do."""
     field_players = players(size)
     field = make_field(build_states(field_players, random_swiss(field_players, rounds, seed)))
     layout = make_layout(field)
     sparse = match_field(field, window=2)
     complete = match_field(field, sparse=False)
-    assert layout.unpack(sparse.weight)[:3] == layout.unpack(complete.weight)[:3]
-    assert sparse.bye == complete.bye
+    assert layout.unpack(sparse.weight)[:4] == layout.unpack(complete.weight)[:4]
+    if complete.bye is not None:  # who in the group gets it is a lower tier's choice
+        assert sparse.bye is not None and field.group[sparse.bye] == field.group[complete.bye]
 
 
 def test_the_sparse_graph_is_really_sparse() -> None:

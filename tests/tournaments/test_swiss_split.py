@@ -25,8 +25,8 @@ def test_part_by_part_is_the_whole_fields_pairing_whenever_it_answers(
     # the parts tile the field, and cut only at group boundaries of parity 0
     assert parts[0][0] == 0 and parts[-1][1] == field.size
     assert all(a[1] == b[0] for a, b in itertools.pairwise(parts))
-    bye = field.lowest_bye_candidate() if field.size % 2 else None
-    zero = {field.starts[b + 1] for b, p in enumerate(parities(field, bye)) if p == 0}
+    bye_group = field.bye_group() if field.size % 2 else None
+    zero = {field.starts[b + 1] for b, p in enumerate(parities(field, bye_group)) if p == 0}
     assert all(hi in zero for _, hi in parts[:-1])
     layout = make_layout(field)
     groups = field.group_count
