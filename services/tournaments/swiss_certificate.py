@@ -1,25 +1,34 @@
 """Checks that a matching found on a sparse graph is what the complete graph would give.
 
-For the hard and top criteria this is a proof, not a heuristic. Suppose every player is paired,
-no pair is a clash (tier 1, FIDE's C.3, is then at its best), the bye went to the lowest score
-group with an eligible player (tier 2 is then at its best, and that group fixes the parity of
-every boundary: the number of players above it, the bye player set aside, is even or odd
-whoever in the group gets the bye), every score-group boundary is crossed by exactly as many
-pairs as its parity forces (0 or 1, the minimum: tier 3 is optimal), and no pair skips a group.
-Then every matching that is as good on tiers 1-3 crosses exactly the same boundaries, once
-each, and a pair crossing the boundaries ``b..c`` has a squared score gap
-``(d_b + ... + d_c)² >= d_b² + ... + d_c²``; ours reaches that lower bound, so nothing does
-better on tier 4.
+For the hard and top criteria this is a proof, not a heuristic. Every boundary between score
+groups has a number of crossings that no pairing can go below (:func:`needed_crossings`, for
+the pairings that are at their best on tiers 1-2: no clash, and the bye in the lowest score
+group with an eligible player, ``gL``):
+
+* its parity: the players above it, the bye player set aside when ``gL`` is above it, are
+  odd or even in number whoever in ``gL`` gets the bye;
+* its *surplus*: a player with an absolute side preference (and no topscorer's exemption)
+  meets only players without that same preference, so if, above the boundary, ``a`` players
+  must be mano and only ``b`` must not be and ``f`` are free (any other preference, a
+  topscorer, or the bye's empty seat when ``gL`` is above), at least ``a - b - f`` of them
+  cross it; the same below it, and for the other side. This is how C.3 forces floats: two
+  players at the top who both must not be mano, say, cross the boundary below them twice.
+
+The lower bound is the larger of the two, raised by one if its parity is not the boundary's.
+Suppose every player is paired, no pair is a clash, the bye went to ``gL``, every boundary is
+crossed exactly as often as its lower bound (tier 3, floats, is then optimal) and no pair skips
+a group. Then every matching that is as good on tiers 1-3 crosses every boundary exactly as
+often, and a pair crossing the boundaries ``b..c`` has a squared score gap
+``(d_b + ... + d_c)² >= d_b² + ... + d_c²``; ours reaches the lower bound ``sum(n_b d_b²)``,
+so nothing does better on tier 4.
 
 A pair that skips a group is *not* proof (two floats across adjacent groups can have a smaller
 total squared gap than one across both: 1² + 2² < 3²), so such a pairing is refused here and the
-groups it spans are widened, up to the complete graph. So is a clash, and a boundary crossed
-more often than its parity: C.3 can force extra floats (a group whose players all need the same
-side must float some of them), and no bound here says how many; the groups concerned are
-widened, which for the small groups where that happens costs little. The lower tiers are then
-optimised within the candidate window; the property tests in ``test_swiss_sparse`` check on
-random tournaments, with our own and with foreign histories, that this gives the complete
-graph's pairing.
+groups it spans are widened, up to the complete graph; so is a clash (none may be avoidable)
+and a boundary crossed more often than its bound (rematches can force that). The lower tiers
+are then optimised within the candidate window; the property tests in ``test_swiss_sparse``
+check on random tournaments, with our own and with foreign histories, that this gives the
+complete graph's pairing.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from services.tournaments.swiss_field import Field
+from services.tournaments.swiss_mano import ABSOLUTE
 
 
 def crossings(field: Field, partner: Mapping[int, int]) -> list[int]:
@@ -39,14 +49,40 @@ def crossings(field: Field, partner: Mapping[int, int]) -> list[int]:
     return counts
 
 
-def parities(field: Field, bye_group: int | None) -> list[int]:
-    """The fewest pairs that must cross each boundary: players above it, less the bye player
-    when the bye comes from a group above it, mod 2."""
+def needed_crossings(field: Field, bye_group: int | None) -> list[int]:
+    """The fewest pairs that cross each boundary in any pairing with no clash and the bye in
+    ``bye_group`` (None: an even field): the parity, or the surplus of one absolute side."""
+    odd = field.size % 2 == 1 and bye_group is not None
+    must, must_not, free = [0], [0], [0]  # prefix counts: absolute mano / non-mano / others
+    for i, player in enumerate(field.players):
+        side = player.mano.side if player.mano.strength == ABSOLUTE else 0
+        if i in field.topscorers:
+            side = 0
+        must.append(must[-1] + (side > 0))
+        must_not.append(must_not[-1] + (side < 0))
+        free.append(free[-1] + (side == 0))
+    n = field.size
     out = []
     for b in range(field.group_count - 1):
-        above = field.starts[b + 1] - (1 if bye_group is not None and bye_group <= b else 0)
-        out.append(above % 2)
+        cut = field.starts[b + 1]
+        # the bye is a pair with an empty seat, a free partner, in the bye's group
+        seat_above = int(odd and bye_group is not None and bye_group <= b)
+        seat_below = int(odd) - seat_above
+        parity = (cut + seat_above) % 2
+        surplus = max(
+            0,
+            _surplus(must[cut], must_not[cut], free[cut] + seat_above),
+            _surplus(
+                must[n] - must[cut], must_not[n] - must_not[cut], free[n] - free[cut] + seat_below
+            ),
+        )
+        out.append(max(parity, surplus + (surplus - parity) % 2))
     return out
+
+
+def _surplus(must: int, must_not: int, free: int) -> int:
+    """Players of one absolute side that the other side and the free ones cannot take."""
+    return max(must - must_not, must_not - must) - free
 
 
 def uncertified_groups(field: Field, partner: Mapping[int, int], bye: int | None) -> set[int]:
@@ -65,7 +101,7 @@ def uncertified_groups(field: Field, partner: Mapping[int, int], bye: int | None
     if not unpaired:
         bye_group = None if bye is None else field.group[bye]
         for b, (got, need) in enumerate(
-            zip(crossings(field, partner), parities(field, bye_group), strict=True)
+            zip(crossings(field, partner), needed_crossings(field, bye_group), strict=True)
         ):
             if got > need:
                 problems.update((b, b + 1))

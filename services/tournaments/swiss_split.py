@@ -1,8 +1,9 @@
 """Independent parts of a Swiss field: score groups that no optimal pairing joins.
 
 :mod:`services.tournaments.swiss_certificate` proves that a certified pairing crosses each
-score-group boundary exactly as often as the boundary's parity forces (0 or 1), and that every
-pairing as good on tiers 1-3 (no clash, the bye's group, floats) crosses the same boundaries. A boundary of parity 0 is therefore
+score-group boundary exactly as often as it must (its parity, or the surplus of players who
+need the same side, C.3), and that every pairing as good on tiers 1-3 (no clash, the bye's
+group, floats) crosses the same boundaries. A boundary that needs no crossing is therefore
 crossed by no optimal pairing: the groups on either side of it can be paired apart, each part a
 much smaller matching (a blossom matching costs far more than linear time in the field's size).
 
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from services.tournaments.swiss_certificate import parities, uncertified_groups
+from services.tournaments.swiss_certificate import needed_crossings, uncertified_groups
 from services.tournaments.swiss_field import Field
 from services.tournaments.swiss_matcher import matching
 from services.tournaments.swiss_weights import WeightLayout, bye_weight, pair_weight
@@ -37,11 +38,12 @@ MIN_PART = 64
 
 
 def independent_parts(field: Field, min_part: int = MIN_PART) -> list[tuple[int, int]]:
-    """Index ranges ``[lo, hi)`` of the field, split at every boundary of parity 0 (with the
-    bye where the certificate wants it), parts under ``min_part`` players merged with the
+    """Index ranges ``[lo, hi)`` of the field, split at every boundary that no optimal pairing
+    crosses (:func:`needed_crossings` 0, the bye where the certificate wants it), parts under ``min_part`` players merged with the
     next (the last with the one before)."""
     bye_group = field.bye_group() if field.size % 2 else None
-    cuts = [field.starts[b + 1] for b, p in enumerate(parities(field, bye_group)) if p == 0]
+    needed = needed_crossings(field, bye_group)
+    cuts = [field.starts[b + 1] for b, k in enumerate(needed) if k == 0]
     parts: list[tuple[int, int]] = []
     lo = 0
     for cut in [*cuts, field.size]:

@@ -13,6 +13,11 @@ from pathlib import Path
 
 from services.tournaments.model import Pair, RoundPairing
 from services.tournaments.swiss import Matching, final_after, match_field, pair_round, solve
+from services.tournaments.swiss_certificate import (
+    crossings,
+    needed_crossings,
+    uncertified_groups,
+)
 from services.tournaments.swiss_field import Field, make_field
 from services.tournaments.swiss_graph import complete_edges
 from services.tournaments.swiss_mano import ABSOLUTE, same_absolute_preference
@@ -87,6 +92,19 @@ def test_two_players_who_need_the_same_side_do_not_meet_outside_the_topscorers()
     assert not any({a, b} <= {10, 12, 14} for a, b in pairs)
     assert float_pairs(event, pairs) == 2  # the group is even: only C.3 makes these floats
     assert (pairs, bye) == reference("n16_t30_projrun_r03.bbp")
+
+
+def test_floats_that_c3_forces_are_certified_on_the_sparse_graph() -> None:
+    """Below the 1-point group, three of the four 0-point players need the same side: two
+    crossings are needed (the surplus), not the parity's 0, so the certificate accepts the
+    sparse graph's pairing instead of widening it to the complete graph."""
+    _, field = load("n16_t30_projrun_r03")
+    assert [field.group_size(g) for g in range(field.group_count)] == [4, 8, 4]
+    assert needed_crossings(field, None) == [0, 2]
+    found = match_field(field)
+    assert crossings(field, found.partner) == [0, 2]
+    assert uncertified_groups(field, found.partner, found.bye) == set()
+    assert not found.complete
 
 
 def test_topscorers_in_the_final_round_may_meet_with_the_same_absolute_preference() -> None:

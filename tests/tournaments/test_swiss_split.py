@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.tournaments.swiss import match_field, solve
-from services.tournaments.swiss_certificate import parities
+from services.tournaments.swiss_certificate import needed_crossings
 from services.tournaments.swiss_graph import DEFAULT_WINDOW, sparse_edges
 from services.tournaments.swiss_split import independent_parts, solve_parts
 from services.tournaments.swiss_weights import make_layout
@@ -22,11 +22,11 @@ def test_part_by_part_is_the_whole_fields_pairing_whenever_it_answers(
 ) -> None:
     field = field_after(size, rounds, seed, foreign)
     parts = independent_parts(field, min_part)
-    # the parts tile the field, and cut only at group boundaries of parity 0
+    # the parts tile the field, and cut only at group boundaries that need no crossing
     assert parts[0][0] == 0 and parts[-1][1] == field.size
     assert all(a[1] == b[0] for a, b in itertools.pairwise(parts))
     bye_group = field.bye_group() if field.size % 2 else None
-    zero = {field.starts[b + 1] for b, p in enumerate(parities(field, bye_group)) if p == 0}
+    zero = {field.starts[b + 1] for b, p in enumerate(needed_crossings(field, bye_group)) if p == 0}
     assert all(hi in zero for _, hi in parts[:-1])
     layout = make_layout(field)
     groups = field.group_count
