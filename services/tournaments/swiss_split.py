@@ -16,7 +16,7 @@ a few thousand players) they are the same pairing; in larger fields the weight l
 the jitter only a few bits, ties remain, and the parts may pick another pairing of exactly
 the same weight (10,000 players after one round: the same weight, 20,342,552 on the rank tier
 both ways, and another choice among the tied ones). Otherwise (a part cannot be paired inside
-itself, a clash, a float that C.3 forces beyond the parity, the bye in another group) it
+itself, a clash, a boundary crossed more often than needed, the bye in another group) it
 returns None and the caller solves the whole field as before.
 
 Measured (10,000 players, ``bench tournaments``-style histories, this machine): round 2 4.9 s
@@ -39,8 +39,8 @@ MIN_PART = 64
 
 def independent_parts(field: Field, min_part: int = MIN_PART) -> list[tuple[int, int]]:
     """Index ranges ``[lo, hi)`` of the field, split at every boundary that no optimal pairing
-    crosses (:func:`needed_crossings` 0, the bye where the certificate wants it), parts under ``min_part`` players merged with the
-    next (the last with the one before)."""
+    crosses (:func:`needed_crossings` 0, the bye where the certificate wants it), parts under
+    ``min_part`` players merged with the next (the last with the one before)."""
     bye_group = field.bye_group() if field.size % 2 else None
     needed = needed_crossings(field, bye_group)
     cuts = [field.starts[b + 1] for b, k in enumerate(needed) if k == 0]
