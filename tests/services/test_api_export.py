@@ -151,7 +151,7 @@ async def test_the_trf_file_of_a_swiss_and_where_there_is_none(
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].startswith("text/plain")
     lines = response.text.splitlines()
-    assert lines[:4][1:] == ["062 4", "092 Individual: Swiss-System", "XXR 3"]
+    assert lines[:5][1:] == ["062 4", "092 Individual: Swiss-System", "XXR 3", "XXC white1"]
     players = [line for line in lines if line.startswith("001")]
     detail = (await api.client.get(f"/v1/tournaments/{tid}")).json()
     places = {s["name"]: s["rank"] for s in detail["standings"]}
