@@ -241,12 +241,15 @@ def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
     return q1, median, q3
 
 
-def main(pools: int = POOLS) -> None:
+def main(pools: int = POOLS, only: Sequence[str] = ()) -> None:
+    """Every policy on ``pools`` pools (``only``: those policies, for running them as parallel
+    processes on the same pools; the summary then compares what was run)."""
     bound = even_matches_to_place()
-    results: dict[str, list[Run]] = {name: [] for name in POLICIES}
+    names = [n for n in POLICIES if not only or n in only]
+    results: dict[str, list[Run]] = {name: [] for name in names}
     for seed in range(pools):
-        for name, policy in POLICIES.items():
-            results[name].append(run(policy, seed))
+        for name in names:
+            results[name].append(run(POLICIES[name], seed))
     summary: dict[str, dict[str, object]] = {}
     for name, runs in results.items():
         top = [float(r.matches_to_top) for r in runs]
@@ -272,6 +275,9 @@ def main(pools: int = POOLS) -> None:
             f"matches (q1 {pq[0]:.0f}, q3 {pq[2]:.0f}; bound {bound}, "
             f"{pq[1] / bound:.2f}x); {sum(r.seconds for r in runs):.0f} s"
         )
+    if set(summary) != set(POLICIES):
+        print(json.dumps({"bench": "ladder_placement", "pools": pools, "policies": summary}))
+        return
     best_top = min(float(summary[n]["top_median"]) for n in ("uniform", "near_rank"))  # type: ignore[arg-type]
     best_place = min(float(summary[n]["placement_median"]) for n in ("uniform", "near_rank"))  # type: ignore[arg-type]
     ratio_top = best_top / float(summary["ours"]["top_median"])  # type: ignore[arg-type]
@@ -298,4 +304,4 @@ def main(pools: int = POOLS) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else POOLS)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else POOLS, sys.argv[2:])

@@ -19,7 +19,7 @@ weighted by what that bot's rating is for:
 
 The fraction is largest for a wide interval and an even match against a well-known opponent,
 so a new bot meets established bots near its estimate, and the top meets the top. The picks
-are greedy by value, each bot in at most one of them, never two bots of one owner, never a
+are greedy, matches with a bot still placing first, then by value, each bot in at most one, never two bots of one owner, never a
 pair that met ``pair_per_day`` times today; at most ``slots``.
 
 Cost: 1v1 scores only pairs within ``window`` places of each other in rating order (the rest
@@ -142,9 +142,11 @@ def pick_1v1(
     p = special.expit(Q * _g(var[i] + var[j]) * (mu[i] - mu[j]))
     noise = 1.0 / (Q * Q * p * (1 - p)) + OPPONENT_NOISE * (var[i] + var[j])
     value = _pair_value(w[i] * var[i] / noise, w[j] * var[j] / noise)
+    placing = np.array([not bots[k].placed for k in ready])
+    first = placing[i] | placing[j]  # a bot still placing chooses its match first
     picks: list[Pick] = []
     used: set[int] = set()
-    for best in np.argsort(-value, kind="stable"):
+    for best in np.lexsort((-value, ~first)):
         a, b = int(i[best]), int(j[best])
         if a in used or b in used:
             continue

@@ -75,8 +75,8 @@ class MatchmakerRules(msgspec.Struct, frozen=True):
     slots: int
     pair_per_day: int = 3
     top: int = 10
-    placing_weight: float = 4.0
-    top_weight: float = 3.0
+    placing_weight: float = 1.0
+    top_weight: float = 20.0
     window: int = 48
 
 
