@@ -31,35 +31,18 @@ from hypothesis.internal.conjecture import providers as hypothesis_providers
 from litestar import Litestar
 from requests.structures import CaseInsensitiveDict
 from schemathesis import Case
-from schemathesis.checks import (
-    content_type_conformance,
-    not_a_server_error,
-    response_headers_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
 from schemathesis.core.transport import Response
 from schemathesis.generation.stateful.state_machine import APIStateMachine
-from schemathesis.python import asgi
 
 from arena.sdk import BotServer, strategy_decider
 from services.api.auth import hash_api_key, new_api_key
 from services.api.spec import LINKS, full_openapi
-from services.base.config import RateLimits
 from services.db.migrate import TABLE as MIGRATIONS_TABLE
 from services.db.pool import connect
-from services.launch.app import create_app
+from tests.schemathesis_app import CHECKS, fuzzed_app
 from tests.servers import PostgresServer, migrated_database
 from tests.services.api_helpers import NetworkGuard
-from tests.services.api_helpers import settings as app_settings
 
-CHECKS = [
-    not_a_server_error,
-    status_code_conformance,
-    content_type_conformance,
-    response_headers_conformance,
-    response_schema_conformance,
-]
 BOT_URL_OPERATIONS = {"createBot", "updateBot"}
 
 
@@ -193,10 +176,6 @@ def stateful_database_url(postgres_server: PostgresServer) -> Iterator[str]:
         yield url
 
 
-async def _nothing(pool: object, match_ids: list[int]) -> None:
-    return None
-
-
 @pytest.fixture(scope="module")
 def stateful_bot() -> Iterator[BotServer]:
     server = BotServer(strategy_decider("random", seed=7), name="fuzzbot", secret=None, port=0)
@@ -214,16 +193,8 @@ def stateful_guard() -> NetworkGuard:
 
 @pytest.fixture(scope="module")
 def stateful_app(stateful_database_url: str, stateful_guard: NetworkGuard) -> Iterator[Litestar]:
-    app = create_app(
-        app_settings(stateful_database_url),
-        bot_client_factory=stateful_guard.factory,
-        dispatcher=_nothing,
-        rate_limits=RateLimits(enabled=False),
-    )
-    try:
+    with fuzzed_app(stateful_database_url, bot_client_factory=stateful_guard.factory) as app:
         yield app
-    finally:
-        asgi.shutdown_lifespans()  # close the app's pool before the database is dropped
 
 
 def test_the_document_links_what_the_brief_asks() -> None:

@@ -18,33 +18,15 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from litestar import Litestar
-from schemathesis.checks import (
-    content_type_conformance,
-    not_a_server_error,
-    response_headers_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
-from schemathesis.python import asgi
 
 from arena.client import BotClient, ClientConfig
 from arena.egress import EgressPolicy
 from services.api import health
 from services.api.auth import hash_api_key, new_api_key
 from services.api.spec import full_openapi
-from services.base.config import RateLimits
 from services.db.pool import connect
-from services.launch.app import create_app
 from tests.loopback import LoopbackBackend
-from tests.services.api_helpers import settings as app_settings
-
-CHECKS = [
-    not_a_server_error,
-    status_code_conformance,
-    content_type_conformance,
-    response_headers_conformance,
-    response_schema_conformance,
-]
+from tests.schemathesis_app import CHECKS, fuzzed_app
 
 
 async def _no_dns(host: str, port: int) -> list[str]:
@@ -59,10 +41,6 @@ def _factory(url: str, secret: str, policy: EgressPolicy) -> BotClient:
         resolver=_no_dns,
         network_backend=LoopbackBackend(),
     )
-
-
-async def _nothing(pool: object, match_ids: list[int]) -> None:
-    return None
 
 
 async def _seed(database_url: str) -> str:
@@ -104,16 +82,10 @@ def live_app(api_database_url: str) -> Iterator[Litestar]:
     real one would count as a server error; tests/worker/test_live.py checks the real one)."""
     patch = pytest.MonkeyPatch()
     patch.setitem(health.CHECKS, "workers", _answers)
-    app = create_app(
-        app_settings(api_database_url),
-        bot_client_factory=_factory,
-        dispatcher=_nothing,
-        rate_limits=RateLimits(enabled=False),
-    )
     try:
-        yield app
+        with fuzzed_app(api_database_url, bot_client_factory=_factory) as app:
+            yield app
     finally:
-        asgi.shutdown_lifespans()  # close the app's pool before the database is dropped
         patch.undo()
 
 
