@@ -16,13 +16,13 @@ import time
 
 import msgspec
 
-from arena.client import BotClient, ClientConfig
-from arena.connection import HttpBot
-from arena.egress import EgressPolicy
-from arena.match import MatchSettings, run_match
-from arena.protocol import ActRequest, act_request
-from arena.replay import Decision, EntrantRecord
-from arena.signing import generate_secret
+from arena.client.bot_client import BotClient, ClientConfig
+from arena.client.connection import HttpBot
+from arena.client.egress import EgressPolicy
+from arena.client.signing import generate_secret
+from arena.match.replay import Decision, EntrantRecord
+from arena.match.runner import MatchSettings, run_match
+from arena.wire.protocol import ActRequest, act_request
 from bench.arena_client import bare_post_loop
 from engine import Rules, legal_actions, new_game, observation
 

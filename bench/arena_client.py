@@ -18,10 +18,9 @@ from collections.abc import Sequence
 
 import msgspec
 
-from arena.client import BotClient, ClientConfig, Fault, Reply, TimeBank
-from arena.egress import EgressPolicy, parse_bot_url
-from arena.protocol import ActResponse
-from arena.signing import (
+from arena.client.bot_client import BotClient, ClientConfig, Fault, Reply, TimeBank
+from arena.client.egress import EgressPolicy, parse_bot_url
+from arena.client.signing import (
     ID_HEADER,
     SIGNATURE_HEADER,
     TIMESTAMP_HEADER,
@@ -29,6 +28,7 @@ from arena.signing import (
     generate_secret,
     new_message_id,
 )
+from arena.wire.protocol import ActResponse
 
 SMALL_BODY = {
     "apiversion": "1",

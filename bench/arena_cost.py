@@ -32,12 +32,12 @@ from pathlib import Path
 
 import msgspec
 
-from arena.client import BotClient, ClientConfig
-from arena.connection import HttpBot
-from arena.egress import EgressPolicy
-from arena.match import MatchSettings, run_match
-from arena.replay import Decision, EntrantRecord
-from arena.signing import generate_secret
+from arena.client.bot_client import BotClient, ClientConfig
+from arena.client.connection import HttpBot
+from arena.client.egress import EgressPolicy
+from arena.client.signing import generate_secret
+from arena.match.replay import Decision, EntrantRecord
+from arena.match.runner import MatchSettings, run_match
 from bench.arena import act_body
 from bench.arena_client import bare_stream_loop
 from bench.tinybot import TinyBots

@@ -8,10 +8,10 @@ the answer decoded. What is measured is this process's CPU per call (``time.proc
 the candidates taking turns so a busy machine weighs on all of them alike:
 
 - ``bare``: :func:`bench.arena_client.bare_stream_loop`, none of the guards (the reference);
-- ``lean``: the arena's :class:`~arena.client.BotClient` (own HTTP/1.1 on asyncio, llhttp);
+- ``lean``: the arena's :class:`~arena.client.bot_client.BotClient` (own HTTP/1.1 on asyncio, llhttp);
 - ``httpx``: httpx over httpcore on anyio, as the arena called bots before;
 - ``httpcore``: httpx's layer dropped, httpcore's pool on the asyncio sockets of
-  :mod:`arena.streams` (httpx tuned as far as it goes);
+  :mod:`arena.client.streams` (httpx tuned as far as it goes);
 - ``aiohttp``: aiohttp's client with its C parser (skipped if aiohttp is not installed).
 """
 
@@ -27,12 +27,12 @@ import httpcore
 import httpx
 import msgspec
 
-from arena import signing
-from arena.client import BotClient, ClientConfig, TimeBank
-from arena.egress import EgressPolicy, PinnedTarget, check_url
-from arena.pinning import PinnedBackend
-from arena.protocol import ActResponse
-from arena.streams import AsyncioBackend
+from arena.client import signing
+from arena.client.bot_client import BotClient, ClientConfig, TimeBank
+from arena.client.egress import EgressPolicy, PinnedTarget, check_url
+from arena.client.pinning import PinnedBackend
+from arena.client.streams import AsyncioBackend
+from arena.wire.protocol import ActResponse
 from bench.arena import act_body
 from bench.arena_client import bare_stream_loop
 from bench.tinybot import TinyBots

@@ -45,9 +45,9 @@ from typing import Any, cast
 import msgspec
 import redis
 
-from arena.match import MatchSettings
-from arena.replay import Decision, Replay, StartFault
-from arena.signing import generate_secret
+from arena.client.signing import generate_secret
+from arena.match.replay import Decision, Replay, StartFault
+from arena.match.runner import MatchSettings
 from bench.platform_procs import own_cpu_s
 from bench.tinybot import TinyBots
 from engine import Rules

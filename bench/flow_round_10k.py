@@ -46,9 +46,9 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import msgspec
 
-from arena.connection import InProcessBot
-from arena.match import MatchSettings, run_match
-from arena.replay import EntrantRecord, Replay
+from arena.client.connection import InProcessBot
+from arena.match.replay import EntrantRecord, Replay
+from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from engine.rules import Rules
 from services import flow

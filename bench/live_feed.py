@@ -29,9 +29,9 @@ from typing import Any
 import msgspec
 import redis
 
-from arena.connection import InProcessBot
-from arena.match import MatchSettings, Progress, run_match
-from arena.replay import Decision, EntrantRecord
+from arena.client.connection import InProcessBot
+from arena.match.replay import Decision, EntrantRecord
+from arena.match.runner import MatchSettings, Progress, run_match
 from arena.sdk import strategy_decider
 from engine.events import Event
 from engine.rules import Rules

@@ -2,7 +2,7 @@
 
 Keying by hand number, not by a PRNG carried through the game, keeps the state a plain value:
 the same seed deals the same cards hand by hand. The match runner gives every game its own seed
-(or, with mirrored deals, one seed to both games of a pair: ``arena.deals``). The shuffle is a Fisher-Yates over ``getrandbits`` so it does
+(or, with mirrored deals, one seed to both games of a pair: ``arena.game.deals``). The shuffle is a Fisher-Yates over ``getrandbits`` so it does
 not depend on how a Python version implements ``random.shuffle``.
 """
 

@@ -187,11 +187,11 @@ def test_every_services_module_has_a_room() -> None:
 
 def test_persistence_does_not_decode_replays() -> None:
     """``services.db`` stores and returns a replay as its JSON document; decoding it
-    (``arena.replay``) is for the rooms above. (The pure planner taking no database row type is
-    the rooms' rule: ``services.tournaments`` may import no database module.)"""
+    (``arena.match.replay``) is for the rooms above. (The pure planner taking no database row
+    type is the rooms' rule: ``services.tournaments`` may import no database module.)"""
     graph = import_graph(ROOT, PACKAGES)
     decoding = [
-        m for m, edges in sorted(graph.items()) if room(m) == "db" and "arena.replay" in edges
+        m for m, edges in sorted(graph.items()) if room(m) == "db" and "arena.match.replay" in edges
     ]
     assert decoding == []
 

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.bot_secret import SecretSourceError, load_secret, read_secret_file
 from arena.bots import BUILTINS, UnknownStrategy
+from arena.client.signing import InvalidSecret, new_secret
 from arena.sdk import BotServer, strategy_decider
-from arena.signing import InvalidSecret, new_secret
+from arena.sdk.secret import SecretSourceError, load_secret, read_secret_file
 from services.domain import CHALLENGE_POLICIES
 from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import CommandError, platform_command

@@ -15,8 +15,8 @@ import argparse
 import os
 from urllib.parse import urlsplit
 
-from arena.bot_secret import ENV_VAR, SecretSourceError, load_secret, read_secret_file
-from arena.signing import InvalidSecret, generate_secret, secret_key
+from arena.client.signing import InvalidSecret, generate_secret, secret_key
+from arena.sdk.secret import ENV_VAR, SecretSourceError, load_secret, read_secret_file
 
 LETTERS = "ABCD"
 

@@ -1,4 +1,4 @@
-"""`truco check URL`: a conformance probe for bot authors (see arena/conformance.py)."""
+"""`truco check URL`: a conformance probe for bot authors (see arena/conformance/check.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import argparse
 import os
 import sys
 
-from arena.conformance import RANDOM_DECISIONS, check_bot
-from arena.signing import InvalidSecret
+from arena.client.signing import InvalidSecret
+from arena.conformance.check import RANDOM_DECISIONS, check_bot
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from arena.narrate import log_line
+from arena.game.narrate import log_line
 from engine.agents import RandomAgent
 from engine.play import apply, initial_events, new_game
 from engine.rules import Rules

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import msgspec
 
-from arena.replay import Replay, VerifyError, load_replay
+from arena.match.replay import Replay, VerifyError, load_replay
 from services.domain import FINISHED_STATUSES
 from truco_cli.errors import CommandError, platform_command
 from truco_cli.tournament_source import EXIT_UNREADABLE, read_source

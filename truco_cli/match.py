@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from arena.match import DEFAULT_GAMES_PER_MATCH
+from arena.match.runner import DEFAULT_GAMES_PER_MATCH
 from truco_cli.api import Platform, add_json, print_json
 from truco_cli.errors import CommandError, platform_command
 from truco_cli.refs import check_platform, ref_type

@@ -16,10 +16,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena.deals import INDEPENDENT, MIRRORED
-from arena.entrants import BadBotSpec, connect
-from arena.match import DEFAULT_GAMES_PER_MATCH, MatchSettings, default_games_per_match, run_match
-from arena.replay import Decision, Replay
+from arena.game.deals import INDEPENDENT, MIRRORED
+from arena.match.entrants import BadBotSpec, connect
+from arena.match.replay import Decision, Replay
+from arena.match.runner import (
+    DEFAULT_GAMES_PER_MATCH,
+    MatchSettings,
+    default_games_per_match,
+    run_match,
+)
 from engine.events import Event
 from engine.rules import Rules
 from engine.state import State

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arena.replay import VerifyError, load_replay
-from arena.verify import verify_replay
+from arena.match.replay import VerifyError, load_replay
+from arena.match.verify import verify_replay
 from engine.events import HandEnded
 
 

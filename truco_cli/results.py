@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from arena.replay import Replay
+from arena.match.replay import Replay
 from services.domain.result import played_result
 from services.tournaments.outcome import MatchOutcome, match_outcome
 from services.tournaments.ranked import standing_columns

@@ -1,7 +1,7 @@
 """`truco sprt BOT_A BOT_B`: is A stronger than B? A sequential probability ratio test on game
 pairs (docs/sprt.md), played locally until it accepts H0 or H1 or reaches --max-games.
 
-Each pair is one match of two games with the seats swapped (arena.deals.seating), dealt
+Each pair is one match of two games with the seats swapped (arena.game.deals.seating), dealt
 independently by default or mirrored with --mirrored. Pairs may run concurrently, but their
 results enter the test in pair order, so a run is reproducible from --seed."""
 
@@ -19,11 +19,11 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from arena.deals import INDEPENDENT, MIRRORED
-from arena.entrants import BadBotSpec, connect
-from arena.match import MatchSettings, run_match
-from arena.sprt import Sprt, elo_estimate
-from arena.sprt_pair import GAMES_PER_PAIR, Unreachable, pair_score
+from arena.game.deals import INDEPENDENT, MIRRORED
+from arena.match.entrants import BadBotSpec, connect
+from arena.match.runner import MatchSettings, run_match
+from arena.sprt.pair import GAMES_PER_PAIR, Unreachable, pair_score
+from arena.sprt.stats import Sprt, elo_estimate
 from engine.rules import Rules
 from truco_cli.bot_secrets import add_secret_arguments, bot_label, bot_secrets
 

@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import Any, get_args
 
-from arena.deals import DealsMode
+from arena.game.deals import DealsMode
 from truco_cli.api import Platform, add_json, print_json
 from truco_cli.errors import CommandError, platform_command
 from truco_cli.polling import poll_until

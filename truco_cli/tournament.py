@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any, get_args
 
-from arena.deals import DealsMode
+from arena.game.deals import DealsMode
 from services.api.tournament_schemas import PartnershipField
 from services.domain import Format, Mode, TournamentStatus
 from truco_cli.api import Platform, add_json, print_json, table

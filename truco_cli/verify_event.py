@@ -5,7 +5,7 @@ In order, each stopping at the first discrepancy with a :class:`Discrepancy` nam
 1. **commitment**: SHA-256 of the revealed master seed is the published commitment;
 2. **match seeds**: every match seed is the HMAC-SHA256 derivation of the master seed and the
    match's place (:mod:`services.domain.seeds`), and every replay was played with its match's seed;
-3. **replays**: every replay re-simulates through the engine (:func:`arena.verify.verify_replay`);
+3. **replays**: every replay re-simulates through the engine (:func:`arena.match.verify.verify_replay`);
 4. **results**: every stored result is the one its replay gives
    (:func:`services.domain.result.played_result`), byes and matches decided without play agree with
    themselves;
@@ -29,8 +29,8 @@ from typing import Protocol
 
 import msgspec
 
-from arena.replay import VerifyError
-from arena.verify import verify_replay
+from arena.match.replay import VerifyError
+from arena.match.verify import verify_replay
 from engine.errors import EngineError, RulesError
 from engine.events import HandEnded
 from engine.rules import Rules

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from arena.replay import Decision, GameRecord, Replay
+from arena.match.replay import Decision, GameRecord, Replay
 from engine import Action, Observation, Rules, apply, legal_actions, new_game, observation
 from engine.events import ActionTaken
 

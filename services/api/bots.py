@@ -10,10 +10,10 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.params import JSONBody, Parameter
 
-from arena.client import BotClient, ClientConfig, Fault
-from arena.egress import BadBotUrl, EgressError, EgressPolicy, EgressRefused
-from arena.protocol import API_VERSION, BotInfo
-from arena.signing import InvalidSecret, check_secret, generate_secret, new_secret
+from arena.client.bot_client import BotClient, ClientConfig, Fault
+from arena.client.egress import BadBotUrl, EgressError, EgressPolicy, EgressRefused
+from arena.client.signing import InvalidSecret, check_secret, generate_secret, new_secret
+from arena.wire.protocol import API_VERSION, BotInfo
 from services import flow
 from services.api.auth import SECURITY, current_account, require_owner
 from services.api.deps import BotClientFactory, dispatch, services

@@ -8,7 +8,7 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.params import JSONBody
 
-from arena.deals import MEMORY_RISK
+from arena.game.deals import MEMORY_RISK
 from engine.errors import RulesError
 from services import flow
 from services.api.auth import SECURITY, current_account

@@ -11,8 +11,8 @@ from typing import Protocol, cast
 import asyncpg
 from litestar.datastructures import State
 
-from arena.client import BotClient
-from arena.egress import EgressPolicy
+from arena.client.bot_client import BotClient
+from arena.client.egress import EgressPolicy
 from services.base.config import Settings
 from services.base.secretbox import SecretBox
 

@@ -14,7 +14,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, Parameter
 from litestar.response import Stream
 
-from arena.signing import generate_secret
+from arena.client.signing import generate_secret
 from services.api.auth import SECURITY, current_account
 from services.api.bots import _policy, handshake
 from services.api.deps import services

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from arena.deals import Deals
+from arena.game.deals import Deals
 from services.api.tournament_schemas import (
     GamesPerMatch,
     MasterSeed,

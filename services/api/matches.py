@@ -12,7 +12,7 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
-from arena.replay import Replay
+from arena.match.replay import Replay
 from services.api.deps import services
 from services.api.match_schemas import LiveReplay, MatchPage, MatchRead
 from services.api.params import BotIdParam

@@ -1,5 +1,5 @@
 """The committed OpenAPI document: the REST API (from the Litestar app) plus the bot protocol
-(``webhooks``, from :func:`arena.openapi.bot_protocol_openapi`).
+(``webhooks``, from :func:`arena.wire.openapi.bot_protocol_openapi`).
 
 ``python -m services.api.spec > api-spec/openapi.json`` (``make spec``); a test fails when the
 committed file drifts from the code.
@@ -12,8 +12,8 @@ from typing import Any
 
 import msgspec
 
-from arena.openapi import REF, bot_protocol_openapi, render
-from arena.replay import Replay
+from arena.match.replay import Replay
+from arena.wire.openapi import REF, bot_protocol_openapi, render
 from services.api.app import create_api
 from services.base.config import Secret, SecretSettings, Settings
 

@@ -12,9 +12,9 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.params import JSONBody, Parameter
 
-from arena.deals import MEMORY_RISK
-from arena.sprt import elo_estimate
-from arena.sprt_pair import GAMES_PER_PAIR
+from arena.game.deals import MEMORY_RISK
+from arena.sprt.pair import GAMES_PER_PAIR
+from arena.sprt.stats import elo_estimate
 from engine.errors import RulesError
 from services import flow
 from services.api.auth import SECURITY, current_account

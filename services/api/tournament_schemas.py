@@ -7,8 +7,8 @@ from typing import Annotated, Any
 
 import msgspec
 
-from arena.deals import Deals
-from arena.match import DEFAULT_GAMES_PER_MATCH
+from arena.game.deals import Deals
+from arena.match.runner import DEFAULT_GAMES_PER_MATCH
 from services.domain import Format, MatchStatus, Mode, Partnership, RoundStatus, TournamentStatus
 from services.tournaments.brackets import BracketKind, BracketPart
 from services.tournaments.outcome import MatchOutcome

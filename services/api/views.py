@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from arena.replay import Cause
+from arena.match.replay import Cause
 from engine.errors import RulesError
 from services import flow
 from services.api.match_schemas import GameRead, MatchCause, MatchRead

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from arena.match import MatchSettings
+from arena.match.runner import MatchSettings
 
 VISIBILITY_TIMEOUT_S = 2 * 3600
 """Redis redelivers a message not acknowledged within this time."""

@@ -18,7 +18,7 @@ from typing import Any
 
 import asyncpg
 
-from arena.deals import DealsMode
+from arena.game.deals import DealsMode
 from services.db.accounts import Connection, Executor
 from services.domain import (
     FINISHED_STATUSES,
@@ -74,7 +74,7 @@ class StoredMatch:
     created_at: datetime
     queued_at: datetime | None
     finished_at: datetime | None
-    deals: DealsMode  # how its games are dealt (arena.deals; migration 0004)
+    deals: DealsMode  # how its games are dealt (arena.game.deals; migration 0004)
     bot0: int
     bot1: int | None
     result: StoredResult | None

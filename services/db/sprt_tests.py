@@ -12,7 +12,7 @@ from typing import Any
 
 import asyncpg
 
-from arena.deals import DealsMode
+from arena.game.deals import DealsMode
 from services.db.accounts import Connection, Executor
 from services.domain import Mode
 from services.domain.sprt_runs import Outcome, SprtParams, SprtStatus

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from arena.deals import DealsMode
+from arena.game.deals import DealsMode
 from services.db.accounts import Connection, Executor
 from services.domain import GAVE_UP, MatchStatus, Partnership
 from services.domain.result import given_up_result

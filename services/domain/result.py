@@ -16,7 +16,7 @@ from typing import Literal
 
 import msgspec
 
-from arena.replay import Cause, Replay
+from arena.match.replay import Cause, Replay
 from services.domain import GAVE_UP
 
 ResultReason = Literal["games", "tantos", "draw", "forfeit", "walkover", "withdrawn", "error"]

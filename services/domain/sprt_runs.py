@@ -2,7 +2,7 @@
 
 A test's state is its parameters and the pair scores stored so far, in the order they were
 stored (``sprt_tests.scores``). Everything shown or decided follows from them through the pure
-model of :mod:`arena.sprt`: the counts, the LLR against its bounds, the verdict, the Elo
+model of :mod:`arena.sprt.stats`: the counts, the LLR against its bounds, the verdict, the Elo
 estimate, the LLR's path for the page, and how many pairs to start next.
 """
 
@@ -13,8 +13,8 @@ from typing import Final, Literal
 
 import msgspec
 
-from arena.sprt import Counts, Sprt
-from arena.sprt_pair import GAMES_PER_PAIR
+from arena.sprt.pair import GAMES_PER_PAIR
+from arena.sprt.stats import Counts, Sprt
 
 Outcome = Literal["H0", "H1", "inconclusive"]
 SprtStatus = Literal["running", "finished", "cancelled", "failed"]

@@ -7,7 +7,7 @@ from typing import Any
 
 import asyncpg
 
-from arena.deals import INDEPENDENT, DealsMode
+from arena.game.deals import INDEPENDENT, DealsMode
 from services.db import matches as db_matches
 from services.db.accounts import Connection
 from services.domain import MODES, Mode, seeds

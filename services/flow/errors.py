@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.deals import MEMORY_RISK
+from arena.game.deals import MEMORY_RISK
 
 
 class FlowError(Exception):

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 import asyncpg
 import msgspec
 
-from arena.replay import LEGACY_FORMAT, load_replay
+from arena.match.replay import LEGACY_FORMAT, load_replay
 from services import flow
 from services.db import matches as db_matches
 from services.db import ratings as db_ratings

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.deals import MIRRORED, DealsMode
+from arena.game.deals import MIRRORED, DealsMode
 from services.db import bots as db_bots
 from services.db.accounts import Connection
 from services.flow.errors import (

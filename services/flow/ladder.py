@@ -25,7 +25,7 @@ from datetime import UTC, date, datetime
 
 import asyncpg
 
-from arena.deals import INDEPENDENT
+from arena.game.deals import INDEPENDENT
 from services.base.config import LadderSettings
 from services.db import bots as db_bots
 from services.db import ladder as db_ladder

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncpg
 import msgspec
 
-from arena.match import MatchSettings
+from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.base.secretbox import SecretBox
 from services.db import matches as db_matches

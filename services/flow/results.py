@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncpg
 import msgspec
 
-from arena.replay import Replay
+from arena.match.replay import Replay
 from services.base.config import LadderSettings
 from services.db import matches as db_matches
 from services.db import ratings as db_ratings

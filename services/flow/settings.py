@@ -8,8 +8,8 @@ from typing import Annotated, Any
 
 import msgspec
 
-from arena.deals import INDEPENDENT, DealsMode
-from arena.match import MatchSettings, default_games_per_match
+from arena.game.deals import INDEPENDENT, DealsMode
+from arena.match.runner import MatchSettings, default_games_per_match
 from engine.errors import RulesError
 from engine.rules import Rules
 from services.base import limits

@@ -1,7 +1,7 @@
 """SPRT tests on the platform: "is bot A stronger than bot B?" played through the workers.
 
 :func:`create_test` stores the test and its first pairs (unrated matches of two games, seats
-swapped: ``arena.sprt_pair``) and returns their ids to queue; what each stored pair does next
+swapped: ``arena.sprt.pair``) and returns their ids to queue; what each stored pair does next
 is :mod:`services.flow.sprt_pairs`. The owner may cancel a running test (:func:`cancel_test`).
 """
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import asyncpg
 
-from arena.deals import INDEPENDENT, DealsMode
-from arena.sprt_pair import GAMES_PER_PAIR
+from arena.game.deals import INDEPENDENT, DealsMode
+from arena.sprt.pair import GAMES_PER_PAIR
 from engine.rules import Rules
 from services.db import sprt_tests as db_sprt
 from services.db.accounts import Connection
@@ -59,7 +59,7 @@ async def create_test(
     ``check(conn)`` runs in the inserting transaction (``services.flow.sprt_quota``) and may raise
     to refuse. Raises :class:`~services.flow.SameBot`, ``BotNotFound``, ``BotUnavailable``,
     RulesError, ``SettingsTooLong``, ``MirroredDealsRefused``, ValueError (bad
-    hypotheses or error rates: ``arena.sprt``)."""
+    hypotheses or error rates: ``arena.sprt.stats``)."""
     if bot_a == bot_b:
         raise SameBot("a test needs two different bots")
     sprt_runs.sprt_of(params, ())  # raises ValueError on elo0 >= elo1 or bad alpha, beta

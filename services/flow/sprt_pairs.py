@@ -12,8 +12,8 @@ over).
 
 from __future__ import annotations
 
-from arena.replay import Replay
-from arena.sprt_pair import GAMES_PER_PAIR, Unreachable, pair_score
+from arena.match.replay import Replay
+from arena.sprt.pair import GAMES_PER_PAIR, Unreachable, pair_score
 from services.db import matches as db_matches
 from services.db import sprt_tests as db_sprt
 from services.db.accounts import Connection

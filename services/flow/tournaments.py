@@ -9,7 +9,7 @@ from datetime import datetime
 import asyncpg
 import msgspec
 
-from arena.deals import MIRRORED
+from arena.game.deals import MIRRORED
 from services.db import bots as db_bots
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import asyncpg
 
 from arena.bots import BUILTINS
-from arena.entrants import BUILTIN_PREFIX
-from arena.signing import generate_secret
+from arena.client.signing import generate_secret
+from arena.match.entrants import BUILTIN_PREFIX
 from services.api.auth import hash_api_key
 from services.base.config import Secret
 from services.base.secretbox import SecretBox

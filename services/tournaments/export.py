@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from arena.deals import DealsMode
-from arena.replay import Replay
+from arena.game.deals import DealsMode
+from arena.match.replay import Replay
 from services.domain import (
     Format,
     MatchStatus,

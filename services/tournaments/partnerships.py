@@ -3,7 +3,7 @@
 Every bot enters alone; each round forms *tables* of four bots, two partnerships facing each
 other. A table is a tuple in slot order ``(a1, b1, a2, b2)``: ``a1`` and ``a2`` are partners
 (side 0), ``b1`` and ``b2`` (side 1); it is exactly the order in which the match runner seats
-the four bots (:mod:`arena.match`).
+the four bots (:mod:`arena.match.runner`).
 
 A round is formed in three deterministic steps, each an exact minimum-cost perfect matching
 (rustworkx's maximum-weight matching over the complete graph):

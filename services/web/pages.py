@@ -20,8 +20,7 @@ from litestar.params import Parameter, QueryParameter
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.template import TemplateConfig
 
-from arena.match import seat_entrants
-from arena.replay import (
+from arena.match.replay import (
     FORMAT,
     EntrantRecord,
     GameRecord,
@@ -31,6 +30,7 @@ from arena.replay import (
     VerifyError,
     load_replay,
 )
+from arena.match.runner import seat_entrants
 from engine.rules import Rules
 from services import flow
 from services.api.deps import services

@@ -29,7 +29,7 @@ from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin, Swag
 from litestar.serialization import encode_json
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena.openapi import bot_protocol_openapi
+from arena.wire.openapi import bot_protocol_openapi
 from services.api.spec import add_links, merge
 from services.web.pages import SECURITY_HEADERS, language_of_response, render_html
 

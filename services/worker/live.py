@@ -7,7 +7,7 @@ The bot-calling worker (no database) publishes as it plays; the API and the web 
 * **What**: one JSON item per decision: ``{"run", "game", "teams", "score", "events"}`` where
   ``events`` is the runner's own ``decision`` record (seat, latency, fault kind; never the
   fault's detail) followed by the game events that decision caused, as a spectator sees them
-  (``arena.game.Game.visible`` with the spectator viewer: no deal, no seña). Each game opens
+  (``arena.game.boundary.Game.visible`` with the spectator viewer: no deal, no seña). Each game opens
   with an item holding its first ``hand_started`` (without the deal). The first item of a run
   is a header ``{"run", "header": true}``: a match task that runs again (redelivered) starts a
   new run, and readers keep only the last run.
@@ -35,9 +35,9 @@ import msgspec
 import redis
 import redis.asyncio
 
-from arena.deals import seating
-from arena.game import TRUCO, TrucoGame
-from arena.replay import Decision
+from arena.game.boundary import TRUCO, TrucoGame
+from arena.game.deals import seating
+from arena.match.replay import Decision
 from engine.events import Event
 from engine.observe import SPECTATOR
 from engine.state import State

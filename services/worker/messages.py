@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import msgspec
 
-from arena.match import MatchSettings
+from arena.match.runner import MatchSettings
 
 
 class EntrantMessage(msgspec.Struct, frozen=True):

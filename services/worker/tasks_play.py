@@ -37,12 +37,12 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from arena.client import BotClient, ClientConfig
-from arena.connection import BotConnection, HttpBot
-from arena.egress import EgressPolicy
-from arena.entrants import builtin_bot, builtin_name
-from arena.match import run_match
-from arena.replay import EntrantRecord, Replay
+from arena.client.bot_client import BotClient, ClientConfig
+from arena.client.connection import BotConnection, HttpBot
+from arena.client.egress import EgressPolicy
+from arena.match.entrants import builtin_bot, builtin_name
+from arena.match.replay import EntrantRecord, Replay
+from arena.match.runner import run_match
 from services.base.config import Settings
 from services.base.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
 from services.worker.admission import Admission

@@ -13,11 +13,11 @@ from typing import Any
 
 import msgspec
 
-from arena.client import BotClient, ClientConfig, Fault
-from arena.egress import EgressPolicy
-from arena.entrants import BadBotSpec, builtin_bot, builtin_name
-from arena.protocol import API_VERSION, BotInfo
-from arena.signing import generate_secret
+from arena.client.bot_client import BotClient, ClientConfig, Fault
+from arena.client.egress import EgressPolicy
+from arena.client.signing import generate_secret
+from arena.match.entrants import BadBotSpec, builtin_bot, builtin_name
+from arena.wire.protocol import API_VERSION, BotInfo
 from services.base.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
 from services.worker.app import app
 from services.worker.dispatch import send_health

@@ -18,8 +18,8 @@ from __future__ import annotations
 import asyncpg
 import kombu.exceptions
 
-from arena.replay import Replay, VerifyError, load_replay
-from arena.verify import verify_replay
+from arena.match.replay import Replay, VerifyError, load_replay
+from arena.match.verify import verify_replay
 from services.base.limits import STORE_HARD_LIMIT_S, STORE_SOFT_LIMIT_S
 from services.worker.app import app
 from services.worker.db import run_db

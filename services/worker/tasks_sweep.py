@@ -41,7 +41,7 @@ import asyncpg
 import msgspec
 import redis
 
-from arena.match import MatchSettings
+from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.base.config import RedisSettings, SweepSettings
 from services.base.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S, match_task_limits

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import msgspec
 
-from arena import signing
-from arena.protocol import (
+from arena.client import signing
+from arena.wire.protocol import (
     ActRequest,
     ActResponse,
     BotInfo,

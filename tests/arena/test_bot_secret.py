@@ -8,8 +8,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from arena import signing
-from arena.bot_secret import ENV_VAR, SecretSourceError, load_secret, read_secret_file
+from arena.client import signing
+from arena.sdk.secret import ENV_VAR, SecretSourceError, load_secret, read_secret_file
 from truco_cli import bot as bot_cli
 
 SECRET = signing.new_secret()

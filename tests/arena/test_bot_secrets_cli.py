@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from arena.client.signing import new_secret
 from arena.sdk import BotServer, strategy_decider
-from arena.signing import new_secret
 from truco_cli.main import main
 
 QUICK = ["--points", "15", "--quiet"]

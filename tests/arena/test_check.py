@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from arena import signing
-from arena.conformance import Report, check_bot, probes
-from arena.protocol import ActRequest
+from arena.client import signing
+from arena.conformance.check import Report, check_bot, probes
 from arena.sdk import BotServer, strategy_decider
+from arena.wire.protocol import ActRequest
 from engine import Action
 from engine.actions import WORDS
 from truco_cli import check as check_cli

@@ -10,14 +10,14 @@ from collections.abc import Callable
 
 import pytest
 
-from arena import conformance
-from arena.conformance import Report, check_bot, probes
-from arena.connection import InProcessBot
-from arena.exploration import FAMILIES, explore, families_of
-from arena.match import MatchSettings, run_match
-from arena.protocol import ActRequest, ActResponse
-from arena.replay import Decision, EntrantRecord
+from arena.client.connection import InProcessBot
+from arena.conformance import check as conformance
+from arena.conformance.check import Report, check_bot, probes
+from arena.conformance.exploration import FAMILIES, explore, families_of
+from arena.match.replay import Decision, EntrantRecord
+from arena.match.runner import MatchSettings, run_match
 from arena.sdk import BotServer, strategy_decider
+from arena.wire.protocol import ActRequest, ActResponse
 from engine import Action, Rules
 from truco_cli import check as check_cli
 
@@ -142,7 +142,7 @@ def test_families_are_what_the_position_offers() -> None:
 
 def test_the_check_and_the_match_runner_judge_alike() -> None:
     """One bad answer (a seña in 1v1): the same fault kind and detail in a match's replay and
-    in `truco check`, because both go through arena.judge."""
+    in `truco check`, because both go through arena.match.judge."""
 
     def sena_in_1v1(req: ActRequest) -> Action:
         choice = req.legal_actions[0]

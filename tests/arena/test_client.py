@@ -10,7 +10,7 @@ import time
 import msgspec
 import pytest
 
-from arena.client import (
+from arena.client.bot_client import (
     MAX_BODY_BYTES,
     BotClient,
     ClientConfig,
@@ -18,9 +18,9 @@ from arena.client import (
     Reply,
     TimeBank,
 )
-from arena.egress import EgressPolicy
-from arena.faults import CALL_FAULT_KINDS
-from arena.signing import generate_secret, verify
+from arena.client.egress import EgressPolicy
+from arena.client.signing import generate_secret, verify
+from arena.wire.faults import CALL_FAULT_KINDS
 from tests.arena.conftest import (
     ArenaTestBot,
     SeenRequest,
@@ -354,7 +354,7 @@ async def test_a_401_is_a_fault_with_its_status(arena_bot: ArenaTestBot) -> None
 async def test_a_walkover_cause_never_carries_a_long_text_of_the_bot(
     arena_bot: ArenaTestBot,
 ) -> None:
-    from arena.connection import HttpBot
+    from arena.client.connection import HttpBot
 
     version = "<b>" + "9" * 5000
     arena_bot.routes["/"] = respond(body=b'{"apiversion": "%s", "name": "x"}' % version.encode())

@@ -1,4 +1,4 @@
-"""How a match's games are dealt (arena.deals): independent streams by default, mirrored pairs
+"""How a match's games are dealt (arena.game.deals): independent streams by default, mirrored pairs
 only on request; replays check that every game's seed is the one its match seed gives."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from arena.connection import InProcessBot, random_decider
-from arena.deals import game_seed, seating
-from arena.match import MatchSettings, run_match
-from arena.replay import EntrantRecord, Replay, VerifyError, load_replay
-from arena.verify import verify_replay
+from arena.client.connection import InProcessBot, random_decider
+from arena.game.deals import game_seed, seating
+from arena.match.replay import EntrantRecord, Replay, VerifyError, load_replay
+from arena.match.runner import MatchSettings, run_match
+from arena.match.verify import verify_replay
 from engine.cards import Card
 from engine.deal import deal_for
 from engine.events import HandStarted

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.client import BotClient, ClientConfig, Fault, TimeBank
-from arena.egress import (
+from arena.client.bot_client import BotClient, ClientConfig, Fault, TimeBank
+from arena.client.egress import (
     BadBotUrl,
     EgressError,
     EgressPolicy,
@@ -29,8 +29,8 @@ from arena.egress import (
     parse_host,
     system_resolver,
 )
-from arena.pinning import PinnedBackend
-from arena.signing import generate_secret
+from arena.client.pinning import PinnedBackend
+from arena.client.signing import generate_secret
 from tests.arena.conftest import ForbiddenBackend, RecordingBackend, forbidden_resolver
 
 pytestmark = pytest.mark.anyio

@@ -26,11 +26,11 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from arena.client import BotClient, ClientConfig, Fault, TimeBank
-from arena.egress import EgressPolicy
-from arena.fault_detail import HOST_PLACEHOLDER, public_detail
-from arena.signing import generate_secret
-from arena.streams import AsyncioBackend
+from arena.client.bot_client import BotClient, ClientConfig, Fault, TimeBank
+from arena.client.egress import EgressPolicy
+from arena.client.fault_detail import HOST_PLACEHOLDER, public_detail
+from arena.client.signing import generate_secret
+from arena.client.streams import AsyncioBackend
 
 pytestmark = pytest.mark.anyio
 LOCAL = EgressPolicy(allow_loopback=True)

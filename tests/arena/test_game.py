@@ -1,4 +1,4 @@
-"""The game boundary (arena/game.py): Truco is the registered game, and the runner, the
+"""The game boundary (arena/game/boundary.py): Truco is the registered game, and the runner, the
 judge and the replay verifier play through the Game object they are given, not the engine."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from collections.abc import Sequence
 
 import pytest
 
-from arena.connection import InProcessBot, random_decider
-from arena.game import GAMES, TRUCO, Truco, game_named
-from arena.match import MatchSettings, run_match
-from arena.protocol import ActRequest, ActResponse
-from arena.replay import Decision, EntrantRecord, VerifyError
-from arena.verify import verify_replay
+from arena.client.connection import InProcessBot, random_decider
+from arena.game.boundary import GAMES, TRUCO, Truco, game_named
+from arena.match.replay import Decision, EntrantRecord, VerifyError
+from arena.match.runner import MatchSettings, run_match
+from arena.match.verify import verify_replay
+from arena.wire.protocol import ActRequest, ActResponse
 from engine.actions import Action
 from engine.events import ActionTaken, HandStarted
 from engine.rules import Rules

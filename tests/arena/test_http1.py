@@ -1,4 +1,4 @@
-"""The bot client's own HTTP/1.1 (arena/http1.py, arena/streams.py, arena/deadline.py) against
+"""The bot client's own HTTP/1.1 (arena/client/http1.py, arena/client/streams.py, arena/client/deadline.py) against
 real servers on 127.0.0.1 that answer in the odd ways HTTP allows, or does not."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from collections.abc import Awaitable
 
 import pytest
 
-from arena.client import BotClient, ClientConfig, Fault, Reply, TimeBank
-from arena.deadline import Deadline
-from arena.egress import EgressPolicy
-from arena.http1 import MAX_HEAD_BYTES
-from arena.signing import generate_secret
+from arena.client.bot_client import BotClient, ClientConfig, Fault, Reply, TimeBank
+from arena.client.deadline import Deadline
+from arena.client.egress import EgressPolicy
+from arena.client.http1 import MAX_HEAD_BYTES
+from arena.client.signing import generate_secret
 from tests.arena.conftest import (
     ArenaTestBot,
     Handler,

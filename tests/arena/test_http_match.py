@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from arena.client import BotClient, ClientConfig
-from arena.connection import BotConnection, HttpBot
-from arena.egress import EgressPolicy
-from arena.entrants import BadBotSpec, connect
-from arena.match import MatchSettings, run_match
-from arena.protocol import ActRequest, EndRequest, StartRequest
-from arena.replay import Decision, EntrantRecord, load_replay
+from arena.client.bot_client import BotClient, ClientConfig
+from arena.client.connection import BotConnection, HttpBot
+from arena.client.egress import EgressPolicy
+from arena.client.signing import generate_secret
+from arena.match.entrants import BadBotSpec, connect
+from arena.match.replay import Decision, EntrantRecord, load_replay
+from arena.match.runner import MatchSettings, run_match
+from arena.match.verify import verify_replay
 from arena.sdk import BotServer, strategy_decider
-from arena.signing import generate_secret
-from arena.verify import verify_replay
+from arena.wire.protocol import ActRequest, EndRequest, StartRequest
 from engine import Action, Rules
 
 

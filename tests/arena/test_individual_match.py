@@ -15,12 +15,12 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from arena import wire
-from arena.connection import InProcessBot
-from arena.match import DEFAULT_GAMES_PER_MATCH, MatchSettings, run_match, seat_entrants
-from arena.protocol import ActRequest, ActResponse, StartRequest
-from arena.replay import EntrantRecord, Replay, load_replay
-from arena.verify import verify_replay
+from arena.client.connection import InProcessBot
+from arena.match.replay import EntrantRecord, Replay, load_replay
+from arena.match.runner import DEFAULT_GAMES_PER_MATCH, MatchSettings, run_match, seat_entrants
+from arena.match.verify import verify_replay
+from arena.wire import structs as wire
+from arena.wire.protocol import ActRequest, ActResponse, StartRequest
 from engine import Rules
 from engine.actions import SENAS
 from engine.events import ActionTaken
@@ -181,7 +181,7 @@ async def test_decision_export_names_the_bot_that_played_each_seat() -> None:
 
 
 async def test_a_faulty_bot_forfeits_for_its_side_with_its_own_strikes() -> None:
-    from arena.replay import Decision
+    from arena.match.replay import Decision
 
     bots: list[InProcessBot] = [SignallingBot(f"bot{k}", k) for k in range(4)]
     bots[3] = InProcessBot("cheat", lambda request: ActResponse(action="play", card="1E"))

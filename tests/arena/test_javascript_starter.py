@@ -18,10 +18,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from arena import signing
-from arena.entrants import connect
-from arena.match import MatchSettings, run_match
-from arena.replay import Decision
+from arena.client import signing
+from arena.match.entrants import connect
+from arena.match.replay import Decision
+from arena.match.runner import MatchSettings, run_match
 from engine import Rules
 from tests.conftest import ROOT
 

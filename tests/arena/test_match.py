@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena import wire
-from arena.client import Fault, TimeBank
-from arena.connection import Answer, InProcessBot, random_decider
-from arena.match import MatchSettings, run_match
-from arena.protocol import ActRequest, ActResponse, EndRequest, StartRequest
-from arena.replay import Cause, Decision, EntrantRecord, Replay, VerifyError, load_replay
-from arena.verify import verify_replay
+from arena.client.bot_client import Fault, TimeBank
+from arena.client.connection import Answer, InProcessBot, random_decider
+from arena.match.replay import Cause, Decision, EntrantRecord, Replay, VerifyError, load_replay
+from arena.match.runner import MatchSettings, run_match
+from arena.match.verify import verify_replay
+from arena.wire import structs as wire
+from arena.wire.protocol import ActRequest, ActResponse, EndRequest, StartRequest
 from engine import Rules
 from engine.events import ActionTaken, HandStarted
 from tests.engine.strategies import cards_in
@@ -106,7 +106,7 @@ async def test_fallback_plays_the_weakest_card_or_refuses_the_question() -> None
 
 
 def test_fallback() -> None:
-    from arena.fallback import fallback_action
+    from arena.game.fallback import fallback_action
     from engine.actions import Action
 
     plays = [Action("play", c) for c in ("1E", "4C", "7B")]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.narrate import card_name, describe, hand_note, log_line, points_gained
-from arena.replay import StartFault
+from arena.game.narrate import card_name, describe, hand_note, log_line, points_gained
+from arena.match.replay import StartFault
 from engine.agents import RandomAgent
 from engine.events import (
     ActionTaken,

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.replay import load_replay
+from arena.client.signing import new_secret
+from arena.match.replay import load_replay
+from arena.match.verify import verify_replay
 from arena.sdk import BotServer, strategy_decider
-from arena.signing import new_secret
-from arena.verify import verify_replay
 from truco_cli.main import main
 
 

@@ -12,9 +12,9 @@ from typing import Any, get_args
 import msgspec
 import pytest
 
-from arena import signing
-from arena.faults import FAULT_KINDS
-from arena.protocol import (
+from arena.client import signing
+from arena.wire.faults import FAULT_KINDS
+from arena.wire.protocol import (
     ActRequest,
     ActResponse,
     BotInfo,

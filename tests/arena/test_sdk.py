@@ -16,9 +16,10 @@ import httpx
 import msgspec
 import pytest
 
-from arena import protocol, signing
-from arena.protocol import ActRequest, ActResponse, EndRequest, StartRequest, legal_answer
+from arena.client import signing
 from arena.sdk import BotServer, strategy_decider
+from arena.wire import protocol
+from arena.wire.protocol import ActRequest, ActResponse, EndRequest, StartRequest, legal_answer
 from engine import Action, Rules, legal_actions, new_game, observation
 from truco_cli import bot as bot_cli
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena import signing
-from arena.signing import (
+from arena.client import signing
+from arena.client.signing import (
     BadSignature,
     InvalidSecret,
     MissingSignature,

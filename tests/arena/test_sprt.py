@@ -1,4 +1,4 @@
-"""The SPRT's statistics (arena/sprt.py) against hand computations and simulated tests of
+"""The SPRT's statistics (arena/sprt/stats.py) against hand computations and simulated tests of
 known truth: its error rates are alpha and beta, its sample sizes what the model predicts."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from arena.sprt import (
+from arena.sprt.stats import (
     PAIR_SCORES,
     Sprt,
     bounds,

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
+from arena.client.signing import generate_secret
 from arena.sdk import BotServer, strategy_decider
-from arena.signing import generate_secret
-from arena.sprt import pairs_if_all_won
+from arena.sprt.stats import pairs_if_all_won
 from truco_cli.main import main
 
 

@@ -1,4 +1,4 @@
-"""The bot API is the protocol's own (arena.protocol, arena.wire), pinned and converted.
+"""The bot API is the protocol's own (arena.wire.protocol, arena.wire.structs), pinned and converted.
 
 * The JSON Schema of every protocol type equals the committed
   ``api-spec/bot-protocol-v1.schema.json``: a change to what bots receive, from whatever
@@ -18,8 +18,9 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena import protocol, wire
-from arena.openapi import REF
+from arena.wire import protocol
+from arena.wire import structs as wire
+from arena.wire.openapi import REF
 from engine.events import ActionTaken
 from engine.observe import observation
 from engine.rules import Rules
@@ -72,8 +73,8 @@ def test_every_type_a_request_holds_belongs_to_the_protocol() -> None:
         for t in found
         if t.__module__
         in (
-            "arena.protocol",
-            "arena.wire",
+            "arena.wire.protocol",
+            "arena.wire.structs",
         )
     }
     assert not outside, f"engine types on the wire: {sorted(outside)}"

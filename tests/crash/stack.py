@@ -24,9 +24,9 @@ from typing import Any
 
 import asyncpg
 
-from arena.protocol import ActRequest
+from arena.client.signing import generate_secret
 from arena.sdk import BotServer, strategy_decider
-from arena.signing import generate_secret
+from arena.wire.protocol import ActRequest
 from engine import Action
 from services import flow
 from services.base.config import WORKER_NEEDS, load_settings

@@ -10,9 +10,9 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 
-from arena.connection import BotConnection
-from arena.replay import EntrantRecord
-from arena.signing import new_secret
+from arena.client.connection import BotConnection
+from arena.client.signing import new_secret
+from arena.match.replay import EntrantRecord
 from services.base.config import LadderSettings
 from services.db import bot_health
 from services.db import ladder as db_ladder

@@ -9,8 +9,8 @@ import json
 import secrets
 import sys
 
+from arena.client.signing import generate_secret
 from arena.sdk import BotServer, strategy_decider
-from arena.signing import generate_secret
 
 
 def main() -> None:

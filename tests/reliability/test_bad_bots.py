@@ -1,7 +1,7 @@
 """Bad bots at the arena level: whole matches over real HTTP against a misbehaving bot server.
 
 For every fault mode of :mod:`tests.reliability.badbot` a real match (``run_match``, the guarded
-client through ``arena.entrants.connect``) against a good SDK bot gives the documented outcome:
+client through ``arena.match.entrants.connect``) against a good SDK bot gives the documented outcome:
 the match finishes with a verifiable replay, each ``/act`` the bad bot spoils is a ``decision``
 naming the fault kind, the documented fallback is played, strikes count up and ``fault_limit``
 strikes forfeit the match. Matches with bad bots running at the same time, in the same event
@@ -26,13 +26,13 @@ from contextlib import ExitStack, contextmanager
 
 import pytest
 
-from arena.entrants import connect
-from arena.fallback import fallback_action
-from arena.match import MatchSettings, run_match
-from arena.replay import Decision, GameRecord, Replay
+from arena.client.signing import generate_secret
+from arena.game.fallback import fallback_action
+from arena.match.entrants import connect
+from arena.match.replay import Decision, GameRecord, Replay
+from arena.match.runner import MatchSettings, run_match
+from arena.match.verify import verify_replay
 from arena.sdk import BotServer, strategy_decider
-from arena.signing import generate_secret
-from arena.verify import verify_replay
 from engine import Rules
 from engine.actions import Action
 from engine.events import ActionTaken
@@ -46,7 +46,7 @@ BANK_MS = 1500
 LIMIT = 3
 RULES = Rules(points_to_win=15)
 
-# mode -> (fault kind, a pattern of the fault's detail), as arena/client.py and match.py say
+# mode -> (fault kind, a pattern of the fault's detail), as arena/client/bot_client.py and match.py say
 EXPECTED: dict[Mode, tuple[str, str]] = {
     "slow": ("timeout", r"no complete answer within 300 ms"),
     "bank": ("timeout", r"no complete answer within \d+ ms|time bank exhausted"),

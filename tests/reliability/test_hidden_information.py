@@ -23,17 +23,17 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena import wire
-from arena.client import Fault, TimeBank
-from arena.connection import Answer, InProcessBot
-from arena.entrants import connect
-from arena.match import MatchSettings, run_match
-from arena.protocol import ActRequest, ActResponse, EndRequest, StartRequest
-from arena.replay import Decision, EntrantRecord, Replay, StartFault
+from arena.client.bot_client import Fault, TimeBank
+from arena.client.connection import Answer, InProcessBot
+from arena.client.signing import generate_secret
+from arena.match.entrants import connect
+from arena.match.replay import Decision, EntrantRecord, Replay, StartFault
+from arena.match.runner import MatchSettings, run_match
+from arena.match.verify import verify_replay
 from arena.sdk import BotServer
-from arena.signing import generate_secret
-from arena.verify import verify_replay
-from arena.wire import event_to_wire
+from arena.wire import structs as wire
+from arena.wire.protocol import ActRequest, ActResponse, EndRequest, StartRequest
+from arena.wire.structs import event_to_wire
 from engine import Rules
 from engine.actions import SENAS
 from engine.cards import DECK

@@ -23,10 +23,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena.client import BotClient
-from arena.egress import EgressPolicy
+from arena.client.bot_client import BotClient
+from arena.client.egress import EgressPolicy
+from arena.client.signing import new_secret
 from arena.sdk import BotServer
-from arena.signing import new_secret
 from services.api.auth import hash_api_key
 from services.base.config import Secret
 from services.base.secretbox import SecretBox, SecretBoxError

@@ -20,8 +20,8 @@ import httpx
 import pytest
 from litestar import Litestar
 
-from arena.client import BotClient, ClientConfig
-from arena.egress import EgressPolicy
+from arena.client.bot_client import BotClient, ClientConfig
+from arena.client.egress import EgressPolicy
 from arena.sdk import BotServer, strategy_decider
 from services.api.ratelimit import MemoryCounter
 from services.base.config import DatabaseSettings, Secret, SecretSettings, Settings

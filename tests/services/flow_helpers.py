@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 import asyncpg
 import pytest
 
-from arena.connection import BotConnection, InProcessBot
-from arena.entrants import connect
-from arena.match import run_match
-from arena.replay import EntrantRecord, Replay
+from arena.client.connection import BotConnection, InProcessBot
+from arena.match.entrants import connect
+from arena.match.replay import EntrantRecord, Replay
+from arena.match.runner import run_match
 from arena.sdk import strategy_decider
 from services import flow
 from services.base.config import Secret

@@ -15,10 +15,10 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from arena import wire
-from arena.protocol import ActRequest, StartRequest
-from arena.replay import Replay
+from arena.match.replay import Replay
 from arena.sdk import BotServer, strategy_decider
+from arena.wire import structs as wire
+from arena.wire.protocol import ActRequest, StartRequest
 from engine.actions import Action
 from engine.events import HandStarted
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from arena.match import run_match
-from arena.replay import Replay
+from arena.match.replay import Replay
+from arena.match.runner import run_match
+from arena.match.verify import verify_replay
 from arena.sdk import BotServer
-from arena.verify import verify_replay
 from services import flow
 from services.db import matches as db_matches
 from tests.services.api_play_helpers import PlayApi

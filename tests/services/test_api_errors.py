@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.client import BotClient
-from arena.egress import EgressPolicy
+from arena.client.bot_client import BotClient
+from arena.client.egress import EgressPolicy
 from services.api.app import MAX_BODY_BYTES
 from services.db.pool import create_pool
 from services.launch.app import create_app

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from arena import signing
+from arena.client import signing
 from arena.sdk import BotServer
 from services import flow
 from services.base.config import Secret

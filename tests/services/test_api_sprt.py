@@ -16,7 +16,7 @@ import asyncpg
 import pytest
 
 from arena.sdk import BotServer
-from arena.sprt import pairs_if_all_won
+from arena.sprt.stats import pairs_if_all_won
 from services.base.config import SprtQuota
 from tests.services.api_helpers import NetworkGuard, app_client
 from tests.services.api_play_helpers import NO_LIMITS, PlayApi
@@ -194,7 +194,7 @@ async def test_cancel_stops_the_pairs_and_starts_no_more(
     assert again.status_code == 409
 
     # a pair played anyway (a worker had it already) is not stored and starts nothing
-    from arena.match import run_match
+    from arena.match.runner import run_match
     from tests.services.flow_helpers import BOX, over_http
 
     match_id = pairs[0]["id"]
@@ -250,7 +250,7 @@ async def test_results_racing_a_cancel_neither_deadlock_nor_miscount(
 ) -> None:
     """Four pairs' results stored at the same moment as the owner cancels: every call ends
     cleanly, and the test counts exactly its stored matches."""
-    from arena.match import run_match
+    from arena.match.runner import run_match
     from services import flow
     from tests.services.flow_helpers import BOX, over_http
 

@@ -20,14 +20,14 @@ from collections.abc import Iterator
 import pytest
 
 from arena.sdk import BotServer, strategy_decider
-from arena.sprt import elo_of
+from arena.sprt.stats import elo_of
 from services.domain import seeds
 from tests.services.api_play_helpers import PlayApi
 
 pytestmark = pytest.mark.anyio
 
 # docs/sprt.md, "How many games?", the row for two copies of one bot at 15 points:
-# 90% of tests end between 35 and 322 pairs (2,000 simulated tests of arena.sprt)
+# 90% of tests end between 35 and 322 pairs (2,000 simulated tests of arena.sprt.stats)
 PREDICTED_PAIRS = (35, 322)
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from arena.replay import Replay
+from arena.match.replay import Replay
+from arena.match.verify import verify_replay
 from arena.sdk import BotServer
-from arena.verify import verify_replay
 from tests.services.api_play_helpers import PlayApi
 
 pytestmark = pytest.mark.anyio

@@ -11,9 +11,9 @@ import asyncpg
 import msgspec
 import pytest
 
-from arena.connection import InProcessBot, random_decider
-from arena.match import MatchSettings, run_match
-from arena.replay import LEGACY_FORMAT, EntrantRecord
+from arena.client.connection import InProcessBot, random_decider
+from arena.match.replay import LEGACY_FORMAT, EntrantRecord
+from arena.match.runner import MatchSettings, run_match
 from services import flow
 from services.db.matches import StoredMatch
 from services.flow import export as flow_export

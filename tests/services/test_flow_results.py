@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 
-from arena.match import run_match
-from arena.replay import Replay
-from arena.verify import verify_replay
+from arena.match.replay import Replay
+from arena.match.runner import run_match
+from arena.match.verify import verify_replay
 from engine.errors import RulesError
 from services import flow
 from services.db import matches as db_matches

@@ -9,7 +9,7 @@ import math
 import msgspec
 import pytest
 
-from arena.replay import Replay
+from arena.match.replay import Replay
 from arena.sdk import BotServer, strategy_decider
 from tests.services.api_play_helpers import PlayApi
 from tests.services.memory_bot import CHANCE, MemoryBot, Score, score

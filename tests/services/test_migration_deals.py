@@ -52,9 +52,9 @@ async def test_stored_rows_keep_how_they_were_dealt(fresh_database: str) -> None
 
 def test_the_trusted_worker_reads_a_result_sent_by_the_previous_version() -> None:
     """A match running during the upgrade is reported by the old worker in format 1."""
-    from arena.connection import InProcessBot, random_decider
-    from arena.match import MatchSettings, run_match
-    from arena.replay import EntrantRecord
+    from arena.client.connection import InProcessBot, random_decider
+    from arena.match.replay import EntrantRecord
+    from arena.match.runner import MatchSettings, run_match
     from services.worker.tasks_store import BadResult, check_replay
 
     entrants = [

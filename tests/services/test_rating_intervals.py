@@ -11,7 +11,7 @@ import asyncpg
 import httpx
 import pytest
 
-from arena.match import run_match
+from arena.match.runner import run_match
 from services import flow
 from services.db import bots as db_bots
 from services.db import rating_fits as db_fits

@@ -9,7 +9,7 @@ from typing import get_args
 import asyncpg
 import pytest
 
-from arena.match import run_match
+from arena.match.runner import run_match
 from services import flow
 from services.db import matches as db_matches
 from services.domain import MatchStatus

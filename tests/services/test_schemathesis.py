@@ -19,8 +19,8 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from litestar import Litestar
 
-from arena.client import BotClient, ClientConfig
-from arena.egress import EgressPolicy
+from arena.client.bot_client import BotClient, ClientConfig
+from arena.client.egress import EgressPolicy
 from services.api import health
 from services.api.auth import hash_api_key, new_api_key
 from services.api.spec import full_openapi

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.deals import game_seed
+from arena.game.deals import game_seed
 from services.domain import seeds
 from tests.conftest import ROOT
 

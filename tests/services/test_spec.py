@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from arena.openapi import bot_protocol_openapi, render
+from arena.wire.openapi import bot_protocol_openapi, render
 from services.api.spec import SpecConflict, full_openapi, merge, rest_openapi
 from tests.conftest import ROOT
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.sprt import Sprt, pairs_if_all_won
+from arena.sprt.stats import Sprt, pairs_if_all_won
 from services.domain.sprt_runs import (
     SprtParams,
     counts_of,

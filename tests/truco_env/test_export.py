@@ -10,9 +10,9 @@ import msgspec
 import numpy as np
 import pytest
 
-from arena.entrants import connect
-from arena.match import MatchSettings, run_match
-from arena.replay import Replay
+from arena.match.entrants import connect
+from arena.match.replay import Replay
+from arena.match.runner import MatchSettings, run_match
 from engine import Rules
 from engine.events import ActionTaken, HandStarted
 from truco_cli.main import main

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.conformance import check_bot
+from arena.client.signing import generate_secret
+from arena.conformance.check import check_bot
 from arena.sdk import BotServer
-from arena.signing import generate_secret
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "train"
 

@@ -1,6 +1,6 @@
 """Real data for the page tests: bots, ratings, tournaments and replays of real matches.
 
-Every finished match is played for real by ``arena.match.run_match`` between built-in
+Every finished match is played for real by ``arena.match.runner.run_match`` between built-in
 in-process bots; its replay is stored zlib-compressed like the platform stores it. One bot is
 named ``<script>alert(1)</script>``, says ``<img src=x onerror=alert(1)>`` with each action and
 answers an illegal word on its first decision of each game (a recorded fault).
@@ -18,12 +18,12 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import msgspec
 
-from arena import wire
-from arena.connection import Decide, InProcessBot
-from arena.match import MatchSettings, run_match
-from arena.protocol import ActRequest, ActResponse
-from arena.replay import EntrantRecord, Replay
+from arena.client.connection import Decide, InProcessBot
+from arena.match.replay import EntrantRecord, Replay
+from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
+from arena.wire import structs as wire
+from arena.wire.protocol import ActRequest, ActResponse
 from engine.rules import Rules
 from services.domain.result import played_result
 

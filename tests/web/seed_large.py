@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import asyncpg
 import msgspec
 
-from arena.connection import InProcessBot
-from arena.match import MatchSettings, run_match
-from arena.replay import EntrantRecord, Replay
+from arena.client.connection import InProcessBot
+from arena.match.replay import EntrantRecord, Replay
+from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from engine.events import HandStarted
 from engine.rules import Rules

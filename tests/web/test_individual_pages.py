@@ -49,8 +49,8 @@ async def test_individual_event_pages(client: httpx.AsyncClient, web_data: WebDa
 
 
 def test_seat_names_follow_the_rotation_of_an_individual_match() -> None:
-    from arena.match import seat_entrants
-    from arena.replay import EntrantRecord, GameRecord, MatchResult, Replay
+    from arena.match.replay import EntrantRecord, GameRecord, MatchResult, Replay
+    from arena.match.runner import seat_entrants
     from engine import Rules
     from services.web.views.common import BotLink
     from services.web.views.replay import _seat_names

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from arena.connection import InProcessBot
-from arena.match import MatchSettings, run_match
-from arena.replay import EntrantRecord
+from arena.client.connection import InProcessBot
+from arena.match.replay import EntrantRecord
+from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from engine.rules import Rules
 from services import flow

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import msgspec
 
-from arena.replay import (
+from arena.match.replay import (
     FORMAT,
     Decision,
     EntrantRecord,
@@ -282,7 +282,7 @@ def test_crosstable_and_chart() -> None:
 
 
 def test_bot_page_lists_recent_faults_with_kinds_and_the_cause_of_a_loss() -> None:
-    from arena.replay import Cause
+    from arena.match.replay import Cause
     from services.db.pages import BotRow
 
     walkover = match(7, 1, 1, 5, 6, winner=1)

@@ -15,8 +15,8 @@ import asyncpg
 import msgspec
 import pytest
 
+from arena.client.signing import generate_secret
 from arena.sdk import BotServer, strategy_decider
-from arena.signing import generate_secret
 from services.base.config import WORKER_NEEDS, Secret, load_settings
 from services.base.secretbox import SecretBox
 from services.db import accounts as db_accounts

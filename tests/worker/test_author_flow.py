@@ -14,9 +14,9 @@ from typing import Any
 import httpx
 import pytest
 
-from arena.protocol import ActResponse
+from arena.client.signing import new_secret
 from arena.sdk import BotServer
-from arena.signing import new_secret
+from arena.wire.protocol import ActResponse
 from tests.worker.processes import api_process, celery_worker
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]

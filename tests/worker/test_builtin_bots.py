@@ -9,9 +9,9 @@ import anyio
 import msgspec
 import pytest
 
-from arena.match import MatchSettings
-from arena.replay import Replay
-from arena.signing import generate_secret
+from arena.client.signing import generate_secret
+from arena.match.replay import Replay
+from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.worker import tasks_play
 from services.worker.messages import EntrantMessage, MatchMessage, ProbeTarget

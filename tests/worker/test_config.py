@@ -8,7 +8,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from arena.match import MatchSettings
+from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.base import limits
 from services.base.config import WORKER_NEEDS, ConfigError, load_settings

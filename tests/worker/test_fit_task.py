@@ -12,7 +12,7 @@ import anyio
 import asyncpg
 import pytest
 
-from arena.match import run_match
+from arena.match.runner import run_match
 from services import flow
 from services.db import rating_fits as db_fits
 from services.worker import dispatch

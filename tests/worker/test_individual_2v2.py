@@ -16,9 +16,9 @@ import asyncpg
 import httpx
 import pytest
 
-from arena import wire
-from arena.protocol import ActRequest
 from arena.sdk import BotServer, strategy_decider
+from arena.wire import structs as wire
+from arena.wire.protocol import ActRequest
 from engine.actions import SENAS, Action
 from tests.worker.processes import api_process, celery_worker, wait_for_row
 

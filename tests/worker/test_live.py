@@ -18,12 +18,12 @@ import msgspec
 import pytest
 import redis
 
-from arena.match import MatchSettings
-from arena.protocol import ActResponse
-from arena.replay import Decision, Replay, StartFault
+from arena.client.signing import generate_secret
+from arena.match.replay import Decision, Replay, StartFault
+from arena.match.runner import MatchSettings
+from arena.match.verify import verify_replay
 from arena.sdk import ActRequest, BotServer, strategy_decider
-from arena.signing import generate_secret
-from arena.verify import verify_replay
+from arena.wire.protocol import ActResponse
 from engine.actions import Action
 from engine.events import HandStarted
 from engine.observe import SPECTATOR, visible

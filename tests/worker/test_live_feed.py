@@ -12,10 +12,10 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.connection import InProcessBot
-from arena.match import MatchSettings, run_match
-from arena.protocol import ActRequest, ActResponse
-from arena.replay import Decision, EntrantRecord
+from arena.client.connection import InProcessBot
+from arena.match.replay import Decision, EntrantRecord
+from arena.match.runner import MatchSettings, run_match
+from arena.wire.protocol import ActRequest, ActResponse
 from engine.actions import SENAS
 from engine.events import Event
 from engine.rules import Rules

@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 import redis
 
-from arena.client import TimeBank
-from arena.connection import Answer, BotConnection, InProcessBot
-from arena.match import MatchSettings, run_match
-from arena.protocol import ActRequest
-from arena.replay import Decision, EntrantRecord, Replay
+from arena.client.bot_client import TimeBank
+from arena.client.connection import Answer, BotConnection, InProcessBot
+from arena.match.replay import Decision, EntrantRecord, Replay
+from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
+from arena.wire.protocol import ActRequest
 from engine.rules import Rules
 from services.worker import live
 from tests.servers import RedisTarget

@@ -8,9 +8,9 @@ from typing import Any
 import msgspec
 import pytest
 
-from arena.match import MatchSettings
-from arena.replay import Replay
-from arena.signing import generate_secret
+from arena.client.signing import generate_secret
+from arena.match.replay import Replay
+from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.base.config import WorkerSettings
 from services.worker import tasks_play

@@ -16,7 +16,7 @@ import asyncpg
 import httpx
 import pytest
 
-from arena.sprt import pairs_if_all_won
+from arena.sprt.stats import pairs_if_all_won
 from tests.worker.processes import api_process, celery_worker
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]

@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from arena.replay import Decision, Replay, StartFault
+from arena.match.replay import Decision, Replay, StartFault
 from services.db.pages import BotRow, HistoryPoint, MatchRow, RatingRow
 from services.domain.ratings import POOLS, PROVISIONAL_UNTIL
 from services.web.intervals import rating_interval

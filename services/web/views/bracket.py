@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from arena.replay import Replay
+from arena.match.replay import Replay
 from services.db.pages import EntryRow, MatchRow
 from services.tournaments.bracket_format import COLUMN_OF_KIND, BracketFormat
 from services.tournaments.brackets import (

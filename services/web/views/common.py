@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.replay import Replay
+from arena.match.replay import Replay
 from engine.cards import RANK, SUIT
 from services.db.pages import FINISHED_MATCH, MatchRow
 from services.tournaments.played import knockout_decision
@@ -131,7 +131,7 @@ REASON_NAMES = {
     "forfeit": N_("forfeit"),
     "walkover": N_("walkover"),
 }
-"""How a match was decided (``arena.replay.MatchResult.reason``)."""
+"""How a match was decided (``arena.match.replay.MatchResult.reason``)."""
 
 
 def reason_name(reason: str) -> str:

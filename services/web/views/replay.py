@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.narrate import describe, hand_note, points_gained
-from arena.replay import Decision, Replay, ReplayEvent, StartFault
+from arena.game.narrate import describe, hand_note, points_gained
+from arena.match.replay import Decision, Replay, ReplayEvent, StartFault
 from engine.events import (
     ActionTaken,
     EnvidoCancelled,

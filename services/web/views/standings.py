@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.replay import Replay
+from arena.match.replay import Replay
 from services.db.pages import EntryRow, MatchRow, TournamentRow
 from services.tournaments.formats import StandingRow, get_format
 from services.web.i18n import N_

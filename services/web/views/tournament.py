@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from arena.deals import MIRRORED
-from arena.replay import Replay
+from arena.game.deals import MIRRORED
+from arena.match.replay import Replay
 from services.db.pages import EntryRow, MatchRow, TournamentRow
 from services.domain import INDIVIDUAL, LIVE_TOURNAMENT_STATUSES
 from services.tournaments.bracket_format import BracketFormat

@@ -1,6 +1,6 @@
 """The game types of the bot protocol as the wire carries them: the arena's own structs.
 
-The bot protocol (:mod:`arena.protocol`, docs/protocol.md) sends rules, an observation, legal
+The bot protocol (:mod:`arena.wire.protocol`, docs/protocol.md) sends rules, an observation, legal
 actions and events. These are NOT the engine's types but copies owned by the protocol, filled
 by the converters below (``*_to_wire``), so a refactor of the engine cannot silently change
 what bots receive: a renamed or retyped engine field breaks a converter (mypy, the tests), and

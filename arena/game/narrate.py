@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from arena.replay import StartFault
+from arena.match.replay import StartFault
 from engine.cards import RANK, SUIT, SUIT_NAMES
 from engine.events import (
     ActionTaken,

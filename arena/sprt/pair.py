@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from arena.replay import Replay
+from arena.match.replay import Replay
 
 GAMES_PER_PAIR: Final = 2
 

@@ -1,4 +1,4 @@
-"""The replay document of a match; :mod:`arena.verify` checks one by re-simulation.
+"""The replay document of a match; :mod:`arena.match.verify` checks one by re-simulation.
 
 A replay is one JSON document: the match seed, how its games were dealt (``deals``) and the
 rules, the entrants, and per game its engine seed, seating, every event (the engine's events
@@ -16,8 +16,8 @@ from typing import Literal
 
 import msgspec
 
-from arena.deals import Deals
-from arena.faults import CallFaultKind, FaultKind
+from arena.game.deals import Deals
+from arena.wire.faults import CallFaultKind, FaultKind
 from engine.events import Event
 from engine.rules import Rules
 

@@ -1,7 +1,7 @@
 """The game boundary: everything the arena needs to know about a game, and nothing more.
 
-The match runner (:mod:`arena.match`), the replay verifier (:mod:`arena.replay`),
-``truco check`` (:mod:`arena.conformance`) and the live feed (``services/worker/live.py``) go
+The match runner (:mod:`arena.match.runner`), the replay verifier (:mod:`arena.match.replay`),
+``truco check`` (:mod:`arena.conformance.check`) and the live feed (``services/worker/live.py``) go
 through a :class:`Game` and never call a game's rules directly. A game is a value with these
 methods, in the spirit of OpenSpiel's ``Game`` object and Battlesnake's ``Ruleset``:
 
@@ -13,7 +13,7 @@ methods, in the spirit of OpenSpiel's ``Game`` object and Battlesnake's ``Rulese
 * the fallback action played for a bot that faulted, a seat's team, the score and winner;
 * which events close a stretch of play (a hand), and how to describe an event in one line.
 
-Truco (:mod:`arena.truco`) is registered as the one game (:data:`GAMES`). A second game is a
+Truco (:mod:`arena.game.truco`) is registered as the one game (:data:`GAMES`). A second game is a
 package beside ``engine/`` with the same shape plus one object meeting this protocol here.
 """
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, Protocol, TypeVar
 
-from arena.truco import TRUCO, Truco
+from arena.game.truco import TRUCO, Truco
 from engine.actions import Action
 from engine.events import Event
 from engine.observe import Observation, Viewer, Visible
@@ -103,12 +103,12 @@ class Game(Protocol[S, A, E, O_co, R_contra, V_co]):
 
     def describe(self, event: E, seats: Sequence[str], teams: tuple[str, str]) -> str:
         """One sentence for ``event``, with the players named by seat and the teams' names
-        (the game's narration: for Truco :mod:`arena.narrate`)."""
+        (the game's narration: for Truco :mod:`arena.game.narrate`)."""
         ...
 
 
 TrucoGame = Game[State, Action, Event, Observation, Rules, Visible]
-"""The game the match record (:mod:`arena.replay`) is written for."""
+"""The game the match record (:mod:`arena.match.replay`) is written for."""
 
 GAMES: Final[dict[str, TrucoGame]] = {TRUCO.name: TRUCO}
 """Every game the arena plays, by name (today: Truco)."""

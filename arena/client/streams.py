@@ -2,7 +2,7 @@
 
 :class:`AsyncioBackend` implements httpcore's small network-backend interface
 (``connect_tcp`` returning a stream with ``read``/``write``/``start_tls``/``aclose``), so
-anything written for that interface (the pinning in :mod:`arena.pinning`, the doubles in the
+anything written for that interface (the pinning in :mod:`arena.client.pinning`, the doubles in the
 tests) stacks on it unchanged. Underneath is one :class:`asyncio.BufferedProtocol` per
 connection: the transport receives into one kept buffer per thread, the bytes that came are
 copied out and wait in a list until read, a read with nothing buffered awaits one future.

@@ -1,6 +1,6 @@
 """The bot callback protocol as OpenAPI 3.1 ``webhooks``, generated from the msgspec types.
 
-``python -m arena.openapi`` prints the document; ``make spec`` writes it to
+``python -m arena.wire.openapi`` prints the document; ``make spec`` writes it to
 ``api-spec/openapi.json`` and a test fails when the committed file drifts from the code.
 """
 
@@ -11,7 +11,14 @@ from typing import Any
 
 import msgspec
 
-from arena.protocol import API_VERSION, ActRequest, ActResponse, BotInfo, EndRequest, StartRequest
+from arena.wire.protocol import (
+    API_VERSION,
+    ActRequest,
+    ActResponse,
+    BotInfo,
+    EndRequest,
+    StartRequest,
+)
 
 REF = "#/components/schemas/{name}"
 SIGNATURE_HEADERS = [

@@ -1,17 +1,17 @@
-"""A replay's verification by re-simulation, through the game (:mod:`arena.game`).
+"""A replay's verification by re-simulation, through the game (:mod:`arena.game.boundary`).
 
 :func:`verify_replay` checks that every game's seed is the one the match seed and ``deals``
 give, plays every game again through the game's rules from its seed and the actions taken,
-recomputes the result, and raises :class:`~arena.replay.VerifyError` on any difference.
+recomputes the result, and raises :class:`~arena.match.replay.VerifyError` on any difference.
 """
 
 from __future__ import annotations
 
 import msgspec
 
-from arena.deals import game_seed, seating
-from arena.game import TRUCO, TrucoGame
-from arena.replay import (
+from arena.game.boundary import TRUCO, TrucoGame
+from arena.game.deals import game_seed, seating
+from arena.match.replay import (
     FORMAT,
     LEGACY_FORMAT,
     Decision,

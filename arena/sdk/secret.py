@@ -13,7 +13,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from arena import signing
+from arena.client import signing
 
 ENV_VAR = "TRUCO_BOT_SECRET"
 

@@ -3,7 +3,7 @@
 A match is ``games_per_match`` games under one rules object. Every game is dealt from its own
 stream derived from the match seed (``deals="independent"``, the default) or, with
 ``deals="mirrored"``, games come in pairs that deal the same cards with the entrants' seats
-swapped (:mod:`arena.deals`: only safe between bots of one owner). Seats alternate game to
+swapped (:mod:`arena.game.deals`: only safe between bots of one owner). Seats alternate game to
 game either way.
 
 Entrants come in *slot* order and entrant ``k`` plays for side ``k % 2``:
@@ -34,13 +34,12 @@ from typing import Annotated, Final
 
 import msgspec
 
-from arena.client import Fault, TimeBank
-from arena.connection import Answer, BotConnection
-from arena.deals import INDEPENDENT, Deals, game_seed, seating
-from arena.game import TRUCO, TrucoGame
-from arena.judge import Accepted, judge
-from arena.protocol import act_request, end_request, start_request
-from arena.replay import (
+from arena.client.bot_client import Fault, TimeBank
+from arena.client.connection import Answer, BotConnection
+from arena.game.boundary import TRUCO, TrucoGame
+from arena.game.deals import INDEPENDENT, Deals, game_seed, seating
+from arena.match.judge import Accepted, judge
+from arena.match.replay import (
     FORMAT,
     Call,
     Cause,
@@ -54,6 +53,7 @@ from arena.replay import (
     StartFault,
     decide_result,
 )
+from arena.wire.protocol import act_request, end_request, start_request
 from engine.actions import Action
 from engine.events import Event
 from engine.rules import Rules

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from arena.client import BotClient, ClientConfig
-from arena.connection import BotConnection, HttpBot, InProcessBot
-from arena.egress import EgressPolicy
-from arena.replay import EntrantRecord
+from arena.client.bot_client import BotClient, ClientConfig
+from arena.client.connection import BotConnection, HttpBot, InProcessBot
+from arena.client.egress import EgressPolicy
+from arena.match.replay import EntrantRecord
 from arena.sdk import strategy_decider
 
 BUILTIN_PREFIX = "builtin:"

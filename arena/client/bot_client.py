@@ -6,8 +6,8 @@ headers and body), so a bot that drips its answer a byte at a time is cut at the
 not at some per-read timeout. Bodies past ``max_body`` bytes are cut off (``too_large``).
 Redirects are not followed, no cookie is ever kept, and every request is signed.
 
-The HTTP/1.1 underneath is our own and small (:mod:`arena.http1`, llhttp parsing the answers,
-:mod:`arena.streams` for the sockets): a bot call costs the platform little more CPU than a
+The HTTP/1.1 underneath is our own and small (:mod:`arena.client.http1`, llhttp parsing the answers,
+:mod:`arena.client.streams` for the sockets): a bot call costs the platform little more CPU than a
 bare keep-alive loop (docs/arena-client.md has the figures). No proxy from the environment,
 no cookie jar and no redirect logic exist on the path at all.
 """
@@ -27,9 +27,9 @@ from urllib.parse import quote, urlsplit
 import httpcore
 import msgspec
 
-from arena import signing
-from arena.deadline import Deadline
-from arena.egress import (
+from arena.client import signing
+from arena.client.deadline import Deadline
+from arena.client.egress import (
     BadBotUrl,
     EgressError,
     EgressPolicy,
@@ -38,10 +38,10 @@ from arena.egress import (
     Resolver,
     check_url,
 )
-from arena.fault_detail import public_detail
-from arena.faults import CallFaultKind
-from arena.http1 import MAX_HEAD_BYTES, ConnectionPool, HttpAnswer, TooLarge
-from arena.pinning import PinnedBackend, shared_ssl_context
+from arena.client.fault_detail import public_detail
+from arena.client.http1 import MAX_HEAD_BYTES, ConnectionPool, HttpAnswer, TooLarge
+from arena.client.pinning import PinnedBackend, shared_ssl_context
+from arena.wire.faults import CallFaultKind
 
 T = TypeVar("T")
 
@@ -186,7 +186,7 @@ class BotClient:
     The base URL goes through the egress guard once (:meth:`pin`, or lazily on the first call)
     and every connection goes to that checked address. ``network_backend`` replaces the socket
     layer under the pinning (an httpcore ``AsyncNetworkBackend``; tests pass one that fails if
-    called); the default is :class:`arena.streams.AsyncioBackend`.
+    called); the default is :class:`arena.client.streams.AsyncioBackend`.
     """
 
     def __init__(

@@ -14,7 +14,7 @@ A complete bot::
 ``decide`` gets the whole :class:`ActRequest` (``req.observation`` is what the seat may know,
 ``req.legal_actions`` what it may do) and returns an ``engine.Action`` or an ``ActResponse``.
 ``serve`` takes the secret from ``secret=``, else the file ``secret_file=`` (mode 0600), else
-``$TRUCO_BOT_SECRET`` (see :mod:`arena.bot_secret`). With a secret (the ``whsec_...`` you chose
+``$TRUCO_BOT_SECRET`` (see :mod:`arena.sdk.secret`). With a secret (the ``whsec_...`` you chose
 and gave at registration, or the one registration returned) every request must carry a valid
 Standard Webhooks signature no older than 5 minutes (any one of the signatures in the header
 may match: during a rotation the arena sends two), or it is answered 401 before ``decide``
@@ -44,11 +44,12 @@ from typing import Any, Self
 
 import msgspec
 
-from arena import signing, wire
-from arena.bot_secret import load_secret
 from arena.bots import get_strategy
-from arena.connection import Choice
-from arena.protocol import (
+from arena.client import signing
+from arena.client.connection import Choice
+from arena.sdk.secret import load_secret
+from arena.wire import structs as wire
+from arena.wire.protocol import (
     API_VERSION,
     ActRequest,
     ActResponse,
@@ -57,7 +58,7 @@ from arena.protocol import (
     StartRequest,
     legal_answer,
 )
-from arena.wire import action_from_wire, action_to_wire, observation_from_wire
+from arena.wire.structs import action_from_wire, action_to_wire, observation_from_wire
 from engine import Action
 
 __all__ = [
@@ -307,7 +308,7 @@ def serve(
     """Serve ``decide`` until Ctrl-C. Use ``host="0.0.0.0"`` to be reachable from the arena.
 
     The secret is ``secret``, else the contents of ``secret_file``, else ``$TRUCO_BOT_SECRET``;
-    a bad one raises :class:`arena.bot_secret.SecretSourceError` before anything listens.
+    a bad one raises :class:`arena.sdk.secret.SecretSourceError` before anything listens.
     """
     bot = BotServer(
         decide,

@@ -3,7 +3,7 @@
 These types are the single source of truth: the arena encodes requests with them, the SDK
 decodes them, and the OpenAPI document's ``webhooks`` section is generated from them. Every
 type a request carries (rules, observation, actions, events) is the protocol's own
-(:mod:`arena.wire`), filled from the engine's by the builders below
+(:mod:`arena.wire.structs`), filled from the engine's by the builders below
 (:func:`start_request`, :func:`act_request`, :func:`end_request`), so the bot API changes
 only when these modules do.
 """
@@ -15,7 +15,7 @@ from typing import Annotated, Protocol
 
 import msgspec
 
-from arena.wire import Action, Observation, Rules, observation_to_wire, rules_to_wire
+from arena.wire.structs import Action, Observation, Rules, observation_to_wire, rules_to_wire
 from engine import actions as engine_actions
 from engine import observe as engine_observe
 from engine import rules as engine_rules

@@ -1,7 +1,7 @@
 """How the match runner talks to a bot: over HTTP through the guarded client, or in process.
 
 Both kinds answer the same four calls; a bot's misbehaviour is always a returned
-:class:`~arena.client.Fault`, never an exception.
+:class:`~arena.client.bot_client.Fault`, never an exception.
 """
 
 from __future__ import annotations
@@ -13,9 +13,16 @@ from typing import Protocol
 
 import msgspec
 
-from arena import wire
-from arena.client import BotClient, Fault, Reply, TimeBank
-from arena.protocol import API_VERSION, ActRequest, ActResponse, BotInfo, EndRequest, StartRequest
+from arena.client.bot_client import BotClient, Fault, Reply, TimeBank
+from arena.wire import structs as wire
+from arena.wire.protocol import (
+    API_VERSION,
+    ActRequest,
+    ActResponse,
+    BotInfo,
+    EndRequest,
+    StartRequest,
+)
 from engine.actions import Action
 
 Choice = ActResponse | Action | wire.Action

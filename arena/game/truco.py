@@ -1,12 +1,12 @@
-"""Truco as an arena :class:`~arena.game.Game`: the engine's rules behind the game boundary."""
+"""Truco as an arena :class:`~arena.game.boundary.Game`: the engine's rules behind the game boundary."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Final
 
-from arena import narrate
-from arena.fallback import fallback_action
+from arena.game import narrate
+from arena.game.fallback import fallback_action
 from engine.actions import Action
 from engine.errors import EngineError
 from engine.events import Event, GameEnded, HandEnded

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from arena.connection import Answer
-from arena.faults import FaultKind
-from arena.game import TrucoGame
-from arena.protocol import legal_answer
+from arena.client.connection import Answer
+from arena.game.boundary import TrucoGame
+from arena.wire.faults import FaultKind
+from arena.wire.protocol import legal_answer
 from engine.actions import Action
 from engine.events import Event
 from engine.state import State

@@ -4,11 +4,11 @@ The probe calls ``GET /`` (apiversion "1" and a name), ``POST /start``, then one
 per kind of decision, each a real engine position (:func:`probes`): a card in each round, the
 answer to every truco, envido and flor question, a forced flor, 2v2 seats. Then at least
 ``decisions`` more ``POST /act`` from random seeded games steered to reach every family of
-decision (:mod:`arena.exploration`), stopping at the first bad answer with the position, the
-answer and the arena's error. Every answer is judged by :func:`arena.judge.judge`, the code the
+decision (:mod:`arena.conformance.exploration`), stopping at the first bad answer with the position, the
+answer and the arena's error. Every answer is judged by :func:`arena.match.judge.judge`, the code the
 match runner uses, so the check fails exactly what a match would count as a fault. Then
 ``POST /end`` and one request signed with a wrong key (the bot should refuse it). Calls go
-through the arena's own :class:`arena.client.BotClient` (no redirects, 64 KiB limit, signed),
+through the arena's own :class:`arena.client.bot_client.BotClient` (no redirects, 64 KiB limit, signed),
 with loopback allowed.
 """
 
@@ -19,14 +19,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from arena import signing
-from arena.client import BotClient, ClientConfig, Fault, Reply, TimeBank
-from arena.connection import answer_from
-from arena.egress import EgressPolicy
-from arena.exploration import FAMILIES, describe, explore
-from arena.game import TRUCO
-from arena.judge import Accepted, Rejected, judge
-from arena.protocol import (
+from arena.client import signing
+from arena.client.bot_client import BotClient, ClientConfig, Fault, Reply, TimeBank
+from arena.client.connection import answer_from
+from arena.client.egress import EgressPolicy
+from arena.conformance.exploration import FAMILIES, describe, explore
+from arena.game.boundary import TRUCO
+from arena.match.judge import Accepted, Rejected, judge
+from arena.wire.protocol import (
     ActRequest,
     BotInfo,
     EndRequest,

@@ -1,11 +1,11 @@
 """Connect only to the address the egress guard checked (no second DNS lookup).
 
-The bot client's connection pool (:mod:`arena.http1`) resolves nothing itself: it hands the
+The bot client's connection pool (:mod:`arena.client.http1`) resolves nothing itself: it hands the
 URL's host to its network backend's ``connect_tcp``. :class:`PinnedBackend` sits there and
 swaps the host for the pinned IP, so the socket goes to the judged address while TLS (SNI,
 certificate check) and the ``Host`` header still use the name from the URL. Any other host,
 and any Unix socket, is refused: this is the single choke point every connection of a
-:class:`~arena.client.BotClient` goes through.
+:class:`~arena.client.bot_client.BotClient` goes through.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from collections.abc import Iterable
 import httpcore
 import httpx
 
-from arena.egress import EgressPolicy, EgressRefused, PinnedTarget, judge_address
-from arena.streams import AsyncioBackend, SocketOption, TcpOnlyBackend
+from arena.client.egress import EgressPolicy, EgressRefused, PinnedTarget, judge_address
+from arena.client.streams import AsyncioBackend, SocketOption, TcpOnlyBackend
 
 
 class PinnedBackend(TcpOnlyBackend):

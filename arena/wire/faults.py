@@ -1,7 +1,7 @@
 """The kinds of fault a bot can commit: one Literal type for the whole arena.
 
 A call to a bot fails as a :data:`CallFaultKind` (the guarded client's ``Fault``); an answer
-that came back but names no legal action is ``illegal_action`` (judged by :mod:`arena.judge`).
+that came back but names no legal action is ``illegal_action`` (judged by :mod:`arena.match.judge`).
 ``Decision.fault`` in a replay, a walkover's or forfeit's ``Cause.kind`` and a rejected answer
 are a :data:`FaultKind`; docs/protocol.md describes each.
 """

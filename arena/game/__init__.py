@@ -1,0 +1,1 @@
+"""The game boundary (:mod:`arena.game.boundary`) and the games behind it: Truco, its deals and words."""
