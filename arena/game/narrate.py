@@ -11,8 +11,8 @@ two teams. Nothing here decides what a viewer may see: pass events already filte
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
-from arena.match.replay import StartFault
 from engine.cards import RANK, SUIT, SUIT_NAMES
 from engine.events import (
     ActionTaken,
@@ -27,6 +27,21 @@ from engine.events import (
     TrucoSettled,
 )
 from engine.spoken import named, said
+
+
+class CouldNotStart(Protocol):
+    """A seat whose bot could not start a game: what a sentence names of it. The match record's
+    ``arena.match.replay.StartFault`` is one; the words do not need the record itself."""
+
+    @property
+    def seat(self) -> int: ...
+
+    @property
+    def fault(self) -> str: ...
+
+    @property
+    def detail(self) -> str: ...
+
 
 Translate = Callable[[str], str]
 """A gettext: the English message in the reader's language."""
@@ -78,7 +93,7 @@ def declarations(event: EnvidoSettled, seats: Sequence[str]) -> str:
 
 
 def describe(
-    event: Event | StartFault,
+    event: Event | CouldNotStart,
     seats: Sequence[str],
     teams: tuple[str, str],
     gettext: Translate = untranslated,
@@ -151,7 +166,7 @@ def describe(
     }
 
 
-def points_gained(event: Event | StartFault, teams: tuple[str, str]) -> str | None:
+def points_gained(event: Event | CouldNotStart, teams: tuple[str, str]) -> str | None:
     """``"+3 ana & beto"`` for an event that scores, else None."""
     if isinstance(event, EnvidoSettled | FlorSettled):
         return f"+{event.points} {teams[event.winner]}"
@@ -160,7 +175,7 @@ def points_gained(event: Event | StartFault, teams: tuple[str, str]) -> str | No
     return None
 
 
-def hand_note(event: Event | StartFault, teams: tuple[str, str]) -> str | None:
+def hand_note(event: Event | CouldNotStart, teams: tuple[str, str]) -> str | None:
     """A short note on what a hand's bets came to (``"envido 2 → ana"``), else None."""
     if isinstance(event, EnvidoSettled):
         return f"envido {event.points} → {teams[event.winner]}"
