@@ -24,7 +24,7 @@ from arena.client.bot_client import BotClient, ClientConfig, Fault, Reply, TimeB
 from arena.client.connection import answer_from
 from arena.client.egress import EgressPolicy
 from arena.conformance.exploration import FAMILIES, describe, explore
-from arena.game.boundary import TRUCO
+from arena.game.truco import TRUCO
 from arena.match.judge import Accepted, Rejected, judge
 from arena.wire.protocol import (
     ActRequest,

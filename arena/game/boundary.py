@@ -13,8 +13,12 @@ methods, in the spirit of OpenSpiel's ``Game`` object and Battlesnake's ``Rulese
 * the fallback action played for a bot that faulted, a seat's team, the score and winner;
 * which events close a stretch of play (a hand), and how to describe an event in one line.
 
-Truco (:mod:`arena.game.truco`) is registered as the one game (:data:`GAMES`). A second game is a
-package beside ``engine/`` with the same shape plus one object meeting this protocol here.
+A game registers itself, as OpenSpiel's games do: its module calls :func:`register` when it is
+imported, and the package ``arena.game`` imports every game module, so :data:`GAMES` is full
+whenever anything of ``arena.game`` is loaded. This module imports no game. Truco
+(:mod:`arena.game.truco`) is the one game today; a second game is a package beside ``engine/``
+with the same shape, one module here with an object meeting this protocol that registers it,
+and one import in ``arena/game/__init__.py``.
 """
 
 from __future__ import annotations
@@ -22,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, Protocol, TypeVar
 
-from arena.game.truco import TRUCO, Truco
 from engine.actions import Action
 from engine.events import Event
 from engine.observe import Observation, Viewer, Visible
@@ -110,8 +113,16 @@ class Game(Protocol[S, A, E, O_co, R_contra, V_co]):
 TrucoGame = Game[State, Action, Event, Observation, Rules, Visible]
 """The game the match record (:mod:`arena.match.replay`) is written for."""
 
-GAMES: Final[dict[str, TrucoGame]] = {TRUCO.name: TRUCO}
-"""Every game the arena plays, by name (today: Truco)."""
+GAMES: Final[dict[str, TrucoGame]] = {}
+"""Every game the arena plays, by name: each registers itself (today: Truco)."""
+
+
+def register(game: TrucoGame) -> None:
+    """Make ``game`` known by its name; a second, different game under a taken name is a
+    ValueError (registering the same object again changes nothing)."""
+    known = GAMES.setdefault(game.name, game)
+    if known is not game:
+        raise ValueError(f"a game named {game.name!r} is already registered")
 
 
 def game_named(name: str) -> TrucoGame:
@@ -119,4 +130,4 @@ def game_named(name: str) -> TrucoGame:
     return GAMES[name]
 
 
-__all__ = ["GAMES", "TRUCO", "Game", "Truco", "TrucoGame", "game_named"]
+__all__ = ["GAMES", "Game", "TrucoGame", "game_named", "register"]

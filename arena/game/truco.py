@@ -1,4 +1,7 @@
-"""Truco as an arena :class:`~arena.game.boundary.Game`: the engine's rules behind the game boundary."""
+"""Truco as an arena :class:`~arena.game.boundary.Game`: the engine's rules behind the game boundary.
+
+Importing this module registers :data:`TRUCO` (``arena/game/__init__.py`` does).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from arena.game import narrate
+from arena.game.boundary import register
 from arena.game.fallback import fallback_action
 from engine.actions import Action
 from engine.errors import EngineError
@@ -70,3 +74,4 @@ class Truco:
 
 
 TRUCO: Final = Truco()
+register(TRUCO)

@@ -36,8 +36,9 @@ import msgspec
 
 from arena.client.bot_client import Fault, TimeBank
 from arena.client.connection import Answer, BotConnection
-from arena.game.boundary import TRUCO, TrucoGame
+from arena.game.boundary import TrucoGame
 from arena.game.deals import INDEPENDENT, Deals, game_seed, seating
+from arena.game.truco import TRUCO
 from arena.match.judge import Accepted, judge
 from arena.match.replay import (
     FORMAT,

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import msgspec
 
-from arena.game.boundary import TRUCO, TrucoGame
+from arena.game.boundary import TrucoGame
 from arena.game.deals import game_seed, seating
+from arena.game.truco import TRUCO
 from arena.match.replay import (
     FORMAT,
     LEGACY_FORMAT,

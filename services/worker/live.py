@@ -35,8 +35,9 @@ import msgspec
 import redis
 import redis.asyncio
 
-from arena.game.boundary import TRUCO, TrucoGame
+from arena.game.boundary import TrucoGame
 from arena.game.deals import seating
+from arena.game.truco import TRUCO
 from arena.match.replay import Decision
 from engine.events import Event
 from engine.observe import SPECTATOR

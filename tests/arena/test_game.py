@@ -3,13 +3,19 @@ judge and the replay verifier play through the Game object they are given, not t
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import subprocess
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
+import arena.game.boundary
 from arena.client.connection import InProcessBot, random_decider
-from arena.game.boundary import GAMES, TRUCO, Truco, game_named
+from arena.game.boundary import GAMES, game_named, register
+from arena.game.truco import TRUCO, Truco
 from arena.match.replay import Decision, EntrantRecord, VerifyError
 from arena.match.runner import MatchSettings, run_match
 from arena.match.verify import verify_replay
@@ -43,6 +49,26 @@ def test_truco_is_the_registered_game() -> None:
     assert GAMES == {"truco": TRUCO} and game_named("truco") is TRUCO
     with pytest.raises(KeyError):
         game_named("chess")
+
+
+def test_a_game_registers_itself_and_the_boundary_names_none() -> None:
+    """Registration is the game module's own act (OpenSpiel's way): a fresh interpreter that
+    imports only the boundary module has Truco registered (the package imports its games), and
+    the boundary's source imports no game."""
+    code = "from arena.game.boundary import GAMES; print(sorted(GAMES))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['truco']"
+    boundary = ast.parse(Path(arena.game.boundary.__file__).read_text())
+    imported = {n.module for n in ast.walk(boundary) if isinstance(n, ast.ImportFrom)}
+    assert not any(m and m.startswith("arena") for m in imported), imported
+
+
+def test_a_second_game_under_a_taken_name_is_refused() -> None:
+    register(TRUCO)  # the same object again: nothing changes
+    assert GAMES == {"truco": TRUCO}
+    with pytest.raises(ValueError, match="'truco' is already registered"):
+        register(LastResort())
+    assert GAMES == {"truco": TRUCO}
 
 
 def test_the_runner_plays_the_fallback_and_the_rules_of_the_game_it_is_given() -> None:
