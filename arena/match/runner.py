@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Annotated, Final
 
 import msgspec
@@ -111,6 +112,23 @@ def _latency(samples: list[float]) -> Latency:
     )
 
 
+@dataclass
+class _Table:
+    """One game of the match while it is played: who sits where, and what has happened."""
+
+    index: int
+    game_id: str
+    seed: int
+    teams: tuple[int, int]  # the entrant seated as team 0 and as team 1
+    seats: tuple[int, ...]  # the entrant at each seat
+    names: list[str]  # the teams' names, as /start tells the bots
+    state: State
+    opening: list[Event]  # the events that open the game (the deal)
+    events: list[ReplayEvent]
+    faults: list[int] = field(default_factory=lambda: [0, 0])  # by side
+    forfeit: int | None = None  # the side that forfeits
+
+
 class MatchRunner:
     def __init__(
         self,
@@ -189,14 +207,21 @@ class MatchRunner:
         )
 
     async def _play_game(self, index: int) -> GameRecord | None:
-        s = self.settings
+        """Game ``index``: start every seat, play it decision by decision, end every seat.
+        None when a bot could not start the first game (the match is a walkover)."""
+        table = self._seat(index)
+        if not await self._start_seats(table):
+            return None
+        if self.progress is not None:
+            self.progress(index, table.state, None, table.opening)
+        await self._decision_loop(table)
+        return await self._end_seats(table)
+
+    def _seat(self, index: int) -> _Table:
+        """Game ``index`` dealt: who sits where, the teams' names, the opening events."""
         game = self.game
-        rules = s.rules
-        players = game.players(rules)
-        teams = seating(index)
+        players = game.players(self.settings.rules)
         seats = seat_entrants(index, len(self.bots), players, game)
-        seed = game_seed(self.seed, index, s.deals)
-        game_id = f"{self.match_id}-g{index + 1}"
         names = [
             " & ".join(
                 dict.fromkeys(
@@ -207,50 +232,64 @@ class MatchRunner:
             )
             for team in (0, 1)
         ]
-        state = game.new_game(rules, seed)
+        seed = game_seed(self.seed, index, self.settings.deals)
+        state = game.new_game(self.settings.rules, seed)
         opening = game.initial_events(state)
-        events: list[ReplayEvent] = list(opening)
+        return _Table(
+            index=index,
+            game_id=f"{self.match_id}-g{index + 1}",
+            seed=seed,
+            teams=seating(index),
+            seats=seats,
+            names=names,
+            state=state,
+            opening=opening,
+            events=list(opening),
+        )
 
+    async def _start_seats(self, table: _Table) -> bool:
+        """Send ``/start`` to every seat; a fault is written in the game's events, and in the
+        first game it makes the match a walkover (False: the game is not played)."""
+        s = self.settings
         self._start_failures = {}
-        for seat in range(players):
-            entrant = seats[seat]
+        for seat, entrant in enumerate(table.seats):
             request = start_request(
                 self.match_id,
-                game_id,
+                table.game_id,
                 seat,
-                rules,
-                game_number=index + 1,
+                s.rules,
+                game_number=table.index + 1,
                 games_in_match=s.games_per_match,
-                team=game.team(seat),
-                entrants=names,
+                team=self.game.team(seat),
+                entrants=table.names,
                 timeout_ms=s.timeout_ms,
                 time_bank_ms=s.time_bank_ms,
             )
             fault = await self.bots[entrant].start(request)
             if fault is not None:
-                events.append(StartFault(seat, fault.kind, fault.detail, fault.status))
-                if index == 0:
+                table.events.append(StartFault(seat, fault.kind, fault.detail, fault.status))
+                if table.index == 0:
                     self._start_failures.setdefault(entrant, fault)
-        if self._start_failures:
-            return None
-        if self.progress is not None:
-            self.progress(index, state, None, opening)
+        return not self._start_failures
 
+    async def _decision_loop(self, table: _Table) -> None:
+        """Ask the seat to act, judge its answer (the fallback on a fault), until the game is
+        over or an entrant reaches the fault limit (its side forfeits)."""
+        s = self.settings
+        game = self.game
         banks = [TimeBank(float(s.time_bank_ms)) for _ in self.bots]
         strikes = [0 for _ in self.bots]
-        faults = [0, 0]  # by side
-        last_latency: list[int | None] = [None] * players
-        forfeit: int | None = None  # the side that forfeits
-        while not game.over(state):
-            seat = game.to_act(state)
-            entrant = seats[seat]
-            legal = game.legal_actions(state)
+        last_latency: list[int | None] = [None] * len(table.seats)
+        while not game.over(table.state):
+            seat = game.to_act(table.state)
+            entrant = table.seats[seat]
+            legal = game.legal_actions(table.state)
             bank = banks[entrant]
             act = act_request(
                 self.match_id,
-                game_id,
+                table.game_id,
                 seat,
-                game.observe(state, seat),
+                game.observe(table.state, seat),
                 legal,
                 timeout_ms=int(bank.limit_ms(s.timeout_ms)),
                 time_bank_ms=int(bank.remaining_ms),
@@ -260,29 +299,35 @@ class MatchRunner:
             banks[entrant] = bank.debit(answer.latency_ms)
             last_latency[seat] = round(answer.latency_ms)
             self.latencies[entrant].append(answer.latency_ms)
-            state, caused, decision = self._resolve(state, seat, legal, answer, strikes[entrant])
+            table.state, caused, decision = self._resolve(
+                table.state, seat, legal, answer, strikes[entrant]
+            )
             if decision.fault is not None:
                 strikes[entrant] += 1
-                faults[side_of(entrant)] += 1
-            events.append(decision)
-            events.extend(caused)
+                table.faults[side_of(entrant)] += 1
+            table.events.append(decision)
+            table.events.extend(caused)
             if self.progress is not None:
-                self.progress(index, state, decision, caused)
+                self.progress(table.index, table.state, decision, caused)
             if strikes[entrant] >= s.fault_limit:
-                forfeit = side_of(entrant)
+                table.forfeit = side_of(entrant)
                 break
 
+    async def _end_seats(self, table: _Table) -> GameRecord:
+        """Send ``/end`` to every seat (the score, the winner, whether a side forfeited) and
+        return the game's record."""
+        game, state, forfeit, teams = self.game, table.state, table.forfeit, table.teams
         winner = None
         final = game.winner(state)
         if forfeit is not None:
             winner = 1 - forfeit
         elif final is not None:
             winner = teams[final]
-        for seat in range(players):
-            await self.bots[seats[seat]].end(
+        for seat, entrant in enumerate(table.seats):
+            await self.bots[entrant].end(
                 end_request(
                     self.match_id,
-                    game_id,
+                    table.game_id,
                     seat,
                     game.observe(state, seat),
                     score=game.score(state),
@@ -291,16 +336,16 @@ class MatchRunner:
                 )
             )
         return GameRecord(
-            number=index + 1,
-            game_id=game_id,
-            seed=seed,
+            number=table.index + 1,
+            game_id=table.game_id,
+            seed=table.seed,
             teams=teams,
-            events=events,
+            events=table.events,
             score=game.score(state),
             winner=winner,
             forfeit=forfeit,
-            faults=(faults[0], faults[1]),
-            seats=seats,
+            faults=(table.faults[0], table.faults[1]),
+            seats=table.seats,
         )
 
     def _resolve(
