@@ -4,8 +4,8 @@ Every ``import`` and ``from ... import`` in the source packages counts, wherever
 at module level, inside a function, under ``TYPE_CHECKING``; so does ``importlib.import_module``
 of a module named by a literal string. The packages are layered
 ``engine <- arena <- truco_env <- services <- truco_cli``; inside ``services`` the rooms are
-below (docs/architecture.md describes them). A new module of ``services`` must be given a room
-here.
+below, and so are ``arena``'s (docs/architecture.md describes them). A new folder of
+``services`` or ``arena`` must be given a room here.
 """
 
 from __future__ import annotations
@@ -44,6 +44,19 @@ _BELOW = {
     "app": {"web", "api", "worker", "flow", "db", "pure", "base"},
 }
 MAY_IMPORT = {room: below | {room} for room, below in _BELOW.items()}
+
+# arena: each folder is a room, and may import only the rooms named here (and itself); the
+# engine is below them all. ``arena`` itself is only the package's ``__init__``.
+ARENA_BELOW = {
+    "wire": set[str](),  # the bot protocol's own structs, messages, fault kinds, OpenAPI
+    "game": set[str](),  # the game boundary, Truco behind it, deals, narration
+    "bots": set[str](),  # the built-in strategies
+    "client": {"wire"},  # the guarded HTTP client and a bot connection
+    "sdk": {"client", "wire", "bots"},  # the kit a bot is written with
+    "match": {"client", "game", "wire", "sdk"},  # the runner, judge, replay, verifier
+    "conformance": {"client", "game", "match", "wire"},  # truco check
+    "sprt": {"match"},  # the SPRT statistics and a pair's score
+}
 
 Graph = Mapping[str, Mapping[str, int]]  # module -> {imported module: first line}
 
@@ -152,6 +165,16 @@ def room(module: str) -> str | None:
     return "base" if len(parts) == 1 else ROOMS.get(parts[1])
 
 
+def arena_room(module: str) -> str | None:
+    """The room of an ``arena`` module: its folder (``arena`` for the package itself)."""
+    parts = module.split(".")
+    if parts[0] != "arena":
+        return None
+    if len(parts) == 1:
+        return "arena"
+    return parts[1] if parts[1] in ARENA_BELOW else None
+
+
 def upward_imports(graph: Graph, paths: Mapping[str, Path], root: Path = ROOT) -> list[str]:
     """Every import that points up a layer (between packages) or out of its room's reach."""
     wrong = []
@@ -165,6 +188,11 @@ def upward_imports(graph: Graph, paths: Mapping[str, Path], root: Path = ROOT) -
                 here, there = room(module), room(target)
                 if here is not None and there is not None and there not in MAY_IMPORT[here]:
                     wrong.append(f"{where} (room {here} may not import room {there})")
+            elif top == target_top == "arena":
+                here, there = arena_room(module), arena_room(target)
+                allowed = ARENA_BELOW.get(here or "", set[str]()) | {here}
+                if here is not None and there is not None and there not in allowed:
+                    wrong.append(f"{where} (arena room {here} may not import room {there})")
     return wrong
 
 
@@ -185,6 +213,11 @@ def test_every_services_module_has_a_room() -> None:
     assert unplaced == []
 
 
+def test_every_arena_module_has_a_room() -> None:
+    unplaced = [m for m in modules(ROOT, ("arena",)) if arena_room(m) is None]
+    assert unplaced == []
+
+
 def test_persistence_does_not_decode_replays() -> None:
     """``services.db`` stores and returns a replay as its JSON document; decoding it
     (``arena.match.replay``) is for the rooms above. (The pure planner taking no database row
@@ -198,7 +231,8 @@ def test_persistence_does_not_decode_replays() -> None:
 
 def test_the_checks_catch_a_hidden_cycle_and_an_upward_import(tmp_path: Path) -> None:
     """The checker itself: a cycle through a function-local import, an engine module importing
-    arena and a db module importing flow by ``importlib.import_module`` are all reported."""
+    arena, a db module importing flow by ``importlib.import_module`` and arena's wire importing
+    its client are all reported."""
     for package, files in {
         "engine": {"a.py": "def f():\n    from engine import b\n", "b.py": "import engine.a\n"},
         "arena": {"c.py": "from engine.a import f\n"},
@@ -208,6 +242,13 @@ def test_the_checks_catch_a_hidden_cycle_and_an_upward_import(tmp_path: Path) ->
         for name, text in files.items():
             (tmp_path / package / name).write_text(text)
     (tmp_path / "engine" / "d.py").write_text("from arena import c\n")
+    for room, name, text in [
+        ("client", "y.py", "from arena.wire import x\n"),
+        ("wire", "x.py", "def f():\n    from arena.client.y import g\n"),
+    ]:
+        (tmp_path / "arena" / room).mkdir()
+        (tmp_path / "arena" / room / "__init__.py").write_text("")
+        (tmp_path / "arena" / room / name).write_text(text)
     (tmp_path / "services").mkdir()
     (tmp_path / "services" / "__init__.py").write_text("")
     (tmp_path / "services" / "flow.py").write_text("def f():\n    import services.web\n")
@@ -217,8 +258,14 @@ def test_the_checks_catch_a_hidden_cycle_and_an_upward_import(tmp_path: Path) ->
     )
     packages = ("engine", "arena", "services")
     graph = import_graph(tmp_path, packages)
-    assert cycles(graph) == [["engine.a", "engine.b"], ["services.flow", "services.web"]]
+    assert sorted(cycles(graph)) == [
+        ["arena.client.y", "arena.wire.x"],
+        ["engine.a", "engine.b"],
+        ["services.flow", "services.web"],
+    ]
     assert upward_imports(graph, modules(tmp_path, packages), tmp_path) == [
+        "arena/wire/x.py:2: arena.wire.x imports arena.client.y (arena room wire may not import"
+        " room client)",
         "engine/d.py:1: engine.d imports arena.c (arena is above engine)",
         "services/db.py:4: services.db imports services.flow (room db may not import room flow)",
         "services/flow.py:2: services.flow imports services.web (room flow may not import room web)",
