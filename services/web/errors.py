@@ -14,7 +14,7 @@ from typing import Any
 from litestar import Request, Response
 from litestar.types import ExceptionHandler, ExceptionHandlersMap
 
-from services.web.pages import html_error
+from services.web.pages.error import html_error
 
 API_PREFIXES = ("/v1", "/schema", "/health")
 

@@ -31,7 +31,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.wire.openapi import bot_protocol_openapi
 from services.api.spec import add_links, merge
-from services.web.pages import SECURITY_HEADERS, language_of_response, render_html
+from services.web.pages.render import SECURITY_HEADERS, language_of_response, render_html
 
 SCHEMA_PATH = "/schema"  # services.api.app mounts the OpenAPI router there
 REFERENCE_URL = f"{SCHEMA_PATH}/reference"

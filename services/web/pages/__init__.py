@@ -1,0 +1,46 @@
+"""The pages, one module per page: handlers fetch rows (``services.db.pages``), build view
+models (``services.web.views``) and render templates (:mod:`.render`). :func:`web_router`
+mounts them all."""
+
+from __future__ import annotations
+
+from litestar import Router
+from litestar.datastructures import ResponseHeader
+from litestar.exceptions import HTTPException, ValidationException
+
+from services.web.pages.bot import bot_page
+from services.web.pages.error import html_error
+from services.web.pages.home import home
+from services.web.pages.match import match_live, match_page
+from services.web.pages.render import CSP, SECURITY_HEADERS, before_page
+from services.web.pages.sprt import sprt_live, sprt_page
+from services.web.pages.static import static_file
+from services.web.pages.tournament import tournament_live, tournament_page
+
+__all__ = ["CSP", "SECURITY_HEADERS", "html_error", "web_router"]
+
+
+def web_router() -> Router:
+    """The pages, their live endpoints and ``/static``; mount it on the API app."""
+    return Router(
+        path="/",
+        route_handlers=[
+            home,
+            tournament_page,
+            tournament_live,
+            bot_page,
+            match_page,
+            match_live,
+            sprt_page,
+            sprt_live,
+            static_file,
+        ],
+        response_headers=[ResponseHeader(name=k, value=v) for k, v in SECURITY_HEADERS.items()],
+        exception_handlers={
+            ValidationException: html_error,
+            HTTPException: html_error,
+            Exception: html_error,
+        },
+        before_request=before_page,
+        include_in_schema=False,
+    )

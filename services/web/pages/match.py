@@ -1,0 +1,97 @@
+"""A match's page: its result and why, and the replay viewer (stored, or live)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import asyncpg
+from litestar import Request, Response, get
+from litestar.di import NamedDependency
+from litestar.exceptions import NotFoundException
+from litestar.params import Parameter
+
+from services.db import pages as db
+from services.domain import FINISHED_STATUSES, OPEN_STATUSES
+from services.tournaments.outcome import match_outcome
+from services.web.i18n import gettext as _
+from services.web.pages.live_replay import live_replay, reader
+from services.web.pages.render import SECURITY_HEADERS, Id, render
+from services.web.pages.replays import decoded
+from services.web.views.common import knockout_note, outcome, side_links
+from services.web.views.replay import replay_view
+
+LIVE_MATCH = OPEN_STATUSES
+
+
+@get("/matches/{match_id:int}", name="web:match")
+async def match_page(
+    request: Request[Any, Any, Any],
+    pool: NamedDependency[asyncpg.Pool],
+    match_id: Id,
+    game: Annotated[int, Parameter(ge=1, le=1000)] = 1,
+    step: Annotated[int | None, Parameter(ge=0, le=1_000_000)] = None,
+    view: Annotated[str, Parameter(max_length=16)] = "all",
+    whole: Annotated[int, Parameter(ge=0, le=1)] = 0,
+) -> Response[str]:
+    data = await db.match(pool, match_id)
+    if data is None:
+        raise NotFoundException(_("There is no match %(id)d.") % {"id": match_id})
+    m = data.match
+    stored = decoded({match_id: data.replay}).get(match_id)
+    live = m.status not in FINISHED_STATUSES
+    sides = (side_links(m, 0), side_links(m, 1))
+    viewer = None
+    shown = stored
+    if shown is None and m.status in LIVE_MATCH:
+        shown = await live_replay(request, pool, m)  # the spectator feed of the match being played
+    if shown is not None:
+        # a finished match opens at its first event, a live one at its latest
+        start = step if step is not None else (None if live else 0)
+        viewer = replay_view(shown, sides, game, start, view, live, whole=bool(whole))
+    out = outcome(m, stored)
+    version = await _match_version(request, pool, match_id) if live else None
+    return render(
+        request,
+        "match.html",
+        m=m,
+        sides=sides,
+        tournament_name=data.tournament_name,
+        live=live,
+        outcome=out,
+        told=match_outcome(
+            status=m.status,
+            bye=False,
+            seats=m.entrants,
+            winner_side=m.winner_side,
+            result=m.result,
+            bracket_match=m.bracket_match,
+        ),
+        knockout=knockout_note(m, out),
+        result=stored.result if stored is not None else None,
+        r=viewer,
+        version=version,
+        poll=f"/matches/{match_id}/live" if live else None,
+    )
+
+
+async def _match_version(
+    request: Request[Any, Any, Any], pool: asyncpg.Pool, match_id: int
+) -> str | None:
+    """The stored version plus the length of the live feed (it grows with every decision)."""
+    version = await db.match_version(pool, match_id)
+    if version is None or version.split(".")[0] not in LIVE_MATCH:
+        return version
+    return f"{version}.{await reader(request).length(match_id)}"
+
+
+@get("/matches/{match_id:int}/live", name="web:match-live")
+async def match_live(
+    request: Request[Any, Any, Any], pool: NamedDependency[asyncpg.Pool], match_id: Id
+) -> Response[dict[str, Any]]:
+    version = await _match_version(request, pool, match_id)
+    if version is None:
+        raise NotFoundException(f"no match {match_id}")
+    return Response(
+        {"version": version, "live": version.split(".")[0] in LIVE_MATCH},
+        headers={**SECURITY_HEADERS, "Cache-Control": "no-store"},
+    )

@@ -1,0 +1,101 @@
+"""The tournament page (rounds, standings, brackets, crosstable) and its live version."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import asyncpg
+from litestar import Request, Response, get
+from litestar.di import NamedDependency
+from litestar.exceptions import NotFoundException
+from litestar.params import QueryParameter
+
+from services import flow
+from services.db import pages as db
+from services.db import tournaments as db_tournaments
+from services.domain import LIVE_TOURNAMENT_STATUSES
+from services.tournaments.event import Played
+from services.tournaments.formats import StandingRow
+from services.tournaments.played import played as played_event
+from services.web import paging
+from services.web.i18n import gettext as _
+from services.web.pages.render import SECURITY_HEADERS, Id, render
+from services.web.pages.replays import replays
+from services.web.views.common import outcome
+from services.web.views.tournament import TournamentView, tournament_view
+
+LIVE_TOURNAMENT = LIVE_TOURNAMENT_STATUSES
+
+
+async def _tournament_view(pool: asyncpg.Pool, tournament_id: Id) -> TournamentView:
+    data = await db.tournament(pool, tournament_id)
+    if data is None:
+        raise NotFoundException(_("There is no tournament %(id)d.") % {"id": tournament_id})
+    need = [m.id for m in data.matches if (out := outcome(m)) is not None and out.games is None]
+    stored = await replays(pool, need)
+    standings, played = await _standings(pool, tournament_id)
+    return tournament_view(
+        data.tournament,
+        data.entries,
+        [(r.number, r.status) for r in data.rounds],
+        data.matches,
+        stored,
+        standings,
+        played,
+    )
+
+
+async def _standings(
+    pool: asyncpg.Pool, tournament_id: int
+) -> tuple[list[StandingRow], Played | None]:
+    """The standings exactly as the API gives them (:func:`services.flow.standings`), and the
+    event as its format sees it (the bracket's results)."""
+    tournament = await db_tournaments.get_tournament(pool, tournament_id)
+    if tournament is None:
+        return [], None
+    entrants, matches = await flow.event_state(pool, tournament_id)
+    third_place = flow.settings_of(tournament).third_place
+    rows = flow.standings(
+        tournament.format,
+        entrants,
+        matches,
+        third_place=third_place,
+        partnership=tournament.partnership,
+    )
+    return rows, played_event(entrants, matches, third_place=third_place)
+
+
+@get("/tournaments/{tournament_id:int}", name="web:tournament")
+async def tournament_page(
+    request: Request[Any, Any, Any],
+    pool: NamedDependency[asyncpg.Pool],
+    tournament_id: Id,
+    round_number: Annotated[int | None, QueryParameter(name="round", ge=1, le=10_000)] = None,
+) -> Response[str]:
+    view = await _tournament_view(pool, tournament_id)
+    try:
+        shown = paging.round_shown(
+            [r.number for r in view.rounds],
+            sum(len(r.pairings) for r in view.rounds),
+            round_number,
+        )
+    except paging.NoSuchRound as exc:
+        raise NotFoundException(
+            _("There is no round %(n)d in this tournament.") % {"n": round_number}
+        ) from exc
+    version = await db.tournament_version(pool, tournament_id) if view.live else None
+    poll = f"/tournaments/{tournament_id}/live" if view.live else None
+    return render(request, "tournament.html", t=view, shown_round=shown, version=version, poll=poll)
+
+
+@get("/tournaments/{tournament_id:int}/live", name="web:tournament-live")
+async def tournament_live(
+    pool: NamedDependency[asyncpg.Pool], tournament_id: Id
+) -> Response[dict[str, Any]]:
+    version = await db.tournament_version(pool, tournament_id)
+    if version is None:
+        raise NotFoundException(f"no tournament {tournament_id}")
+    return Response(
+        {"version": version, "live": version.split(".")[0] in LIVE_TOURNAMENT},
+        headers={**SECURITY_HEADERS, "Cache-Control": "no-store"},
+    )
