@@ -20,8 +20,10 @@ from io import BytesIO
 from pathlib import Path
 from typing import Final, Literal, get_args
 
+from babel import Locale
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from babel.numbers import format_decimal, format_percent
 from babel.support import Translations
 
 Language = Literal["en", "es"]
@@ -117,6 +119,36 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return translations(current()).ngettext(singular, plural, n)
 
 
+def pgettext(context: str, message: str) -> str:
+    """``message`` in the current language, in ``context`` (the same English, another word)."""
+    return str(translations(current()).pgettext(context, message))
+
+
 def N_(message: str) -> str:
     """Mark ``message`` for extraction only; translate it where it is shown, with gettext."""
     return message
+
+
+BABEL_LOCALES: Final[dict[Language, str]] = {"en": "en", "es": "es"}
+"""The CLDR locale whose number formats each language's pages use (decimal comma in Spanish)."""
+
+
+def decimal(value: float, digits: int = 1) -> str:
+    """``value`` with ``digits`` decimals as the page's language writes it: "2.94", "2,94"."""
+    pattern = "#,##0" + ("." + "0" * digits if digits else "")
+    return format_decimal(value, pattern, locale=BABEL_LOCALES[current()])
+
+
+def signed(value: float, digits: int = 1) -> str:
+    """``value`` with its sign always shown: "+2.94", "−0,50" ("+0.00" for zero)."""
+    text = decimal(abs(value), digits)
+    return ("-" if value < 0 and text.strip("0,.") else "+") + text
+
+
+def percent(value: float, digits: int = 0) -> str:
+    """``value`` (0.999) as a percentage in the page's language: "99.9%", "99,9 %"."""
+    locale = Locale.parse(BABEL_LOCALES[current()])
+    pattern = locale.percent_formats[None].pattern  # "#,##0%", "#,##0\u00a0%"
+    if digits:
+        pattern = pattern.replace("0", "0." + "0" * digits, 1)
+    return format_percent(value, pattern, locale=locale)

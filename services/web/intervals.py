@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.db.pages import LeaderRow, RatingRow
+from services.web import i18n
 from services.web.i18n import N_
 from services.web.i18n import gettext as _
 
@@ -65,12 +66,12 @@ def percent(probability: float) -> str:
     """A LOS as a person reads it: whole percents, a decimal near certainty, never 100%."""
     value = 100 * probability
     if value >= 99.95:
-        return ">99.9%"
+        return ">" + i18n.percent(0.999, 1)
     if value < 0.05:
-        return "<0.1%"
+        return "<" + i18n.percent(0.001, 1)
     if 1 <= value <= 99:
-        return f"{value:.0f}%"
-    return f"{value:.1f}%"
+        return i18n.percent(probability)
+    return i18n.percent(probability, 1)
 
 
 def los_next(rows: Sequence[LeaderRow]) -> list[str | None]:

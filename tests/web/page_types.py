@@ -25,3 +25,35 @@ def page_types(web: WebData) -> dict[str, str]:
         "error 400": "/matches/1?step=abc",
         "API reference": REFERENCE_URL,
     }
+
+
+def every_page(web: WebData) -> dict[str, str]:
+    """Every page type in every mode, for the screen-size and language tests: each format,
+    team and individual 2v2, a bot, the replay at several steps and points of view, a walkover,
+    a forfeit, an SPRT test, the index pages and a 404."""
+    s = web.seeded
+    replay = s.replay_match
+    return {
+        "home": "/",
+        "tournaments": "/tournaments",
+        "bots": "/bots",
+        "leaderboards": "/leaderboards",
+        "swiss (running)": f"/tournaments/{s.swiss_id}",
+        "round robin": f"/tournaments/{s.robin_id}",
+        "single elimination": f"/tournaments/{s.knockout_id}",
+        "double elimination": f"/tournaments/{s.double_id}",
+        "2v2 team": f"/tournaments/{s.team_id}",
+        "2v2 individual": f"/tournaments/{s.individual_id}",
+        "walkovers and forfeits": f"/tournaments/{s.faults_id}",
+        "bot": f"/bots/{s.bots['El Ancho']}",
+        "bot with faults": f"/bots/{s.bots['lento']}",
+        "replay, first step": f"/matches/{replay}",
+        "replay, mid-hand": f"/matches/{replay}?game=1&step=6&view=seat0",
+        "replay, late": f"/matches/{replay}?game=2&step=40&view=all",
+        "replay, 2v2 team": f"/matches/{s.team_match}?game=1&step=12",
+        "live match": f"/matches/{s.live_match}",
+        "walkover": f"/matches/{s.lost_by['caido']}",
+        "forfeit": f"/matches/{s.lost_by['lento']}",
+        "SPRT test": f"/tests/{s.sprt_id}",
+        "error 404": "/no/such/page",
+    }

@@ -62,6 +62,11 @@ class Seeded:
     pending_swiss_match: int = 0  # in the running Swiss round, not played yet
     knockout_id: int = 0  # a 5-bot single elimination with a third-place match, played by flow
     team_match: int = 0  # a finished team 2v2 match (four seats) with long bot names
+    team_id: int = 0  # the team 2v2 single elimination it belongs to
+    individual_id: int = 0  # an individual 2v2 Swiss (a bot a seat, partners change)
+    faults_id: int = 0  # a round robin of one sound bot and one bot per way of failing
+    lost_by: dict[str, int] = field(default_factory=dict)  # failing bot -> its match with "sano"
+    sprt_id: int = 0  # an SPRT test with two pairs stored
     replays: dict[int, Replay] = field(default_factory=dict)
     winners: dict[int, int | None] = field(default_factory=dict)  # match -> winner side
     sides: dict[int, tuple[int, int]] = field(default_factory=dict)  # match -> (bot 0, bot 1)
@@ -460,7 +465,86 @@ async def _played_by_flow(url: str, seeded: Seeded) -> None:
             if mode == "1v1":
                 seeded.knockout_id = tid
             else:
+                seeded.team_id = tid
                 played = [m for m in await db_matches.tournament_matches(pool, tid) if not m.bye]
                 seeded.team_match = played[0].id
+        await _individual(pool, seeded)
+        await _faults(pool, seeded)
+        await _sprt(pool, seeded)
     finally:
         await pool.close()
+
+
+INDIVIDUAL_NAMES = ["solo-uno", "solo-dos", "solo-tres", "solo-cuatro", "solo-cinco"]
+
+
+async def _individual(pool: asyncpg.Pool, seeded: Seeded) -> None:
+    """An individual 2v2 Swiss of five bots, played by flow."""
+    from services import flow
+    from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
+
+    tid, bot_ids = await make_tournament(
+        pool, "swiss", 5, mode="2v2", partnership="individual", owners=list(range(5))
+    )
+    for bot_id, name in zip(bot_ids, INDIVIDUAL_NAMES, strict=True):
+        await pool.execute("UPDATE bots SET name = $2 WHERE id = $1", bot_id, name)
+        seeded.bots[name] = bot_id
+    await pool.execute("UPDATE tournaments SET name = 'Copa de a uno' WHERE id = $1", tid)
+    await InProcessDispatcher(in_process({}))(pool, await flow.start_tournament(pool, tid))
+    seeded.individual_id = tid
+
+
+async def _faults(pool: asyncpg.Pool, seeded: Seeded) -> None:
+    """A round robin of "sano" (sound) and one bot per way of losing without playing
+    (:data:`tests.web.seed_faults.FAILURES`): walkovers and forfeits of every fault kind."""
+    from services import flow
+    from services.db import matches as db_matches
+    from tests.services.flow_helpers import InProcessDispatcher, make_tournament
+    from tests.web.seed_faults import FAILURES, connector
+
+    names = ["sano", *FAILURES]
+    tid, bot_ids = await make_tournament(pool, "round_robin", len(names))
+    for bot_id, name in zip(bot_ids, names, strict=True):
+        await pool.execute("UPDATE bots SET name = $2 WHERE id = $1", bot_id, name)
+        seeded.bots[name] = bot_id
+    await pool.execute("UPDATE tournaments SET name = 'Copa de las fallas' WHERE id = $1", tid)
+    failing = {bot_id: name for bot_id, name in zip(bot_ids, names, strict=True) if name != "sano"}
+    await InProcessDispatcher(connector(failing))(pool, await flow.start_tournament(pool, tid))
+    seeded.faults_id = tid
+    for m in await db_matches.tournament_matches(pool, tid):
+        ids = set(m.bots)
+        if seeded.bots["sano"] in ids:
+            (other,) = ids - {seeded.bots["sano"]}
+            seeded.lost_by[failing[other]] = m.id
+
+
+async def _sprt(pool: asyncpg.Pool, seeded: Seeded) -> None:
+    """An SPRT test of El Ancho against Mazo Man with two pairs played and stored."""
+    from services import flow
+    from services.db import matches as db_matches
+    from services.domain.sprt_runs import SprtParams
+    from services.flow import sprt as flow_sprt
+
+    test_id, next_ids = await flow_sprt.create_test(
+        pool,
+        owner_id=seeded.owner_id,
+        bot_a=seeded.bots["El Ancho"],
+        bot_b=seeded.bots["Mazo Man"],
+        mode="1v1",
+        rules={"points_to_win": 15},
+        params=SprtParams(elo0=0, elo1=50, alpha=0.05, beta=0.05, max_games=200, concurrency=1),
+    )
+    for _pair in range(2):
+        (match_id,) = next_ids
+        match = await db_matches.get_match(pool, match_id)
+        assert match is not None
+        settings = MatchSettings(
+            rules=Rules.from_dict(match.rules), games_per_match=2, deals=match.deals
+        )
+        bots = [
+            (EntrantRecord(name, f"bot:{k}"), InProcessBot(name, strategy_decider(kind, k)))
+            for k, (name, kind) in enumerate((("El Ancho", "heuristic"), ("Mazo Man", "random")))
+        ]
+        replay = await run_match(str(match_id), match.seed, settings, bots)
+        next_ids = await flow.record_result(pool, match_id, replay)
+    seeded.sprt_id = test_id

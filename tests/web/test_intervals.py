@@ -87,7 +87,7 @@ async def test_pages_draw_the_stored_intervals_after_a_fit(
         label = f"95% interval {round(low)} to {round(high)}, Elo rating "
         assert f'role="img" aria-label="{label}' in line and f"<title>{label}" in line
     assert EXPLAINED in html.unescape(page)  # the one line that says what the bars mean
-    los = re.findall(r'<td class="num">([^<]*%)</td>', board)
+    los = re.findall(r"<td class=\"num\" data-label=\"LOS\">([^<]*%)</td>", board)
     assert len(los) == len(stored) - 1  # every entry but the last has a LOS
     bot_id, low, high = stored[0]
     bot_page = html.unescape((await client.get(f"/bots/{bot_id}")).text)

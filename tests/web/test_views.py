@@ -333,8 +333,8 @@ def test_bot_page_lists_recent_faults_with_kinds_and_the_cause_of_a_loss() -> No
     assert view.faults == [("http_status", 1), ("timeout", 1)]
     first, second = view.recent_faults
     assert (first.match_id, first.kinds, first.lost_by) == (7, [("http_status", 1)], "walkover")
-    assert first.cause == "signature rejected (401) on /start"
-    assert first.detail == "HTTP 401, expected 2xx"
+    assert first.cause is not None and first.cause.summary == "signature rejected (401) on /start"
+    assert first.cause.raw == "HTTP 401, expected 2xx"  # the client's words, apart, as data
     assert (second.match_id, second.kinds, second.cause) == (8, [("timeout", 1)], None)
 
 
@@ -402,3 +402,29 @@ def test_the_hands_table_and_timeline_stop_at_the_step_unless_the_whole_game_is_
     assert [h.hand for h in whole.hands] == [1] and any(t.future for t in whole.timeline)
     assert whole.hands[0].summary.startswith("truco: Norte, 1 tanto (not called)")
     assert seat.hands == [] and not seat.whole  # a seat never sees ahead
+
+
+def test_a_forfeit_says_which_fault_in_which_game_from_the_replay() -> None:
+    from arena.replay import Cause
+    from services.web.views.causes import cause_view
+
+    game = GameRecord(
+        1, "9-g1", 2, (0, 1),
+        [Decision(1, 1000.0, "timeout", "no complete answer within 1000 ms", 5, True)],
+        (15, 0), 0, forfeit=1,
+    )  # fmt: skip
+    replay = Replay(
+        FORMAT, "9", 1, Rules(), "independent", 1, 1000, 30000, 5,
+        (EntrantRecord("a", "bot:a"), EntrantRecord("b", "bot:b")), [game],
+        MatchResult((1, 0), (0, 0), 0, "forfeit", forfeit=1),
+    )  # fmt: skip
+    cause = Cause(1, "act", "timeout", None, "fault 5 in game 1: no complete answer within 1000 ms")
+    view = cause_view(cause, replay)
+    assert (view.summary, view.where) == ("no answer in time on /act", "fault 5 in game 1")
+    assert view.raw == "no complete answer within 1000 ms" and view.side == 1
+    walkover = cause_view(Cause(0, "info", "connect", None, "connection refused"), None)
+    assert (walkover.summary, walkover.where, walkover.raw) == (
+        "could not connect on GET /",
+        "",
+        "connection refused",
+    )

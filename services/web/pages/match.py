@@ -17,6 +17,7 @@ from services.web.i18n import gettext as _
 from services.web.pages.live_replay import live_replay, reader
 from services.web.pages.render import SECURITY_HEADERS, Id, render
 from services.web.pages.replays import decoded
+from services.web.views.causes import cause_view
 from services.web.views.common import knockout_note, outcome, side_links
 from services.web.views.replay import replay_view
 
@@ -68,6 +69,7 @@ async def match_page(
         ),
         knockout=knockout_note(m, out),
         result=stored.result if stored is not None else None,
+        causes=[cause_view(c, stored) for c in (m.result.causes if m.result else None) or ()],
         r=viewer,
         version=version,
         poll=f"/matches/{match_id}/live" if live else None,

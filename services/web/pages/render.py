@@ -15,7 +15,15 @@ from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.template import TemplateConfig
 
 from services.web import i18n
-from services.web.views.common import card_name, decided_name, reason_name, status_name
+from services.web.views.causes import fault_tag
+from services.web.views.common import (
+    card_name,
+    decided_name,
+    mode_name,
+    reason_name,
+    round_status_name,
+    status_name,
+)
 
 HERE = Path(__file__).resolve().parents[1]
 TEMPLATES = HERE / "templates"
@@ -59,6 +67,13 @@ def _engine(lang: i18n.Language) -> JinjaTemplateEngine:
     env.globals["status_name"] = status_name
     env.globals["reason_name"] = reason_name
     env.globals["decided_name"] = decided_name
+    env.globals["fault_tag"] = fault_tag
+    env.globals["mode_name"] = mode_name
+    env.globals["round_status_name"] = round_status_name
+    # numbers as the page's language writes them: "2.94" / "2,94", "99.9%" / "99,9 %"
+    env.globals["decimal"] = i18n.decimal
+    env.globals["signed"] = i18n.signed
+    env.globals["percent"] = i18n.percent
     return engine
 
 

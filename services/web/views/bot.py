@@ -10,6 +10,7 @@ from arena.match.replay import Decision, Replay, StartFault
 from services.db.pages import BotRow, HistoryPoint, MatchRow, RatingRow
 from services.domain.ratings import POOLS, PROVISIONAL_UNTIL
 from services.web.intervals import rating_interval
+from services.web.views.causes import CauseView, cause_view
 from services.web.views.common import BotLink, outcome, score_text, side_links
 
 
@@ -25,25 +26,27 @@ class RatingView:
 
 @dataclass(frozen=True, slots=True)
 class ChartPoint:
-    x: float
-    y: float
+    x: float  # percent of the plot's width
+    y: float  # pixels from the plot's top
     rating: int
     match_id: int
 
 
 @dataclass(frozen=True, slots=True)
 class Chart:
+    """A rating history drawn at any width: x in percent of the plot's width, y in pixels of
+    its fixed height, so the labels keep their size on a phone (the line is drawn in a
+    stretched box of :data:`PATH_WIDTH` by ``height`` units)."""
+
     mode: str
-    width: int
-    height: int
+    height: int  # the plot area's, in pixels; the axes' labels sit outside it
     path: str
     points: list[ChartPoint]
     ticks: list[tuple[float, int]]  # (y, rating)
-    x_ticks: list[tuple[float, int]]  # (x, rated match number)
-    left: int  # the plot area's edges: the axes and their titles sit outside them
-    right: int
-    top: int
-    bottom: int
+    x_ticks: list[tuple[float, int]]  # (x percent, rated match number)
+
+
+PATH_WIDTH = 1000  # the line's box: stretched to the plot's width
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +71,7 @@ class FaultLine:
     when: str
     kinds: list[tuple[str, int]]
     lost_by: str | None = None  # walkover | forfeit
-    cause: str | None = None  # the cause's summary: "signature rejected (401) on /start"
-    detail: str | None = None
+    cause: CauseView | None = None  # why: "signature rejected (401) on /start"
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,9 +110,7 @@ def rating_views(rows: Sequence[RatingRow]) -> list[RatingView]:
     ]
 
 
-def rating_chart(
-    mode: str, history: Sequence[HistoryPoint], width: int = 1120, height: int = 260
-) -> Chart | None:
+def rating_chart(mode: str, history: Sequence[HistoryPoint], height: int = 200) -> Chart | None:
     """The rating after each rated match of ``mode``; the axes are the rating (y) and the
     rated matches counted from the first (x, 0 is the rating before it)."""
     points = [h for h in history if h.mode == mode]
@@ -119,17 +119,16 @@ def rating_chart(
     values = [points[0].before] + [h.after for h in points]
     low, high = min(values), max(values)
     low, high = math.floor((low - 10) / 10) * 10, math.ceil((high + 10) / 10) * 10
-    left, right, top, bottom = 64, 12, 12, 44
     span_x = max(1, len(values) - 1)
 
     def px(k: int) -> float:
-        return round(left + (width - left - right) * k / span_x, 1)
+        return round(100 * k / span_x, 2)
 
     def py(v: float) -> float:
-        return round(top + (height - top - bottom) * (high - v) / (high - low), 1)
+        return round(height * (high - v) / (high - low), 1)
 
     coords = [(px(k), py(v)) for k, v in enumerate(values)]
-    path = "M" + " L".join(f"{x},{y}" for x, y in coords)
+    path = "M" + " L".join(f"{round(x * PATH_WIDTH / 100, 1)},{y}" for x, y in coords)
     chart_points = [
         ChartPoint(coords[k + 1][0], coords[k + 1][1], round(h.after), h.match_id)
         for k, h in enumerate(points)
@@ -139,12 +138,9 @@ def rating_chart(
         (py(low + (high - low) * i / steps), round(low + (high - low) * i / steps))
         for i in range(steps + 1)
     ]
-    every = max(1, math.ceil(span_x / 10))
+    every = max(1, math.ceil(span_x / 5))  # at most six labels: they fit a phone
     x_ticks = [(px(k), k) for k in range(0, len(values), every)]
-    return Chart(
-        mode, width, height, path, chart_points, ticks, x_ticks, left, width - right, top,
-        height - bottom,
-    )  # fmt: skip
+    return Chart(mode, height, path, chart_points, ticks, x_ticks)
 
 
 def _ms(value: float) -> str:
@@ -230,8 +226,7 @@ def bot_view(
                     when=(m.finished_at or m.created_at).strftime("%Y-%m-%d %H:%M"),
                     kinds=sorted(kinds.items()),
                     lost_by=None if cause is None else replay.result.reason,
-                    cause=None if cause is None else cause.summary,
-                    detail=None if cause is None or cause.detail == cause.label else cause.detail,
+                    cause=None if cause is None else cause_view(cause, replay),
                 )
             )
     latency = None

@@ -9,7 +9,7 @@ from arena.match.replay import Replay
 from engine.cards import RANK, SUIT
 from services.db.pages import FINISHED_MATCH, MatchRow
 from services.tournaments.played import knockout_decision
-from services.web.i18n import N_
+from services.web.i18n import N_, pgettext
 from services.web.i18n import gettext as _
 
 
@@ -37,6 +37,7 @@ class Outcome:
     winner_side: int | None
     games: tuple[int, int] | None
     tantos: tuple[int, int] | None
+    reason: str | None = None  # how it was decided (``StoredResult.reason``), when known
 
 
 def outcome(match: MatchRow, replay: Replay | None = None) -> Outcome | None:
@@ -45,11 +46,14 @@ def outcome(match: MatchRow, replay: Replay | None = None) -> Outcome | None:
         return None
     games: tuple[int, int] | None = None
     tantos: tuple[int, int] | None = None
+    reason: str | None = None
     if match.result is not None:
         games, tantos = match.result.games_won, match.result.tantos
+        reason = match.result.reason
     elif replay is not None:
         games, tantos = replay.result.games_won, replay.result.tantos
-    return Outcome(match.winner_side, games, tantos)
+        reason = replay.result.reason
+    return Outcome(match.winner_side, games, tantos, reason)
 
 
 def score_text(out: Outcome | None) -> str:
@@ -175,3 +179,47 @@ def card_name(card: str) -> str:
     if card not in RANK:
         return card
     return _(SUIT_CARDS[SUIT[card]]) % {"rank": RANK[card]}
+
+
+POOL_NAMES = {
+    "1v1": N_("1v1"),
+    "2v2": N_("2v2 teams"),
+    "2v2-individual": N_("2v2 individual"),
+}
+"""A rating pool (``services.domain.RATING_POOLS``) or a mode as a heading names it."""
+
+
+def mode_name(mode: str, partnership: str | None = None) -> str:
+    """A mode in the page's language: "1v1", "2v2 teams" ("2v2 por equipos"), "2v2
+    individual"; ``mode`` may also be a rating pool's name ("2v2-individual")."""
+    if mode == "2v2" and partnership == "individual":
+        mode = "2v2-individual"
+    return translated(POOL_NAMES, mode)
+
+
+SENA_NAMES = {
+    "ancho_espada": N_("ancho de espadas"),
+    "ancho_basto": N_("ancho de bastos"),
+    "siete": N_("siete bravo"),
+    "tres": N_("un tres"),
+    "dos": N_("un dos"),
+    "ancho_falso": N_("ancho falso"),
+    "buen_envido": N_("buen envido"),
+    "nada": N_("nada"),
+}
+"""The señas (``engine.actions.SENAS``) as players name them: Spanish on every page, like the
+cards (a catalogue may adapt them)."""
+
+
+def sena_name(sena: str) -> str:
+    return translated(SENA_NAMES, sena)
+
+
+def round_status_name(status: str) -> str:
+    """A round's status: Spanish says "jugada" of a round, "jugado" of a match."""
+    names = {
+        "pending": pgettext("round", "pending"),
+        "running": pgettext("round", "running"),
+        "done": pgettext("round", "done"),
+    }
+    return names.get(status) or status_name(status)

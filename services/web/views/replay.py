@@ -24,7 +24,8 @@ from engine.observe import SPECTATOR, Seat, visible_action
 from engine.spoken import said
 from services.web.i18n import gettext as _
 from services.web.i18n import ngettext
-from services.web.views.common import BotLink, card_name, short
+from services.web.views.causes import fault_words
+from services.web.views.common import BotLink, card_name, sena_name, short
 
 ANSWERS = {"quiero", "no_quiero", "con_flor_quiero", "con_flor_me_achico"}
 
@@ -248,7 +249,7 @@ def replay_view(
             TimelineItem(
                 step=s.index,
                 kind=_kind(ev),
-                text=describe(ev, seat_names, team_names, _, card_name),
+                text=_describe(ev, seat_names, team_names),
                 say=say,
                 points=points_gained(ev, team_names),
                 future=s.index > step,
@@ -323,7 +324,7 @@ def _fold(
             s.bubble = Bubble(
                 text=card_name(ev.card) if ev.action == "play" and ev.card else _(said(ev.action)),
                 say=ev.say,
-                sena=ev.sena.replace("_", " ") if ev.sena else None,
+                sena=sena_name(ev.sena) if ev.sena else None,
                 fault=d.fault if d is not None else None,
                 latency=f"{d.latency_ms:.0f} ms" if d is not None else None,
             )
@@ -354,9 +355,7 @@ def _fold(
             bubble.current = True
     seat_names = [n.name for n in names]
     caption = (
-        describe(visible_event(steps[-1].event, view), seat_names, team_names, _, card_name)
-        if steps
-        else ""
+        _describe(visible_event(steps[-1].event, view), seat_names, team_names) if steps else ""
     )
     return TableView(
         hand=hand,
@@ -416,3 +415,14 @@ def _hand_rows(
 
 def _tantos(points: int) -> str:
     return ngettext("%(num)d tanto", "%(num)d tantos", points) % {"num": points}
+
+
+def _describe(event: Event | StartFault, seats: Sequence[str], teams: tuple[str, str]) -> str:
+    """One sentence for an event (:func:`arena.narrate.describe`, through the page's
+    catalogue); a failed start is worded from its fault's kind, not the client's English."""
+    if isinstance(event, StartFault):
+        return _("%(who)s could not start: %(fault)s") % {
+            "who": seats[event.seat] if 0 <= event.seat < len(seats) else "?",
+            "fault": fault_words(event.fault, event.status),
+        }
+    return describe(event, seats, teams, _, card_name)

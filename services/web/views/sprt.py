@@ -7,30 +7,27 @@ from dataclasses import dataclass
 
 from services.api.sprt_schemas import SprtRead
 from services.web.i18n import gettext as _
+from services.web.i18n import percent, signed
 
-WIDTH = 640
-HEIGHT = 260
-LEFT = 52  # room for the LLR ticks
-RIGHT = 16
-TOP = 14
-BOTTOM = 30  # room for the games ticks
+HEIGHT = 216  # the plot area's, in pixels; its width is the page's
+PATH_WIDTH = 1000  # the line's box, stretched to the plot's width
 MIN_GAMES = 20  # the x axis spans at least this many games
 
 
 @dataclass(frozen=True, slots=True)
 class LlrChart:
-    width: int
+    """The LLR's path at any width: x in percent of the plot's width, y in pixels of its
+    fixed height (the labels keep their size on a phone); ``path`` in a stretched box of
+    :data:`PATH_WIDTH` by ``height`` units."""
+
     height: int
     path: str
     lower: float  # y of the H0 bound
     upper: float  # y of the H1 bound
     zero: float
-    left: int
-    right: int
-    bottom: float
-    x_ticks: list[tuple[float, int]]  # (x, games)
+    x_ticks: list[tuple[float, int]]  # (x percent, games)
     y_ticks: list[tuple[float, str]]  # (y, llr)
-    last: tuple[float, float]
+    last: tuple[float, float]  # (x percent, y)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +38,10 @@ class SprtView:
     verdict: str
     chart: LlrChart
     live: bool
+    llr: str  # "+2.94", "+2,94": the figures as the page's language writes numbers
+    bounds: tuple[str, str]
+    elo: str
+    elo_interval: tuple[str, str]
 
 
 def llr_chart(test: SprtRead) -> LlrChart:
@@ -50,33 +51,27 @@ def llr_chart(test: SprtRead) -> LlrChart:
     y_min = min(low, *values) * 1.1
     y_max = max(high, *values) * 1.1
     x_max = max(MIN_GAMES, test.history[-1][0])
-    span_x = WIDTH - LEFT - RIGHT
-    span_y = HEIGHT - TOP - BOTTOM
 
     def x(games: float) -> float:
-        return round(LEFT + span_x * games / x_max, 1)
+        return round(100 * games / x_max, 2)
 
     def y(llr: float) -> float:
-        return round(TOP + span_y * (y_max - llr) / (y_max - y_min), 1)
+        return round(HEIGHT * (y_max - llr) / (y_max - y_min), 1)
 
     path = " ".join(
-        f"{'M' if k == 0 else 'L'}{x(games)},{y(llr)}"
+        f"{'M' if k == 0 else 'L'}{round(x(games) * PATH_WIDTH / 100, 1)},{y(llr)}"
         for k, (games, llr) in enumerate(test.history)
     )
-    step = _nice_step(x_max / 5)
+    step = _nice_step(x_max / 4)
     x_ticks = [(x(g), g) for g in range(0, x_max + 1, step)]
-    y_ticks = [(y(v), f"{v:+.2f}") for v in (low, 0.0, high)]
+    y_ticks = [(y(v), signed(v, 2)) for v in (low, 0.0, high)]
     games, llr = test.history[-1]
     return LlrChart(
-        width=WIDTH,
         height=HEIGHT,
         path=path,
         lower=y(low),
         upper=y(high),
         zero=y(0.0),
-        left=LEFT,
-        right=WIDTH - RIGHT,
-        bottom=HEIGHT - BOTTOM,
         x_ticks=x_ticks,
         y_ticks=y_ticks,
         last=(x(games), y(llr)),
@@ -102,10 +97,10 @@ def verdict(test: SprtRead, name_a: str, name_b: str) -> str:
         "b": name_b,
         "elo0": f"{test.elo0:g}",
         "elo1": f"{test.elo1:g}",
-        "low": f"{low:+.2f}",
-        "high": f"{high:+.2f}",
-        "alpha": f"{test.alpha:.0%}",
-        "beta": f"{test.beta:.0%}",
+        "low": signed(low, 2),
+        "high": signed(high, 2),
+        "alpha": percent(test.alpha),
+        "beta": percent(test.beta),
         "max": test.max_games,
     }
     if test.status == "running":
@@ -152,4 +147,8 @@ def sprt_view(test: SprtRead, name_a: str, name_b: str) -> SprtView:
         verdict=verdict(test, name_a, name_b),
         chart=llr_chart(test),
         live=test.status == "running",
+        llr=signed(test.llr, 2),
+        bounds=(signed(test.bounds[0], 2), signed(test.bounds[1], 2)),
+        elo=signed(test.elo, 1),
+        elo_interval=(signed(test.elo_interval[0], 1), signed(test.elo_interval[1], 1)),
     )

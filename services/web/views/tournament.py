@@ -15,6 +15,7 @@ from services.tournaments.formats import StandingRow, UnknownFormat, get_format,
 from services.web.i18n import gettext as _
 from services.web.views.bracket import BracketSection, Podium, bracket_view, match_labels
 from services.web.views.common import BotLink, format_names, outcome, score_text, side_links
+from services.web.views.result import result_words
 from services.web.views.standings import (
     TIEBREAK_LABELS,
     CrossRow,
@@ -37,6 +38,7 @@ class PairingView:
     score: str
     bye: bool
     label: str  # "Board 2", or the bracket match's name: "Semi-final 1", "Third place"
+    why: str = ""  # how it was decided when not on games: "on tantos 45-38", "by walkover"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +80,8 @@ def deals_note(settings: dict[str, object]) -> str:
 
 def _pairing(m: MatchRow, replays: dict[int, Replay], label: str) -> PairingView:
     a, b = side_links(m, 0), side_links(m, 1)
+    out = outcome(m, replays.get(m.id))
+    words = result_words(m, out)
     return PairingView(
         match_id=m.id,
         board=m.board,
@@ -86,9 +90,10 @@ def _pairing(m: MatchRow, replays: dict[int, Replay], label: str) -> PairingView
         b=b,
         status=m.status,
         winner_side=m.winner_side,
-        score=score_text(outcome(m, replays.get(m.id))),
+        score=score_text(out),
         bye=not a or not b,
         label=label,
+        why=words.why if words is not None else "",
     )
 
 
