@@ -359,7 +359,7 @@ def test_bot_page_chart_fills_its_card_with_named_axes(page: Any, web_data: WebD
     s = web_data.seeded
     page.goto(f"/bots/{s.bots['El Ancho']}")
     panel = page.locator("#chart-1v1").bounding_box()
-    chart = page.locator("#chart-1v1 svg.chart").bounding_box()
+    chart = page.locator("#chart-1v1 .chart-box").bounding_box()
     assert chart["width"] >= 0.9 * (panel["width"] - 34), (chart, panel)
     titles = page.locator("#chart-1v1 text.axis-title")
     assert titles.all_text_contents() == ["Rating", "Rated matches played"]

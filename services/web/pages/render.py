@@ -17,6 +17,7 @@ from litestar.template import TemplateConfig
 from services.web import i18n
 from services.web.views.causes import fault_tag
 from services.web.views.common import (
+    canto_name,
     card_name,
     decided_name,
     mode_name,
@@ -69,6 +70,7 @@ def _engine(lang: i18n.Language) -> JinjaTemplateEngine:
     env.globals["decided_name"] = decided_name
     env.globals["fault_tag"] = fault_tag
     env.globals["mode_name"] = mode_name
+    env.globals["canto_name"] = canto_name
     env.globals["round_status_name"] = round_status_name
     # numbers as the page's language writes them: "2.94" / "2,94", "99.9%" / "99,9 %"
     env.globals["decimal"] = i18n.decimal

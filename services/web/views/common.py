@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from arena.match.replay import Replay
 from engine.cards import RANK, SUIT
+from engine.spoken import named
 from services.db.pages import FINISHED_MATCH, MatchRow
 from services.tournaments.played import knockout_decision
 from services.web.i18n import N_, pgettext
@@ -223,3 +224,9 @@ def round_status_name(status: str) -> str:
         "done": pgettext("round", "done"),
     }
     return names.get(status) or status_name(status)
+
+
+def canto_name(word: str) -> str:
+    """A call or bet as players say it ("Vale cuatro"), through the catalogue like the
+    replay's narration (``engine.spoken``)."""
+    return _(named(word))

@@ -21,7 +21,7 @@ from engine.events import (
     TrucoSettled,
 )
 from engine.observe import SPECTATOR, Seat, visible_action
-from engine.spoken import said
+from engine.spoken import named, said
 from services.web.i18n import gettext as _
 from services.web.i18n import ngettext
 from services.web.views.causes import fault_words
@@ -395,7 +395,7 @@ def _hand_rows(
             said.append(f"{kind}: {team_names[ev.winner]}, {_tantos(ev.points)}")
         elif isinstance(ev, TrucoSettled):
             notes.append(hand_note(ev, team_names) or "")
-            level = ev.level.replace("_", " ")
+            level = _(named(ev.level))
             truco = level if ev.querido else _("%(level)s not wanted") % {"level": level}
         elif (note := hand_note(ev, team_names)) is not None:
             notes.append(note)
