@@ -105,7 +105,7 @@ def test_omniscient_view_shows_every_hand_and_every_sena() -> None:
     v = replay_view(replay_2v2(), SIDES, 1, 2, "all", live=False)
     assert v is not None
     assert seat(v, 1).cards == ["5O", "6O"] and seat(v, 3).cards == list(DEAL[3])
-    assert bubble(v, 0).sena == "ancho espada"
+    assert bubble(v, 0).sena == "ancho de espadas"
     assert bubble(v, 0).say == "¡<b>va</b>!"  # plain text; the template escapes it
     assert bubble(v, 1).fault == "timeout"
     assert seat(v, 1).faults == 1
@@ -120,12 +120,12 @@ def test_seat_view_hides_other_hands_and_senas_not_addressed_to_it() -> None:
     assert seat(v, 3).cards == [None, None]
     # seat 0's seña went to seat 2 only; seat 2's was seen by seat 1 (R-9, engine.observe)
     assert bubble(v, 0).sena is None
-    assert bubble(v, 2).sena == "tres"
+    assert bubble(v, 2).sena == "un tres"
     # the timeline stops at the present for a seat: nothing from the future
     assert max(item.step for item in v.timeline) == 5
     partner = replay_view(replay_2v2(), SIDES, 1, 5, "seat2", live=False)
     assert partner is not None and seat(partner, 0).bubble is not None
-    assert bubble(partner, 0).sena == "ancho espada"
+    assert bubble(partner, 0).sena == "ancho de espadas"
 
 
 def test_live_match_is_always_the_spectator_view() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.game.narrate import describe, hand_note, points_gained
+from arena.game.narrate import declarations, describe, hand_note, points_gained
 from arena.match.replay import Decision, Replay, ReplayEvent, StartFault
 from engine.events import (
     ActionTaken,
@@ -419,10 +419,21 @@ def _tantos(points: int) -> str:
 
 def _describe(event: Event | StartFault, seats: Sequence[str], teams: tuple[str, str]) -> str:
     """One sentence for an event (:func:`arena.narrate.describe`, through the page's
-    catalogue); a failed start is worded from its fault's kind, not the client's English."""
+    catalogue); a failed start is worded from its fault's kind, not the client's English, and
+    an envido's chain as players say it ("Envido, real envido: querido")."""
     if isinstance(event, StartFault):
         return _("%(who)s could not start: %(fault)s") % {
             "who": seats[event.seat] if 0 <= event.seat < len(seats) else "?",
             "fault": fault_words(event.fault, event.status),
+        }
+    if isinstance(event, EnvidoSettled):  # "Envido, real envido: querido, 5 to ana"
+        chain = [_(named(c)) for c in event.chain]
+        stated = declarations(event, seats)
+        return _("%(chain)s: %(answer)s, %(points)d to %(team)s%(stated)s") % {
+            "chain": ", ".join([chain[0], *(c.lower() for c in chain[1:])]),
+            "answer": "querido" if event.querido else "no querido",
+            "points": event.points,
+            "team": teams[event.winner],
+            "stated": f" ({stated})" if stated else "",
         }
     return describe(event, seats, teams, _, card_name)
