@@ -39,13 +39,14 @@ GAME_PHRASES = ("no querido", "querido")
 """The answer to a canto, said in Spanish on every page (``arena.narrate``)."""
 
 
-PLACEHOLDER = re.compile(r"%(?:\(\w+\))?[-#0 +]*\d*(?:\.\d+)?[sdifr]")
+PLACEHOLDER = re.compile(r"%%|%(?:\(\w+\))?[-#0 +]*\d*(?:\.\d+)?[sdifr]")
 
 
 def mark(text: str) -> str:
     """``text`` between marks, its placeholders outside them: what fills a placeholder is
     checked too (a name is data; an English word passed in is caught)."""
-    return OPEN + PLACEHOLDER.sub(lambda m: CLOSE + m.group(0) + OPEN, text) + CLOSE
+    outside = PLACEHOLDER.sub(lambda m: m[0] if m[0] == "%%" else CLOSE + m[0] + OPEN, text)
+    return OPEN + outside + CLOSE
 
 
 class Marked:

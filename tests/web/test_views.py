@@ -428,3 +428,25 @@ def test_a_forfeit_says_which_fault_in_which_game_from_the_replay() -> None:
         "",
         "connection refused",
     )
+
+
+def test_a_cause_names_the_bot_that_lost_it_in_individual_2v2() -> None:
+    from arena.replay import Cause
+    from services.web.views.causes import match_causes
+
+    m = match(10, 1, 1, 1, 2, winner=0)
+    m.entrants = [Entrant(k + 1, f"bot{k + 1}", k % 2, k) for k in range(4)]  # a bot a seat
+    m.result = StoredResult(
+        (), (0, 0), (0, 0), "walkover", 1, (3,), (0, 0),
+        causes=(Cause(3, "info", "connect", None, "connection refused"),),
+    )  # fmt: skip
+    (cause,) = match_causes(m, None)
+    assert [b.name for b in cause.who] == ["bot4"] and cause.side == 1  # not its partner too
+    m.entrants = m.entrants[:2]  # one bot a side: the side
+    m.result = StoredResult(
+        (), (0, 0), (0, 0), "walkover", 1, (1,), (0, 0),
+        causes=(Cause(1, "start", "http_status", 401, ""),),
+    )  # fmt: skip
+    (cause,) = match_causes(m, None)
+    assert [b.name for b in cause.who] == ["bot2"]
+    assert cause.summary == "signature rejected (401) on /start" and cause.raw == ""

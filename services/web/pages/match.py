@@ -17,7 +17,7 @@ from services.web.i18n import gettext as _
 from services.web.pages.live_replay import live_replay, reader
 from services.web.pages.render import SECURITY_HEADERS, Id, render
 from services.web.pages.replays import decoded
-from services.web.views.causes import cause_view
+from services.web.views.causes import match_causes
 from services.web.views.common import knockout_note, outcome, side_links
 from services.web.views.replay import replay_view
 
@@ -69,7 +69,7 @@ async def match_page(
         ),
         knockout=knockout_note(m, out),
         result=stored.result if stored is not None else None,
-        causes=[cause_view(c, stored) for c in (m.result.causes if m.result else None) or ()],
+        causes=match_causes(m, stored),
         r=viewer,
         version=version,
         poll=f"/matches/{match_id}/live" if live else None,

@@ -9,11 +9,14 @@ the arena) is data: shown apart, marked as English, never as the page's sentence
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from arena.replay import Cause, Decision, Replay
+from services.db.pages import MatchRow
 from services.web.i18n import N_
 from services.web.i18n import gettext as _
+from services.web.views.common import BotLink, side_links
 
 FAULT_WORDS = {
     "timeout": N_("no answer in time"),
@@ -61,6 +64,7 @@ class CauseView:
     summary: str  # "signature rejected (401) on /start"
     where: str  # "fault 5 in game 1" for a forfeit; "" for a walkover
     raw: str  # the client's own words (English data), "" when they add nothing
+    who: tuple[BotLink, ...] = ()  # the bot that lost it (a side's bots when not known)
 
 
 def cause_view(cause: Cause, replay: Replay | None) -> CauseView:
@@ -97,3 +101,21 @@ def _forfeit_fault(cause: Cause, replay: Replay | None) -> tuple[int, Decision] 
             ):
                 return game.number, event
     return None
+
+
+def match_causes(match: MatchRow, replay: Replay | None) -> list[CauseView]:
+    """The causes of ``match``'s walkover or forfeit, each naming the bot that lost it: in
+    individual 2v2 the one bot of its side (by slot), else the side's bots."""
+    causes = match.result.causes if match.result is not None else None
+    by_slot = {e.slot: BotLink(e.name, e.bot_id) for e in match.entrants}
+    individual = len(match.entrants) == 4 and len({e.bot_id for e in match.entrants}) == 4
+    views = []
+    for cause in causes or ():
+        view = cause_view(cause, replay)
+        who = (
+            (by_slot[cause.side],)
+            if individual and cause.side in by_slot
+            else tuple(side_links(match, view.side))
+        )
+        views.append(dataclasses.replace(view, who=who))
+    return views
