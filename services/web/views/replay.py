@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.game.narrate import declarations, describe, hand_note, points_gained
+from arena.game.narrate import describe, hand_note, points_gained
 from arena.match.replay import Decision, Replay, ReplayEvent, StartFault
 from engine.events import (
     ActionTaken,
@@ -428,7 +428,11 @@ def _describe(event: Event | StartFault, seats: Sequence[str], teams: tuple[str,
         }
     if isinstance(event, EnvidoSettled):  # "Envido, real envido: querido, 5 to ana"
         chain = [_(named(c)) for c in event.chain]
-        stated = declarations(event, seats)
+        stated = ", ".join(  # what was declared: "ana 27, beto son buenas"
+            f"{seats[d.seat] if d.seat < len(seats) else '?'} "
+            + (str(d.points) if d.points is not None else _("son buenas"))
+            for d in event.declarations
+        )
         return _("%(chain)s: %(answer)s, %(points)d to %(team)s%(stated)s") % {
             "chain": ", ".join([chain[0], *(c.lower() for c in chain[1:])]),
             "answer": "querido" if event.querido else "no querido",
