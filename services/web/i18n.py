@@ -139,6 +139,12 @@ def decimal(value: float, digits: int = 1) -> str:
     return format_decimal(value, pattern, locale=BABEL_LOCALES[current()])
 
 
+def number(value: float) -> str:
+    """``value`` as short as it is (up to three decimals), as the page's language writes it:
+    "1.5" / "1,5", "50"."""
+    return format_decimal(value, "#,##0.###", locale=BABEL_LOCALES[current()])
+
+
 def signed(value: float, digits: int = 1) -> str:
     """``value`` with its sign always shown: "+2.94", "−0,50" ("+0.00" for zero)."""
     text = decimal(abs(value), digits)

@@ -74,6 +74,7 @@ def _engine(lang: i18n.Language) -> JinjaTemplateEngine:
     env.globals["round_status_name"] = round_status_name
     # numbers as the page's language writes them: "2.94" / "2,94", "99.9%" / "99,9 %"
     env.globals["decimal"] = i18n.decimal
+    env.globals["number"] = i18n.number
     env.globals["signed"] = i18n.signed
     env.globals["percent"] = i18n.percent
     return engine

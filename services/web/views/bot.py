@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from arena.match.replay import Decision, Replay, StartFault
 from services.db.pages import BotRow, HistoryPoint, MatchRow, RatingRow
 from services.domain.ratings import POOLS, PROVISIONAL_UNTIL
+from services.web.i18n import decimal
 from services.web.intervals import rating_interval
 from services.web.views.causes import CauseView, cause_view
 from services.web.views.common import BotLink, outcome, score_text, side_links
@@ -144,7 +145,7 @@ def rating_chart(mode: str, history: Sequence[HistoryPoint], height: int = 200) 
 
 
 def _ms(value: float) -> str:
-    return f"{value:.2f}" if value < 10 else f"{value:.0f}"
+    return decimal(value, 2) if value < 10 else decimal(value, 0)
 
 
 def _percentile(ordered: list[float], q: float) -> float:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from services.api.sprt_schemas import SprtRead
 from services.web.i18n import gettext as _
-from services.web.i18n import percent, signed
+from services.web.i18n import number, percent, signed
 
 HEIGHT = 216  # the plot area's, in pixels; its width is the page's
 PATH_WIDTH = 1000  # the line's box, stretched to the plot's width
@@ -95,8 +95,8 @@ def verdict(test: SprtRead, name_a: str, name_b: str) -> str:
         "games": test.games,
         "a": name_a,
         "b": name_b,
-        "elo0": f"{test.elo0:g}",
-        "elo1": f"{test.elo1:g}",
+        "elo0": number(test.elo0),
+        "elo1": number(test.elo1),
         "low": signed(low, 2),
         "high": signed(high, 2),
         "alpha": percent(test.alpha),

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from arena.match.replay import Replay
 from services.db.pages import EntryRow, MatchRow, TournamentRow
 from services.tournaments.formats import StandingRow, get_format
-from services.web.i18n import N_
+from services.web.i18n import N_, number
 from services.web.i18n import gettext as _
 from services.web.views.common import BotLink, outcome, side_links
 
@@ -50,7 +50,7 @@ class CrossRow:
 
 
 def _fmt(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+    return str(int(value)) if float(value).is_integer() else number(value)
 
 
 def standing_columns(t: TournamentRow, rows: Sequence[StandingRow]) -> tuple[str, ...]:
