@@ -30,7 +30,7 @@ from litestar.serialization import encode_json
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.wire.openapi import bot_protocol_openapi
-from services.api.spec import add_links, merge
+from services.api.spec import add_links, merge, open_tuples
 from services.web.pages.render import SECURITY_HEADERS, language_of_response, render_html
 
 SCHEMA_PATH = "/schema"  # services.api.app mounts the OpenAPI router there
@@ -41,7 +41,7 @@ ASSETS = "/static/swagger_ui"
 
 def full_document(rest: dict[str, Any]) -> dict[str, Any]:
     """The app's REST document ``rest`` with the bot protocol's webhooks and the links."""
-    return add_links(merge(rest, bot_protocol_openapi()))
+    return add_links(open_tuples(merge(rest, bot_protocol_openapi())))
 
 
 class FullDocument(JsonRenderPlugin):

@@ -146,7 +146,9 @@ def unmarked(text: str, data: list[str]) -> list[str]:
     for phrase in GAME_PHRASES:
         text = text.replace(phrase, " ")
     # owners' and events' generated names, match numbers, a moment's link, seed commitments
-    text = re.sub(r"org-[0-9a-f]{8}|cup-[0-9a-f]{6}|#\d+|#?g\d+-s\d+|[0-9a-f]{32,}", " ", text)
+    text = re.sub(
+        r"org-[0-9a-f]{8}|bot-[0-9a-f]{8}|cup-[0-9a-f]{6}|#\d+|#?g\d+-s\d+|[0-9a-f]{32,}", " ", text
+    )
     words = [w.strip("-'’") for w in re.findall(r"[\w'’-]+", text)]
     return [
         w
