@@ -84,3 +84,19 @@ def test_the_check_finds_what_it_looks_for(browser: Any, live_server: str) -> No
     assert 'bot name off screen or cut: <span class="bot"> "far-away-bot"' in found
     assert 'score hidden or cut: <strong class=""> "15"' in found
     assert 'text 9.0 px: <p class=""> "tiny"' in found
+
+
+def test_a_crosstable_wider_than_a_phone_says_it_scrolls(
+    browser: Any, live_server: str, web_data: WebData
+) -> None:
+    context = browser.new_context(viewport={"width": 320, "height": 900}, base_url=live_server)
+    try:
+        page = context.new_page()
+        page.goto(f"/tournaments/{web_data.seeded.faults_id}")  # eight bots: a wide matrix
+        hint = page.locator("#crosstable .scroll-hint")
+        assert hint.is_visible() and "Scroll sideways" in hint.inner_text()
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.wait_for_function("!document.querySelector('#crosstable.overflows')")
+        assert not hint.is_visible()  # it fits: no hint
+    finally:
+        context.close()

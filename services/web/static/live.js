@@ -64,9 +64,9 @@
     if (list) list.scrollTop = Math.max(0, item.offsetTop - list.offsetTop - list.clientHeight / 2);
   }
 
-  // a bracket wider than its panel says so (a phone shows only its first rounds)
+  // a bracket or a crosstable wider than its panel says so (a phone shows only its start)
   function markOverflow() {
-    document.querySelectorAll(".bracket").forEach(function (section) {
+    document.querySelectorAll(".bracket, .crosstable").forEach(function (section) {
       var box = section.querySelector(".scroll");
       if (box) section.classList.toggle("overflows", box.scrollWidth > box.clientWidth + 1);
     });
