@@ -18,6 +18,7 @@ from arena.protocol import ActRequest, ActResponse, EndRequest, StartRequest
 from arena.replay import EntrantRecord
 from arena.sdk import strategy_decider
 from services.flow import EntrantSpec
+from tests.services.flow_helpers import Connector
 
 
 @dataclass
@@ -68,7 +69,7 @@ def failing(name: str) -> BotConnection:
     return FailingBot(name, call, fault)
 
 
-def connector(failing_ids: dict[int, str]):  # type: ignore[no-untyped-def]
+def connector(failing_ids: dict[int, str]) -> Connector:
     """A flow connector: the bots in ``failing_ids`` (bot id -> FAILURES name) fail, the others
     play the heuristic strategy."""
 

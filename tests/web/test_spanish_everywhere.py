@@ -63,10 +63,10 @@ class Marked:
         return mark(self.spanish.ngettext(singular, plural, n))
 
     def pgettext(self, context: str, message: str) -> str:
-        return mark(self.spanish.pgettext(context, message))
+        return mark(str(self.spanish.pgettext(context, message)))
 
     def npgettext(self, context: str, singular: str, plural: str, n: int) -> str:
-        return mark(self.spanish.npgettext(context, singular, plural, n))
+        return mark(str(self.spanish.npgettext(context, singular, plural, n)))
 
 
 @pytest.fixture
