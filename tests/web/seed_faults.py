@@ -12,11 +12,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from arena.client import Fault, TimeBank
-from arena.connection import Answer, BotConnection, InProcessBot
-from arena.protocol import ActRequest, ActResponse, EndRequest, StartRequest
-from arena.replay import EntrantRecord
+from arena.client.bot_client import Fault, TimeBank
+from arena.client.connection import Answer, BotConnection, InProcessBot
+from arena.match.replay import EntrantRecord
 from arena.sdk import strategy_decider
+from arena.wire.protocol import ActRequest, ActResponse, EndRequest, StartRequest
 from services.flow import EntrantSpec
 from tests.services.flow_helpers import Connector
 

@@ -36,7 +36,7 @@ SAME_IN_EVERY_LANGUAGE = {
 }  # fmt: skip
 """Tokens that are no language's sentence: a page in any language shows them as they are."""
 GAME_PHRASES = ("no querido", "querido")
-"""The answer to a canto, said in Spanish on every page (``arena.narrate``)."""
+"""The answer to a canto, said in Spanish on every page (``arena.game.narrate``)."""
 
 
 PLACEHOLDER = re.compile(r"%%|%(?:\(\w+\))?[-#0 +]*\d*(?:\.\d+)?[sdifr]")

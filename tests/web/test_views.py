@@ -405,7 +405,7 @@ def test_the_hands_table_and_timeline_stop_at_the_step_unless_the_whole_game_is_
 
 
 def test_a_forfeit_says_which_fault_in_which_game_from_the_replay() -> None:
-    from arena.replay import Cause
+    from arena.match.replay import Cause
     from services.web.views.causes import cause_view
 
     game = GameRecord(
@@ -431,7 +431,7 @@ def test_a_forfeit_says_which_fault_in_which_game_from_the_replay() -> None:
 
 
 def test_a_cause_names_the_bot_that_lost_it_in_individual_2v2() -> None:
-    from arena.replay import Cause
+    from arena.match.replay import Cause
     from services.web.views.causes import match_causes
 
     m = match(10, 1, 1, 1, 2, winner=0)

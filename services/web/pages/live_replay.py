@@ -8,8 +8,8 @@ import asyncpg
 import msgspec
 from litestar import Request
 
-from arena.match import seat_entrants
-from arena.replay import FORMAT, EntrantRecord, GameRecord, MatchResult, Replay, ReplayEvent
+from arena.match.replay import FORMAT, EntrantRecord, GameRecord, MatchResult, Replay, ReplayEvent
+from arena.match.runner import seat_entrants
 from engine.rules import Rules
 from services.api.deps import services
 from services.db import matches as db_matches

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import asyncpg
 
-from arena.replay import Replay, VerifyError, load_replay
+from arena.match.replay import Replay, VerifyError, load_replay
 from services.db import pages as db
 
 

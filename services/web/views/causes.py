@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from arena.replay import Cause, Decision, Replay
+from arena.match.replay import Cause, Decision, Replay
 from services.db.pages import MatchRow
 from services.web.i18n import N_
 from services.web.i18n import gettext as _
