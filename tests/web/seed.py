@@ -22,8 +22,8 @@ from arena.client.connection import Decide, InProcessBot
 from arena.match.replay import EntrantRecord, Replay
 from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
+from arena.wire import structs as wire
 from arena.wire.protocol import ActRequest, ActResponse
-from arena.wire.structs import structs as wire
 from engine.rules import Rules
 from services.domain.result import played_result
 
