@@ -11,6 +11,7 @@ from litestar.exceptions import HTTPException, ValidationException
 from services.web.pages.bot import bot_page
 from services.web.pages.error import html_error
 from services.web.pages.home import home
+from services.web.pages.ladder import ladder_page
 from services.web.pages.lists import bots_index, leaderboards_index, tournaments_index
 from services.web.pages.match import match_live, match_page
 from services.web.pages.render import CSP, SECURITY_HEADERS, before_page
@@ -33,6 +34,7 @@ def web_router() -> Router:
             tournament_page,
             tournament_live,
             bot_page,
+            ladder_page,
             match_page,
             match_live,
             sprt_page,

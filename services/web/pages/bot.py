@@ -14,6 +14,7 @@ from services.db import pages as db
 from services.db import sprt_tests as db_sprt
 from services.domain import FINISHED_STATUSES
 from services.web.i18n import gettext as _
+from services.web.ladder_data import ladders_of_bot
 from services.web.pages.render import Id, render
 from services.web.pages.replays import replays
 from services.web.views.bot import bot_view
@@ -39,4 +40,5 @@ async def bot_page(
     names = await db_matches.entrant_names(
         pool, sorted({t.bot_a for t in tests} | {t.bot_b for t in tests})
     )
-    return render(request, "bot.html", b=view, tests=tests, names=names)
+    ladders = await ladders_of_bot(pool, bot_id)
+    return render(request, "bot.html", b=view, tests=tests, names=names, ladders=ladders)

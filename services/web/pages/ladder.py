@@ -1,0 +1,42 @@
+"""``/ladders/{name}``: a ladder's table (the API's own rows), today's seed commitment."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import asyncpg
+from litestar import Request, Response, get
+from litestar.di import NamedDependency
+from litestar.exceptions import NotFoundException
+from litestar.params import Parameter
+
+from services.web.i18n import gettext as _
+from services.web.ladder_data import ladder_named, ladder_table
+from services.web.pages.render import render
+from services.web.views.ladder import LADDER_NAMES, ladder_lines, ladder_name
+
+
+@get("/ladders/{name:str}", name="web:ladder")
+async def ladder_page(
+    request: Request[Any, Any, Any],
+    pool: NamedDependency[asyncpg.Pool],
+    name: Annotated[str, Parameter(max_length=40)],
+) -> Response[str]:
+    ladder = ladder_named(name)
+    if ladder is None:
+        raise NotFoundException(
+            _("There is no ladder %(name)s: the ladders are %(ladders)s.")
+            % {"name": name, "ladders": ", ".join(LADDER_NAMES)}
+        )
+    table = await ladder_table(pool, ladder)
+    return render(
+        request,
+        "ladder.html",
+        pool=ladder,
+        title=ladder_name(ladder),
+        lines=ladder_lines(table.entries),
+        in_flight=table.in_flight,
+        today=table.today.isoformat(),
+        commitment=table.commitment,
+        ladders=[(p, ladder_name(p)) for p in LADDER_NAMES],
+    )
