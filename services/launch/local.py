@@ -319,6 +319,35 @@ def warm_up(api: str, path: Path, bots: list[HouseBot]) -> int | None:
         return tournament_id if started.status_code == 202 else None
 
 
+HOUSE_LADDERS = ("1v1", "2v2-individual")
+"""The ladders the house bots stand on from the start: a newcomer's bot that joins meets them at
+once (the ladder pairs bots of different owners only, so they never meet each other there)."""
+
+
+def join_ladders(api: str, path: Path, bots: list[HouseBot], timeout: float = 20.0) -> list[str]:
+    """Put the house bots on :data:`HOUSE_LADDERS` through the API (its health check first: a
+    bot just restarted with a new secret may need a moment, so each join is retried until
+    ``timeout``). Entering again changes nothing. Returns what could not be joined, in words."""
+    state = _load(path)
+    auth = {"authorization": f"Bearer {state['api_key']}"}
+    failed = []
+    with httpx.Client(base_url=api, timeout=15.0, headers=auth, trust_env=False) as client:
+        for ladder in HOUSE_LADDERS:
+            for bot in bots:
+                deadline = time.monotonic() + timeout
+                while True:
+                    answer = client.post(
+                        f"/v1/ladders/{ladder}/entries", json={"bot_id": bot.bot_id}
+                    )
+                    if answer.status_code in (200, 201):
+                        break
+                    if time.monotonic() > deadline:
+                        failed.append(f"{bot.name} on {ladder}: {answer.status_code}")
+                        break
+                    time.sleep(0.5)
+    return failed
+
+
 # --- the launcher -------------------------------------------------------------------------------
 
 
@@ -430,6 +459,9 @@ def run(settings: Settings, environ: Mapping[str, str], *, out: Any = None) -> i
                         children.stop(bot_children[bot.name])
                     start_bots(children, env, fresh)
             warm = warm_up(api_url, path, bots)
+            if not settings.production:  # built-in bots answer no health check over HTTP
+                for words in join_ladders(api_url, path, bots):
+                    print(f"the house bot {words} could not join its ladder", file=say)
             _print_banner(say, settings, servers.embedded, api_url, bots, data_dir, began, warm)
             while True:
                 dead = children.first_dead()

@@ -73,6 +73,10 @@ def test_launcher_serves_house_bots_and_stops_cleanly(
         assert {"house-heuristic", "house-random"} <= set(house_bots)
         assert house_bots["house-heuristic"]["open"] and house_bots["house-random"]["open"]
         _newcomer_enters_a_house_bot(api, house_bots["house-heuristic"]["id"])
+        # the house bots stand on the ladders, so a newcomer's bot that joins plays at once
+        for ladder in ("1v1", "2v2-individual"):
+            table = httpx.get(f"{api}/v1/ladders/{ladder}", timeout=5, trust_env=False).json()
+            assert {e["name"] for e in table["entries"]} == {"house-heuristic", "house-random"}
 
         def leaderboard_names() -> set[str]:
             board = httpx.get(f"{api}/v1/leaderboards/1v1", timeout=5, trust_env=False).json()
