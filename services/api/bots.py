@@ -38,6 +38,7 @@ from services.db.bots import Bot
 from services.db.rating_fits import StoredInterval
 from services.domain import BotStatus, ChallengePolicy
 from services.domain.names import refused_characters
+from services.flow import ladder as flow_ladder
 
 HANDSHAKE_TIMEOUT_MS = 5000.0
 
@@ -412,3 +413,4 @@ class BotController(Controller):
             raise _not_found(bot_id)
         # it forfeits what is left of its running tournaments; the events go on
         await dispatch(services(request.app.state), await flow.withdraw_bot(pool, bot_id))
+        await flow_ladder.bot_deleted(pool, bot_id)  # and leaves the ladders

@@ -138,6 +138,12 @@ async def update(
         return entry
 
 
+async def bot_deleted(pool: asyncpg.Pool, bot_id: int) -> int:
+    """A deleted bot leaves every ladder (its rated matches and rating stay); how many."""
+    async with pool.acquire() as conn:
+        return await db_ladder.delete_entries_of_bot(conn, bot_id)
+
+
 async def _own_entry(
     conn: Connection, ladder: LadderPool, bot_id: int, account_id: int
 ) -> LadderEntry:

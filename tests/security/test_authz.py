@@ -59,6 +59,12 @@ KNOWN: dict[str, tuple[Request, bool]] = {
         True,
     ),
     "cancelTest": (lambda w: (f"/v1/tests/{w.test_id}/cancel", None), True),
+    "joinLadder": (lambda w: ("/v1/ladders/1v1/entries", {"bot_id": w.bot_id}), True),
+    "updateLadderEntry": (
+        lambda w: (f"/v1/ladders/1v1/entries/{w.bot_id}", {"resume": True}),
+        True,
+    ),
+    "leaveLadder": (lambda w: (f"/v1/ladders/1v1/entries/{w.bot_id}", None), True),
 }
 # what the owner gets for the same call in a fresh world (start: a swiss with no entrants)
 OWNER_STATUS = {
@@ -71,6 +77,9 @@ OWNER_STATUS = {
     "createChallenge": 202,
     "createTest": 202,
     "cancelTest": 200,
+    "joinLadder": 201,  # already on it: the same entry again
+    "updateLadderEntry": 200,
+    "leaveLadder": 204,
 }
 # writes that need no key, on purpose
 PUBLIC_WRITES = {"createAccount"}
@@ -123,6 +132,10 @@ async def _world(api: Api, server: BotServer) -> World:
         headers=owner,
     )
     assert test.status_code == 202, test.text
+    joined = await api.client.post(
+        "/v1/ladders/1v1/entries", json={"bot_id": int(str(bot["id"]))}, headers=owner
+    )
+    assert joined.status_code == 201, joined.text
     return World(
         owner=owner,
         intruder=intruder,

@@ -275,3 +275,28 @@ async def test_challenges_check_bots_and_rules(flow_pool: asyncpg.Pool) -> None:
     assert await db_ratings.history_of_match(flow_pool, match_id) == []  # unrated
     # a finished match is not handed out again
     assert await flow.match_specs(flow_pool, [match_id], secret_box=BOX) == []
+
+
+async def test_a_secret_sealed_under_another_key_holds_back_only_its_own_match(
+    flow_pool: asyncpg.Pool,
+) -> None:
+    """One bot's secret that this key cannot open (a key rotated by hand, a restored backup):
+    its match is not sent, and every other match still is (the sweeper sent none before)."""
+    from services.base.config import Secret
+    from services.base.secretbox import SecretBox
+    from services.db import matches as db_matches
+    from tests.services.flow_helpers import BOX, make_account, make_bot
+
+    owner = await make_account(flow_pool)
+    good = [await make_bot(flow_pool, owner) for _ in range(2)]
+    stranger = await make_bot(flow_pool, owner, box=SecretBox(Secret("t" * 48)))
+    ids = []
+    async with flow_pool.acquire() as conn:
+        for pair in ((good[0], good[1]), (good[0], stranger)):
+            ids.append(
+                await db_matches.insert_match(
+                    conn, bots=pair, mode="1v1", seed=1, rated=False, games_per_match=1, rules={}
+                )
+            )
+    specs = await flow.match_specs(flow_pool, ids, secret_box=BOX)
+    assert [s.match_id for s in specs] == [ids[0]]
