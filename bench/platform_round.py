@@ -297,7 +297,14 @@ async def measure(
             reads = await wait_round(pool, client, tournament, matches, plan)
             cpu1, calls1 = await cpu_now(pool, database, pids, bots.pid), bots.cpu()[1]
             spans, lag = bots.spans(), bots.lag()
-            await _post(client, f"/v1/tournaments/{tournament}/cancel", {}, key)  # not round 2
+            # not round 2 (on a slow machine it may have been played already: then it is over)
+            cancel = await client.post(
+                f"/v1/tournaments/{tournament}/cancel",
+                json={},
+                headers={"authorization": f"Bearer {key}"},
+            )
+            if cancel.status_code not in (200, 409):
+                raise RuntimeError(f"cancel: {cancel.status_code} {cancel.text[:500]}")
             rows = await round_rows(pool, tournament)
         finally:
             await pool.close()
