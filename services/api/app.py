@@ -40,6 +40,7 @@ from services.api.ratelimit import PREFIX as RATE_LIMIT_PREFIX
 from services.api.ratelimit import Counter, MemoryCounter, RedisCounter, rate_limit_hook
 from services.api.slow_clients import body_deadline
 from services.api.sprt_tests import SprtController
+from services.api.streams import StreamController, hub_of
 from services.api.tournament_export import TournamentExportController
 from services.api.tournaments import TournamentController
 from services.base.config import RateLimits, Settings
@@ -106,6 +107,7 @@ def create_api(
                 own, svc.pool = svc.pool, None
                 await own.close()
         finally:
+            await hub_of(app.state).aclose()
             if rate_counter is None:
                 await counter.aclose()
 
@@ -121,6 +123,7 @@ def create_api(
             LeaderboardController,
             LadderController,
             SprtController,
+            StreamController,
             health,
             liveness,
             *pages,

@@ -93,6 +93,15 @@ class WebSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Networks (``ipaddress`` strings) whose ``X-Forwarded-For`` the API believes."""
 
 
+class StreamSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Caps on open Server-Sent Events streams, per API process (``services.api.streams``)."""
+
+    per_address: int = 8
+    """Streams one client address may hold open at once."""
+    total: int = 2000
+    """Streams one API process holds open at once (every address together)."""
+
+
 class RateLimits(msgspec.Struct, frozen=True, kw_only=True):
     """The API's budgets, a minute each (``services.api.ratelimit``)."""
 
@@ -164,6 +173,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     secrets: SecretSettings = SecretSettings()
     web: WebSettings = WebSettings()
     rate_limits: RateLimits = RateLimits()
+    streams: StreamSettings = StreamSettings()
     challenges: ChallengeQuota = ChallengeQuota()
     sprt: SprtQuota = SprtQuota()
     worker: WorkerSettings = WorkerSettings()
@@ -329,6 +339,11 @@ VARIABLES: tuple[Variable, ...] = (
          _MINUTE, "20", "failed authentications per client address"),
     _var("TRUCO_HEALTH_RATE_LIMIT_PER_MINUTE", "rate_limits.health_per_minute", _MINUTE,
          "300", "`/health` and `/health/live` per client address"),
+    _var("TRUCO_STREAMS_PER_ADDRESS", "streams.per_address", _whole(1, 10_000), "8",
+         "live streams (`/v1/matches/{id}/stream`, `/v1/tournaments/{id}/stream`) one client "
+         "address may hold open on one API process"),
+    _var("TRUCO_STREAMS_TOTAL", "streams.total", _whole(1, 1_000_000), "2000",
+         "live streams one API process holds open at once"),
     _var("TRUCO_OPEN_CHALLENGES_PER_ACCOUNT", "challenges.per_account", _whole(1), "8",
          "open challenges an account may have"),
     _var("TRUCO_OPEN_CHALLENGES_PER_BOT", "challenges.per_bot", _whole(1), "4",

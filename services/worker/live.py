@@ -275,6 +275,21 @@ class LiveReader:
         except (redis.RedisError, OSError):
             return 0
 
+    async def since(self, match_id: int, start: int) -> tuple[bytes | None, list[bytes]]:
+        """One round trip: the list's first item (its run's header; None if the list is gone)
+        and the items from index ``start`` on (the live stream's poll: O(new items)).
+        A Redis error reads as "nothing new" (the next poll tries again)."""
+        key = live_key(self.prefix, match_id)
+        try:
+            pipe = self.client.pipeline(transaction=True)
+            pipe.lindex(key, 0)
+            pipe.lrange(key, start, -1)
+            first, items = await pipe.execute()
+        except (redis.RedisError, OSError) as exc:
+            logger.warning("live view of match %s unreadable: %s", match_id, exc)
+            return b"", []
+        return first, list(items)
+
     async def aclose(self) -> None:
         await self.client.aclose()
 
