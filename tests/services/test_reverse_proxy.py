@@ -48,6 +48,17 @@ def test_the_proxy_is_at_least_as_strict_as_the_api() -> None:
     assert "off" not in directive("proxy_request_buffering")
 
 
+def test_live_streams_pass_unbuffered_and_outlive_the_heartbeat() -> None:
+    from services.api import live_feeds
+
+    text = CONF.read_text()
+    stream = text.split("location ~ ^/v1/(matches|tournaments)/[0-9]+/stream$", 1)[1]
+    stream = stream.split("}", 1)[0]
+    assert directive("proxy_buffering", stream) == ["off"]
+    assert seconds(directive("proxy_read_timeout", stream)[0]) > live_feeds.HEARTBEAT_S
+    assert "off" not in directive("proxy_buffering", text.split("location / {", 1)[1])
+
+
 @pytest.fixture(scope="module")
 def api(database_url: str) -> Iterator[Served]:
     with serve_api(database_url) as server:
