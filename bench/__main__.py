@@ -1,6 +1,6 @@
 """Run every benchmark, or the ones named:
 ``python -m bench [engine|tournaments|arena|arena_cost|match_length|rating_fit|leaderboard|concurrency|
-live_feed|flow_round_10k|platform_round|
+live_feed|live_stream|flow_round_10k|platform_round|
 ladder_placement|ladder_tick ...]``."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ BENCHMARKS = [
     "leaderboard",
     "concurrency",
     "live_feed",
+    "live_stream",
     "flow_round_10k",
     "platform_round",
     "ladder_placement",

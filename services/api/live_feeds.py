@@ -141,11 +141,25 @@ def run_of(raw: bytes | None) -> str | None:
     return run if isinstance(run, str) else None
 
 
+Decided = Callable[[], Awaitable[bytes | None]]
+"""The match's ``end`` frame if it is over, else None (a database read)."""
+
+
+def decided_in(pool: asyncpg.Pool, match_id: int) -> Decided:
+    async def decided() -> bytes | None:
+        match = await db_matches.get_match(pool, match_id)
+        if match is None or match.status not in OPEN_STATUSES:
+            return end_of_match(match, match_id)
+        return None
+
+    return decided
+
+
 async def poll_match(
     feed: Feed,
     reader: LiveReader,
-    pool: asyncpg.Pool,
     match_id: int,
+    decided: Decided,
     *,
     poll_s: float = MATCH_POLL_S,
     status_s: float = STATUS_POLL_S,
@@ -169,13 +183,13 @@ async def poll_match(
             feed.append([item_frame(raw, start + k) for k, raw in enumerate(items)])
         if first is None or now - status_at >= status_s:
             status_at = now
-            match = await db_matches.get_match(pool, match_id)
-            if match is None or match.status not in OPEN_STATUSES:
+            end = await decided()
+            if end is not None:
                 if first is not None and first != b"":  # read what is left
                     _, rest = await reader.since(match_id, len(feed.frames))
                     start = len(feed.frames)
                     feed.append([item_frame(raw, start + k) for k, raw in enumerate(rest)])
-                feed.finish(end_of_match(match, match_id))
+                feed.finish(end)
                 return
         await asyncio.sleep(poll_s)
 

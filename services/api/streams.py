@@ -23,7 +23,15 @@ from litestar.response import Stream
 
 from services.api.client_address import client_address_reader
 from services.api.deps import services
-from services.api.live_feeds import Feed, Hub, end_of_match, follow, poll_match, poll_tournament
+from services.api.live_feeds import (
+    Feed,
+    Hub,
+    decided_in,
+    end_of_match,
+    follow,
+    poll_match,
+    poll_tournament,
+)
 from services.api.matches import MatchId
 from services.api.problems import ProblemError, problem_responses
 from services.api.sse import json_frame, parse_last_event_id
@@ -144,7 +152,7 @@ class StreamController(Controller):
         reader = reader_for(state, services(state).settings.redis)
 
         async def poller(feed: Feed) -> None:
-            await poll_match(feed, reader, pool, match_id)
+            await poll_match(feed, reader, match_id, decided_in(pool, match_id))
 
         cursor = 0 if last is None else last + 1
         body = _watching(hub_of(state), ("match", match_id), poller, cursor, slot)

@@ -16,8 +16,8 @@ import httpx
 import pytest
 import redis
 
-from arena.signing import generate_secret
-from arena.verify import verify_replay
+from arena.client.signing import generate_secret
+from arena.match.verify import verify_replay
 from services import flow
 from services.base.config import (
     DatabaseSettings,
