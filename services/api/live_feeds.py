@@ -181,7 +181,8 @@ async def poll_match(
             run = head
             start = len(feed.frames)
             feed.append([item_frame(raw, start + k) for k, raw in enumerate(items)])
-        if first is None or now - status_at >= status_s:
+        gone = first is None and run is not None  # the list was deleted: decided, likely
+        if gone or now - status_at >= status_s:
             status_at = now
             end = await decided()
             if end is not None:

@@ -51,8 +51,13 @@ async def pool(api_database_url: str) -> AsyncIterator[asyncpg.Pool]:
 
 @pytest.fixture
 def feed_writer(redis_target: RedisTarget) -> Iterator[redis.Redis]:
+    """Writes live lists; they are deleted afterwards (match ids repeat across the run's
+    databases, the Redis prefix is the run's)."""
     client = redis.Redis.from_url(redis_target.url)
     yield client
+    doomed = list(client.scan_iter(match=live.live_key(redis_target.prefix, 0)[:-1] + "*"))
+    if doomed:
+        client.delete(*doomed)
     client.close()
 
 
