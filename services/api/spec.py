@@ -187,8 +187,8 @@ def add_links(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def open_tuples(node: Any) -> Any:
-    """Every closed tuple (``prefixItems`` with ``items: false``, as msgspec writes a
-    ``tuple[int, int]``) written with ``minItems``/``maxItems`` instead of the boolean schema:
+    """Every fixed tuple (``prefixItems`` with ``items: false``, as msgspec writes a
+    ``tuple[int, int]``, or with no ``items``, as Litestar does) written with ``minItems``/``maxItems`` instead of the boolean schema:
     the same arrays validate (exactly as many items as ``prefixItems``, each of its type), and
     generators that cannot read a boolean schema (openapi-python-client) can read it."""
     if isinstance(node, list):
@@ -196,8 +196,10 @@ def open_tuples(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
     out = {key: open_tuples(value) for key, value in node.items()}
-    if "prefixItems" in out and out.get("items") is False:
-        del out["items"]
+    # Litestar writes a fixed tuple with ``prefixItems`` alone (any further items allowed):
+    # closed the same way, since the Python type promises exactly that many
+    if "prefixItems" in out and out.get("items", False) is False:
+        out.pop("items", None)
         out.setdefault("minItems", len(out["prefixItems"]))
         out["maxItems"] = len(out["prefixItems"])
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from openapi_spec_validator import validate
 
 from arena.wire.openapi import bot_protocol_openapi, render
 from services.api.spec import SpecConflict, full_openapi, merge, rest_openapi
@@ -19,6 +20,32 @@ def test_committed_spec_has_not_drifted() -> None:
     assert committed == render(full_openapi()), (
         "api-spec/openapi.json differs from the code: run `make spec` and commit the result"
     )
+
+
+def test_the_document_is_valid_openapi_3_1() -> None:
+    document = json.loads(SPEC.read_text())
+    assert document["openapi"] == "3.1.0"
+    validate(document)  # raises on any error, naming where
+
+
+def _closed_tuples(node: object) -> list[dict[str, object]]:
+    if isinstance(node, list):
+        return [t for item in node for t in _closed_tuples(item)]
+    if not isinstance(node, dict):
+        return []
+    found = [node] if "prefixItems" in node else []
+    return found + [t for value in node.values() for t in _closed_tuples(value)]
+
+
+def test_every_tuple_still_promises_its_exact_length_without_a_boolean_schema() -> None:
+    """A msgspec tuple is closed with minItems/maxItems, not ``items: false`` (which
+    openapi-python-client refuses): the wire still promises exactly that many items."""
+    tuples = _closed_tuples(json.loads(SPEC.read_text()))
+    assert tuples
+    for schema in tuples:
+        length = len(schema["prefixItems"])  # type: ignore[arg-type]
+        assert "items" not in schema, schema
+        assert schema.get("minItems") == length and schema.get("maxItems") == length, schema
 
 
 def test_webhooks_describe_the_four_bot_endpoints() -> None:
