@@ -100,7 +100,7 @@ async def test_secret_first_then_register_and_a_wrong_secret_is_explained(
         page = client.get(f"/matches/{lost['id']}").text
         assert "signature rejected (401) on /start" in page
         bot_page = client.get(f"/bots/{wrong}").text
-        assert "Recent faults" in bot_page and "http_status × 1" in bot_page
+        assert "Recent faults" in bot_page and "HTTP error × 1" in bot_page  # worded, not the kind
         assert "signature rejected (401)" in bot_page
 
         # a bot that answers nonsense forfeits; the trusted worker recomputes the cause
