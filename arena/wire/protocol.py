@@ -16,6 +16,7 @@ from typing import Annotated, Protocol
 import msgspec
 
 from arena.wire.structs import Action, Observation, Rules, observation_to_wire, rules_to_wire
+from arena.wire.visible_text import clean_say
 from engine import actions as engine_actions
 from engine import observe as engine_observe
 from engine import rules as engine_rules
@@ -71,8 +72,9 @@ class ActResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     sena: str | None = None
 
     def to_action(self) -> engine_actions.Action:
-        """The engine's action this answer names (with its ``say`` and ``sena``)."""
-        return engine_actions.Action(self.action, self.card, self.say, self.sena)
+        """The engine's action this answer names (with its ``say`` and ``sena``); the ``say``
+        without controls, bidi overrides or invisible characters (:func:`clean_say`)."""
+        return engine_actions.Action(self.action, self.card, clean_say(self.say), self.sena)
 
 
 class EndRequest(_Envelope, kw_only=True):

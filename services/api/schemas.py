@@ -16,8 +16,8 @@ Name = Annotated[
         max_length=64,
         pattern=r"^[^\s\x00]([^\x00]*[^\s\x00])?$",
         description=(
-            "1-64 characters, no leading or trailing space, no control or format characters; "
-            "unique ignoring case and confusable characters"
+            "1-64 characters, no leading or trailing space, no control, format or invisible "
+            "characters (docs/api.md, Names); unique ignoring case and confusable characters"
         ),
         examples=["alice"],
     ),

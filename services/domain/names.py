@@ -1,12 +1,18 @@
 """Names people choose (accounts, bots, tournaments): what is refused, and when two are the same.
 
-**Refused**: Unicode control, format and separator characters (general categories ``Cc``,
-``Cf``, ``Cs``, ``Zl``, ``Zp``): ESC, CR, LF, TAB, NUL, the bidirectional overrides and
-isolates (U+202A-U+202E, U+2066-U+2069), zero-width spaces and joiners (U+200B-U+200D,
-U+2060, U+FEFF), soft hyphens... They make a name display as something else, or break logs.
+**Refused**: every character that does not show as itself (:mod:`arena.wire.visible_text`, the
+table a bot's ``say`` is cleaned with too): Unicode control, format and line-separator
+characters (general categories ``Cc``, ``Cf``, ``Cs``, ``Zl``, ``Zp``: ESC, CR, LF, TAB, NUL,
+the bidirectional overrides and isolates, zero-width spaces and joiners, soft hyphens...),
+every default-ignorable code point (U+034F, the variation selectors, U+17B4, the Hangul
+fillers U+115F, U+1160, U+3164, U+FFA0...), U+2800 BRAILLE PATTERN BLANK; and private-use
+and unassigned code points (``Co``, ``Cn``), which render as whatever a font makes of them.
+They make a name display as another one, or as something else, or break logs.
 
 **The same name** (:func:`name_key`): two names with the same key cannot both be taken.
-The key is the name under NFKC normalisation (``ﬁ`` is ``fi``, ``𝔘`` is ``U``, fullwidth
+The key is the name without its default-ignorable characters and blanks (so a name
+stored before they were refused keys as the visible name it renders as), under NFKC
+normalisation (``ﬁ`` is ``fi``, ``𝔘`` is ``U``, fullwidth
 letters are ASCII), with every character replaced by the representative of its class of
 confusable characters, then casefolded and folded again: Cyrillic ``а`` is Latin ``a``,
 Greek ``Ο``, Latin ``O`` and ``0`` are one letter, and so are ``I``, ``l`` and ``1``; runs
@@ -28,18 +34,20 @@ import string
 import unicodedata
 from importlib import resources
 
-REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+from arena.wire.visible_text import is_hidden, label, without_invisible
+
+UNRENDERED_CATEGORIES = frozenset({"Co", "Cn"})
+"""Private use and unassigned (in this Python's Unicode): no agreed glyph."""
 _DIRECTION_MARKS = str.maketrans("", "", "\u200e\u200f")
 
 
 def refused_characters(name: str) -> list[str]:
     """The characters of ``name`` a name may not contain, as ``U+XXXX NAME`` strings."""
-    found = []
-    for char in dict.fromkeys(name):
-        if unicodedata.category(char) in REFUSED_CATEGORIES:
-            label = unicodedata.name(char, "")
-            found.append(f"U+{ord(char):04X}" + (f" {label}" if label else ""))
-    return found
+    return [
+        label(char)
+        for char in dict.fromkeys(name)
+        if is_hidden(char) or unicodedata.category(char) in UNRENDERED_CATEGORIES
+    ]
 
 
 def name_problem(name: str) -> str | None:
@@ -48,7 +56,7 @@ def name_problem(name: str) -> str | None:
     if not refused:
         return None
     listed = ", ".join(refused[:5]) + (", ..." if len(refused) > 5 else "")
-    return f"names cannot contain control or format characters ({listed})"
+    return f"names cannot contain control, format or invisible characters ({listed})"
 
 
 def _rank(char: str) -> tuple[int, int]:
@@ -95,12 +103,14 @@ def confusable_map() -> dict[str, str]:
 
 
 def _fold(text: str) -> str:
+    """NFKC, then every character to its confusable class's representative, with what is
+    invisible taken out before and after each step (NFKC maps U+FFA0 to U+3164, for one)."""
     table = confusable_map()
-    return "".join(table.get(char, char) for char in text)
+    text = without_invisible(unicodedata.normalize("NFKC", without_invisible(text)))
+    return without_invisible("".join(table.get(char, char) for char in text))
 
 
 def name_key(name: str) -> str:
     """The key under which names are unique (see the module's description)."""
-    text = _fold(unicodedata.normalize("NFKC", name))
-    text = _fold(unicodedata.normalize("NFKC", text.casefold()))
+    text = _fold(_fold(name).casefold())
     return " ".join(text.split())

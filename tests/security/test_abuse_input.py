@@ -4,12 +4,10 @@ carrying a key or a secret being kept out of caches (finding 11)."""
 
 from __future__ import annotations
 
-import unicodedata
-
 import pytest
 
 from arena.sdk import BotServer
-from services.domain.names import REFUSED_CATEGORIES
+from arena.wire.visible_text import is_hidden
 from tests.security.helpers import assert_problem
 from tests.services.api_helpers import Api, unique
 
@@ -73,6 +71,13 @@ REFUSED = {
     "bom": "\ufeffbom",
     "soft hyphen": "soft\u00adhyphen",
     "line separator": "line\u2028sep",
+    # issue 21: invisible characters beside the real names
+    "grapheme joiner": "h\u034fouse",
+    "variation selector": "house\ufe0f",
+    "braille blank": "house-heuristic\u2800",
+    "hangul choseong filler": "\u115fhouse-heuristic",
+    "khmer inherent vowel": "house-heur\u17b4istic",
+    "hangul filler": "house\u3164heuristic",
 }
 
 
@@ -83,7 +88,7 @@ async def test_control_and_format_characters_are_refused(
     account = await api.client.post("/v1/accounts", json={"name": name + unique("")})
     problem = assert_problem(account, 422)
     assert problem["errors"][0]["field"] == "body.name"
-    assert "control or format characters" in problem["detail"]
+    assert "control, format or invisible characters" in problem["detail"]
     _, headers = await api.account("f9")
     bot = await api.client.post(
         "/v1/bots", json={"name": name, "url": bot_server.url}, headers=headers
@@ -97,7 +102,7 @@ async def test_control_and_format_characters_are_refused(
     )
     assert assert_problem(cup, 422)["errors"][0]["field"] == "body.name"
     # nothing with the refused character was stored anywhere
-    bad = next(c for c in name if unicodedata.category(c) in REFUSED_CATEGORIES)
+    bad = next(c for c in name if is_hidden(c))
     for table in ("accounts", "bots", "tournaments"):
         found = await api.pool.fetchval(
             f"SELECT count(*) FROM {table} WHERE strpos(name, $1) > 0", bad
