@@ -101,7 +101,8 @@ def check_commitment(
     if doc.seeds.master_seed is None:
         out.skip(
             f"seeds: the master seed is revealed once the tournament is finished or cancelled "
-            f"(it is {doc.tournament.status}); commitment {published}"
+            f"and no match of it is still being stopped (it is {doc.tournament.status}); "
+            f"commitment {published}"
         )
         return None
     try:

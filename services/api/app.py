@@ -27,6 +27,7 @@ from services.api.deps import (
     Dispatcher,
     Services,
     default_dispatcher,
+    default_stopper,
     get_pool,
 )
 from services.api.health import health, liveness
@@ -84,6 +85,7 @@ def create_api(
         bot_client_factory=bot_client_factory or default_bot_client_factory,
         dispatcher=dispatcher or default_dispatcher(secret_box),
         pool=pool,
+        stopper=default_stopper(settings),
     )
     limits: RateLimits = rate_limits or settings.rate_limits
     counter: Counter = rate_counter or (

@@ -16,7 +16,7 @@ from arena.client.signing import InvalidSecret, check_secret, generate_secret, n
 from arena.wire.protocol import API_VERSION, BotInfo
 from services import flow
 from services.api.auth import SECURITY, current_account, require_owner
-from services.api.deps import BotClientFactory, dispatch, services
+from services.api.deps import BotClientFactory, dispatch, services, stop
 from services.api.names import check_name
 from services.api.params import BotIdParam
 from services.api.problems import FieldError, ProblemError, problem_responses
@@ -411,6 +411,9 @@ class BotController(Controller):
         await _owned_bot(pool, bot_id, account)
         if not await db_bots.soft_delete_bot(pool, bot_id):
             raise _not_found(bot_id)
-        # it forfeits what is left of its running tournaments; the events go on
-        await dispatch(services(request.app.state), await flow.withdraw_bot(pool, bot_id))
+        # it forfeits what is left of its running tournaments (a match being played stops);
+        # the events go on
+        withdrawal = await flow.withdraw_bot(pool, bot_id)
+        await stop(services(request.app.state), withdrawal.forfeited)
+        await dispatch(services(request.app.state), withdrawal.ready)
         await flow_ladder.bot_deleted(pool, bot_id)  # and leaves the ladders

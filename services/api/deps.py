@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 from collections.abc import Awaitable, Callable
@@ -22,6 +23,11 @@ BotClientFactory = Callable[[str, str, EgressPolicy], BotClient]
 Dispatcher = Callable[[asyncpg.Pool, list[int]], Awaitable[None]]
 """``(pool, match_ids)``: hand new matches to the workers (``services.worker.dispatch.enqueue``
 in production; tests run them in process)."""
+
+
+Stopper = Callable[[list[int]], Awaitable[None]]
+"""``(match_ids)``: ask the bot-calling workers to stop playing matches decided without their
+play (``services.worker.stops.request_stops`` on the platform's Redis)."""
 
 
 class EnqueueWith(Protocol):
@@ -57,6 +63,34 @@ def default_dispatcher(secret_box: SecretBox) -> Dispatcher:
     return dispatch
 
 
+async def log_only_stopper(match_ids: list[int]) -> None:
+    """The fallback when the worker package is missing: nothing plays matches anyway."""
+
+
+def default_stopper(settings: Settings) -> Stopper:
+    """Stop flags in the platform's Redis (``services.worker.stops``), if importable and
+    ``settings.redis.url`` is set (as for the rate counters; without it no worker shares this
+    app's Redis)."""
+    if settings.redis.url is None:
+        return log_only_stopper
+    try:
+        stops = importlib.import_module("services.worker.stops")
+    except ImportError:
+        return log_only_stopper
+    client = None
+
+    def flag(match_ids: list[int]) -> None:
+        nonlocal client
+        if client is None:
+            client = stops.flags_client(settings.redis.url)
+        stops.request_stops(client, settings.redis.prefix, match_ids)
+
+    async def stop(match_ids: list[int]) -> None:
+        await asyncio.to_thread(flag, match_ids)
+
+    return stop
+
+
 @dataclass(slots=True)
 class Services:
     """What handlers need, built once per app (the pool is set by the lifespan)."""
@@ -66,6 +100,7 @@ class Services:
     bot_client_factory: BotClientFactory
     dispatcher: Dispatcher = log_only_dispatcher
     pool: asyncpg.Pool | None = None
+    stopper: Stopper = log_only_stopper
 
 
 async def dispatch(svc: Services, match_ids: list[int]) -> None:
@@ -78,6 +113,18 @@ async def dispatch(svc: Services, match_ids: list[int]) -> None:
         await svc.dispatcher(svc.pool, match_ids)
     except Exception:
         logger.exception("dispatching matches %s failed; they stay pending", match_ids)
+
+
+async def stop(svc: Services, match_ids: list[int]) -> None:
+    """Ask the workers to stop these decided matches; a failure is logged (the recovery
+    sweeper sets the flags of every match still stopping on its next pass), never an error
+    for the request that decided them."""
+    if not match_ids:
+        return
+    try:
+        await svc.stopper(match_ids)
+    except Exception:
+        logger.exception("stop flags of matches %s not set; the sweeper sets them", match_ids)
 
 
 def services(state: State) -> Services:

@@ -130,7 +130,11 @@ class MatchRead(msgspec.Struct, kw_only=True):
     ]
     master_seed: Annotated[
         MasterSeed,
-        msgspec.Meta(description="a challenge's master seed, once the match is over"),
+        msgspec.Meta(
+            description=(
+                "a challenge's master seed, once the match is over and no worker plays it any more"
+            )
+        ),
     ]
     created_at: datetime
     finished_at: datetime | None

@@ -39,7 +39,10 @@ class MatchController(Controller):
         "/{match_id:int}",
         operation_id="getMatch",
         summary="A match: entrants, games (score by side, winner), winner",
-        description="The seed is shown once the match is over.",
+        description=(
+            "The seed is shown once the match is over and no worker plays it any more (a "
+            "match decided without its play, cancelled or withdrawn, may still be stopping)."
+        ),
         responses=problem_responses(400, 404),
     )
     async def get_match(self, pool: NamedDependency[asyncpg.Pool], match_id: MatchId) -> MatchRead:

@@ -18,7 +18,7 @@ from arena.sprt.stats import elo_estimate
 from engine.errors import RulesError
 from services import flow
 from services.api.auth import SECURITY, current_account
-from services.api.deps import dispatch, services
+from services.api.deps import dispatch, services, stop
 from services.api.head_to_head import caller_may_pit
 from services.api.problems import FieldError, ProblemError, problem_responses
 from services.api.sprt_schemas import SprtCreate, SprtCreated, SprtPairs, SprtRead
@@ -212,18 +212,20 @@ class SprtController(Controller):
     )
     async def cancel_test(
         self,
+        request: Request[object, object, State],
         pool: NamedDependency[asyncpg.Pool],
         account: NamedDependency[Account],
         test_id: SprtId,
     ) -> SprtRead:
         try:
-            await flow_sprt.cancel_test(pool, test_id, account.id)
+            cancelled = await flow_sprt.cancel_test(pool, test_id, account.id)
         except flow_sprt.SprtNotFound:
             raise _not_found(test_id) from None
         except flow_sprt.NotYourTest as exc:
             raise ProblemError(403, str(exc)) from None
         except flow_sprt.SprtStateError as exc:
             raise ProblemError(409, str(exc), slug="test-state") from None
+        await stop(services(request.app.state), cancelled)  # a pair being played stops
         test = await db_sprt.get_test(pool, test_id)
         assert test is not None
         return sprt_read(test)

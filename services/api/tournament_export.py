@@ -66,8 +66,9 @@ class TournamentExportController(Controller):
             "Settings, entries, rounds, standings, and every match with its place, seed, "
             "stored result, replay and the Elo changes it applied; `seeds` gives the "
             "commitment to the master seed every match seed is derived from, and the master "
-            "seed itself once the tournament is finished or cancelled (docs/verify.md). A "
-            "match's seed, replay and rating changes appear once it is finished. Events "
+            "seed itself once the tournament is finished or cancelled and no worker still "
+            "plays a match of it (docs/verify.md). A match's seed appears once it is over "
+            "and stopped, its replay and rating changes once it is finished. Events "
             "created before seeds were committed say `scheme: legacy`: their seeds cannot be "
             "verified. Streamed; gzip-compressed when the request accepts gzip."
         ),

@@ -117,8 +117,9 @@ MasterSeed = Annotated[
     str | None,
     msgspec.Meta(
         description=(
-            "the master seed (64 hex digits), revealed once the event is over; null until "
-            "then, and for an event created before seeds were committed"
+            "the master seed (64 hex digits), revealed once the event is over and no worker "
+            "still plays a match of it; null until then, and for an event created before "
+            "seeds were committed"
         )
     ),
 ]
@@ -141,7 +142,12 @@ class TournamentSummary(msgspec.Struct, kw_only=True):
     seed_commitment: SeedCommitment
     master_seed: Annotated[
         MasterSeed,
-        msgspec.Meta(description="revealed once the tournament is finished or cancelled"),
+        msgspec.Meta(
+            description=(
+                "revealed once the tournament is finished or cancelled and every match it "
+                "decided without play has stopped being played"
+            )
+        ),
     ]
 
 

@@ -15,7 +15,7 @@ from arena.game.deals import MEMORY_RISK
 from engine.errors import RulesError
 from services import flow
 from services.api.auth import SECURITY, current_account, require_owner
-from services.api.deps import dispatch, services
+from services.api.deps import dispatch, services, stop
 from services.api.names import check_name
 from services.api.problems import FieldError, ProblemError, problem_responses
 from services.api.tournament_schemas import (
@@ -336,6 +336,7 @@ class TournamentController(Controller):
     )
     async def cancel(
         self,
+        request: Request[object, object, State],
         pool: NamedDependency[asyncpg.Pool],
         tournament_id: TournamentId,
         account: NamedDependency[Account],
@@ -345,6 +346,7 @@ class TournamentController(Controller):
             cancelled = await flow.cancel_tournament(pool, tournament_id)
         except flow.FlowError as exc:
             raise flow_problem(exc) from None
+        await stop(services(request.app.state), cancelled)  # the ones being played stop
         return TournamentCancelled(
             id=tournament_id, status="cancelled", cancelled_matches=cancelled
         )

@@ -124,10 +124,12 @@ def match_read(match: StoredMatch, names: dict[int, str]) -> MatchRead:
         tantos=list(result.tantos) if result is not None else None,
         decided_by=fp.knockout_decision(match.bracket_match, match.result),
         outcome=outcome_of(match, entrants),
-        seed=match.seed if match.finished else None,
+        # nothing that derives its cards while a worker may still play it (a match decided
+        # without its play is stopping until that worker stopped)
+        seed=match.seed if match.finished and match.stopped else None,
         seed_scheme=match.seed_scheme,
         seed_commitment=seed_commitment(match.master_seed),
-        master_seed=revealed(match.master_seed, match.over),
+        master_seed=revealed(match.master_seed, match.stopped),
         created_at=match.created_at,
         finished_at=match.finished_at,
     )
@@ -173,7 +175,8 @@ def seed_commitment(master_seed: bytes | None) -> str | None:
 
 
 def revealed(master_seed: bytes | None, over: bool) -> str | None:
-    """The master seed in hex once its event is over; None before (and when there is none)."""
+    """The master seed in hex once its event is over and no worker plays a match of it any
+    more; None before (and when there is none)."""
     return master_seed.hex() if over and master_seed is not None else None
 
 

@@ -36,7 +36,7 @@ _COLUMNS = (
     "m.id, m.tournament_id, m.round_id, r.number AS round_number, m.bracket, m.bracket_match, "
     "m.board, m.mode, m.status, m.seed, m.rated, m.games_per_match, m.rules, m.winner_side, "
     "m.bye, m.attempts, m.created_at, m.queued_at, m.finished_at, m.deals, m.partnership, "
-    "m.seed_scheme, m.master_seed, m.ladder_pool, "
+    "m.seed_scheme, m.master_seed, m.ladder_pool, m.stopping_since IS NOT NULL AS stopping, "
     "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND slot = 0) AS bot0, "
     "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND slot = 1) AS bot1, "
     "(SELECT array_agg(bot_id ORDER BY slot) FROM match_entrants WHERE match_id = m.id) "
@@ -85,6 +85,7 @@ class StoredMatch:
     )
     master_seed: bytes | None = field(default=None, repr=False)  # a challenge's own (0008)
     ladder_pool: str | None = None  # the ladder of a ladder match (0020)
+    stopping: bool = False  # decided, but a worker may still be playing it (0014)
 
     @property
     def finished(self) -> bool:
@@ -92,8 +93,13 @@ class StoredMatch:
 
     @property
     def over(self) -> bool:
-        """Nothing more will be played: finished, cancelled or given up on."""
+        """Nothing more will be decided: finished, cancelled or given up on."""
         return self.status not in OPEN_STATUSES
+
+    @property
+    def stopped(self) -> bool:
+        """Over, and no worker is still playing it: what derives its cards may be shown."""
+        return self.over and not self.stopping
 
     @property
     def bots(self) -> tuple[int, ...]:
@@ -395,12 +401,58 @@ async def mark_running(conn: Executor, match_id: int) -> bool:
     return found is not None
 
 
+CANCEL_OPEN = (
+    "UPDATE matches SET status = 'cancelled', finished_at = now(), "
+    "stopping_since = CASE WHEN status IN ('queued', 'running') THEN now() END "
+    "WHERE {where} AND status IN ('pending', 'queued', 'running') RETURNING id"
+)
+"""Open matches become ``cancelled``; a sent one (queued, running) is ``stopping`` until its
+worker has stopped (migration 0014)."""
+
+
 async def cancel_open_matches(conn: Connection, tournament_id: int) -> list[int]:
     """Every unfinished match of a tournament becomes ``cancelled``; returns their ids."""
+    rows = await conn.fetch(CANCEL_OPEN.format(where="tournament_id = $1"), tournament_id)
+    return sorted(int(row["id"]) for row in rows)
+
+
+async def mark_stopping(conn: Executor, match_id: int) -> bool:
+    """A sent match (queued, running) being decided without its play: ``stopping`` until its
+    worker has stopped. True if it was sent."""
+    found = await conn.fetchval(
+        "UPDATE matches SET stopping_since = now() "
+        "WHERE id = $1 AND status IN ('queued', 'running') RETURNING id",
+        match_id,
+    )
+    return found is not None
+
+
+async def clear_stopping(conn: Executor, match_id: int) -> bool:
+    """No worker plays the match any more (it said so, or its result came); True if it was
+    ``stopping``."""
+    found = await conn.fetchval(
+        "UPDATE matches SET stopping_since = NULL "
+        "WHERE id = $1 AND stopping_since IS NOT NULL RETURNING id",
+        match_id,
+    )
+    return found is not None
+
+
+async def stopping_matches(conn: Executor) -> list[tuple[int, float]]:
+    """Every ``stopping`` match: (id, seconds since it was decided), oldest first."""
     rows = await conn.fetch(
-        "UPDATE matches SET status = 'cancelled', finished_at = now() "
-        "WHERE tournament_id = $1 AND status IN ('pending', 'queued', 'running') RETURNING id",
-        tournament_id,
+        "SELECT id, extract(epoch FROM now() - stopping_since)::float8 AS age_s FROM matches "
+        "WHERE stopping_since IS NOT NULL ORDER BY stopping_since, id"
+    )
+    return [(int(row["id"]), float(row["age_s"])) for row in rows]
+
+
+async def clear_stopping_older_than(conn: Executor, age_s: float) -> list[int]:
+    """``stopping`` matches decided more than ``age_s`` ago are stopped; their ids."""
+    rows = await conn.fetch(
+        "UPDATE matches SET stopping_since = NULL WHERE stopping_since IS NOT NULL "
+        "AND stopping_since < now() - make_interval(secs => $1) RETURNING id",
+        age_s,
     )
     return sorted(int(row["id"]) for row in rows)
 

@@ -14,6 +14,7 @@ import asyncpg
 
 from arena.game.deals import DealsMode
 from services.db.accounts import Connection, Executor
+from services.db.matches import CANCEL_OPEN
 from services.domain import Mode
 from services.domain.sprt_runs import Outcome, SprtParams, SprtStatus
 
@@ -161,11 +162,7 @@ async def finish_test(
     )
     if ended is None:
         return []
-    rows = await conn.fetch(
-        "UPDATE matches SET status = 'cancelled', finished_at = now() "
-        "WHERE sprt_test_id = $1 AND status IN ('pending', 'queued', 'running') RETURNING id",
-        test_id,
-    )
+    rows = await conn.fetch(CANCEL_OPEN.format(where="sprt_test_id = $1"), test_id)
     return sorted(int(row["id"]) for row in rows)
 
 

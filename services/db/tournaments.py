@@ -14,7 +14,9 @@ from services.domain import BotStatus, Format, Mode, Partnership, RoundStatus, T
 
 _COLUMNS = (
     "id, organiser_id, name, format, mode, status, settings, start_at, current_round, "
-    "created_at, started_at, finished_at, partnership, master_seed"
+    "created_at, started_at, finished_at, partnership, master_seed, "
+    "EXISTS (SELECT 1 FROM matches s WHERE s.tournament_id = tournaments.id "
+    "AND s.stopping_since IS NOT NULL) AS matches_stopping"
 )
 
 
@@ -35,11 +37,14 @@ class Tournament:
     partnership: Partnership = "team"  # how a 2v2 side is filled (migration 0005)
     # 32 secret bytes every match seed derives from (services.domain.seeds; 0008); None: stored before
     master_seed: bytes | None = dataclasses.field(default=None, repr=False)
+    # a match of it is decided but may still be played by a worker (migration 0014)
+    matches_stopping: bool = False
 
     @property
     def seed_revealed(self) -> bool:
-        """The master seed is public once the event is over (finished or cancelled)."""
-        return self.status in ("finished", "cancelled")
+        """The master seed is public once the event is over (finished or cancelled) and no
+        worker is still playing a match of it (a cancelled event's last matches)."""
+        return self.status in ("finished", "cancelled") and not self.matches_stopping
 
 
 @dataclass(frozen=True, slots=True)

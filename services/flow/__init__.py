@@ -54,7 +54,7 @@ from services.flow.errors import (
 )
 from services.flow.event import event_state, standings
 from services.flow.matches import EntrantSpec, MatchSpec, match_specs
-from services.flow.results import mark_running, record_result
+from services.flow.results import mark_running, match_stopped, record_result
 from services.flow.settings import (
     TournamentSettings,
     check_duration,
@@ -64,6 +64,7 @@ from services.flow.settings import (
     settings_of,
 )
 from services.flow.tournaments import (
+    Withdrawal,
     cancel_tournament,
     create_tournament,
     due_tournaments,
@@ -90,6 +91,7 @@ __all__ = [
     "TournamentNotFound",
     "TournamentSettings",
     "TournamentStateError",
+    "Withdrawal",
     "advance",
     "cancel_tournament",
     "check_duration",
@@ -102,6 +104,7 @@ __all__ = [
     "event_state",
     "mark_running",
     "match_specs",
+    "match_stopped",
     "mode_rules",
     "record_result",
     "settings_of",

@@ -164,11 +164,14 @@ async def _create(
 
 
 async def forfeit(conn: Connection, match: StoredMatch, gone: set[int]) -> None:
-    """Decide a match without playing it: the sides whose bots left lose (both: a draw)."""
+    """Decide a match without playing it: the sides whose bots left lose (both: a draw). A
+    match already sent to a worker is ``stopping`` until that worker has stopped playing it
+    (its seed stays hidden until then: docs/verify.md)."""
     lost = sorted({slot % 2 for slot, bot in enumerate(match.bots) if bot in gone})
     winner = 1 - lost[0] if len(lost) == 1 else None
     document = withdrawn_result(lost)
     if await db_matches.insert_result(
         conn, match.id, winner_side=winner, result=document, task_id=None
     ):
+        await db_matches.mark_stopping(conn, match.id)
         await db_matches.finish_match(conn, match.id, status="forfeit", winner_side=winner)

@@ -159,7 +159,7 @@ def match_json(
         deals=match.deals,
         rules=match.rules,
         seats=list(match.bots),
-        seed=match.seed if match.over else None,
+        seed=match.seed if match.stopped else None,
         seed_scheme=match.seed_scheme,
         winner_side=match.winner_side,
         result=msgspec.to_builtins(match.result) if match.finished and match.result else None,

@@ -26,6 +26,12 @@ async def mark_running(pool: asyncpg.Pool, match_id: int) -> bool:
     return await db_matches.mark_running(pool, match_id)
 
 
+async def match_stopped(pool: asyncpg.Pool, match_id: int) -> bool:
+    """A worker stopped playing a decided match (``truco.match_stopped``): no longer
+    ``stopping``, so its seeds may be shown. True if it was stopping."""
+    return await db_matches.clear_stopping(pool, match_id)
+
+
 async def record_result(
     pool: asyncpg.Pool,
     match_id: int,
@@ -56,6 +62,8 @@ async def record_result(
         match = await db_matches.get_match(conn, match_id, for_update=True)
         assert match is not None
         if match.finished or match.bot1 is None or match.status == CANCELLED:
+            # decided without this play (cancelled, withdrawn): its worker has stopped now
+            await db_matches.clear_stopping(conn, match_id)
             return []
         if (replay.seed, replay.deals) != (match.seed, match.deals):
             raise ResultMismatch(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
+from typing import NamedTuple
 
 import asyncpg
 import msgspec
@@ -134,7 +135,8 @@ async def due_tournaments(pool: asyncpg.Pool, now: datetime) -> list[int]:
 async def cancel_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]:
     """``registering`` or ``running`` -> ``cancelled``; its unfinished matches (pending,
     queued, even running) become ``cancelled`` and a result that arrives later for them is not
-    stored (no Elo change). Finished matches, results and ratings stay. Returns the ids of the
+    stored (no Elo change); a sent one is ``stopping`` until its worker stops (the caller asks
+    the workers to stop these matches: ``services.worker.stops``). Finished matches, results and ratings stay. Returns the ids of the
     cancelled matches. Raises :class:`TournamentNotFound`, :class:`TournamentStateError`."""
     async with pool.acquire() as conn, conn.transaction():
         tournament = await db_tournaments.get_tournament(conn, tournament_id, lock="update")
@@ -204,11 +206,20 @@ def _min_entrants(tournament: Tournament) -> int:
     return fi.MIN_ENTRANTS if tournament.partnership == INDIVIDUAL else 2
 
 
-async def withdraw_bot(pool: asyncpg.Pool, bot_id: int) -> list[int]:
+class Withdrawal(NamedTuple):
+    """What a bot's withdrawal did: the new matches its forfeits made ready (to queue), and
+    the matches it decided without play (whose workers are to stop)."""
+
+    ready: list[int]
+    forfeited: list[int]
+
+
+async def withdraw_bot(pool: asyncpg.Pool, bot_id: int) -> Withdrawal:
     """A bot left (unavailable, deleted): in every running tournament it plays, it is withdrawn
-    and forfeits its unfinished matches (no Elo change); the events go on. Returns the ids of
-    the new matches those forfeits made ready, to queue."""
+    and forfeits its unfinished matches (no Elo change); the events go on. A forfeited match
+    that was already sent is ``stopping`` until its worker stops."""
     new: list[int] = []
+    forfeited: list[int] = []
     async with pool.acquire() as conn, conn.transaction():
         for tournament_id in await db_tournaments.running_tournaments_of_bot(conn, bot_id):
             await db_tournaments.withdraw_entries(conn, tournament_id, [bot_id])
@@ -216,5 +227,6 @@ async def withdraw_bot(pool: asyncpg.Pool, bot_id: int) -> list[int]:
                 match = await db_matches.get_match(conn, match_id, for_update=True)
                 assert match is not None
                 await forfeit(conn, match, {bot_id})
+                forfeited.append(match_id)
             new += await advance(conn, tournament_id)
-    return new
+    return Withdrawal(new, forfeited)

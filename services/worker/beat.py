@@ -21,6 +21,7 @@ Scheduled messages expire after one period. Run exactly one beat
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import UTC, datetime
 from typing import Any
@@ -32,7 +33,7 @@ from services.base.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
 from services.db import bot_health
 from services.worker.app import app
 from services.worker.db import run_db
-from services.worker.dispatch import enqueue, send_probe
+from services.worker.dispatch import enqueue, send_probe, stop_matches
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import CHECK_BOT_HEALTH, RECORD_BOT_HEALTH, START_DUE_TOURNAMENTS
 from services.worker.task import platform_task
@@ -85,7 +86,9 @@ async def record_health(
         if recorded.became_unavailable:
             logger.warning("bot %s is unavailable: %s", outcome.bot_id, outcome.error)
             changes["unavailable"].append(outcome.bot_id)
-            await enqueue(pool, await flow.withdraw_bot(pool, outcome.bot_id))
+            withdrawal = await flow.withdraw_bot(pool, outcome.bot_id)
+            await asyncio.to_thread(stop_matches, withdrawal.forfeited)
+            await enqueue(pool, withdrawal.ready)
         elif recorded.came_back:
             logger.info("bot %s answers again: active", outcome.bot_id)
             changes["active"].append(outcome.bot_id)

@@ -7,14 +7,17 @@ what travels is JSON of the shapes in :mod:`services.worker.messages`.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+import redis
 
 from services.base.limits import match_task_limits
 from services.worker.messages import MatchMessage, ProbeOutcome, ProbeTarget
 from services.worker.names import (
+    MATCH_STOPPED,
     MATCHES,
     PLAY_MATCH,
     PROBE_BOTS,
@@ -22,12 +25,15 @@ from services.worker.names import (
     RESULTS,
     STORE_RESULT,
 )
+from services.worker.stops import flags_client, request_stops
 
 if TYPE_CHECKING:
     import asyncpg
 
     from services.base.secretbox import SecretBox
     from services.worker.app import WorkerApp
+
+logger = logging.getLogger(__name__)
 
 PROBE_EXPIRES_S = 120  # a probe not started by then is dropped: the next round of checks comes
 
@@ -100,6 +106,31 @@ def send_result(match_id: int, replay_json: str, task_id: str | None) -> None:
         queue=RESULTS,
         retry=True,
         retry_policy=RESULT_RETRY_POLICY,
+    )
+
+
+_flags: tuple[str, redis.Redis] | None = None
+
+
+def stop_matches(match_ids: Sequence[int]) -> None:
+    """Set the stop flags of matches decided without their play (:mod:`services.worker.stops`)
+    on the sending app's Redis; a failure is logged (the sweeper sets them again)."""
+    global _flags
+    if not match_ids:
+        return
+    try:
+        settings = current_app().settings.redis
+        if _flags is None or _flags[0] != settings.url_or_local:
+            _flags = (settings.url_or_local, flags_client(settings.url_or_local))
+        request_stops(_flags[1], settings.prefix, match_ids)
+    except Exception:  # whoever asked (a request, beat, the sweeper) goes on regardless
+        logger.exception("stop flags of matches %s not set; the sweeper sets them", match_ids)
+
+
+def send_stopped(match_id: int) -> None:
+    """Tell the trusted worker that this worker stopped playing a decided match."""
+    current_app().send_task(
+        MATCH_STOPPED, args=[match_id], queue=RESULTS, retry=True, retry_policy=RESULT_RETRY_POLICY
     )
 
 

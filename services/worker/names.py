@@ -19,6 +19,7 @@ CHECK_BOT_HEALTH = "truco.check_bot_health"
 PROBE_BOTS = "truco.probe_bots"
 RECORD_BOT_HEALTH = "truco.record_bot_health"
 MATCH_STARTED = "truco.match_started"
+MATCH_STOPPED = "truco.match_stopped"
 REQUEUE_STALE = "truco.requeue_stale_matches"
 FIT_RATINGS = "truco.fit_ratings"
 LADDER_TICK = "truco.ladder_tick"
@@ -31,6 +32,7 @@ TASK_QUEUES: dict[str, str] = {
     CHECK_BOT_HEALTH: RESULTS,
     RECORD_BOT_HEALTH: RESULTS,
     MATCH_STARTED: RESULTS,
+    MATCH_STOPPED: RESULTS,
     REQUEUE_STALE: RESULTS,
     FIT_RATINGS: RESULTS,
     LADDER_TICK: RESULTS,

@@ -20,11 +20,16 @@ in their threads, their messages held and unacknowledged.
 While it plays, the match is published for spectators (:mod:`services.worker.live`): a
 ``truco.match_started`` message when play begins, then one Redis item per decision, written
 in batches.
+
+A match decided meanwhile (cancelled, a bot withdrawn) is stopped (:mod:`services.worker.stops`):
+its flag is checked before play begins and watched while it plays; a stopped match calls no
+bot again, sends no result, and says ``truco.match_stopped`` instead.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import gc
 import logging
 import os
@@ -47,13 +52,14 @@ from services.base.config import Settings
 from services.base.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
 from services.worker.admission import Admission
 from services.worker.app import app
-from services.worker.dispatch import send_result
+from services.worker.dispatch import send_result, send_stopped
 from services.worker.live import LivePublisher, send_started
 from services.worker.live_sink import QueuedRedis
 from services.worker.loop_thread import BOT_CALLS, LoopThread, process_loop
 from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.names import PLAY_MATCH
 from services.worker.slots import BotSlots
+from services.worker.stops import StopWatch, flags_client
 from services.worker.task import platform_task
 
 logger = logging.getLogger(__name__)
@@ -116,6 +122,20 @@ def live_writes(url: str) -> QueuedRedis:
     if _live_writes is None or _live_writes[:2] != (url, os.getpid()):
         _live_writes = (url, os.getpid(), QueuedRedis(live_redis(url)))
     return _live_writes[2]
+
+
+_stop_watch: tuple[str, str, int, StopWatch] | None = None
+_stop_watch_lock = threading.Lock()
+
+
+def stop_watch(settings: Settings) -> StopWatch:
+    """This process's watch on the stop flags of the matches it plays (one per process)."""
+    global _stop_watch
+    url, prefix = settings.redis.url_or_local, settings.redis.prefix
+    with _stop_watch_lock:
+        if _stop_watch is None or _stop_watch[:3] != (url, prefix, os.getpid()):
+            _stop_watch = (url, prefix, os.getpid(), StopWatch(flags_client(url), prefix))
+        return _stop_watch[3]
 
 
 def bot_slots(settings: Settings) -> BotSlots:
@@ -263,16 +283,41 @@ def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
             countdown = busy_countdown(self.request.retries)
             logger.info("match %s: a bot is at its cap; again in %ss", message.match_id, countdown)
             raise self.retry(countdown=countdown)
-        send_started(message.match_id)
         try:
-            replay = loop.run(
-                lambda: play(message, allow_loopback=settings.allow_loopback_bots, live=settings)
-            )
+            replay = play_unless_stopped(message, settings, loop)
         finally:
             release_slots(slots, message.bot_ids, token)
     finally:
         admission.leave()
     live_writes(settings.redis.url_or_local).flush()  # its last items before the result
+    if replay is None:
+        send_stopped(message.match_id)
+        return {"match_id": message.match_id, "stopped": True}
     send_result(message.match_id, msgspec.json.encode(replay).decode(), self.request.id)
     result = replay.result
     return {"match_id": message.match_id, "winner": result.winner, "reason": result.reason}
+
+
+def play_unless_stopped(
+    message: MatchMessage, settings: Settings, loop: LoopThread
+) -> Replay | None:
+    """Play the match on ``loop`` and wait for its replay; None if it was stopped, before it
+    began or while it played (its stop flag: :mod:`services.worker.stops`)."""
+    watch = stop_watch(settings)
+    if watch.requested(message.match_id):
+        logger.info("match %s: decided before it began; not played", message.match_id)
+        return None
+    send_started(message.match_id)
+    future = loop.submit(
+        lambda: play(message, allow_loopback=settings.allow_loopback_bots, live=settings)
+    )
+    with watch.watching(message.match_id, future):
+        try:
+            return future.result()
+        except concurrent.futures.CancelledError:
+            if watch.stopped(future):
+                return None
+            raise
+        except BaseException:
+            future.cancel()  # a time limit, a shutdown: nothing left running for this task
+            raise

@@ -10,7 +10,9 @@ re-simulate through the engine to the recorded events and scores. Once the resul
 the match's live spectator feed (:mod:`services.worker.live`) is deleted.
 
 ``truco.match_started`` (sent by the bot-calling worker when play begins) marks the match
-``running`` if it is still pending or queued.
+``running`` if it is still pending or queued; ``truco.match_stopped`` (sent when it stopped a
+match decided without its play: :mod:`services.worker.stops`) marks it stopped, so its seeds
+may be shown.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from services.worker.app import app
 from services.worker.db import run_db
 from services.worker.dispatch import enqueue
 from services.worker.live import clear_live
-from services.worker.names import MATCH_STARTED, STORE_RESULT
+from services.worker.names import MATCH_STARTED, MATCH_STOPPED, STORE_RESULT
 from services.worker.task import Retry, platform_task
 
 TRANSIENT = (
@@ -95,4 +97,16 @@ def match_started(match_id: int) -> bool:
     from services import flow
 
     changed: bool = run_db(lambda pool: flow.mark_running(pool, match_id))
+    return changed
+
+
+@platform_task(
+    MATCH_STOPPED, limits=STORE_LIMITS, retry=Retry(TRANSIENT, max_retries=5, backoff_max_s=60)
+)
+def match_stopped(match_id: int) -> bool:
+    """The bot-calling worker stopped playing ``match_id``, which was decided without its play:
+    it is no longer ``stopping`` (idempotent)."""
+    from services import flow
+
+    changed: bool = run_db(lambda pool: flow.match_stopped(pool, match_id))
     return changed

@@ -21,6 +21,13 @@ test, whose test ends ``failed`` (``services.flow.sprt_pairs``). A match that ra
 once (``UNIQUE (match_id)``), so sending again is always safe; a real result that arrives late
 for a match given up changes nothing.
 
+**Stopping matches** (decided without their play while a worker may still play them:
+:mod:`services.worker.stops`): every pass sets their stop flags again (in case Redis missed
+them when they were decided, or they were decided by a result, as an SPRT test's unplayed
+pairs), and once one was decided longer ago than the longest a match may run
+(``MATCH_HARD_LIMIT_S`` + ``TRUCO_SWEEP_MARGIN_S``, or ``TRUCO_SWEEP_QUEUED_AFTER_S``) it is
+marked stopped: no worker can still be playing it.
+
 False alarms are avoided: while messages still wait in the broker (``matches`` or
 ``results`` list not empty), a ``queued`` match may just be waiting its turn, so only
 ``pending`` matches are sent that time. (A match whose bot stays at its concurrency cap longer
@@ -32,6 +39,7 @@ the per-match threshold with a fixed one, ``TRUCO_SWEEP_EVERY_S`` the beat perio
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass, field
@@ -44,12 +52,18 @@ import redis
 from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.base.config import RedisSettings, SweepSettings
-from services.base.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S, match_task_limits
+from services.base.limits import (
+    MATCH_HARD_LIMIT_S,
+    SHORT_HARD_LIMIT_S,
+    SHORT_SOFT_LIMIT_S,
+    match_task_limits,
+)
+from services.db import matches as db_matches
 from services.db import sweep as db_sweep
 from services.db import tournaments as db_tournaments
 from services.worker.app import app
 from services.worker.db import run_db
-from services.worker.dispatch import enqueue
+from services.worker.dispatch import enqueue, stop_matches
 from services.worker.names import MATCHES, REQUEUE_STALE, RESULTS
 from services.worker.task import platform_task
 
@@ -92,6 +106,10 @@ class SweepReport:
     advanced: list[int] = field(default_factory=list)
     """Matches the given-up ones made ready (sent too)."""
     waiting_in_broker: int = 0
+    flagged: list[int] = field(default_factory=list)
+    """Stopping matches whose stop flags were set again."""
+    stopped: list[int] = field(default_factory=list)
+    """Stopping matches no worker can still be playing, marked stopped."""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -99,7 +117,26 @@ class SweepReport:
             "gave_up": self.gave_up,
             "advanced": self.advanced,
             "waiting_in_broker": self.waiting_in_broker,
+            "flagged": self.flagged,
+            "stopped": self.stopped,
         }
+
+
+def stopping_after_s(settings: SweepSettings) -> float:
+    """How long after it was decided a stopping match is surely stopped."""
+    if settings.queued_after_s is not None:
+        return settings.queued_after_s
+    return MATCH_HARD_LIMIT_S + settings.margin_s
+
+
+async def sweep_stopping(pool: asyncpg.Pool, settings: SweepSettings, report: SweepReport) -> None:
+    """Stopping matches: flags set again, the old ones marked stopped (module docstring)."""
+    stopping = await db_matches.stopping_matches(pool)
+    if not stopping:
+        return
+    report.stopped = await db_matches.clear_stopping_older_than(pool, stopping_after_s(settings))
+    report.flagged = [m for m, _age in stopping if m not in set(report.stopped)]
+    await asyncio.to_thread(stop_matches, report.flagged)
 
 
 async def _give_up(
@@ -164,6 +201,7 @@ async def sweep(
         report.requeued = resend
     if report.advanced:
         await enqueue(pool, report.advanced)
+    await sweep_stopping(pool, settings, report)
     return report
 
 

@@ -140,7 +140,7 @@ async def test_a_withdrawn_bot_forfeits_its_side_and_the_event_goes_on(
     def withdraw_once(pool: asyncpg.Pool, match_id: int) -> asyncio.Future[None] | None:
         async def go() -> None:
             if not withdrawn:
-                withdrawn.append(await flow.withdraw_bot(pool, leaver))
+                withdrawn.append((await flow.withdraw_bot(pool, leaver)).ready)
 
         return asyncio.ensure_future(go())
 

@@ -126,7 +126,7 @@ async def test_a_withdrawn_bot_forfeits_and_the_event_still_finishes(
     async def withdraw_once(pool: asyncpg.Pool, match_id: int) -> None:
         if not started:  # the first match played: its result arrives after the bot left
             started.append(match_id)
-            withdrawn.append(await flow.withdraw_bot(pool, leaver))
+            withdrawn.append((await flow.withdraw_bot(pool, leaver)).ready)
 
     def hook(pool: asyncpg.Pool, match_id: int) -> asyncio.Future[None]:
         return asyncio.ensure_future(withdraw_once(pool, match_id))
@@ -173,13 +173,13 @@ async def test_a_withdrawal_in_a_bracket_advances_the_opponent(
     seeds = {e.seed: e.bot_id for e in await db_tournaments.entries(flow_pool, tid) if e.seed}
     assert len(first) == 2
     # seed 4 leaves before playing: seed 1 goes through at once; nothing new until 2 v 3 ends
-    assert await flow.withdraw_bot(flow_pool, seeds[4]) == []
+    assert (await flow.withdraw_bot(flow_pool, seeds[4])).ready == []
     (other,) = [m for m in await db_matches.get_matches(flow_pool, first) if seeds[4] not in m.bots]
     replay = await _play(flow_pool, other.id, {})
     final = await flow.record_result(flow_pool, other.id, replay)
     (final_match,) = await db_matches.get_matches(flow_pool, final)
     assert final_match.bracket_match == "W2-1" and seeds[1] in final_match.bots
-    assert await flow.withdraw_bot(flow_pool, seeds[1]) == []  # the final is forfeited too
+    assert (await flow.withdraw_bot(flow_pool, seeds[1])).ready == []  # the final is forfeited too
     tournament = await db_tournaments.get_tournament(flow_pool, tid)
     assert tournament is not None and tournament.status == "finished"
 

@@ -28,6 +28,7 @@ NAMES = {
     "truco.probe_bots",
     "truco.record_bot_health",
     "truco.match_started",
+    "truco.match_stopped",
     "truco.requeue_stale_matches",
     "truco.fit_ratings",
     "truco.ladder_tick",
