@@ -169,7 +169,7 @@ def _check_derived(doc: TournamentExport, master: bytes | None, match: ExportMat
 
 
 def check_replays(doc: Exported, out: Verification) -> None:
-    games = hands = replays = 0
+    games = hands = replays = again = 0
     for match in doc.matches:
         replay = match.replay
         if replay is None:
@@ -191,14 +191,24 @@ def check_replays(doc: Exported, out: Verification) -> None:
                 f"{replay.games_per_match} games, the match is {rules} for "
                 f"{match.games_per_match} games"
             )
+        if match.attempt is not None and match.attempt != replay.attempt:
+            raise Discrepancy(
+                f"match {match.id} attempt: the export says attempt {match.attempt}, its replay "
+                f"was dealt as attempt {replay.attempt}"
+            )
         try:
-            verify_replay(replay)
+            verify_replay(replay)  # its deals derive from its seed and its attempt
         except (VerifyError, EngineError, ValueError, LookupError, TypeError) as exc:
             raise Discrepancy(f"match {match.id} replay: {exc}") from None
         replays += 1
+        again += replay.attempt > 0
         games += len(replay.games)
         hands += sum(isinstance(e, HandEnded) for g in replay.games for e in g.events)
-    out.ok(f"replays: {replays} re-simulated through the engine ({games} games, {hands} hands)")
+    played_again = f", {again} played again and dealt afresh (attempt > 0)" if again else ""
+    out.ok(
+        f"replays: {replays} re-simulated through the engine ({games} games, {hands} hands)"
+        + played_again
+    )
 
 
 def _winner_of(result: StoredResult) -> int | None:

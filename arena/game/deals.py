@@ -13,6 +13,14 @@ hand of the game from ``(engine seed, hand number)`` (:mod:`engine.deal`).
 
 Seats alternate game to game in both modes (:func:`seating`), so each entrant is mano in the
 first hand of every other game.
+
+**Attempts.** A match that is played again (its worker died and the sweeper sent it again, or
+the broker delivered it twice) is dealt afresh: attempt ``a`` > 0 of a match derives its game
+seeds from ``"{match seed}/attempt/{a}/game/{unit}"``, so a bot that remembers attempt 0, or a
+spectator who watched it, learns nothing about the cards of the next. Attempt 0 keeps the
+derivation it always had (``"{match seed}/game/{unit}"``): the cards, and every byte a bot is
+sent, are those of before. The attempt is recorded in the replay (``attempt``, absent for 0),
+so the deals stay verifiable.
 """
 
 from __future__ import annotations
@@ -44,11 +52,22 @@ Deals = Annotated[
 ]
 
 
-def game_seed(match_seed: int, game_index: int, deals: DealsMode) -> int:
-    """The engine seed of game ``game_index`` (0-based) of a match."""
+def game_seed(match_seed: int, game_index: int, deals: DealsMode, attempt: int = 0) -> int:
+    """The engine seed of game ``game_index`` (0-based) of attempt ``attempt`` of a match."""
+    if attempt < 0:
+        raise ValueError(f"an attempt is a number from 0, not {attempt}")
     unit = game_index // 2 if deals == MIRRORED else game_index
-    digest = hashlib.sha256(f"{match_seed}/game/{unit}".encode()).digest()
+    played = f"{match_seed}/attempt/{attempt}" if attempt else f"{match_seed}"
+    digest = hashlib.sha256(f"{played}/game/{unit}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
+
+
+def game_id(match_id: str, game_index: int, attempt: int = 0) -> str:
+    """The id a bot is sent for game ``game_index`` (0-based): ``{match}-g{n}``, and
+    ``{match}-a{attempt}-g{n}`` when the match is played again (a bot keyed on it starts
+    afresh)."""
+    again = f"-a{attempt}" if attempt else ""
+    return f"{match_id}{again}-g{game_index + 1}"
 
 
 def seating(game_index: int) -> tuple[int, int]:

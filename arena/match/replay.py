@@ -12,7 +12,7 @@ deals) had ``duplicate: true|false`` instead, which :func:`load_replay` reads as
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -137,7 +137,10 @@ class MatchResult(msgspec.Struct):
     causes: tuple[Cause, ...] = ()  # of a walkover (one per entrant that lost) or a forfeit
 
 
-class Replay(msgspec.Struct):
+class Replay(msgspec.Struct, omit_defaults=True):
+    """A played match. ``attempt`` (absent: 0) is how many times it had been begun before
+    this play (its deals derive from it: :mod:`arena.deals`)."""
+
     format: str
     match_id: str
     seed: int
@@ -150,6 +153,7 @@ class Replay(msgspec.Struct):
     entrants: tuple[EntrantRecord, ...]  # in slot order: 2 (a bot per side) or 4 (per seat)
     games: list[GameRecord]
     result: MatchResult
+    attempt: Annotated[int, msgspec.Meta(ge=0)] = 0
 
 
 class VerifyError(Exception):

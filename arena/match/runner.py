@@ -38,7 +38,7 @@ import msgspec
 from arena.client.bot_client import Fault, TimeBank
 from arena.client.connection import Answer, BotConnection
 from arena.game.boundary import TrucoGame
-from arena.game.deals import INDEPENDENT, Deals, game_seed, seating
+from arena.game.deals import INDEPENDENT, Deals, game_id, game_seed, seating
 from arena.game.truco import TRUCO
 from arena.match.judge import Accepted, judge
 from arena.match.replay import (
@@ -138,6 +138,7 @@ class MatchRunner:
         entrants: Sequence[tuple[EntrantRecord, BotConnection]],
         progress: Progress | None = None,
         game: TrucoGame = TRUCO,
+        attempt: int = 0,
     ) -> None:
         if len(entrants) not in (2, 4):
             raise ValueError("a match has two entrants (one per side) or four (one per seat)")
@@ -145,6 +146,7 @@ class MatchRunner:
             raise ValueError("four entrants (one bot per seat) need rules with players = 4")
         self.match_id = match_id
         self.seed = seed
+        self.attempt = attempt
         self.settings = settings
         self.records = tuple(record for record, _ in entrants)
         self.bots = tuple(bot for _, bot in entrants)
@@ -204,6 +206,7 @@ class MatchRunner:
             entrants=self.records,
             games=games,
             result=result,
+            attempt=self.attempt,
         )
 
     async def _play_game(self, index: int) -> GameRecord | None:
@@ -222,6 +225,7 @@ class MatchRunner:
         game = self.game
         players = game.players(self.settings.rules)
         seats = seat_entrants(index, len(self.bots), players, game)
+
         names = [
             " & ".join(
                 dict.fromkeys(
@@ -232,12 +236,12 @@ class MatchRunner:
             )
             for team in (0, 1)
         ]
-        seed = game_seed(self.seed, index, self.settings.deals)
+        seed = game_seed(self.seed, index, self.settings.deals, self.attempt)
         state = game.new_game(self.settings.rules, seed)
         opening = game.initial_events(state)
         return _Table(
             index=index,
-            game_id=f"{self.match_id}-g{index + 1}",
+            game_id=game_id(self.match_id, index, self.attempt),
             seed=seed,
             teams=seating(index),
             seats=seats,
@@ -370,9 +374,11 @@ async def run_match(
     entrants: Sequence[tuple[EntrantRecord, BotConnection]],
     progress: Progress | None = None,
     game: TrucoGame = TRUCO,
+    attempt: int = 0,
 ) -> Replay:
-    """Play a match and return its replay (the result is ``replay.result``)."""
-    runner = MatchRunner(match_id, seed, settings, entrants, progress, game)
+    """Play a match and return its replay (the result is ``replay.result``); ``attempt`` > 0
+    when it is played again, dealt afresh (:mod:`arena.deals`)."""
+    runner = MatchRunner(match_id, seed, settings, entrants, progress, game, attempt)
     try:
         return await runner.run()
     finally:

@@ -75,11 +75,11 @@ def verify_replay(replay: Replay, rules_of: TrucoGame = TRUCO) -> None:
     if replay.format not in (FORMAT, LEGACY_FORMAT):
         raise VerifyError(f"unknown replay format {replay.format!r}, expected {FORMAT!r}")
     for game in replay.games:
-        expected_seed = game_seed(replay.seed, game.number - 1, replay.deals)
+        expected_seed = game_seed(replay.seed, game.number - 1, replay.deals, replay.attempt)
         if game.seed != expected_seed:
             raise VerifyError(
                 f"game {game.number}: seed {game.seed} recorded, but match seed {replay.seed} "
-                f"with {replay.deals} deals gives {expected_seed}"
+                f"with {replay.deals} deals, attempt {replay.attempt}, gives {expected_seed}"
             )
         if tuple(game.teams) != seating(game.number - 1):
             raise VerifyError(f"game {game.number}: seating {game.teams} recorded")

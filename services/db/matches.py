@@ -37,6 +37,7 @@ _COLUMNS = (
     "m.board, m.mode, m.status, m.seed, m.rated, m.games_per_match, m.rules, m.winner_side, "
     "m.bye, m.attempts, m.created_at, m.queued_at, m.finished_at, m.deals, m.partnership, "
     "m.seed_scheme, m.master_seed, m.ladder_pool, m.stopping_since IS NOT NULL AS stopping, "
+    "m.played_attempt, "
     "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND slot = 0) AS bot0, "
     "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND slot = 1) AS bot1, "
     "(SELECT array_agg(bot_id ORDER BY slot) FROM match_entrants WHERE match_id = m.id) "
@@ -86,6 +87,7 @@ class StoredMatch:
     master_seed: bytes | None = field(default=None, repr=False)  # a challenge's own (0008)
     ladder_pool: str | None = None  # the ladder of a ladder match (0020)
     stopping: bool = False  # decided, but a worker may still be playing it (0014)
+    played_attempt: int | None = None  # the attempt whose replay is stored (0015)
 
     @property
     def finished(self) -> bool:
@@ -317,6 +319,11 @@ async def finish_match(
         status,
         winner_side,
     )
+
+
+async def set_played_attempt(conn: Connection, match_id: int, attempt: int) -> None:
+    """The attempt whose replay is stored (arena.deals: each attempt is dealt afresh)."""
+    await conn.execute("UPDATE matches SET played_attempt = $2 WHERE id = $1", match_id, attempt)
 
 
 async def store_replay(conn: Connection, match_id: int, document: bytes) -> None:

@@ -16,7 +16,9 @@ Scheme ``truco-arena/seeds/v1`` (explained for spectators in docs/verify.md):
   match is made, revealed once the day is over and its matches have stopped). The identity is the
   match's place in the event, fixed by the pairing, never a database id the platform could skip.
   Knowing one match seed tells nothing about the master seed or any other match's seed.
-* **Game seeds** below it are unchanged: :func:`arena.game.deals.game_seed` of the match seed.
+* **Game seeds** below it: :func:`arena.game.deals.game_seed` of the match seed and the attempt (a
+  match begun again after a crash is dealt afresh; attempt 0 is the derivation it always was,
+  and the attempt is in the replay and the export).
 
 Rows stored before this scheme (migration 0008) keep the random seed they were played with and
 are marked :data:`LEGACY`: nothing can prove how those seeds were chosen.

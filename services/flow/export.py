@@ -173,6 +173,7 @@ def match_json(
             )
             for c in changes
         ],
+        attempt=match.played_attempt if match.finished else None,
         replay=None,
     )
     fields = msgspec.structs.asdict(record)

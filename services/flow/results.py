@@ -78,6 +78,7 @@ async def record_result(
         if not stored:
             return []
         await db_matches.store_replay(conn, match_id, document)
+        await db_matches.set_played_attempt(conn, match_id, replay.attempt)
         await db_matches.finish_match(conn, match_id, status="done", winner_side=winner)
         if match.rated and replay.result.reason != "walkover":
             await _rate(conn, match, winner)

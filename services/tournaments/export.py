@@ -96,7 +96,8 @@ class ExportRatingChange(msgspec.Struct, kw_only=True):
 class ExportMatch(msgspec.Struct, kw_only=True):
     """A match: its place (``round``, ``board``, ``bracket_match``: the identity its seed is
     derived from), its bots by slot (side = slot % 2), its seed once finished, the stored
-    result, the replay (null for a bye, a forfeit without play, or a match not finished) and
+    result, the replay (null for a bye, a forfeit without play, or a match not finished), the
+    attempt that replay is (null without one; its deals derive from it: arena/deals.py) and
     the Elo changes it applied."""
 
     id: int
@@ -118,6 +119,7 @@ class ExportMatch(msgspec.Struct, kw_only=True):
     winner_side: int | None
     result: dict[str, Any] | None  # a StoredResult (services.domain.result) as JSON
     rating_changes: list[ExportRatingChange]
+    attempt: int | None = None
     replay: Replay | None
 
 

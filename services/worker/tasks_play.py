@@ -52,6 +52,7 @@ from services.base.config import Settings
 from services.base.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
 from services.worker.admission import Admission
 from services.worker.app import app
+from services.worker.attempts import next_attempt
 from services.worker.dispatch import send_result, send_stopped
 from services.worker.live import LivePublisher, send_started
 from services.worker.live_sink import QueuedRedis
@@ -178,10 +179,14 @@ def live_publisher(message: MatchMessage, settings: Settings | None) -> LivePubl
 
 
 async def play(
-    message: MatchMessage, *, allow_loopback: bool, live: Settings | None = None
+    message: MatchMessage,
+    *,
+    allow_loopback: bool,
+    live: Settings | None = None,
+    attempt: int = 0,
 ) -> Replay:
-    """Run the match over HTTP through the guarded client, within the match's deadline,
-    publishing it for spectators on ``live``'s Redis (when given)."""
+    """Run attempt ``attempt`` of the match over HTTP through the guarded client, within the
+    match's deadline, publishing it for spectators on ``live``'s Redis (when given)."""
     config = ClientConfig(
         timeout_ms=float(message.settings.timeout_ms),
         policy=EgressPolicy(allow_loopback=allow_loopback),
@@ -204,6 +209,7 @@ async def play(
                 message.settings,
                 entrants,
                 progress=publisher.progress,
+                attempt=attempt,
             )
     finally:
         publisher.close()
@@ -307,9 +313,20 @@ def play_unless_stopped(
     if watch.requested(message.match_id):
         logger.info("match %s: decided before it began; not played", message.match_id)
         return None
+    # each beginning is dealt afresh (services.worker.attempts)
+    attempt = next_attempt(
+        _redis_client(settings.redis.url_or_local),
+        settings.redis.prefix,
+        message.match_id,
+        message.seed,
+    )
+    if attempt:
+        logger.info("match %s: begun again, attempt %s", message.match_id, attempt)
     send_started(message.match_id)
     future = loop.submit(
-        lambda: play(message, allow_loopback=settings.allow_loopback_bots, live=settings)
+        lambda: play(
+            message, allow_loopback=settings.allow_loopback_bots, live=settings, attempt=attempt
+        )
     )
     with watch.watching(message.match_id, future):
         try:

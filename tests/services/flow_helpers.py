@@ -58,7 +58,8 @@ class InProcessDispatcher:
     """``Dispatcher`` for tests: runs the matches now, concurrently, and records the results.
 
     ``before_record(match_id)`` runs after a match is played and before its result is stored
-    (a test may withdraw a bot there); ``replays`` keeps what each match produced.
+    (a test may withdraw a bot there); ``replays`` keeps what each match produced;
+    ``attempt`` is the attempt every match is played as (a match begun again: arena/deals.py).
     """
 
     connector: Connector
@@ -67,6 +68,7 @@ class InProcessDispatcher:
     played: list[int] = field(default_factory=list)
     replays: dict[int, Replay] = field(default_factory=dict)
     calls: int = 0
+    attempt: int = 0
 
     async def __call__(self, pool: asyncpg.Pool, match_ids: list[int]) -> None:
         self.calls += 1
@@ -75,7 +77,9 @@ class InProcessDispatcher:
 
     async def _one(self, pool: asyncpg.Pool, spec: flow.MatchSpec) -> None:
         entrants = [self.connector(e, spec.seed % 1_000_000) for e in spec.entrants]
-        replay = await run_match(str(spec.match_id), spec.seed, spec.settings, entrants)
+        replay = await run_match(
+            str(spec.match_id), spec.seed, spec.settings, entrants, attempt=self.attempt
+        )
         self.played.append(spec.match_id)
         self.replays[spec.match_id] = replay
         if self.before_record is not None:

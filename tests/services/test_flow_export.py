@@ -76,6 +76,32 @@ async def test_every_format_exports_a_document_that_verifies(
     assert again == first  # the batches splice into the same document
 
 
+async def test_matches_played_again_are_exported_with_their_attempt_and_verify(
+    flow_pool: asyncpg.Pool,
+) -> None:
+    """Issue 21, item 7: every match of this event was begun twice before (attempt 2), so it
+    was dealt afresh; the export says so and the verifier derives the deals from it."""
+    from truco_cli.verify_event import Discrepancy
+
+    tid, bot_ids = await make_tournament(flow_pool, "swiss", 4, rounds=2, games_per_match=1)
+    dispatcher = InProcessDispatcher(in_process({bot_ids[0]: "heuristic"}), attempt=2)
+    await dispatcher(flow_pool, await flow.start_tournament(flow_pool, tid))
+    data = await _export(flow_pool, tid)
+    doc = decode_export(data)
+    lines: list[str] = []
+    assert verify_export(doc, say=lines.append).complete, lines
+    assert "4 played again and dealt afresh (attempt > 0)" in lines[2]
+    played = [m for m in doc.matches if m.replay is not None]
+    assert len(played) == 4 and {(m.attempt, m.replay.attempt) for m in played} == {(2, 2)}
+    # a tampered attempt number fails: in the export, or in the replay
+    for path, forged in ((("attempt",), 1), (("replay", "attempt"), 0)):
+        raw = msgspec.json.decode(data)
+        match = next(m for m in raw["matches"] if m["replay"] is not None)
+        (match["replay"] if path[0] == "replay" else match)[path[-1]] = forged
+        with pytest.raises(Discrepancy, match="attempt"):
+            verify_export(decode_export(msgspec.json.encode(raw)), say=lines.append)
+
+
 async def test_a_withdrawal_mid_event_still_verifies(flow_pool: asyncpg.Pool) -> None:
     tid, bot_ids = await make_tournament(flow_pool, "swiss", 6, rounds=3, games_per_match=1)
     leaver = bot_ids[-1]

@@ -127,3 +127,29 @@ def test_store_side_refuses_foreign_or_forged_replays(
     game.score = (game.score[1] + 5, game.score[0])
     with pytest.raises(BadResult, match="re-simulate"):
         check_replay(505, msgspec.json.encode(forged))
+
+
+def test_a_match_begun_again_is_dealt_afresh_and_both_attempts_verify(
+    worker_env: RedisTarget, bot_server_factory: Any, sent: Sent
+) -> None:
+    """Issue 21, item 7: the same message played twice (a redelivery, the sweeper) is attempt
+    0 then attempt 1, with other cards; the trusted side accepts both."""
+    import secrets
+
+    from engine.events import HandStarted
+
+    bots = [bot_server_factory("random"), bot_server_factory("random")]
+    message = _message(bots, [generate_secret(), generate_secret()], match_id=504)
+    message = msgspec.structs.replace(message, seed=secrets.randbelow(2**62))  # fresh counter
+    replays = []
+    for _ in range(2):
+        outcome = tasks_play.play_match.apply(args=[msgspec.to_builtins(message)])
+        assert outcome.successful(), outcome.traceback
+        replays.append(check_replay(504, sent.calls[-1][1][1]))
+    assert [r.attempt for r in replays] == [0, 1]
+    hands = [
+        {tuple(sorted(h)) for g in r.games for e in g.events if isinstance(e, HandStarted)
+         for h in e.deal}
+        for r in replays
+    ]  # fmt: skip
+    assert hands[0] and not hands[0] & hands[1]
