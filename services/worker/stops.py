@@ -1,8 +1,9 @@
 """Stopping a match that is being played: a per-match stop flag in Redis, and the watch on it.
 
-A match decided without its play (its tournament or SPRT test cancelled, a bot withdrawn) may
-already be in a bot-calling worker's hands. Whoever decides it sets the match's flag
-(:func:`request_stops`, after the decision is committed); the bot-calling worker
+A match decided without its play (its tournament or SPRT test cancelled or ended, a bot
+withdrawn) may already be in a bot-calling worker's hands. Whoever decides it sets the match's
+flag (:func:`request_stops`, after the decision is committed: the API, beat's health checks,
+the trusted worker whose stored result ended an SPRT test); the bot-calling worker
 
 * checks the flag before it starts a match (:meth:`StopWatch.requested`): a cancelled match
   still waiting in the broker is never played;

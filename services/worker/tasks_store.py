@@ -17,15 +17,18 @@ may be shown.
 
 from __future__ import annotations
 
+import asyncio
+
 import asyncpg
 import kombu.exceptions
 
 from arena.match.replay import Replay, VerifyError, load_replay
 from arena.match.verify import verify_replay
 from services.base.limits import STORE_HARD_LIMIT_S, STORE_SOFT_LIMIT_S
+from services.db import sprt_tests as db_sprt
 from services.worker.app import app
 from services.worker.db import run_db
-from services.worker.dispatch import enqueue
+from services.worker.dispatch import enqueue, stop_matches
 from services.worker.live import clear_live
 from services.worker.names import MATCH_STARTED, MATCH_STOPPED, STORE_RESULT
 from services.worker.task import Retry, platform_task
@@ -61,11 +64,14 @@ def check_replay(match_id: int, replay_json: str | bytes) -> Replay:
 async def store(
     pool: asyncpg.Pool, match_id: int, replay: Replay, task_id: str | None = None
 ) -> list[int]:
-    """Record the result (idempotent) and queue the matches it unlocked; returns their ids."""
+    """Record the result (idempotent) and queue the matches it unlocked; returns their ids. A
+    result that ended an SPRT test cancelled its pairs still in play: their workers are asked
+    to stop (:mod:`services.worker.stops`)."""
     from services import flow
 
     next_ids: list[int] = await flow.record_result(pool, match_id, replay, task_id)
     await enqueue(pool, next_ids)
+    await asyncio.to_thread(stop_matches, await db_sprt.stopping_pairs_of(pool, match_id))
     return next_ids
 
 

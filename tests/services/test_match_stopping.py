@@ -182,3 +182,48 @@ async def test_the_sweeper_flags_stopping_matches_and_stops_them_after_the_longe
     await tasks_sweep.sweep_stopping(api.pool, SweepSettings(), report)
     assert match_id in report.stopped and not await _stopping(api, match_id)
     assert (await _seeds(api, tid, match_id))["master"] is not None
+
+
+async def test_a_result_that_ends_an_sprt_test_stops_its_pairs_in_play(
+    idle_api: PlayApi, bot_servers: list[BotServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A walkover ends the test as failed: the other pair, being played, is cancelled, hidden
+    and its worker asked to stop by the trusted worker that stored the result."""
+    from arena.client import Fault
+    from arena.connection import InProcessBot, random_decider
+    from arena.replay import EntrantRecord
+    from services.worker import tasks_store
+
+    class Unreachable(InProcessBot):
+        async def open(self) -> Fault | None:
+            return Fault("connect", "connection refused", 1.0)
+
+    api = idle_api
+    _, me = await api.account("me")
+    a, b = await api.bots(me, bot_servers[:2])
+    created = await api.client.post(
+        "/v1/tests", json={"bot_a": a, "bot_b": b, "concurrency": 2}, headers=me
+    )
+    test_id = created.json()["test_id"]
+    first, second = await flow.match_specs(
+        api.pool,
+        [
+            int(r["id"])
+            for r in await api.pool.fetch(
+                "SELECT id FROM matches WHERE sprt_test_id = $1 ORDER BY id", test_id
+            )
+        ],
+        secret_box=BOX,
+    )
+    flagged: list[list[int]] = []
+    monkeypatch.setattr(tasks_store, "stop_matches", lambda ids: flagged.append(list(ids)))
+    entrants = [
+        (EntrantRecord("up", "bot:a"), InProcessBot("up", random_decider(1))),
+        (EntrantRecord("down", "bot:b"), Unreachable("down", random_decider(2))),
+    ]
+    replay = await run_match(str(first.match_id), first.seed, first.settings, entrants)
+    assert replay.result.reason == "walkover"
+    assert await tasks_store.store(api.pool, first.match_id, replay) == []
+    assert (await api.client.get(f"/v1/tests/{test_id}")).json()["status"] == "failed"
+    assert flagged == [[second.match_id]] and await _stopping(api, second.match_id)
+    assert (await api.client.get(f"/v1/matches/{second.match_id}")).json()["master_seed"] is None
