@@ -86,8 +86,8 @@ class StoredMatch:
     )
     master_seed: bytes | None = field(default=None, repr=False)  # a challenge's own (0008)
     ladder_pool: str | None = None  # the ladder of a ladder match (0020)
-    stopping: bool = False  # decided, but a worker may still be playing it (0014)
-    played_attempt: int | None = None  # the attempt whose replay is stored (0015)
+    stopping: bool = False  # decided, but a worker may still be playing it (0022)
+    played_attempt: int | None = None  # the attempt whose replay is stored (0023)
 
     @property
     def finished(self) -> bool:
@@ -414,7 +414,7 @@ CANCEL_OPEN = (
     "WHERE {where} AND status IN ('pending', 'queued', 'running') RETURNING id"
 )
 """Open matches become ``cancelled``; a sent one (queued, running) is ``stopping`` until its
-worker has stopped (migration 0014)."""
+worker has stopped (migration 0022)."""
 
 
 async def cancel_open_matches(conn: Connection, tournament_id: int) -> list[int]:

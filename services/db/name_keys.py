@@ -1,5 +1,5 @@
 """Filling ``name_key`` for rows written before migration 0006, and for every row again after
-0013 (which forgot the keys when the folding changed); keys are computed in Python.
+0021 (which forgot the keys when the folding changed); keys are computed in Python.
 
 :func:`fill_missing_name_keys` runs at the end of every ``migrate()`` (cheap when nothing is
 missing). Rows are keyed oldest first; a row whose key is already taken by an older row keeps

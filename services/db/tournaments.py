@@ -37,7 +37,7 @@ class Tournament:
     partnership: Partnership = "team"  # how a 2v2 side is filled (migration 0005)
     # 32 secret bytes every match seed derives from (services.domain.seeds; 0008); None: stored before
     master_seed: bytes | None = dataclasses.field(default=None, repr=False)
-    # a match of it is decided but may still be played by a worker (migration 0014)
+    # a match of it is decided but may still be played by a worker (migration 0022)
     matches_stopping: bool = False
 
     @property

@@ -1,4 +1,4 @@
-"""Matches decided while a worker may still play them (issue 21, item 6; migration 0014): a
+"""Matches decided while a worker may still play them (issue 21, item 6; migration 0022): a
 cancelled tournament's or SPRT test's sent matches, a withdrawn bot's. Until the worker has
 stopped, nothing that derives their cards is served (match seed, challenge or pair master
 seed, tournament master seed, export); the worker's word, a late result or the sweeper's

@@ -1,4 +1,4 @@
--- 0014: a match decided while a worker may still be playing it (issue 21).
+-- 0022: a match decided while a worker may still be playing it (issue 21).
 --
 -- Cancelling a tournament or an SPRT test, or withdrawing a bot, decides its open matches at
 -- once; a match that was already sent (queued or running) may still be played by a

@@ -1,4 +1,4 @@
--- 0013: name keys computed again (issue 21): the folding key now leaves out default-ignorable
+-- 0021: name keys computed again (issue 21): the folding key now leaves out default-ignorable
 -- code points and blanks (U+034F, U+FE0F, U+17B4, the Hangul fillers, U+2800...), which names
 -- now refuse (services/domain/names.py).
 --

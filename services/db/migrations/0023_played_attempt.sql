@@ -1,4 +1,4 @@
--- 0015: which attempt at a match was the one stored (issue 21).
+-- 0023: which attempt at a match was the one stored (issue 21).
 --
 -- A match begun more than once (a killed worker, the sweeper sending it again) is dealt afresh
 -- at every beginning (arena/deals.py); the replay records its attempt, and this column keeps
