@@ -147,9 +147,12 @@ def test_a_match_begun_again_is_dealt_afresh_and_both_attempts_verify(
         assert outcome.successful(), outcome.traceback
         replays.append(check_replay(504, sent.calls[-1][1][1]))
     assert [r.attempt for r in replays] == [0, 1]
+    # hand by hand, seat by seat (the issue: every one the same three cards); two independent
+    # deals share a seat's three cards by chance once in 9,880, so at most one may coincide
     hands = [
-        {tuple(sorted(h)) for g in r.games for e in g.events if isinstance(e, HandStarted)
-         for h in e.deal}
+        [tuple(sorted(h)) for g in r.games for e in g.events if isinstance(e, HandStarted)
+         for h in e.deal]
         for r in replays
     ]  # fmt: skip
-    assert hands[0] and not hands[0] & hands[1]
+    aligned = list(zip(hands[0], hands[1], strict=False))
+    assert len(aligned) >= 8 and sum(a == b for a, b in aligned) <= 1
