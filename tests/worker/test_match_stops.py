@@ -18,7 +18,8 @@ import asyncpg
 import httpx
 import pytest
 
-from arena.protocol import ActRequest, ActResponse
+from arena.connection import Choice
+from arena.protocol import ActRequest
 from arena.sdk import BotServer, strategy_decider
 from services.domain import seeds
 from tests.worker.processes import api_process, celery_worker
@@ -40,7 +41,7 @@ class CountingBot:
         self._decide = strategy_decider("random", seed)
         self.server = BotServer(self.decide, name=f"count-{seed}", port=0)
 
-    def decide(self, request: ActRequest) -> ActResponse:
+    def decide(self, request: ActRequest) -> Choice:
         with self._lock:
             self.calls.append(time.monotonic())
         time.sleep(ANSWER_S)
