@@ -230,19 +230,25 @@ def pool_children(proc: Proc) -> list[int]:
 
 @dataclass
 class SlowBots:
-    """SDK bot servers on 127.0.0.1 that take ``delay_s`` per decision; ``acts`` counts them."""
+    """SDK bot servers on 127.0.0.1 that take ``delay_s`` per decision; ``acts`` counts them,
+    ``dealt`` keeps the cards each seat held when first asked in each hand, by (game id, hand,
+    seat)."""
 
     servers: list[BotServer] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)
     acts: int = 0
+    dealt: dict[tuple[str, int, int], tuple[str, ...]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, strategy: str, delay_s: float, seed: int) -> BotServer:
         decide = strategy_decider(strategy, seed)
 
         def slow(request: ActRequest) -> Action:
+            seen = request.observation
             with self._lock:
                 self.acts += 1
+                key = (request.game_id, seen.hand, seen.seat)
+                self.dealt.setdefault(key, tuple(sorted(str(c) for c in seen.cards)))
             if delay_s:
                 time.sleep(delay_s)
             return decide(request)

@@ -11,6 +11,9 @@ What recovers what (docs/reliability.md, "Crashes"):
   matches``) sends the match again once it is stale; here with test thresholds of seconds;
 * the trusted worker killed after ``record_result`` committed and before it sent the next
   round: the round stays ``pending`` and the sweeper sends it.
+
+A match begun again is dealt afresh (issue 21, item 7): the hands its bots saw in the killed
+attempt are not the hands of the attempt that is stored.
 """
 
 from __future__ import annotations
@@ -98,7 +101,35 @@ async def test_bot_worker_killed_mid_match_whole_process_group_sweeper_recovers(
     assert "truco.requeue_stale_matches" in beat_log
     assert f"re-sending stale matches [{match_id}]" in trusted_log
     assert bots.acts > acts  # played again from the start
+    await _dealt_afresh(pool, bots, match_id)
     print(f"\nwhole bot-calling worker killed mid-match: done {recovered_s:.1f}s after the kill")
+
+
+def _attempt_and_place(game_id: str) -> tuple[int, int]:
+    """(attempt, game number) of a game id: ``{match}-g{n}``, ``{match}-a{a}-g{n}``."""
+    parts = game_id.split("-")
+    return (int(parts[1][1:]) if len(parts) == 3 else 0), int(parts[-1][1:])
+
+
+async def _dealt_afresh(pool: asyncpg.Pool, bots: SlowBots, match_id: int) -> None:
+    """Issue 21, item 7: the attempt the sweeper sent again dealt other cards than the killed
+    one (before, every hand of it was dealt again to the same seat), and its replay says which
+    attempt it was."""
+    from arena.replay import load_replay
+    from services.db.matches import replays_json
+
+    async with pool.acquire() as conn:
+        replay = load_replay((await replays_json(conn, [match_id]))[match_id])
+    assert replay.attempt >= 1
+    by_attempt: dict[int, dict[tuple[int, int, int], tuple[str, ...]]] = {}
+    for (game_id, hand, seat), cards in bots.dealt.items():
+        attempt, game = _attempt_and_place(game_id)
+        by_attempt.setdefault(attempt, {})[(game, hand, seat)] = cards
+    killed, stored = by_attempt[0], by_attempt[replay.attempt]
+    aligned = [(cards, stored[key]) for key, cards in killed.items() if key in stored]
+    same = sum(a == b for a, b in aligned)
+    # two independent deals give a seat the same three cards once in 9,880
+    assert len(aligned) >= 2 and same <= 1 and same < len(aligned), (aligned, same)
 
 
 async def test_pool_process_killed_mid_match_is_redelivered_at_once(
@@ -132,6 +163,7 @@ async def test_pool_process_killed_mid_match_is_redelivered_at_once(
     await ratings_consistent(pool, bot_ids)
     # sent once: the broker handed the same message out again (no sweeper here)
     assert await pool.fetchval("SELECT attempts FROM matches WHERE id = $1", match_id) == 1
+    await _dealt_afresh(pool, bots, match_id)  # the same message, begun again: dealt afresh
     print(f"\npool process killed mid-match: done {recovered_s:.1f}s after the kill")
 
 
