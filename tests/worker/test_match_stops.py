@@ -1,5 +1,5 @@
-"""Issue 21, item 6, as it was attacked: a tournament cancelled (or a bot deleted) in the middle
-of a match. Before, the master seed (or the match seed) was published at once while the worker
+"""Issue 21, item 6, as it was attacked: a tournament cancelled (or a bot deleted, or an SPRT
+test cancelled) in the middle of a match. Before, the master seed (or the match seed) was published at once while the worker
 went on calling both bots for a minute. Now the match's bot calls stop within the stop watch's
 poll, and nothing that derives its cards is served until the match row says it stopped.
 
@@ -192,6 +192,74 @@ async def test_a_match_decided_mid_play_stops_calling_and_hides_its_seeds_until_
         log = (tmp_path / "worker.log").read_text()
         assert "Traceback" not in log, log[-3000:]
         assert f"matches [{match_id}]: stopped" in log
+    finally:
+        for bot in bots:
+            bot.server.stop()
+
+
+async def test_a_cancelled_sprt_test_stops_its_pairs_in_play_and_hides_their_seeds(
+    pool: asyncpg.Pool, stack_env: dict[str, str], tmp_path: Path
+) -> None:
+    bots = [CountingBot(3), CountingBot(4)]
+    for bot in bots:
+        bot.server.start()
+    try:
+        with (
+            celery_worker(stack_env, tmp_path / "worker.log"),
+            api_process(stack_env, tmp_path / "api.log") as api_url,
+            httpx.Client(base_url=api_url, timeout=30, trust_env=False) as client,
+        ):
+            auth, (a, b) = _setup(client, bots)
+            created = client.post(
+                "/v1/tests", json={"bot_a": a, "bot_b": b, "concurrency": 2}, headers=auth
+            )
+            assert created.status_code == 202, created.text
+            test_id = created.json()["test_id"]
+            _wait_for_calls(bots, 30)
+            decided_at = time.monotonic()
+            cancelled = client.post(f"/v1/tests/{test_id}/cancel", headers=auth)
+            assert cancelled.status_code == 200, cancelled.text
+            decided_at = (decided_at + time.monotonic()) / 2
+            stopping = [
+                int(r["id"])
+                for r in await pool.fetch(
+                    "SELECT id FROM matches WHERE sprt_test_id = $1 AND stopping_since IS NOT NULL",
+                    test_id,
+                )
+            ]
+            assert stopping  # two pairs were in play
+            seen_hidden = 0
+            deadline = time.monotonic() + 60
+            while True:
+                still = await pool.fetch(
+                    "SELECT id FROM matches WHERE id = ANY($1) AND stopping_since IS NOT NULL",
+                    stopping,
+                )
+                ids = [int(r["id"]) for r in still]
+                if not ids:
+                    break
+                shown = [client.get(f"/v1/matches/{m}").json()["master_seed"] for m in ids]
+                again = await pool.fetchval(
+                    "SELECT count(*) FROM matches WHERE id = ANY($1) "
+                    "AND stopping_since IS NOT NULL",
+                    ids,
+                )
+                if again == len(ids):  # none stopped between the reads
+                    assert shown == [None] * len(ids), shown
+                    seen_hidden += 1
+                assert time.monotonic() < deadline, "the pairs were never marked stopped"
+                time.sleep(0.05)
+            stopped_at = time.monotonic()
+            time.sleep(3.0)
+            after = sum(bot.after(decided_at) for bot in bots)
+            last = max(bot.last() for bot in bots)
+            print(
+                f"\nSPRT test cancelled: last bot call {max(0.0, last - decided_at):.2f}s after "
+                f"the cancel, {after} call(s) after it"
+            )
+            assert seen_hidden >= 1 and after <= CALLS_AFTER_STOP and last < stopped_at
+            for match_id in stopping:
+                assert client.get(f"/v1/matches/{match_id}").json()["master_seed"] is not None
     finally:
         for bot in bots:
             bot.server.stop()
