@@ -115,4 +115,5 @@ def match_stopped(match_id: int) -> bool:
     from services import flow
 
     changed: bool = run_db(lambda pool: flow.match_stopped(pool, match_id))
+    drop_live(match_id)  # its spectator feed ends with it
     return changed
