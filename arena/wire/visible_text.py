@@ -11,8 +11,9 @@ Three kinds, one table each:
   use for them, such as U+034F COMBINING GRAPHEME JOINER, the variation selectors (U+FE0F), the
   Khmer inherent vowels (U+17B4), the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0), the
   tag characters, and the code points reserved to be default-ignorable.
-* **Blanks**: U+2800 BRAILLE PATTERN BLANK, a symbol that renders as an empty cell (it is not
-  default-ignorable, so it is named here; the Hangul fillers are in the property already).
+* **Blanks**: U+2800 BRAILLE PATTERN BLANK and U+1D159 MUSICAL SYMBOL NULL NOTEHEAD, symbols
+  that render as an empty space (they are not default-ignorable, so they are named here; the
+  Hangul fillers, often listed with them, are in the property already).
 
 :func:`hidden_characters` lists them (names refuse them: services/domain/names.py);
 :func:`clean_say` takes them out of a bot's ``say`` (docs/protocol.md).
@@ -25,7 +26,7 @@ from typing import Final
 
 import regex
 
-BLANKS: Final = "\u2800\u115f\u1160\u3164\uffa0"
+BLANKS: Final = "\u2800\U0001d159\u115f\u1160\u3164\uffa0"
 """Characters that render blank although they are letters or symbols (the Hangul ones are
 default-ignorable too; listed for the reader)."""
 

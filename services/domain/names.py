@@ -5,7 +5,8 @@ table a bot's ``say`` is cleaned with too): Unicode control, format and line-sep
 characters (general categories ``Cc``, ``Cf``, ``Cs``, ``Zl``, ``Zp``: ESC, CR, LF, TAB, NUL,
 the bidirectional overrides and isolates, zero-width spaces and joiners, soft hyphens...),
 every default-ignorable code point (U+034F, the variation selectors, U+17B4, the Hangul
-fillers U+115F, U+1160, U+3164, U+FFA0...), U+2800 BRAILLE PATTERN BLANK; and private-use
+fillers U+115F, U+1160, U+3164, U+FFA0...), U+2800 BRAILLE PATTERN BLANK, U+1D159 MUSICAL
+SYMBOL NULL NOTEHEAD; and private-use
 and unassigned code points (``Co``, ``Cn``), which render as whatever a font makes of them.
 They make a name display as another one, or as something else, or break logs.
 

@@ -69,6 +69,7 @@ INVISIBLE_SPELLINGS = [
     ("house-heuristic", "house-\u3164heuristic"),  # HANGUL FILLER
     ("house-heuristic", "house\uffa0-heuristic"),  # HALFWIDTH HANGUL FILLER (NFKC: U+3164)
     ("house", "house\U000e0041"),  # TAG LATIN CAPITAL LETTER A
+    ("house", "hou\U0001d159se"),  # MUSICAL SYMBOL NULL NOTEHEAD
 ]
 
 
