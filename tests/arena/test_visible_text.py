@@ -73,3 +73,31 @@ async def test_a_bots_say_reaches_the_replay_without_controls_or_overrides() -> 
     old = load_replay(msgspec.json.encode(data))
     assert isinstance(old, Replay)
     verify_replay(old)
+
+
+async def test_over_http_a_say_with_nul_and_an_override_is_recorded_clean() -> None:
+    """The attack of issue 21 as made: a bot server on 127.0.0.1 answers every /act with a
+    ``say`` holding NUL and U+202E (JSON escapes, through the guarded client)."""
+    from arena.entrants import connect
+    from arena.sdk import BotServer
+    from arena.signing import generate_secret
+
+    def talker(request: ActRequest) -> ActResponse:
+        choice = request.legal_actions[0]
+        return ActResponse(action=choice.action, card=choice.card, say="ok\x00\u202ekcab")
+
+    secret = generate_secret()
+    server = BotServer(talker, name="talker", secret=secret, host="127.0.0.1", port=0)
+    server.start()
+    try:
+        http = connect(
+            server.url, seed=1, secret=secret, timeout_ms=2000, allow_loopback=True, label="t"
+        )
+        other = (EntrantRecord("b", "builtin:random"), InProcessBot("b", random_decider(3)))
+        replay = await run_match("say-http", 9, MatchSettings(games_per_match=1), [http, other])
+    finally:
+        server.stop()
+    said = {e.say for g in replay.games for e in g.events if isinstance(e, ActionTaken) and e.say}
+    assert said == {"ok kcab"}
+    stored = msgspec.json.encode(replay).decode()
+    assert "\u202e" not in stored and "\\u0000" not in stored
