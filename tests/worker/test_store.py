@@ -131,9 +131,12 @@ async def test_probes_through_the_guarded_client(bot_server_factory: Any) -> Non
 
 
 async def test_unavailable_bot_withdraws_from_its_tournament(
-    pool: asyncpg.Pool, captured: list[tuple[str, list[Any]]]
+    pool: asyncpg.Pool, captured: list[tuple[str, list[Any]]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from services import flow
+
+    flagged: list[list[int]] = []
+    monkeypatch.setattr(beat, "stop_matches", lambda ids: flagged.append(list(ids)))
 
     owner = await make_account(pool)
     bots = [await make_bot(pool, owner, f"http://127.0.0.1:{9000 + i}") for i in range(4)]
@@ -158,6 +161,15 @@ async def test_unavailable_bot_withdraws_from_its_tournament(
         bots[0],
     )
     assert withdrawn is not None
+    # its match was sent (queued): forfeited, stopping, and its worker asked to stop
+    (forfeited,) = await pool.fetch(
+        "SELECT m.id, m.status, m.stopping_since FROM matches m JOIN match_entrants e "
+        "ON e.match_id = m.id WHERE m.tournament_id = $1 AND e.bot_id = $2",
+        tournament.id,
+        bots[0],
+    )
+    assert forfeited["status"] == "forfeit" and forfeited["stopping_since"] is not None
+    assert flagged == [[forfeited["id"]]]
     assert await beat.record_health(pool, [ProbeOutcome(bots[0], True)], 3) == {
         "unavailable": [],
         "active": [bots[0]],
