@@ -32,9 +32,9 @@ from typing import Any
 import httpx
 import redis
 
-from arena.connection import Choice
-from arena.protocol import ActRequest
+from arena.client.connection import Choice
 from arena.sdk import BotServer, strategy_decider
+from arena.wire.protocol import ActRequest
 from bench.database import server_url
 from bench.platform_procs import Procs
 from bench.platform_round import _create_database, _drop_database, platform_env

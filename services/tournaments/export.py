@@ -97,7 +97,7 @@ class ExportMatch(msgspec.Struct, kw_only=True):
     """A match: its place (``round``, ``board``, ``bracket_match``: the identity its seed is
     derived from), its bots by slot (side = slot % 2), its seed once finished, the stored
     result, the replay (null for a bye, a forfeit without play, or a match not finished), the
-    attempt that replay is (null without one; its deals derive from it: arena/deals.py) and
+    attempt that replay is (null without one; its deals derive from it: arena/game/deals.py) and
     the Elo changes it applied."""
 
     id: int

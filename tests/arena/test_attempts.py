@@ -1,4 +1,4 @@
-"""A match played again is dealt afresh, verifiably (issue 21, item 7; arena/deals.py).
+"""A match played again is dealt afresh, verifiably (issue 21, item 7; arena/game/deals.py).
 
 Before, a match begun twice (its worker killed, the sweeper sending it again) dealt every bot
 the same cards in every hand, so a bot with memory, or a spectator of the first attempt, knew
@@ -13,13 +13,13 @@ import hashlib
 import msgspec
 import pytest
 
-from arena.client import Fault, TimeBank
-from arena.connection import Answer, InProcessBot, random_decider
-from arena.deals import game_id, game_seed
-from arena.match import MatchSettings, run_match
-from arena.protocol import ActRequest, EndRequest, StartRequest
-from arena.replay import EntrantRecord, Replay, VerifyError, load_replay
-from arena.verify import verify_replay
+from arena.client.bot_client import Fault, TimeBank
+from arena.client.connection import Answer, InProcessBot, random_decider
+from arena.game.deals import game_id, game_seed
+from arena.match.replay import EntrantRecord, Replay, VerifyError, load_replay
+from arena.match.runner import MatchSettings, run_match
+from arena.match.verify import verify_replay
+from arena.wire.protocol import ActRequest, EndRequest, StartRequest
 from engine import Rules
 from engine.events import HandStarted
 

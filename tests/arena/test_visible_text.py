@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.connection import InProcessBot, random_decider
-from arena.match import MatchSettings, run_match
-from arena.narrate import log_line
-from arena.protocol import ActRequest, ActResponse
-from arena.replay import EntrantRecord, Replay, load_replay
-from arena.verify import verify_replay
+from arena.client.connection import InProcessBot, random_decider
+from arena.game.narrate import log_line
+from arena.match.replay import EntrantRecord, Replay, load_replay
+from arena.match.runner import MatchSettings, run_match
+from arena.match.verify import verify_replay
+from arena.wire.protocol import ActRequest, ActResponse
 from arena.wire.visible_text import clean_say, hidden_characters, is_hidden
 from engine.events import ActionTaken
 
@@ -78,9 +78,9 @@ async def test_a_bots_say_reaches_the_replay_without_controls_or_overrides() -> 
 async def test_over_http_a_say_with_nul_and_an_override_is_recorded_clean() -> None:
     """The attack of issue 21 as made: a bot server on 127.0.0.1 answers every /act with a
     ``say`` holding NUL and U+202E (JSON escapes, through the guarded client)."""
-    from arena.entrants import connect
+    from arena.client.signing import generate_secret
+    from arena.match.entrants import connect
     from arena.sdk import BotServer
-    from arena.signing import generate_secret
 
     def talker(request: ActRequest) -> ActResponse:
         choice = request.legal_actions[0]

@@ -115,7 +115,7 @@ async def _dealt_afresh(pool: asyncpg.Pool, bots: SlowBots, match_id: int) -> No
     """Issue 21, item 7: the attempt the sweeper sent again dealt other cards than the killed
     one (before, every hand of it was dealt again to the same seat), and its replay says which
     attempt it was."""
-    from arena.replay import load_replay
+    from arena.match.replay import load_replay
     from services.db.matches import replays_json
 
     async with pool.acquire() as conn:

@@ -59,7 +59,7 @@ class InProcessDispatcher:
 
     ``before_record(match_id)`` runs after a match is played and before its result is stored
     (a test may withdraw a bot there); ``replays`` keeps what each match produced;
-    ``attempt`` is the attempt every match is played as (a match begun again: arena/deals.py).
+    ``attempt`` is the attempt every match is played as (a match begun again: arena/game/deals.py).
     """
 
     connector: Connector

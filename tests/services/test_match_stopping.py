@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from arena.match import run_match
+from arena.match.runner import run_match
 from arena.sdk import BotServer
 from services import flow
 from services.db import matches as db_matches
@@ -189,9 +189,9 @@ async def test_a_result_that_ends_an_sprt_test_stops_its_pairs_in_play(
 ) -> None:
     """A walkover ends the test as failed: the other pair, being played, is cancelled, hidden
     and its worker asked to stop by the trusted worker that stored the result."""
-    from arena.client import Fault
-    from arena.connection import InProcessBot, random_decider
-    from arena.replay import EntrantRecord
+    from arena.client.bot_client import Fault
+    from arena.client.connection import InProcessBot, random_decider
+    from arena.match.replay import EntrantRecord
     from services.worker import tasks_store
 
     class Unreachable(InProcessBot):

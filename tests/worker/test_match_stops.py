@@ -18,9 +18,9 @@ import asyncpg
 import httpx
 import pytest
 
-from arena.connection import Choice
-from arena.protocol import ActRequest
+from arena.client.connection import Choice
 from arena.sdk import BotServer, strategy_decider
+from arena.wire.protocol import ActRequest
 from services.domain import seeds
 from tests.worker.processes import api_process, celery_worker
 

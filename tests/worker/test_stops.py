@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 import redis
 
-from arena.match import MatchSettings
+from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.worker import tasks_play
 from services.worker.messages import EntrantMessage, MatchMessage
