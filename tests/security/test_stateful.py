@@ -39,7 +39,7 @@ from services.api.auth import hash_api_key, new_api_key
 from services.api.spec import LINKS, full_openapi
 from services.db.migrate import TABLE as MIGRATIONS_TABLE
 from services.db.pool import connect
-from tests.schemathesis_app import CHECKS, fuzzed_app
+from tests.schemathesis_app import CHECKS, STREAMS, fuzzed_app
 from tests.servers import PostgresServer, migrated_database
 from tests.services.api_helpers import NetworkGuard
 
@@ -277,6 +277,11 @@ def test_stateful_links_no_server_error_no_schema_violation(
             additional_checks: Any = None,
             **kwargs: Any,
         ) -> None:
+            if case.operation.definition.raw["operationId"] in STREAMS:
+                # the events are JSON inside text/event-stream (test_api_streams checks them);
+                # the answer must still be no server error
+                assert response.status_code < 500, response.status_code
+                return
             case.validate_response(response, checks=CHECKS, transport_kwargs=kwargs)
 
     # derandomize fixes Hypothesis' draws (and it seeds the global PRNG for every scenario);

@@ -26,7 +26,7 @@ from services.api.auth import hash_api_key, new_api_key
 from services.api.spec import full_openapi
 from services.db.pool import connect
 from tests.loopback import LoopbackBackend
-from tests.schemathesis_app import CHECKS, fuzzed_app
+from tests.schemathesis_app import CHECKS, STREAMS, fuzzed_app
 
 
 async def _no_dns(host: str, port: int) -> list[str]:
@@ -68,11 +68,7 @@ def api_key(api_database_url: str) -> str:
     return asyncio.run(_seed(api_database_url))
 
 
-# the live streams (text/event-stream) stay open while their match or tournament is live, by
-# design: an in-process call would wait for ever; tests/services/test_api_streams.py checks them
-schema = schemathesis.openapi.from_dict(full_openapi()).exclude(
-    operation_id=["streamMatch", "streamTournament"]
-)
+schema = schemathesis.openapi.from_dict(full_openapi()).exclude(operation_id=STREAMS)
 
 
 async def _answers(svc: object) -> None:
