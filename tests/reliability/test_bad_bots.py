@@ -158,7 +158,10 @@ def test_each_bad_bot_gives_the_documented_outcome(mode: Mode) -> None:
     assert elapsed < 120  # finished: a bad bot never holds a match for ever
 
     if mode in ("slow", "drip"):  # cut at the deadline, not later
-        assert all(TIMEOUT_MS <= d.latency_ms < TIMEOUT_MS + 1000 for d in faulted), faulted
+        # the event loop runs a timer up to its clock's resolution early, and arena's one
+        # timer per client counts 1 ms early as on time: a cut at 299.6 ms is the deadline
+        early = TIMEOUT_MS - 2
+        assert all(early <= d.latency_ms < TIMEOUT_MS + 1000 for d in faulted), faulted
     if mode == "drip":  # one byte a second: the first byte, then the hang-up
         assert bad.stats.sent_bytes and max(bad.stats.sent_bytes) <= 1
     if mode in ("huge", "huge_declared"):  # cut long before the deadline
