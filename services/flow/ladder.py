@@ -40,6 +40,7 @@ from services.ladder.matchmaker import pick_matches
 from services.ladder.model import (
     LADDER_POOLS,
     NEW_BOT_HALFWIDTH,
+    PLACEMENT_HALFWIDTH,
     LadderBot,
     LadderPool,
     MatchmakerRules,
@@ -155,13 +156,21 @@ async def _own_entry(
     return entry
 
 
-def ladder_bot(row: LadderRow, pool_mean: float) -> LadderBot:
+def ladder_bot(row: LadderRow, pool_mean: float, platform_cap: int) -> LadderBot:
     """A table row as the matchmaker sees it: the fit's estimate and half width, or the pool's
-    mean and :data:`NEW_BOT_HALFWIDTH` before its first rated match."""
+    mean and :data:`NEW_BOT_HALFWIDTH` before its first rated match.
+
+    The hourly cap: a bot still placing whose owner kept the platform's cap (``platform_cap``,
+    ``TRUCO_LADDER_HOURLY_CAP``) is not held by it, so a new bot is placed in minutes (about
+    fifty matches, one at a time); a cap its owner lowered holds always, and a placed bot's
+    cap is the platform's. Placement ends by itself (the interval narrows with every match),
+    and leaving and joining again does not start it over (the interval is the pool fit's)."""
     if row.rating is None or row.low is None or row.high is None:
         rating, halfwidth = pool_mean, NEW_BOT_HALFWIDTH
     else:
         rating, halfwidth = row.rating, max((row.high - row.low) / 2, 1.0)
+    placed = halfwidth < PLACEMENT_HALFWIDTH
+    capped = row.last_hour >= row.hourly_cap and (placed or row.hourly_cap < platform_cap)
     return LadderBot(
         bot_id=row.bot_id,
         owner_id=row.owner_id,
@@ -172,15 +181,15 @@ def ladder_bot(row: LadderRow, pool_mean: float) -> LadderBot:
             and row.bot_status == "active"
             and row.answered
             and not row.playing
-            and row.last_hour < row.hourly_cap
+            and not capped
         ),
     )
 
 
-def ladder_bots(rows: Sequence[LadderRow]) -> list[LadderBot]:
+def ladder_bots(rows: Sequence[LadderRow], platform_cap: int) -> list[LadderBot]:
     fitted = [r.rating for r in rows if r.rating is not None]
     mean = sum(fitted) / len(fitted) if fitted else DEFAULT_RATING
-    return [ladder_bot(r, mean) for r in rows]
+    return [ladder_bot(r, mean, platform_cap) for r in rows]
 
 
 async def tick(pool: asyncpg.Pool, settings: LadderSettings, now: datetime) -> list[int]:
@@ -215,7 +224,7 @@ async def _start(
     async with pool.acquire() as conn:
         rows = await db_ladder.table(conn, ladder, now)
         met = await db_ladder.met_on(conn, ladder, today)
-    bots = ladder_bots(rows)
+    bots = ladder_bots(rows, settings.hourly_cap)
     rules = MatchmakerRules(slots=slots, pair_per_day=settings.pair_per_day)
     picks = pick_matches(bots, met, rules, players=players_of(ladder))
     if not picks:

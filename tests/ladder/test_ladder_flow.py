@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
+import msgspec
 import pytest
 
 from arena.client.connection import BotConnection
@@ -139,6 +140,36 @@ async def test_a_bot_over_its_hourly_cap_or_paused_waits(flow_pool: asyncpg.Pool
     assert await flow_ladder.tick(flow_pool, SETTINGS, NOW) == []  # one an hour for bot 0
     await flow_ladder.update(flow_pool, "1v1", bots[0], owner, SETTINGS, hourly_cap=60)
     assert len(await flow_ladder.tick(flow_pool, SETTINGS, NOW)) == 1
+
+
+async def test_a_placing_bot_is_not_held_by_the_platform_cap_but_by_its_owners(
+    flow_pool: asyncpg.Pool,
+) -> None:
+    """Placement is a burst (about fifty matches, one at a time): a bot still placing whose
+    owner kept the platform's hourly cap plays past it; a placed bot, or one whose owner
+    lowered the cap, waits."""
+    await flow_pool.execute("DELETE FROM ladder_entries")
+    tight = msgspec.structs.replace(SETTINGS, hourly_cap=1)
+    bots = await ladder_bots(flow_pool, owners=2)
+    await flow_pool.execute("UPDATE ladder_entries SET hourly_cap = 1")  # the platform's cap
+    for _ in range(3):  # placing: past the cap of one an hour
+        (played,) = await flow_ladder.tick(flow_pool, tight, NOW)
+        await flow_pool.execute("UPDATE matches SET status = 'done' WHERE id = $1", played)
+    for bot in bots:  # both placed: the cap holds
+        await flow_pool.execute(
+            "INSERT INTO ratings (bot_id, mode) VALUES ($1, '1v1') ON CONFLICT DO NOTHING", bot
+        )
+        await flow_pool.execute(
+            "INSERT INTO rating_intervals (bot_id, mode, rating, low, high, fitted_at) "
+            "VALUES ($1, '1v1', 1500, 1450, 1550, now()) ON CONFLICT (bot_id, mode) "
+            "DO UPDATE SET low = 1450, high = 1550",
+            bot,
+        )
+    assert await flow_ladder.tick(flow_pool, tight, NOW) == []
+    await flow_pool.execute("DELETE FROM rating_intervals WHERE bot_id = ANY($1)", bots)
+    owner = await owner_of(flow_pool, bots[0])  # placing again, but its owner lowered the cap
+    await flow_ladder.update(flow_pool, "1v1", bots[0], owner, SETTINGS, hourly_cap=1)
+    assert await flow_ladder.tick(flow_pool, SETTINGS, NOW) == []
 
 
 async def test_walkovers_in_a_row_pause_a_bot_and_its_owner_resumes_it(
