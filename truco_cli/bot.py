@@ -124,11 +124,21 @@ def _add_access_options(parser: argparse.ArgumentParser, *, closing: bool) -> No
         choices=CHALLENGE_POLICIES,
         help="who may challenge it: anyone (open) or only your own bots (owner_only)",
     )
+    parser.add_argument(
+        "--min-timeout-ms",
+        type=int,
+        metavar="MS",
+        help="the least per-call timeout (10 to 60000 ms) it accepts in others' events",
+    )
 
 
 def _access(args: argparse.Namespace) -> dict[str, Any]:
     """The access fields given on the command line (none: the platform's default or as is)."""
-    given = {"open": args.open, "challenges": args.challenges}
+    given = {
+        "open": args.open,
+        "challenges": args.challenges,
+        "min_timeout_ms": args.min_timeout_ms,
+    }
     return {key: value for key, value in given.items() if value is not None}
 
 
@@ -223,6 +233,8 @@ def _show(args: argparse.Namespace, platform: Platform) -> int:
     if "open" in bot:
         entries = "anyone may enter it" if bot["open"] else "only its owner enters it"
         print(f"  access  {entries}; challenges: {bot.get('challenges', 'open')}")
+    if bot.get("min_timeout_ms") is not None:
+        print(f"  timeout accepts {bot['min_timeout_ms']} ms or more in others' events")
     print(f"  page    {platform.url}/bots/{bot['id']}")
     return 0
 
@@ -245,7 +257,8 @@ def _update(args: argparse.Namespace, platform: Platform) -> int:
     change = {key: value for key, value in given.items() if value is not None} | _access(args)
     if not change:
         raise CommandError.local(
-            "Nothing to change", "give --name, --url, --open/--closed or --challenges"
+            "Nothing to change",
+            "give --name, --url, --open/--closed, --challenges or --min-timeout-ms",
         )
     bot = platform.request("PATCH", f"/v1/bots/{platform.bot_id(args.bot)}", body=change, auth=True)
     if args.json:

@@ -152,6 +152,7 @@ def _profile(
         open=bot.open,
         challenges=_policy_of(bot),
         deleted_at=bot.deleted_at,
+        min_timeout_ms=bot.min_timeout_ms,
         intervals=_intervals(intervals or []),
     )
 
@@ -167,6 +168,7 @@ def _read(bot: Bot) -> BotRead:
         updated_at=bot.updated_at,
         open=bot.open,
         challenges=_policy_of(bot),
+        min_timeout_ms=bot.min_timeout_ms,
     )
 
 
@@ -211,7 +213,10 @@ class BotController(Controller):
             "or let the platform make one; a weak one is a 422 saying what is needed. The "
             "signing secret is in this response only (`Cache-Control: no-store`). `open` "
             "(default false): anyone may enter the bot into their tournaments. `challenges` "
-            "(default open): `owner_only` refuses challenges from other accounts' bots."
+            "(default open): `owner_only` refuses challenges from other accounts' bots. "
+            "`min_timeout_ms` (optional, 10 to 60000): the least per-call timeout the bot "
+            "accepts in events of other organisers; entering it into an event with a lower "
+            "`timeout_ms` is a 422 (`/problems/settings-refused`)."
         ),
         status_code=201,
         dependencies=_auth,
@@ -241,6 +246,7 @@ class BotController(Controller):
                     key_id=box.key_id,
                     open=data.open,
                     challenges=data.challenges,
+                    min_timeout_ms=data.min_timeout_ms,
                 )
             except DuplicateName:
                 raise _name_taken(data.name) from None
@@ -252,6 +258,7 @@ class BotController(Controller):
             signing_secret=secret,
             open=bot.open,
             challenges=_policy_of(bot),
+            min_timeout_ms=bot.min_timeout_ms,
         )
 
     @post(
@@ -347,11 +354,15 @@ class BotController(Controller):
     @patch(
         "/{bot_id:int}",
         operation_id="updateBot",
-        summary="Change a bot's name, URL, openness or challenge policy (owner only)",
+        summary="Change a bot's name, URL, openness, challenge policy or minimum timeout (owner only)",
         description=(
             "A new URL re-runs the handshake. `open: true` lets anyone enter the bot into "
-            'their tournaments; `challenges: "owner_only"` refuses challenges from other '
-            "accounts' bots (403)."
+            "their tournaments; `open: false` also withdraws it from the registering events "
+            "of other organisers that someone else than you entered it into. "
+            '`challenges: "owner_only"` refuses challenges from other '
+            "accounts' bots (403). `min_timeout_ms`: the least per-call timeout the bot "
+            "accepts in events of other organisers (checked again when an event starts: an "
+            "entry under a higher minimum is withdrawn then)."
         ),
         dependencies=_auth,
         security=SECURITY,
@@ -381,11 +392,14 @@ class BotController(Controller):
                 url=data.url,
                 open=data.open,
                 challenges=data.challenges,
+                min_timeout_ms=data.min_timeout_ms,
             )
         except DuplicateName:
             raise _name_taken(data.name) from None
         if updated is None:
             raise _not_found(bot_id)
+        if data.open is False:  # closed: it leaves others' events it did not enter itself
+            await flow.bot_closed(pool, bot_id, updated.owner_id)
         return _read(updated)
 
     @delete(

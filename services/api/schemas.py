@@ -36,6 +36,17 @@ ChallengePolicyField = Annotated[
     ChallengePolicy,
     msgspec.Meta(description="who may challenge the bot: anyone ('open') or only its owner's bots"),
 ]
+MinTimeoutMs = Annotated[
+    int,
+    msgspec.Meta(
+        ge=10,
+        le=60_000,
+        description=(
+            "the least per-call timeout (ms) the bot accepts in events of other organisers: "
+            "another owner may not enter it into an event whose timeout_ms is lower"
+        ),
+    ),
+]
 OpenToEntries = Annotated[
     bool, msgspec.Meta(description="whether anyone may enter the bot into their tournaments")
 ]
@@ -84,6 +95,7 @@ class BotCreate(msgspec.Struct, forbid_unknown_fields=True):
     open: OpenToEntries = False
     challenges: ChallengePolicyField = "open"
     signing_secret: SigningSecret | None = None
+    min_timeout_ms: MinTimeoutMs | None = None
 
 
 class SecretRotate(msgspec.Struct, forbid_unknown_fields=True):
@@ -108,6 +120,7 @@ class BotUpdate(msgspec.Struct, forbid_unknown_fields=True):
     url: BotUrlField | None = None
     open: OpenToEntries | None = None
     challenges: ChallengePolicyField | None = None
+    min_timeout_ms: MinTimeoutMs | None = None
 
 
 class BotCreated(msgspec.Struct):
@@ -120,6 +133,7 @@ class BotCreated(msgspec.Struct):
     signing_secret: str
     open: bool
     challenges: ChallengePolicyField
+    min_timeout_ms: int | None = None
 
 
 class BotRead(msgspec.Struct):
@@ -134,6 +148,7 @@ class BotRead(msgspec.Struct):
     updated_at: datetime
     open: bool
     challenges: ChallengePolicyField
+    min_timeout_ms: int | None = None
 
 
 class BotInterval(msgspec.Struct, kw_only=True):
@@ -160,6 +175,7 @@ class BotProfile(msgspec.Struct):
     open: bool
     challenges: ChallengePolicyField
     deleted_at: datetime | None = None
+    min_timeout_ms: int | None = None
     intervals: dict[str, BotInterval] = {}
 
 

@@ -1,4 +1,5 @@
-"""Tournaments: create, list, read (rounds, standings, bracket), enter a bot, start, cancel."""
+"""Tournaments: create, list, read (rounds, standings, bracket), enter and withdraw a bot,
+start, cancel."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 import asyncpg
-from litestar import Controller, Request, get, post
+from litestar import Controller, Request, delete, get, post
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.params import JSONBody, Parameter
@@ -17,6 +18,7 @@ from services import flow
 from services.api.auth import SECURITY, current_account, require_owner
 from services.api.deps import dispatch, services, stop
 from services.api.names import check_name
+from services.api.params import BotIdParam
 from services.api.problems import FieldError, ProblemError, problem_responses
 from services.api.tournament_schemas import (
     EntryCreate,
@@ -57,6 +59,7 @@ def flow_problem(exc: flow.FlowError) -> ProblemError:
         flow.AlreadyEntered: "already-entered",
         flow.BotUnavailable: "bot-unavailable",
         flow.SameBot: "same-bot",
+        flow.EntryWithdrawn: "entry-withdrawn",
     }.get(type(exc), "conflict")
     return ProblemError(409, str(exc), slug=slug)
 
@@ -101,6 +104,17 @@ def mirrored_problem(exc: flow.MirroredDealsRefused, field: str | None = None) -
     """Mirrored deals where the bots have more than one owner: a 422 saying why."""
     errors = None if field is None else [FieldError(field=field, message=str(exc))]
     return ProblemError(422, str(exc), slug="mirrored-deals-refused", errors=errors)
+
+
+def settings_refused_problem(exc: flow.SettingsRefused) -> ProblemError:
+    """Another owner's bot that does not accept the event's settings: a 422 saying which."""
+    return ProblemError(
+        422,
+        str(exc),
+        slug="settings-refused",
+        title="The bot does not accept this event's settings",
+        errors=[FieldError(field="body.bot_id", message=str(exc))],
+    )
 
 
 def _entry(entry: Entry) -> EntryRead:
@@ -252,15 +266,26 @@ class TournamentController(Controller):
             'The bot must be yours, or open (`"open": true` on the bot, like the house '
             "bots) and the tournament yours: an organiser may enter any open bot. A "
             "tournament with mirrored deals takes only its organiser's own bots: any other "
-            "bot, open ones included, is a 422 (`/problems/mirrored-deals-refused`)."
+            "bot, open ones included, is a 422 (`/problems/mirrored-deals-refused`). "
+            "A bot of another owner than the organiser plays only under settings it accepts, "
+            "else a 422 (`/problems/settings-refused`): a `timeout_ms` at least its "
+            "`min_timeout_ms`, and in a rated event at least the platform's floors "
+            "(defaults: timeout_ms 200, fault_limit 3, games_per_match 2; settings "
+            "TRUCO_RATED_MIN_TIMEOUT_MS, TRUCO_RATED_MIN_FAULT_LIMIT, "
+            "TRUCO_RATED_MIN_GAMES_PER_MATCH). An organiser's registering and running events "
+            "may hold 16 entries of other owners' bots (TRUCO_OPEN_ENTRIES_PER_ACCOUNT); "
+            "more is a 429 (`/problems/too-many-entries`) with Retry-After. A withdrawn "
+            "entry may be entered again by the bot's owner only (409 "
+            "`/problems/entry-withdrawn`)."
         ),
         status_code=201,
         dependencies=_auth,
         security=SECURITY,
-        responses=problem_responses(400, 401, 403, 404, 409, 413, 415, 422),
+        responses=problem_responses(400, 401, 403, 404, 409, 413, 415, 422, 429),
     )
     async def enter(
         self,
+        request: Request[object, object, State],
         pool: NamedDependency[asyncpg.Pool],
         tournament_id: TournamentId,
         data: JSONBody[EntryCreate],
@@ -279,13 +304,68 @@ class TournamentController(Controller):
                 raise ProblemError(
                     403, "an open bot may be entered by its owner or the tournament's organiser"
                 )
+        fair_play = services(request.app.state).settings.fair_play
         try:
-            entry = await flow.enter_tournament(pool, tournament_id, data.bot_id)
+            entry = await flow.enter_tournament(
+                pool,
+                tournament_id,
+                data.bot_id,
+                entered_by=account.id,
+                floors=flow.floors_of(fair_play),
+                check=flow.open_entry_quota(
+                    tournament.organiser_id, fair_play.open_entries_per_account
+                ),
+            )
         except flow.FlowError as exc:
             raise flow_problem(exc) from None
         except flow.MirroredDealsRefused as exc:
             raise mirrored_problem(exc, "body.bot_id") from None
+        except flow.SettingsRefused as exc:
+            raise settings_refused_problem(exc) from None
+        except flow.EntryQuotaExceeded as exc:
+            raise ProblemError(
+                429,
+                str(exc),
+                slug="too-many-entries",
+                headers={"Retry-After": str(flow.ENTRY_RETRY_AFTER_S)},
+            ) from None
         return _entry(entry)
+
+    @delete(
+        "/{tournament_id:int}/entries/{bot_id:int}",
+        operation_id="withdrawTournamentEntry",
+        summary="Withdraw a bot from a tournament that has not started",
+        description=(
+            "By the bot's owner or the tournament's organiser (anyone else: 403), while the "
+            "tournament is registering (409 after it starts). The entry stays listed with its "
+            "`withdrawn_at`; it does not play. Only the bot's owner may enter it again. "
+            "Closing a bot (`open: false`) withdraws it the same way from the registering "
+            "events of other organisers that someone else than its owner entered it into."
+        ),
+        status_code=204,
+        dependencies=_auth,
+        security=SECURITY,
+        responses=problem_responses(400, 401, 403, 404, 409),
+    )
+    async def withdraw(
+        self,
+        pool: NamedDependency[asyncpg.Pool],
+        tournament_id: TournamentId,
+        bot_id: BotIdParam,
+        account: NamedDependency[Account],
+    ) -> None:
+        tournament = await _tournament(pool, tournament_id)
+        bot = await db_bots.get_bot(pool, bot_id)
+        if bot is None:
+            raise ProblemError(404, f"there is no bot {bot_id}", slug="bot-not-found")
+        if account.id not in (bot.owner_id, tournament.organiser_id):
+            raise ProblemError(
+                403, "only the bot's owner or the tournament's organiser may withdraw it"
+            )
+        try:
+            await flow.withdraw_entry(pool, tournament_id, bot_id)
+        except flow.FlowError as exc:
+            raise flow_problem(exc) from None
 
     @post(
         "/{tournament_id:int}/start",
@@ -295,7 +375,10 @@ class TournamentController(Controller):
             "Seeds the entries by rating, creates the first round (or the first bracket "
             "matches) and queues its matches. The status becomes running, and finished when "
             "the last match is done. A tournament with mirrored deals in which a bot of "
-            "another owner is entered does not start (422, `/problems/mirrored-deals-refused`)."
+            "another owner is entered does not start (422, `/problems/mirrored-deals-refused`). "
+            "Entries whose bot is unavailable, or of another owner and no longer accepting the "
+            "event's settings (its `min_timeout_ms` rose, or it was closed after someone else "
+            "entered it), are withdrawn and left out."
         ),
         status_code=202,
         dependencies=_auth,
@@ -311,7 +394,8 @@ class TournamentController(Controller):
     ) -> TournamentStarted:
         await _organised_by(pool, tournament_id, account, "start")
         try:
-            queued = await flow.start_tournament(pool, tournament_id)
+            floors = flow.floors_of(services(request.app.state).settings.fair_play)
+            queued = await flow.start_tournament(pool, tournament_id, floors)
         except flow.FlowError as exc:
             raise flow_problem(exc) from None
         except flow.MirroredDealsRefused as exc:

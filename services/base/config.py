@@ -128,6 +128,21 @@ class SprtQuota(msgspec.Struct, frozen=True, kw_only=True):
     """Tests of other accounts than the bot's owner with the bot as ``bot_b``."""
 
 
+class FairPlaySettings(msgspec.Struct, frozen=True, kw_only=True):
+    """What an event holding bots of other owners must accept (``services.flow.fair_play``):
+    floors for rated play, and a quota on entering others' open bots."""
+
+    rated_min_timeout_ms: int = 200
+    """The least per-call timeout of a rated event that holds another owner's bot."""
+    rated_min_fault_limit: int = 3
+    """The least fault limit of such an event."""
+    rated_min_games_per_match: int = 2
+    """The least games per match of such an event."""
+    open_entries_per_account: int = 16
+    """Entries of other owners' bots an account may hold in its registering and running
+    events."""
+
+
 class WorkerSettings(msgspec.Struct, frozen=True, kw_only=True):
     bot_max_matches: int = 4
     """Matches one bot may play at the same time (a Redis semaphore, ``worker.slots``)."""
@@ -176,6 +191,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     streams: StreamSettings = StreamSettings()
     challenges: ChallengeQuota = ChallengeQuota()
     sprt: SprtQuota = SprtQuota()
+    fair_play: FairPlaySettings = FairPlaySettings()
     worker: WorkerSettings = WorkerSettings()
     sweep: SweepSettings = SweepSettings()
     ladder: LadderSettings = LadderSettings()
@@ -352,6 +368,16 @@ VARIABLES: tuple[Variable, ...] = (
          "running SPRT tests (`POST /v1/tests`) an account may have"),
     _var("TRUCO_RUNNING_TESTS_PER_BOT", "sprt.per_bot", _whole(1), "2",
          "running SPRT tests of other accounts a bot may be `bot_b` of"),
+    _var("TRUCO_RATED_MIN_TIMEOUT_MS", "fair_play.rated_min_timeout_ms", _whole(10, 60_000),
+         "200", "the least `timeout_ms` of a rated event that holds another owner's bot"),
+    _var("TRUCO_RATED_MIN_FAULT_LIMIT", "fair_play.rated_min_fault_limit", _whole(1, 1000),
+         "3", "the least `fault_limit` of a rated event that holds another owner's bot"),
+    _var("TRUCO_RATED_MIN_GAMES_PER_MATCH", "fair_play.rated_min_games_per_match",
+         _whole(1, 100), "2",
+         "the least `games_per_match` of a rated event that holds another owner's bot"),
+    _var("TRUCO_OPEN_ENTRIES_PER_ACCOUNT", "fair_play.open_entries_per_account", _whole(1),
+         "16", "entries of other owners' bots an account may hold in its registering and "
+         "running events"),
     _var("TRUCO_BOT_MAX_MATCHES", "worker.bot_max_matches", _whole(1, 1000), "4",
          "matches one bot may play at the same time"),
     _var("TRUCO_HEALTH_FAILURES", "worker.health_failures", _whole(1, 1000), "3",

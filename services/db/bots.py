@@ -13,7 +13,7 @@ from services.domain import RATING_POOLS, BotStatus, ChallengePolicy
 from services.domain.names import name_key
 
 DEFAULT_RATING = 1500.0
-_COLUMNS = "id, owner_id, name, url, status, created_at, updated_at, deleted_at, open, challenges"
+_COLUMNS = "id, owner_id, name, url, status, created_at, updated_at, deleted_at, open, challenges, min_timeout_ms"
 NAME_CONSTRAINTS = frozenset({"bots_name_unique", "bots_name_key_unique"})
 
 
@@ -29,6 +29,7 @@ class Bot:
     deleted_at: datetime | None
     open: bool = False  # anyone may enter it into their tournaments
     challenges: ChallengePolicy = "open"
+    min_timeout_ms: int | None = None  # the least timeout it accepts in others' events (0024)
 
 
 def _bot(row: asyncpg.Record) -> Bot:
@@ -43,6 +44,7 @@ def _bot(row: asyncpg.Record) -> Bot:
         deleted_at=row["deleted_at"],
         open=row["open"],
         challenges=row["challenges"],
+        min_timeout_ms=row["min_timeout_ms"],
     )
 
 
@@ -62,6 +64,7 @@ async def create_bot(
     key_id: str,
     open: bool = False,
     challenges: ChallengePolicy = "open",
+    min_timeout_ms: int | None = None,
 ) -> Bot:
     """Insert a bot; ``encrypt_secret(bot_id)`` gives the stored secret (the id is bound in).
 
@@ -71,8 +74,8 @@ async def create_bot(
         async with conn.transaction():
             row = await conn.fetchrow(
                 "INSERT INTO bots (owner_id, name, name_key, url, signing_secret_enc, "
-                "signing_key_id, open, challenges) "
-                f"VALUES ($1, $2, $3, $4, '', $5, $6, $7) RETURNING {_COLUMNS}",
+                "signing_key_id, open, challenges, min_timeout_ms) "
+                f"VALUES ($1, $2, $3, $4, '', $5, $6, $7, $8) RETURNING {_COLUMNS}",
                 owner_id,
                 name,
                 name_key(name),
@@ -80,6 +83,7 @@ async def create_bot(
                 key_id,
                 open,
                 challenges,
+                min_timeout_ms,
             )
             assert row is not None
             await conn.execute(
@@ -177,13 +181,15 @@ async def update_bot(
     url: str | None = None,
     open: bool | None = None,
     challenges: ChallengePolicy | None = None,
+    min_timeout_ms: int | None = None,
 ) -> Bot | None:
     """Change what is given of a live bot; None if there is no such live bot."""
     try:
         row = await conn.fetchrow(
             "UPDATE bots SET name = COALESCE($2, name), url = COALESCE($3, url), "
             "name_key = COALESCE($4, name_key), open = COALESCE($5, open), "
-            "challenges = COALESCE($6, challenges), updated_at = now() "
+            "challenges = COALESCE($6, challenges), "
+            "min_timeout_ms = COALESCE($7, min_timeout_ms), updated_at = now() "
             f"WHERE id = $1 AND status <> 'deleted' RETURNING {_COLUMNS}",
             bot_id,
             name,
@@ -191,6 +197,7 @@ async def update_bot(
             None if name is None else name_key(name),
             open,
             challenges,
+            min_timeout_ms,
         )
     except asyncpg.UniqueViolationError as exc:
         raise _name_conflict(exc, name) from None

@@ -176,13 +176,16 @@ _ENTRY = (
 )
 
 
-async def add_entry(conn: Executor, tournament_id: int, bot_id: int) -> Entry | None:
-    """Enter a bot; None if it is entered already."""
+async def add_entry(
+    conn: Executor, tournament_id: int, bot_id: int, entered_by: int | None = None
+) -> Entry | None:
+    """Enter a bot (``entered_by``: the account that did); None if it is entered already."""
     inserted = await conn.fetchval(
-        "INSERT INTO tournament_entries (tournament_id, bot_id) VALUES ($1, $2) "
+        "INSERT INTO tournament_entries (tournament_id, bot_id, entered_by) VALUES ($1, $2, $3) "
         "ON CONFLICT ON CONSTRAINT tournament_entries_pkey DO NOTHING RETURNING bot_id",
         tournament_id,
         bot_id,
+        entered_by,
     )
     if inserted is None:
         return None
@@ -203,6 +206,90 @@ async def entries(conn: Executor, tournament_id: int) -> list[Entry]:
         tournament_id,
     )
     return [Entry(**dict(row)) for row in rows]
+
+
+async def withdraw_entry(conn: Executor, tournament_id: int, bot_id: int) -> bool:
+    """Withdraw a bot's entry; False if it is not entered (or withdrawn already)."""
+    found = await conn.fetchval(
+        "UPDATE tournament_entries SET withdrawn_at = now() WHERE tournament_id = $1 "
+        "AND bot_id = $2 AND withdrawn_at IS NULL RETURNING bot_id",
+        tournament_id,
+        bot_id,
+    )
+    return found is not None
+
+
+async def reinstate_entry(
+    conn: Executor, tournament_id: int, bot_id: int, entered_by: int | None
+) -> Entry | None:
+    """A withdrawn entry entered again (a registering event: it has no seed yet)."""
+    await conn.execute(
+        "UPDATE tournament_entries SET withdrawn_at = NULL, entered_at = now(), entered_by = $3 "
+        "WHERE tournament_id = $1 AND bot_id = $2",
+        tournament_id,
+        bot_id,
+        entered_by,
+    )
+    return await get_entry(conn, tournament_id, bot_id)
+
+
+async def withdraw_from_others_registering(conn: Executor, bot_id: int, owner_id: int) -> list[int]:
+    """Withdraw the bot from every registering event organised by another account than
+    ``owner_id`` into which someone else than ``owner_id`` entered it (its owner closed it);
+    the events' ids."""
+    rows = await conn.fetch(
+        "UPDATE tournament_entries e SET withdrawn_at = now() FROM tournaments t "
+        "WHERE t.id = e.tournament_id AND e.bot_id = $1 AND e.withdrawn_at IS NULL "
+        "AND t.status = 'registering' AND t.organiser_id <> $2 "
+        "AND e.entered_by IS DISTINCT FROM $2 RETURNING t.id",
+        bot_id,
+        owner_id,
+    )
+    return sorted(int(r["id"]) for r in rows)
+
+
+@dataclass(frozen=True, slots=True)
+class ForeignEntry:
+    """An entry whose bot has another owner than the organiser."""
+
+    bot_id: int
+    open: bool
+    min_timeout_ms: int | None
+    by_owner: bool  # its owner entered it
+
+
+async def foreign_entries(conn: Executor, tournament_id: int, owner_id: int) -> list[ForeignEntry]:
+    """Entries (not withdrawn) of bots whose owner is not ``owner_id``, by bot id."""
+    rows = await conn.fetch(
+        "SELECT e.bot_id, b.open, b.min_timeout_ms, e.entered_by IS NOT DISTINCT FROM b.owner_id "
+        "FROM tournament_entries e "
+        "JOIN bots b ON b.id = e.bot_id WHERE e.tournament_id = $1 AND e.withdrawn_at IS NULL "
+        "AND b.owner_id <> $2 ORDER BY e.bot_id",
+        tournament_id,
+        owner_id,
+    )
+    return [ForeignEntry(int(r[0]), bool(r[1]), r[2], bool(r[3])) for r in rows]
+
+
+async def lock_foreign_entries(conn: Connection, organiser_id: int) -> None:
+    """Serialise entries of other owners' bots into ``organiser_id``'s events until the
+    transaction ends (the quota's count cannot be raced)."""
+    await conn.execute(
+        "SELECT pg_advisory_xact_lock(hashtextextended('truco:entries:organiser:' || $1, 0))",
+        str(organiser_id),
+    )
+
+
+async def foreign_entries_of_organiser(conn: Connection, organiser_id: int) -> int:
+    """Entries (not withdrawn) of other owners' bots in the organiser's registering and
+    running events."""
+    found = await conn.fetchval(
+        "SELECT count(*) FROM tournament_entries e JOIN tournaments t ON t.id = e.tournament_id "
+        "JOIN bots b ON b.id = e.bot_id WHERE t.organiser_id = $1 AND b.owner_id <> $1 "
+        "AND e.withdrawn_at IS NULL AND t.status IN ('registering', 'running')",
+        organiser_id,
+    )
+    return int(found or 0)
 
 
 async def entries_not_owned_by(conn: Executor, tournament_id: int, owner_id: int) -> list[int]:

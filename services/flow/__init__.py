@@ -41,10 +41,12 @@ from services.flow.errors import (
     BadPartnership,
     BotNotFound,
     BotUnavailable,
+    EntryWithdrawn,
     FlowError,
     MatchNotFound,
     MirroredDealsRefused,
     NotEnoughEntrants,
+    NotEntered,
     NotFound,
     ResultMismatch,
     SameBot,
@@ -53,6 +55,14 @@ from services.flow.errors import (
     TournamentStateError,
 )
 from services.flow.event import event_state, standings
+from services.flow.fair_play import (
+    ENTRY_RETRY_AFTER_S,
+    EntryQuotaExceeded,
+    Floors,
+    SettingsRefused,
+    floors_of,
+    open_entry_quota,
+)
 from services.flow.matches import EntrantSpec, MatchSpec, match_specs
 from services.flow.results import mark_running, match_stopped, record_result
 from services.flow.settings import (
@@ -65,34 +75,43 @@ from services.flow.settings import (
 )
 from services.flow.tournaments import (
     Withdrawal,
+    bot_closed,
     cancel_tournament,
     create_tournament,
     due_tournaments,
     enter_tournament,
     start_tournament,
     withdraw_bot,
+    withdraw_entry,
 )
 
 __all__ = [
+    "ENTRY_RETRY_AFTER_S",
     "AlreadyEntered",
     "BadPartnership",
     "BotNotFound",
     "BotUnavailable",
     "EntrantSpec",
+    "EntryQuotaExceeded",
+    "EntryWithdrawn",
+    "Floors",
     "FlowError",
     "MatchNotFound",
     "MatchSpec",
     "MirroredDealsRefused",
     "NotEnoughEntrants",
+    "NotEntered",
     "NotFound",
     "ResultMismatch",
     "SameBot",
+    "SettingsRefused",
     "SettingsTooLong",
     "TournamentNotFound",
     "TournamentSettings",
     "TournamentStateError",
     "Withdrawal",
     "advance",
+    "bot_closed",
     "cancel_tournament",
     "check_duration",
     "check_partnership",
@@ -102,13 +121,16 @@ __all__ = [
     "due_tournaments",
     "enter_tournament",
     "event_state",
+    "floors_of",
     "mark_running",
     "match_specs",
     "match_stopped",
     "mode_rules",
+    "open_entry_quota",
     "record_result",
     "settings_of",
     "standings",
     "start_tournament",
     "withdraw_bot",
+    "withdraw_entry",
 ]

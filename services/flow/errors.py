@@ -37,6 +37,14 @@ class AlreadyEntered(FlowError):
     pass
 
 
+class NotEntered(NotFound):
+    """The bot is not entered in the tournament (or withdrawn already)."""
+
+
+class EntryWithdrawn(FlowError):
+    """A withdrawn entry that only the bot's owner may enter again."""
+
+
 class BotUnavailable(FlowError):
     """The bot is deleted or unavailable (failing health checks)."""
 

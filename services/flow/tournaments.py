@@ -23,11 +23,15 @@ from services.flow.errors import (
     AlreadyEntered,
     BotNotFound,
     BotUnavailable,
+    EntryWithdrawn,
     MirroredDealsRefused,
     NotEnoughEntrants,
+    NotEntered,
     TournamentNotFound,
     TournamentStateError,
 )
+from services.flow.fair_play import DEFAULT_FLOORS, Floors, refusal
+from services.flow.quota_check import Check
 from services.flow.settings import (
     TournamentSettings,
     check_duration,
@@ -78,9 +82,21 @@ async def create_tournament(
 
 
 async def enter_tournament(
-    pool: asyncpg.Pool, tournament_id: int, bot_id: int
+    pool: asyncpg.Pool,
+    tournament_id: int,
+    bot_id: int,
+    *,
+    entered_by: int | None = None,
+    floors: Floors = DEFAULT_FLOORS,
+    check: Check | None = None,
 ) -> db_tournaments.Entry:
-    """Enter a bot in a registering tournament."""
+    """Enter a bot in a registering tournament (``entered_by``: the account that does).
+
+    A bot of another owner than the organiser must accept the event's settings
+    (:func:`services.flow.fair_play.refusal`: raises :class:`SettingsRefused`) and
+    ``check(conn)`` (the organiser's quota, :func:`services.flow.fair_play.open_entry_quota`)
+    runs before it is entered. A withdrawn entry is entered again only by the bot's owner
+    (:class:`EntryWithdrawn` otherwise)."""
     async with pool.acquire() as conn, conn.transaction():
         tournament = await db_tournaments.get_tournament(conn, tournament_id, lock="share")
         if tournament is None:
@@ -99,10 +115,52 @@ async def enter_tournament(
                 f"tournament {tournament_id} deals mirrored games, so only its organiser's bots "
                 f"may enter; {MIRRORED_ONLY_ONE_OWNER}"
             )
-        entry = await db_tournaments.add_entry(conn, tournament_id, bot_id)
+        existing = await db_tournaments.get_entry(conn, tournament_id, bot_id)
+        if existing is not None and existing.withdrawn_at is None:
+            raise AlreadyEntered(f"bot {bot_id} is already entered in tournament {tournament_id}")
+        if existing is not None and entered_by is not None and entered_by != bot.owner_id:
+            raise EntryWithdrawn(
+                f"bot {bot_id} was withdrawn from tournament {tournament_id}; only its owner "
+                "may enter it again"
+            )
+        if bot.owner_id != tournament.organiser_id:
+            refused = refusal(settings_of(tournament), floors, bot_id, bot.min_timeout_ms)
+            if refused is not None:
+                raise refused
+            if check is not None:
+                await check(conn)
+        if existing is not None:
+            entry = await db_tournaments.reinstate_entry(conn, tournament_id, bot_id, entered_by)
+        else:
+            entry = await db_tournaments.add_entry(conn, tournament_id, bot_id, entered_by)
         if entry is None:
             raise AlreadyEntered(f"bot {bot_id} is already entered in tournament {tournament_id}")
         return entry
+
+
+async def withdraw_entry(pool: asyncpg.Pool, tournament_id: int, bot_id: int) -> None:
+    """Withdraw a bot from a registering tournament (its owner or the organiser asks; the API
+    checks who). Raises :class:`TournamentNotFound`, :class:`TournamentStateError` (it has
+    started: a bot leaves a running event only by becoming unavailable or deleted) or
+    :class:`NotEntered`."""
+    async with pool.acquire() as conn, conn.transaction():
+        tournament = await db_tournaments.get_tournament(conn, tournament_id, lock="update")
+        if tournament is None:
+            raise TournamentNotFound(f"there is no tournament {tournament_id}")
+        if tournament.status != "registering":
+            raise TournamentStateError(
+                f"tournament {tournament_id} is {tournament.status}; a bot can be withdrawn "
+                "only before the event starts"
+            )
+        if not await db_tournaments.withdraw_entry(conn, tournament_id, bot_id):
+            raise NotEntered(f"bot {bot_id} is not entered in tournament {tournament_id}")
+
+
+async def bot_closed(pool: asyncpg.Pool, bot_id: int, owner_id: int) -> list[int]:
+    """Its owner closed the bot (``open`` false): it leaves every registering event of
+    another organiser that someone else than its owner entered it into. The events' ids."""
+    async with pool.acquire() as conn, conn.transaction():
+        return await db_tournaments.withdraw_from_others_registering(conn, bot_id, owner_id)
 
 
 async def due_tournaments(pool: asyncpg.Pool, now: datetime) -> list[int]:
@@ -120,7 +178,7 @@ async def due_tournaments(pool: asyncpg.Pool, now: datetime) -> list[int]:
                 continue
             entries = await db_tournaments.entries(conn, tournament_id)
             needed = _min_entrants(tournament)
-            if sum(e.bot_status == "active" for e in entries) >= needed:
+            if sum(e.bot_status == "active" and e.withdrawn_at is None for e in entries) >= needed:
                 ready.append(tournament_id)
                 continue
             await db_tournaments.cancel_tournament(conn, tournament_id)
@@ -150,10 +208,15 @@ async def cancel_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]
         return await db_matches.cancel_open_matches(conn, tournament_id)
 
 
-async def start_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]:
+async def start_tournament(
+    pool: asyncpg.Pool, tournament_id: int, floors: Floors = DEFAULT_FLOORS
+) -> list[int]:
     """``registering`` -> ``running``: seed the field, create the first matches.
 
-    Entries whose bot is not active now are withdrawn and left out. Seeds follow the rating in
+    Entries whose bot is not active now are withdrawn and left out, and so are entries of
+    other owners' bots that no longer accept the event's settings (their owner raised
+    ``min_timeout_ms``; ``floors`` rose) or that someone else than their owner entered and
+    that are closed now (:mod:`services.flow.fair_play`). Seeds follow the rating in
     the tournament's mode (then entry time). Returns the ids of the matches to queue (byes and
     forfeits are decided already). Raises :class:`TournamentNotFound`,
     :class:`TournamentStateError` or :class:`NotEnoughEntrants`.
@@ -166,15 +229,25 @@ async def start_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]:
             raise TournamentStateError(
                 f"tournament {tournament_id} is {tournament.status}, not registering"
             )
-        entries = await db_tournaments.entries(conn, tournament_id)
-        gone = [e.bot_id for e in entries if e.bot_status != "active"]
-        playing = [e for e in entries if e.bot_status == "active"]
+        settings = settings_of(tournament)
+        entries = [
+            e for e in await db_tournaments.entries(conn, tournament_id) if e.withdrawn_at is None
+        ]
+        unfit = {
+            f.bot_id
+            for f in await db_tournaments.foreign_entries(
+                conn, tournament_id, tournament.organiser_id
+            )
+            if (not f.open and not f.by_owner)
+            or refusal(settings, floors, f.bot_id, f.min_timeout_ms) is not None
+        }
+        gone = [e.bot_id for e in entries if e.bot_status != "active" or e.bot_id in unfit]
+        playing = [e for e in entries if e.bot_status == "active" and e.bot_id not in unfit]
         needed = _min_entrants(tournament)
         if len(playing) < needed:
             raise NotEnoughEntrants(
                 f"tournament {tournament_id} has {len(playing)} available bot(s); it needs {needed}"
             )
-        settings = settings_of(tournament)
         if settings.deals == MIRRORED:
             foreign = await db_tournaments.entries_not_owned_by(
                 conn, tournament_id, tournament.organiser_id

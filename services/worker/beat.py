@@ -29,6 +29,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
+from services.base.config import FairPlaySettings
 from services.base.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
 from services.db import bot_health
 from services.worker.app import app
@@ -44,16 +45,21 @@ logger = logging.getLogger(__name__)
 PROBE_BATCH = 50
 
 
-async def start_due(pool: asyncpg.Pool, now: datetime) -> dict[int, list[int]]:
+async def start_due(
+    pool: asyncpg.Pool, now: datetime, fair_play: FairPlaySettings | None = None
+) -> dict[int, list[int]]:
     """Start every due tournament and queue its first matches: {tournament id: match ids}.
 
-    One tournament that fails to start is logged and does not stop the others."""
+    One tournament that fails to start is logged and does not stop the others. Entries of
+    other owners' bots that do not accept the event's settings (``fair_play``'s floors, the
+    bot's own minimum timeout) are left out (``services.flow.fair_play``)."""
     from services import flow
 
+    floors = flow.floors_of(fair_play or FairPlaySettings())
     started: dict[int, list[int]] = {}
     for tournament_id in await flow.due_tournaments(pool, now):
         try:
-            match_ids = await flow.start_tournament(pool, tournament_id)
+            match_ids = await flow.start_tournament(pool, tournament_id, floors)
             await enqueue(pool, match_ids)
         except Exception:
             logger.exception("could not start due tournament %s", tournament_id)
@@ -100,7 +106,8 @@ SHORT_LIMITS = (SHORT_SOFT_LIMIT_S, SHORT_HARD_LIMIT_S)
 
 @platform_task(START_DUE_TOURNAMENTS, limits=SHORT_LIMITS)
 def start_due_tournaments() -> dict[str, list[int]]:
-    started = run_db(lambda pool: start_due(pool, datetime.now(UTC)))
+    fair_play = app.settings.fair_play
+    started = run_db(lambda pool: start_due(pool, datetime.now(UTC), fair_play))
     return {str(tid): ids for tid, ids in started.items()}
 
 

@@ -48,6 +48,10 @@ KNOWN: dict[str, tuple[Request, bool]] = {
         lambda w: (f"/v1/tournaments/{w.tournament_id}/entries", {"bot_id": w.bot_id}),
         True,
     ),
+    "withdrawTournamentEntry": (
+        lambda w: (f"/v1/tournaments/{w.tournament_id}/entries/{w.bot_id}", None),
+        True,
+    ),
     "startTournament": (lambda w: (f"/v1/tournaments/{w.tournament_id}/start", None), True),
     "cancelTournament": (lambda w: (f"/v1/tournaments/{w.tournament_id}/cancel", None), True),
     "createChallenge": (
@@ -72,6 +76,7 @@ OWNER_STATUS = {
     "deleteBot": 204,
     "rotateBotSecret": 200,
     "enterTournament": 201,
+    "withdrawTournamentEntry": 404,  # the owner's bot is not entered in the fresh world
     "startTournament": 409,
     "cancelTournament": 200,
     "createChallenge": 202,
