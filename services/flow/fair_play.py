@@ -43,9 +43,6 @@ def floors_of(settings: FairPlaySettings) -> Floors:
     )
 
 
-DEFAULT_FLOORS = floors_of(FairPlaySettings())
-
-
 class SettingsRefused(ValueError):
     """Another owner's bot does not accept the event's settings (API: 422)."""
 
@@ -59,17 +56,18 @@ class EntryQuotaExceeded(Exception):
 
 
 def refusal(
-    settings: TournamentSettings, floors: Floors, bot_id: int, min_timeout_ms: int | None
+    settings: TournamentSettings, floors: Floors | None, bot_id: int, min_timeout_ms: int | None
 ) -> SettingsRefused | None:
     """Why bot ``bot_id`` of another owner than the organiser may not play under ``settings``
-    (None: it may)."""
+    (None: it may). ``floors`` None: no floors (the caller is not the platform's API or beat,
+    which pass the configured ones: a test, a bench); the bot's own minimum still holds."""
     if min_timeout_ms is not None and settings.timeout_ms < min_timeout_ms:
         return SettingsRefused(
             f"bot {bot_id} accepts a timeout_ms of at least {min_timeout_ms} (its owner's "
             f"min_timeout_ms); this event's is {settings.timeout_ms}",
             "timeout_ms",
         )
-    if not settings.rated:
+    if not settings.rated or floors is None:
         return None
     for field, least in floors._asdict().items():
         value = getattr(settings, field)

@@ -30,7 +30,7 @@ from services.flow.errors import (
     TournamentNotFound,
     TournamentStateError,
 )
-from services.flow.fair_play import DEFAULT_FLOORS, Floors, refusal
+from services.flow.fair_play import Floors, refusal
 from services.flow.quota_check import Check
 from services.flow.settings import (
     TournamentSettings,
@@ -87,13 +87,14 @@ async def enter_tournament(
     bot_id: int,
     *,
     entered_by: int | None = None,
-    floors: Floors = DEFAULT_FLOORS,
+    floors: Floors | None = None,
     check: Check | None = None,
 ) -> db_tournaments.Entry:
     """Enter a bot in a registering tournament (``entered_by``: the account that does).
 
     A bot of another owner than the organiser must accept the event's settings
-    (:func:`services.flow.fair_play.refusal`: raises :class:`SettingsRefused`) and
+    (:func:`services.flow.fair_play.refusal` under ``floors``, None: only the bot's own
+    minimum timeout; raises :class:`SettingsRefused`) and
     ``check(conn)`` (the organiser's quota, :func:`services.flow.fair_play.open_entry_quota`)
     runs before it is entered. A withdrawn entry is entered again only by the bot's owner
     (:class:`EntryWithdrawn` otherwise)."""
@@ -209,14 +210,14 @@ async def cancel_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]
 
 
 async def start_tournament(
-    pool: asyncpg.Pool, tournament_id: int, floors: Floors = DEFAULT_FLOORS
+    pool: asyncpg.Pool, tournament_id: int, floors: Floors | None = None
 ) -> list[int]:
     """``registering`` -> ``running``: seed the field, create the first matches.
 
     Entries whose bot is not active now are withdrawn and left out, and so are entries of
     other owners' bots that no longer accept the event's settings (their owner raised
-    ``min_timeout_ms``; ``floors`` rose) or that someone else than their owner entered and
-    that are closed now (:mod:`services.flow.fair_play`). Seeds follow the rating in
+    ``min_timeout_ms``; ``floors`` rose; None: no floors) or that someone else than their
+    owner entered and that are closed now (:mod:`services.flow.fair_play`). Seeds follow the rating in
     the tournament's mode (then entry time). Returns the ids of the matches to queue (byes and
     forfeits are decided already). Raises :class:`TournamentNotFound`,
     :class:`TournamentStateError` or :class:`NotEnoughEntrants`.

@@ -127,5 +127,8 @@ def test_open_a_bot_to_everyone_and_close_it_again(
     assert closed.json()["open"] is False and closed.json()["challenges"] == "owner_only"
     shown = truco.ok("bot", "show", name).out
     assert "only its owner enters it; challenges: owner_only" in shown
+    slow = truco.ok("bot", "update", name, "--min-timeout-ms", "2500", "--json").json()
+    assert slow["min_timeout_ms"] == 2500
+    assert "timeout accepts 2500 ms or more" in truco.ok("bot", "show", name).out
     both = truco("bot", "update", name, "--open", "--closed")
     assert both.code == 2 and "not allowed with argument" in both.err

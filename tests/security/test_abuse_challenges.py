@@ -153,9 +153,17 @@ async def test_an_open_bot_can_be_entered_by_an_organiser(api: Api, bot_server: 
     assert await enter(stranger, open_bot) == 403  # open, but not the stranger's tournament
     assert await enter(organiser, open_bot) == 201
     assert await enter(owner, closed) == 201  # an owner may still enter their own bot
-    # closing it again stops further entries (those made stay)
+    # closing it again stops further entries and withdraws the organiser's (issue 21, break 8:
+    # tests/security/test_abuse_farming.py)
     closing = await api.client.patch(f"/v1/bots/{open_bot}", json={"open": False}, headers=owner)
     assert closing.status_code == 200 and closing.json()["open"] is False
+    withdrawn = await api.pool.fetchval(
+        "SELECT withdrawn_at IS NOT NULL FROM tournament_entries "
+        "WHERE tournament_id = $1 AND bot_id = $2",
+        cup_id,
+        open_bot,
+    )
+    assert withdrawn is True
     other_cup = await api.client.post(
         "/v1/tournaments",
         json={"name": unique("cup"), "format": "swiss", "mode": "1v1"},
