@@ -255,13 +255,13 @@ class ForeignEntry:
     bot_id: int
     open: bool
     min_timeout_ms: int | None
-    by_owner: bool  # its owner entered it
+    by_other: bool  # another account than its owner entered it (NULL entered_by: not known)
 
 
 async def foreign_entries(conn: Executor, tournament_id: int, owner_id: int) -> list[ForeignEntry]:
     """Entries (not withdrawn) of bots whose owner is not ``owner_id``, by bot id."""
     rows = await conn.fetch(
-        "SELECT e.bot_id, b.open, b.min_timeout_ms, e.entered_by IS NOT DISTINCT FROM b.owner_id "
+        "SELECT e.bot_id, b.open, b.min_timeout_ms, COALESCE(e.entered_by <> b.owner_id, false) "
         "FROM tournament_entries e "
         "JOIN bots b ON b.id = e.bot_id WHERE e.tournament_id = $1 AND e.withdrawn_at IS NULL "
         "AND b.owner_id <> $2 ORDER BY e.bot_id",

@@ -239,7 +239,7 @@ async def start_tournament(
             for f in await db_tournaments.foreign_entries(
                 conn, tournament_id, tournament.organiser_id
             )
-            if (not f.open and not f.by_owner)
+            if (not f.open and f.by_other)
             or refusal(settings, floors, f.bot_id, f.min_timeout_ms) is not None
         }
         gone = [e.bot_id for e in entries if e.bot_status != "active" or e.bot_id in unfit]

@@ -205,6 +205,26 @@ async def test_closing_a_bot_withdraws_it_from_others_events(
     assert_problem(await _enter(api, organiser, entered[0], prey), 403)  # closed now
 
 
+async def test_starting_leaves_out_a_bot_closed_while_it_was_being_entered(
+    fair_api: Api, bot_server: BotServer
+) -> None:
+    """A close that raced an entry (the entry committed after the close's withdrawals): the
+    start checks again."""
+    api = fair_api
+    _, victim = await api.account("victim")
+    _, organiser = await api.account("organiser")
+    prey = await _open_bot(api, victim, bot_server.url)
+    cup = await _cup(api, organiser)
+    assert (await _enter(api, organiser, cup, prey)).status_code == 201
+    for _ in range(2):
+        bot = int(str((await api.bot(organiser, bot_server.url))["id"]))
+        assert (await _enter(api, organiser, cup, bot)).status_code == 201
+    await api.pool.execute("UPDATE bots SET open = false WHERE id = $1", prey)  # the race
+    started = await api.client.post(f"/v1/tournaments/{cup}/start", headers=organiser)
+    assert started.status_code == 202, started.text
+    assert await _withdrawn(api, cup, prey) is True
+
+
 async def test_entries_of_others_bots_have_a_quota(fair_api: Api, bot_server: BotServer) -> None:
     api = fair_api
     organiser_id, organiser = await api.account("organiser")
