@@ -272,9 +272,9 @@ class TournamentController(Controller):
             "`min_timeout_ms`, and in a rated event at least the platform's floors "
             "(defaults: timeout_ms 200, fault_limit 3, games_per_match 2; settings "
             "TRUCO_RATED_MIN_TIMEOUT_MS, TRUCO_RATED_MIN_FAULT_LIMIT, "
-            "TRUCO_RATED_MIN_GAMES_PER_MATCH). An organiser's registering and running events "
-            "may hold 16 entries of other owners' bots (TRUCO_OPEN_ENTRIES_PER_ACCOUNT); "
-            "more is a 429 (`/problems/too-many-entries`) with Retry-After. A withdrawn "
+            "TRUCO_RATED_MIN_GAMES_PER_MATCH). An organiser may have entered 16 bots of other "
+            "owners into its registering and running events (TRUCO_OPEN_ENTRIES_PER_ACCOUNT; "
+            "bots their owners entered do not count); more is a 429 (`/problems/too-many-entries`) with Retry-After. A withdrawn "
             "entry may be entered again by the bot's owner only (409 "
             "`/problems/entry-withdrawn`)."
         ),

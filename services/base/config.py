@@ -139,8 +139,8 @@ class FairPlaySettings(msgspec.Struct, frozen=True, kw_only=True):
     rated_min_games_per_match: int = 2
     """The least games per match of such an event."""
     open_entries_per_account: int = 16
-    """Entries of other owners' bots an account may hold in its registering and running
-    events."""
+    """Bots of other owners an account may have entered into its registering and running
+    events (bots their owners entered themselves are not counted)."""
 
 
 class WorkerSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -376,8 +376,8 @@ VARIABLES: tuple[Variable, ...] = (
          _whole(1, 100), "2",
          "the least `games_per_match` of a rated event that holds another owner's bot"),
     _var("TRUCO_OPEN_ENTRIES_PER_ACCOUNT", "fair_play.open_entries_per_account", _whole(1),
-         "16", "entries of other owners' bots an account may hold in its registering and "
-         "running events"),
+         "16", "bots of other owners (open bots) an organiser may have entered into its "
+         "registering and running events"),
     _var("TRUCO_BOT_MAX_MATCHES", "worker.bot_max_matches", _whole(1, 1000), "4",
          "matches one bot may play at the same time"),
     _var("TRUCO_HEALTH_FAILURES", "worker.health_failures", _whole(1, 1000), "3",

@@ -281,12 +281,13 @@ async def lock_foreign_entries(conn: Connection, organiser_id: int) -> None:
 
 
 async def foreign_entries_of_organiser(conn: Connection, organiser_id: int) -> int:
-    """Entries (not withdrawn) of other owners' bots in the organiser's registering and
-    running events."""
+    """Entries (not withdrawn) of other owners' bots that the organiser made in its
+    registering and running events (bots their owners entered themselves are not counted)."""
     found = await conn.fetchval(
         "SELECT count(*) FROM tournament_entries e JOIN tournaments t ON t.id = e.tournament_id "
-        "JOIN bots b ON b.id = e.bot_id WHERE t.organiser_id = $1 AND b.owner_id <> $1 "
-        "AND e.withdrawn_at IS NULL AND t.status IN ('registering', 'running')",
+        "JOIN bots b ON b.id = e.bot_id WHERE t.organiser_id = $1 AND e.entered_by = $1 "
+        "AND b.owner_id <> $1 AND e.withdrawn_at IS NULL "
+        "AND t.status IN ('registering', 'running')",
         organiser_id,
     )
     return int(found or 0)

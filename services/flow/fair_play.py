@@ -9,7 +9,8 @@ timeout, one fault and one game per match, and farmed its rating).
   whose ``timeout_ms`` is lower, rated or not.
 * Entering checks both (a 422); starting checks them again and withdraws an entry that no
   longer fits (its owner raised its minimum, or closed it), like an unavailable bot.
-* Entries of other owners' bots count against the organiser's quota
+* Entries of other owners' bots that the organiser makes (not those their owners make
+  themselves, as in a public event) count against the organiser's quota
   (:func:`open_entry_quota`, the challenge quotas' advisory-lock check).
 """
 
@@ -82,8 +83,8 @@ def refusal(
 
 
 def open_entry_quota(organiser_id: int, per_account: int) -> Check:
-    """A check for the entering transaction: the organiser's entries of other owners' bots in
-    its registering and running events stay under ``per_account``."""
+    """A check for the entering transaction: the entries of other owners' bots that the
+    organiser made in its registering and running events stay under ``per_account``."""
     return counted_check(
         lambda conn: db_tournaments.lock_foreign_entries(conn, organiser_id),
         [
@@ -91,9 +92,9 @@ def open_entry_quota(organiser_id: int, per_account: int) -> Check:
                 lambda conn: db_tournaments.foreign_entries_of_organiser(conn, organiser_id),
                 per_account,
                 EntryQuotaExceeded(
-                    f"your registering and running events hold {per_account} entries of other "
-                    "owners' bots, the most an account may; withdraw one or wait for an event "
-                    "to finish"
+                    f"you have entered {per_account} bots of other owners into your registering "
+                    "and running events, the most an account may; withdraw one or wait for an "
+                    "event to finish"
                 ),
             )
         ],

@@ -96,7 +96,7 @@ async def enter_tournament(
     (:func:`services.flow.fair_play.refusal` under ``floors``, None: only the bot's own
     minimum timeout; raises :class:`SettingsRefused`) and
     ``check(conn)`` (the organiser's quota, :func:`services.flow.fair_play.open_entry_quota`)
-    runs before it is entered. A withdrawn entry is entered again only by the bot's owner
+    runs before someone else than its owner enters it. A withdrawn entry is entered again only by the bot's owner
     (:class:`EntryWithdrawn` otherwise)."""
     async with pool.acquire() as conn, conn.transaction():
         tournament = await db_tournaments.get_tournament(conn, tournament_id, lock="share")
@@ -128,7 +128,7 @@ async def enter_tournament(
             refused = refusal(settings_of(tournament), floors, bot_id, bot.min_timeout_ms)
             if refused is not None:
                 raise refused
-            if check is not None:
+            if check is not None and entered_by != bot.owner_id:  # the organiser enters it
                 await check(conn)
         if existing is not None:
             entry = await db_tournaments.reinstate_entry(conn, tournament_id, bot_id, entered_by)

@@ -241,9 +241,13 @@ async def test_entries_of_others_bots_have_a_quota(fair_api: Api, bot_server: Bo
     problem = assert_problem(refused, 429)
     assert problem["type"] == "/problems/too-many-entries"
     assert int(refused.headers["retry-after"]) >= 1
-    # the organiser's own bots do not count
+    # the organiser's own bots do not count, nor bots their owners enter (a public event)
     mine = int(str((await api.bot(organiser, bot_server.url))["id"]))
     assert (await _enter(api, organiser, cups[0], mine)).status_code == 201
+    for k in range(QUOTA + 1):
+        _, player = await api.account("player")
+        theirs = int(str((await api.bot(player, bot_server.url))["id"]))
+        assert (await _enter(api, player, cups[k % 2], theirs)).status_code == 201
     # a withdrawn entry frees its place
     admitted = [
         (cups[k % 2], bot)
@@ -260,8 +264,8 @@ async def test_entries_of_others_bots_have_a_quota(fair_api: Api, bot_server: Bo
     assert_problem(await _enter(api, organiser, cups[0], prey[-1]), 429)
     # and an event that is over (here: cancelled) no longer counts
     busy = await api.pool.fetchval(
-        "SELECT e.tournament_id FROM tournament_entries e JOIN bots b ON b.id = e.bot_id "
-        "WHERE e.tournament_id = ANY($1::bigint[]) AND b.owner_id <> $2 "
+        "SELECT e.tournament_id FROM tournament_entries e "
+        "WHERE e.tournament_id = ANY($1::bigint[]) AND e.entered_by = $2 "
         "AND e.withdrawn_at IS NULL LIMIT 1",
         cups,
         organiser_id,
