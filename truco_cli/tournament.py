@@ -1,4 +1,5 @@
-"""`truco tournament ...`: create a tournament, enter bots, start it, watch it, show it."""
+"""`truco tournament ...`: create a tournament, enter (and withdraw) bots, start it, watch it,
+show it."""
 
 from __future__ import annotations
 
@@ -45,6 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     enter.add_argument("id", type=TOURNAMENT, metavar="ID", help="the tournament")
     enter.add_argument("bots", nargs="+", metavar="BOT", help="bot ids or names")
     add_json(enter)
+    withdraw = sub.add_parser(
+        "withdraw", help="withdraw bots from a tournament before it starts (yours, or any in yours)"
+    )
+    withdraw.add_argument("id", type=TOURNAMENT, metavar="ID", help="the tournament")
+    withdraw.add_argument("bots", nargs="+", metavar="BOT", help="bot ids or names")
     start = sub.add_parser("start", help="start a tournament you organise")
     start.add_argument("id", type=TOURNAMENT, metavar="ID")
     add_json(start)
@@ -107,6 +113,18 @@ def _enter(args: argparse.Namespace, platform: Platform) -> int:
             print(f"entered {entries[-1]['name']!r} (bot {bot_id}) into tournament {args.id}")
     if args.json:
         print_json(entries)
+    return 0
+
+
+def _withdraw(args: argparse.Namespace, platform: Platform) -> int:
+    for ref in args.bots:
+        try:
+            bot_id = platform.bot_id(ref)
+            platform.request("DELETE", f"/v1/tournaments/{args.id}/entries/{bot_id}", auth=True)
+        except CommandError as exc:  # say which bot (those before it are withdrawn)
+            exc.problem["detail"] = f"withdrawing {ref}: {exc.problem.get('detail')}"
+            raise
+        print(f"withdrew bot {bot_id} from tournament {args.id}")
     return 0
 
 
@@ -223,6 +241,7 @@ def _cancel(args: argparse.Namespace, platform: Platform) -> int:
 COMMANDS = {
     "create": _create,
     "enter": _enter,
+    "withdraw": _withdraw,
     "start": _start,
     "watch": _watch,
     "show": _show,

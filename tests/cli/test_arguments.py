@@ -73,6 +73,7 @@ def _commands(x: str, out: str) -> list[list[str]]:
         ["tournament", "start", x],
         ["tournament", "cancel", x],
         ["tournament", "enter", x, "1"],
+        ["tournament", "withdraw", x, "1"],
         ["match", "show", x],
         ["match", "replay", x, "--json"],
         ["test", "show", x],

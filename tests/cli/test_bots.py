@@ -130,5 +130,13 @@ def test_open_a_bot_to_everyone_and_close_it_again(
     slow = truco.ok("bot", "update", name, "--min-timeout-ms", "2500", "--json").json()
     assert slow["min_timeout_ms"] == 2500
     assert "timeout accepts 2500 ms or more" in truco.ok("bot", "show", name).out
+    cup = truco.ok(
+        "tournament", "create", unique("cup"), "--format", "round_robin", "--mode", "1v1", "-q"
+    ).out.strip()
+    truco.ok("tournament", "enter", cup, name)
+    withdrew = truco.ok("tournament", "withdraw", cup, name).out
+    assert f"withdrew bot {closed.json()['id']} from tournament {cup}" in withdrew
+    again = truco("tournament", "withdraw", cup, name)
+    assert again.code != 0 and f"withdrawing {name}" in again.err
     both = truco("bot", "update", name, "--open", "--closed")
     assert both.code == 2 and "not allowed with argument" in both.err
