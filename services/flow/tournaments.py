@@ -93,10 +93,10 @@ async def enter_tournament(
     """Enter a bot in a registering tournament (``entered_by``: the account that does).
 
     A bot of another owner than the organiser must accept the event's settings
-    (:func:`services.flow.fair_play.refusal` under ``floors``, None: only the bot's own
-    minimum timeout; raises :class:`SettingsRefused`) and
-    ``check(conn)`` (the organiser's quota, :func:`services.flow.fair_play.open_entry_quota`)
-    runs before someone else than its owner enters it. A withdrawn entry is entered again only by the bot's owner
+    (:func:`services.flow.fair_play.refusal` under ``floors``; None: only the bot's own
+    minimum timeout; raises :class:`SettingsRefused`), and ``check(conn)`` (the organiser's
+    quota, :func:`services.flow.fair_play.open_entry_quota`) runs before someone else than its
+    owner enters it. A withdrawn entry is entered again only by the bot's owner
     (:class:`EntryWithdrawn` otherwise)."""
     async with pool.acquire() as conn, conn.transaction():
         tournament = await db_tournaments.get_tournament(conn, tournament_id, lock="share")
@@ -217,8 +217,8 @@ async def start_tournament(
     Entries whose bot is not active now are withdrawn and left out, and so are entries of
     other owners' bots that no longer accept the event's settings (their owner raised
     ``min_timeout_ms``; ``floors`` rose; None: no floors) or that someone else than their
-    owner entered and that are closed now (:mod:`services.flow.fair_play`). Seeds follow the rating in
-    the tournament's mode (then entry time). Returns the ids of the matches to queue (byes and
+    owner entered and that are closed now (:mod:`services.flow.fair_play`). Seeds follow the
+    rating in the tournament's mode (then entry time). Returns the ids of the matches to queue (byes and
     forfeits are decided already). Raises :class:`TournamentNotFound`,
     :class:`TournamentStateError` or :class:`NotEnoughEntrants`.
     """
