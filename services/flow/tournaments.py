@@ -14,6 +14,7 @@ from arena.game.deals import MIRRORED
 from services.db import bots as db_bots
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
+from services.db.accounts import Connection
 from services.db.tournaments import Tournament
 from services.domain import FORMATS, INDIVIDUAL, MODES, TEAM, Format, Mode, Partnership, seeds
 from services.domain.ratings import rating_pool
@@ -164,12 +165,15 @@ async def bot_closed(pool: asyncpg.Pool, bot_id: int, owner_id: int) -> list[int
         return await db_tournaments.withdraw_from_others_registering(conn, bot_id, owner_id)
 
 
-async def due_tournaments(pool: asyncpg.Pool, now: datetime) -> list[int]:
+async def due_tournaments(
+    pool: asyncpg.Pool, now: datetime, floors: Floors | None = None
+) -> list[int]:
     """Registering tournaments whose ``start_at`` has come, for beat to start.
 
-    A due tournament with fewer than two available bots entered cannot start and never will
-    (entries close at the start time): it is cancelled here and left out, instead of failing
-    to start on every beat tick.
+    A due tournament with fewer than two available bots entered (counted as
+    :func:`start_tournament` will, under ``floors``) cannot start and never will (entries
+    close at the start time): it is cancelled here and left out, instead of failing to start
+    on every beat tick.
     """
     ready = []
     for tournament_id in await db_tournaments.due_tournaments(pool, now):
@@ -177,9 +181,9 @@ async def due_tournaments(pool: asyncpg.Pool, now: datetime) -> list[int]:
             tournament = await db_tournaments.get_tournament(conn, tournament_id, lock="update")
             if tournament is None or tournament.status != "registering":
                 continue
-            entries = await db_tournaments.entries(conn, tournament_id)
+            playing, _ = await _field(conn, tournament, floors)
             needed = _min_entrants(tournament)
-            if sum(e.bot_status == "active" and e.withdrawn_at is None for e in entries) >= needed:
+            if len(playing) >= needed:
                 ready.append(tournament_id)
                 continue
             await db_tournaments.cancel_tournament(conn, tournament_id)
@@ -231,19 +235,7 @@ async def start_tournament(
                 f"tournament {tournament_id} is {tournament.status}, not registering"
             )
         settings = settings_of(tournament)
-        entries = [
-            e for e in await db_tournaments.entries(conn, tournament_id) if e.withdrawn_at is None
-        ]
-        unfit = {
-            f.bot_id
-            for f in await db_tournaments.foreign_entries(
-                conn, tournament_id, tournament.organiser_id
-            )
-            if (not f.open and f.by_other)
-            or refusal(settings, floors, f.bot_id, f.min_timeout_ms) is not None
-        }
-        gone = [e.bot_id for e in entries if e.bot_status != "active" or e.bot_id in unfit]
-        playing = [e for e in entries if e.bot_status == "active" and e.bot_id not in unfit]
+        playing, gone = await _field(conn, tournament, floors)
         needed = _min_entrants(tournament)
         if len(playing) < needed:
             raise NotEnoughEntrants(
@@ -273,6 +265,28 @@ async def start_tournament(
         settings = msgspec.structs.replace(settings, rounds=rounds)
         await db_tournaments.set_running(conn, tournament_id, msgspec.to_builtins(settings))
         return await advance(conn, tournament_id)
+
+
+async def _field(
+    conn: Connection, tournament: Tournament, floors: Floors | None
+) -> tuple[list[db_tournaments.Entry], list[int]]:
+    """The entries that play if the event starts now, and the bots left out: unavailable ones,
+    and other owners' bots that do not accept its settings (:mod:`services.flow.fair_play`)
+    or that someone else than their owner entered and that are closed now. Withdrawn entries
+    are in neither."""
+    entries = [
+        e for e in await db_tournaments.entries(conn, tournament.id) if e.withdrawn_at is None
+    ]
+    settings = settings_of(tournament)
+    unfit = {
+        f.bot_id
+        for f in await db_tournaments.foreign_entries(conn, tournament.id, tournament.organiser_id)
+        if (not f.open and f.by_other)
+        or refusal(settings, floors, f.bot_id, f.min_timeout_ms) is not None
+    }
+    playing = [e for e in entries if e.bot_status == "active" and e.bot_id not in unfit]
+    gone = [e.bot_id for e in entries if e.bot_status != "active" or e.bot_id in unfit]
+    return playing, gone
 
 
 def _min_entrants(tournament: Tournament) -> int:

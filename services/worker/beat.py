@@ -57,7 +57,7 @@ async def start_due(
 
     floors = flow.floors_of(fair_play or FairPlaySettings())
     started: dict[int, list[int]] = {}
-    for tournament_id in await flow.due_tournaments(pool, now):
+    for tournament_id in await flow.due_tournaments(pool, now, floors):
         try:
             match_ids = await flow.start_tournament(pool, tournament_id, floors)
             await enqueue(pool, match_ids)

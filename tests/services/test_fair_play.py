@@ -3,9 +3,17 @@ timeout in any event, the platform's floors in rated ones."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
+import asyncpg
+import pytest
+
+from services import flow
 from services.base.config import FairPlaySettings
 from services.flow.fair_play import Floors, floors_of, refusal
 from services.flow.settings import TournamentSettings
+from services.worker import beat
+from tests.services.flow_helpers import make_tournament
 
 FLOORS = Floors(timeout_ms=200, fault_limit=3, games_per_match=2)
 
@@ -45,3 +53,24 @@ def test_unrated_events_and_callers_without_floors_have_none() -> None:
     assert refusal(TournamentSettings(**harsh, rated=False), FLOORS, 7, None) is None
     assert refusal(TournamentSettings(**harsh), None, 7, None) is None
     assert refusal(TournamentSettings(**harsh), FLOORS, 7, None) is not None
+
+
+@pytest.mark.anyio
+async def test_a_scheduled_start_leaves_out_the_bots_that_refuse(flow_pool: asyncpg.Pool) -> None:
+    """Beat starts a due event with the configured floors: an event of one game a match whose
+    bots all belong to other owners (entered before the floors rose, or through the flow
+    without floors) has nobody left to play, so it is cancelled at its start time like one with
+    too few entries (not retried on every tick); the same event without floors starts."""
+    made = [
+        await make_tournament(flow_pool, "round_robin", 3, games_per_match=1, owners=[0, 1, 2])
+        for _ in range(2)
+    ]
+    (refused, _), (free, _) = made
+    with pytest.raises(flow.NotEnoughEntrants):
+        await flow.start_tournament(flow_pool, refused, floors_of(FairPlaySettings()))
+    await flow_pool.execute("UPDATE tournaments SET start_at = now() WHERE id = $1", refused)
+    started = await beat.start_due(flow_pool, datetime.now(UTC), FairPlaySettings())
+    assert refused not in started
+    status = await flow_pool.fetchval("SELECT status FROM tournaments WHERE id = $1", refused)
+    assert status == "cancelled"
+    assert await flow.start_tournament(flow_pool, free)  # no floors: it starts
