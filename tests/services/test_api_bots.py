@@ -31,7 +31,17 @@ async def test_register_a_real_bot(api: Api, bot_server: BotServer) -> None:
     )
     assert response.status_code == 201, response.text
     body = response.json()
-    assert set(body) == {"id", "name", "url", "status", "signing_secret", "open", "challenges"}
+    assert set(body) == {
+        "id",
+        "name",
+        "url",
+        "status",
+        "signing_secret",
+        "open",
+        "challenges",
+        "min_timeout_ms",
+    }
+    assert body["min_timeout_ms"] is None  # states none unless its owner says
     assert body["open"] is False and body["challenges"] == "open"  # the defaults
     assert body["name"] == name and body["url"] == bot_server.url and body["status"] == "active"
     secret = body["signing_secret"]
