@@ -1,7 +1,7 @@
 """Run every benchmark, or the ones named:
 ``python -m bench [engine|tournaments|arena|arena_cost|match_length|rating_fit|leaderboard|concurrency|
 live_feed|live_stream|flow_round_10k|platform_round|
-ladder_placement|ladder_tick|cancel_stop ...]``."""
+ladder_placement|ladder_tick|ladder_live|cancel_stop ...]``."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ BENCHMARKS = [
     "platform_round",
     "ladder_placement",
     "ladder_tick",
+    "ladder_live",
     "cancel_stop",
 ]
 
