@@ -1,7 +1,7 @@
 """Run every benchmark, or the ones named:
 ``python -m bench [engine|tournaments|arena|arena_cost|match_length|rating_fit|leaderboard|concurrency|
 live_feed|live_stream|flow_round_10k|platform_round|
-ladder_placement|ladder_tick|ladder_live|cancel_stop ...]``."""
+ladder_placement|ladder_tick|ladder_live|cancel_stop|address_caps ...]``."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ BENCHMARKS = [
     "ladder_tick",
     "ladder_live",
     "cancel_stop",
+    "address_caps",
 ]
 
 

@@ -91,6 +91,11 @@ class WebSettings(msgspec.Struct, frozen=True, kw_only=True):
     port: int = 8000
     trusted_proxies: tuple[str, ...] = ()
     """Networks (``ipaddress`` strings) whose ``X-Forwarded-For`` the API believes."""
+    connections_per_address: int = 32
+    """Connections one client address may hold open to an API process
+    (``services.api.address_caps``; trusted proxies are not capped)."""
+    heads_per_address: int = 8
+    """Connections of one client address that may hold an unfinished request head at once."""
 
 
 class StreamSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -347,6 +352,12 @@ VARIABLES: tuple[Variable, ...] = (
     _var("TRUCO_TRUSTED_PROXIES", "web.trusted_proxies",
          (_networks, "IP addresses or networks separated by commas (10.0.0.7,10.1.0.0/16)"),
          "none", "reverse proxies whose `X-Forwarded-For` is believed"),
+    _var("TRUCO_CONNECTIONS_PER_ADDRESS", "web.connections_per_address", _whole(1, 100_000),
+         "32", "connections one client address may hold open to an API process (past it: a "
+         "503 and closed; trusted proxies are not capped)"),
+    _var("TRUCO_UNFINISHED_HEADS_PER_ADDRESS", "web.heads_per_address", _whole(1, 100_000),
+         "8", "connections of one client address that may hold part of a request head at once "
+         "(past it: a 503 and closed)"),
     _var("TRUCO_RATE_LIMIT_PER_MINUTE", "rate_limits.per_key_per_minute", _MINUTE, "600",
          "requests per account (validated key) or client address"),
     _var("TRUCO_ACCOUNT_RATE_LIMIT_PER_MINUTE", "rate_limits.accounts_per_minute", _MINUTE,

@@ -29,14 +29,27 @@ SLACK_S = 2.5  # a loaded 2-core machine
 class Served:
     port: int
 
-    def connect(self) -> socket.socket:
-        sock = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+    def connect(self, source: str = "127.0.0.1") -> socket.socket:
+        """A connection from ``source`` (another 127.0.0.x: another client address)."""
+        sock = socket.create_connection(
+            ("127.0.0.1", self.port), timeout=10, source_address=(source, 0)
+        )
         sock.settimeout(HEAD_S + BODY_S + SLACK_S + 5)
         return sock
 
 
 @contextlib.contextmanager
-def serve_api(database_url: str) -> Iterator[Served]:
+def serve_api(
+    database_url: str,
+    *,
+    head_s: float = HEAD_S,
+    max_connections: int = MAX_CONNECTIONS,
+    connections_per_address: int | None = serve.CONNECTIONS_PER_ADDRESS,
+    heads_per_address: int | None = serve.HEADS_PER_ADDRESS,
+    servers: list[uvicorn.Server] | None = None,
+) -> Iterator[Served]:
+    """The API served on a free port; ``servers`` (if given) gets the uvicorn server, whose
+    ``config.http`` is the protocol class holding the per-address counters (``caps``)."""
     slow = pytest.MonkeyPatch()
     slow.setattr(slow_clients, "BODY_TIMEOUT_S", BODY_S)
     settings = Settings(
@@ -48,11 +61,15 @@ def serve_api(database_url: str) -> Iterator[Served]:
             app,
             host="127.0.0.1",
             port=0,
-            head_timeout_s=HEAD_S,
+            head_timeout_s=head_s,
             keep_alive_s=KEEP_ALIVE_S,
-            max_connections=MAX_CONNECTIONS,
+            max_connections=max_connections,
+            connections_per_address=connections_per_address,
+            heads_per_address=heads_per_address,
         )
     )
+    if servers is not None:
+        servers.append(server)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

@@ -177,8 +177,42 @@ def test_past_the_connection_limit_requests_get_a_503_at_once(served: Served) ->
         assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
 
 
-def test_an_oversized_request_head_is_a_400_and_closed(served: Served) -> None:
+def test_an_oversized_incomplete_request_head_is_a_431_and_closed(served: Served) -> None:
     with served.connect() as sock:
         sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 20_000)
         answer, _ = read_until_closed(sock)
+    assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
+    assert b'"status":431' in answer
+
+
+def complete_head(size: int) -> bytes:
+    """A complete request head of exactly ``size`` bytes."""
+    start = b"GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nX-Pad: "
+    return start + b"a" * (size - len(start) - 4) + b"\r\n\r\n"
+
+
+@pytest.mark.parametrize("size", [17 * 1024, 20 * 1024, 60 * 1024])
+def test_a_complete_request_head_over_16_kib_is_a_431(served: Served, size: int) -> None:
+    """Sent in one piece, a complete head is parsed at once: it is measured too (issue 21)."""
+    with served.connect() as sock:
+        sock.sendall(complete_head(size))
+        answer, _ = read_until_closed(sock)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431 "), answer[:200]
+    assert b"content-type: application/problem+json" in head.lower()
+    assert b'"status":431' in body and b"16384 bytes" in body
+
+
+def test_a_request_head_within_16_kib_is_answered(served: Served) -> None:
+    with served.connect() as sock:
+        sock.sendall(complete_head(16 * 1024 - 64))
+        answer, _ = read_until_closed(sock)
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]
+
+
+def test_garbage_is_a_400_problem(served: Served) -> None:
+    with served.connect() as sock:
+        sock.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+        answer, _ = read_until_closed(sock)
     assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]
+    assert b'"status":400' in answer

@@ -1,0 +1,167 @@
+"""Other clients under one address's slowloris, per-address caps off and on (issue 21, break 1).
+
+What runs, all on 127.0.0.1 and real: PostgreSQL (a database of this run's own, migrated,
+dropped at the end), Redis (``REDIS_URL``, keys under this run's prefix) and the API as
+production serves it (``python -m services.api.serve``), twice: first with the per-address caps
+off (``TRUCO_CONNECTIONS_PER_ADDRESS`` and ``TRUCO_UNFINISHED_HEADS_PER_ADDRESS`` at 100000:
+only uvicorn's global 512), then with their defaults (32 and 8). For each: ``BENCH_REQUESTS``
+(200) requests ``GET /v1/bots`` from 127.0.0.2, one after another, each on a new connection,
+first with nothing else going on, then while :mod:`bench.slowloris` (its own process) holds
+600 half-open requests from 127.0.0.1 and reopens whatever the server closes.
+
+Figures per mode and phase: p50/p99/max latency of the other client's requests (connect to the
+status line), how many were 200 and how many 503 or unanswered, and the slowloris' own counts
+(connections it opened, how many the server answered 503). Text lines, then one JSON line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import redis
+
+from bench.database import server_url
+from bench.platform_procs import Procs
+from bench.platform_round import _create_database, _drop_database, platform_env
+from bench.slowloris import READY
+from services.base.config import LOCAL_REDIS_URL
+from services.launch.embedded._process import choose_port
+
+ROOT = Path(__file__).resolve().parents[1]
+DB_PREFIX = "bench_caps_"
+CLIENT = "127.0.0.2"
+OFF = "100000"
+MODES = {"caps off": {"TRUCO_CONNECTIONS_PER_ADDRESS": OFF,
+                      "TRUCO_UNFINISHED_HEADS_PER_ADDRESS": OFF},
+         "caps on": {}}  # fmt: skip
+REQUEST = b"GET /v1/bots HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+
+
+def one_request(port: int) -> tuple[float, int]:
+    """(seconds to the status line, status; 0 when closed unanswered or timed out)."""
+    began = time.perf_counter()
+    try:
+        with socket.create_connection(
+            ("127.0.0.1", port), timeout=10, source_address=(CLIENT, 0)
+        ) as sock:
+            sock.sendall(REQUEST)
+            answer = b""
+            while b"\r\n" not in answer:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                answer += chunk
+    except OSError:
+        return time.perf_counter() - began, 0
+    status = int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.1 ") else 0
+    return time.perf_counter() - began, status
+
+
+def measure(port: int, requests: int) -> dict[str, Any]:
+    results = [one_request(port) for _ in range(requests)]
+    ms = sorted(1000 * s for s, _ in results)
+    return {
+        "requests": requests,
+        "ok": sum(1 for _, status in results if status == 200),
+        "503": sum(1 for _, status in results if status == 503),
+        "unanswered": sum(1 for _, status in results if status == 0),
+        "p50_ms": round(statistics.median(ms), 1),
+        "p99_ms": round(ms[min(len(ms) - 1, int(0.99 * len(ms)))], 1),
+        "max_ms": round(ms[-1], 1),
+    }
+
+
+def serve(procs: Procs, name: str, env: dict[str, str]) -> int:
+    port = choose_port(())
+    argv = [sys.executable, "-m", "services.api.serve", "--port", str(port), "--no-access-log"]
+    procs.start(name, argv, env)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health/live", timeout=5).status_code == 200:
+                return port
+        except httpx.HTTPError:
+            pass
+        if procs.running[name].poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"the API did not start:\n{procs.log(name)[-3000:]}")
+        time.sleep(0.2)
+
+
+def under_flood(port: int, requests: int) -> tuple[dict[str, Any], dict[str, int]]:
+    flood = subprocess.Popen(
+        [sys.executable, "-m", "bench.slowloris", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert flood.stdout is not None
+        line = flood.stdout.readline()
+        if line.strip() != READY:
+            raise RuntimeError(f"the slowloris did not start: {line!r}")
+        time.sleep(1.0)  # it reopens what was closed: let it settle
+        figures = measure(port, requests)
+    finally:
+        flood.terminate()
+        out, _ = flood.communicate(timeout=30)
+    return figures, json.loads(out.strip().splitlines()[-1])
+
+
+def run(requests: int) -> list[dict[str, Any]]:
+    server = server_url()
+    redis_url = os.environ.get("REDIS_URL", LOCAL_REDIS_URL)
+    name = f"{DB_PREFIX}{os.getpid()}_{secrets.token_hex(4)}"
+    prefix = f"bench-caps-{secrets.token_hex(3)}:"
+    work = Path(tempfile.mkdtemp(prefix="bench-caps-"))
+    database_url = asyncio.run(_create_database(server, name))
+    results = []
+    try:
+        env = platform_env(database_url, redis_url, prefix, work / "data", ROOT)
+        for mode, extra in MODES.items():
+            with Procs(work / "logs", ROOT) as procs:
+                port = serve(procs, mode.replace(" ", "-"), {**env, **extra})
+                idle = measure(port, requests)
+                flooded, flood = under_flood(port, requests)
+            results.append({"mode": mode, "idle": idle, "slowloris": flooded, "flood": flood})
+        shutil.rmtree(work, ignore_errors=True)
+        return results
+    finally:
+        asyncio.run(_drop_database(server, name))
+        client = redis.Redis.from_url(redis_url)
+        for key in client.scan_iter(f"{prefix}*"):
+            client.delete(key)
+        client.close()
+
+
+def report(results: list[dict[str, Any]]) -> None:
+    for r in results:
+        for phase in ("idle", "slowloris"):
+            f = r[phase]
+            print(
+                f"{r['mode']:>8}, {phase:>9}: other client p50 {f['p50_ms']} ms, "
+                f"p99 {f['p99_ms']} ms, max {f['max_ms']} ms; {f['ok']}/{f['requests']} "
+                f"answered 200, {f['503']} got 503, {f['unanswered']} unanswered"
+            )
+        flood = r["flood"]
+        print(
+            f"{r['mode']:>8}: the slowloris opened {flood['opened']} connections, "
+            f"held up to {flood['most_open']}, {flood['answered_503']} were answered 503"
+        )
+    print(json.dumps({"address_caps": results}))
+
+
+def main() -> None:
+    report(run(int(os.environ.get("BENCH_REQUESTS", "200"))))

@@ -1,0 +1,200 @@
+"""One address cannot take the API down (issue 21, break 1): the slowloris that did it, against
+the API as it is served (``services.api.serve``), over raw sockets on 127.0.0.1; other clients
+connect from other loopback addresses (127.0.0.2, ...), which the server counts apart."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from bench.slowloris import HALF_OPEN, READY
+from services.api import serve
+from services.api.address_caps import AddressCaps, address_key
+from tests.services.served_api import Served, serve_api
+
+ROOT = Path(__file__).resolve().parents[2]
+FLOOD = 600
+GET_BOTS = b"GET /v1/bots HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+
+
+def status_of(served: Served, source: str, request: bytes = GET_BOTS) -> int:
+    """The status of one request on a fresh connection from ``source`` (0: closed unanswered)."""
+    with served.connect(source) as sock:
+        sock.sendall(request)
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.1 ") else 0
+
+
+def read_until_closed(sock: socket.socket) -> bytes:
+    chunks = []
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+class Flood:
+    """The slowloris (``bench.slowloris``) in a process of its own, from 127.0.0.1."""
+
+    def __init__(self, port: int) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "bench.slowloris", str(port), "--connections", str(FLOOD)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()  # blocks until it holds FLOOD (or died)
+        assert line.strip() == READY, line
+
+    def stop(self) -> dict[str, int]:
+        self.process.terminate()
+        out, _ = self.process.communicate(timeout=30)
+        figures: dict[str, int] = json.loads(out.strip().splitlines()[-1])
+        return figures
+
+
+@pytest.fixture
+def flood_server(database_url: str) -> Iterator[tuple[Served, uvicorn.Server]]:
+    servers: list[uvicorn.Server] = []
+    # the production connection limit, and half-open heads held for the whole test
+    with serve_api(
+        database_url, head_s=60, max_connections=serve.MAX_CONNECTIONS, servers=servers
+    ) as served:
+        yield served, servers[0]
+
+
+def caps_of(server: uvicorn.Server) -> AddressCaps:
+    caps = server.config.http.caps  # type: ignore[union-attr]
+    assert isinstance(caps, AddressCaps)
+    return caps
+
+
+def test_one_address_flooding_half_open_requests_leaves_others_answered(
+    flood_server: tuple[Served, uvicorn.Server],
+) -> None:
+    served, server = flood_server
+    caps = caps_of(server)
+    flood = Flood(served.port)
+    try:
+        statuses = []
+        most_open = most_unfinished = 0
+        for n in range(30):
+            statuses.append(status_of(served, f"127.0.0.{2 + n % 3}"))
+            most_open = max(most_open, caps.open.get("127.0.0.1", 0))
+            most_unfinished = max(most_unfinished, caps.unfinished.get("127.0.0.1", 0))
+            time.sleep(0.05)
+        held = caps.open.get("127.0.0.1", 0)
+    finally:
+        figures = flood.stop()
+    assert statuses == [200] * 30, statuses
+    # the flood was on and held its share all along, and no more than its share
+    assert held >= 1 and most_open <= serve.CONNECTIONS_PER_ADDRESS
+    assert most_unfinished <= serve.HEADS_PER_ADDRESS
+    assert figures["opened"] >= FLOOD and figures["answered_503"] > 0, figures
+
+
+def test_without_the_caps_the_same_flood_takes_the_server(database_url: str) -> None:
+    """The attack is real: with the per-address caps off, other addresses get 503s."""
+    with serve_api(
+        database_url,
+        head_s=60,
+        max_connections=serve.MAX_CONNECTIONS,
+        connections_per_address=None,
+        heads_per_address=None,
+    ) as served:
+        flood = Flood(served.port)
+        try:
+            statuses = [status_of(served, "127.0.0.2") for _ in range(5)]
+        finally:
+            flood.stop()
+    assert 503 in statuses, statuses
+
+
+def test_past_the_connection_cap_a_503_with_retry_after_then_closed(
+    flood_server: tuple[Served, uvicorn.Server],
+) -> None:
+    served, server = flood_server
+    cap = serve.CONNECTIONS_PER_ADDRESS
+    held = [served.connect("127.0.0.5") for _ in range(cap)]
+    try:
+        deadline = time.monotonic() + 20
+        while caps_of(server).open.get("127.0.0.5", 0) < cap:
+            assert time.monotonic() < deadline, "the held connections were not accepted"
+            time.sleep(0.05)
+        with served.connect("127.0.0.5") as sock:
+            answer = read_until_closed(sock)  # closed without sending anything
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 503 "), answer[:200]
+        assert b"retry-after: 1" in head.lower() and b"connection: close" in head.lower()
+        assert b'"status":503' in body
+        assert status_of(served, "127.0.0.6") == 200  # another address
+    finally:
+        for sock in held:
+            sock.close()
+    deadline = time.monotonic() + 20
+    while caps_of(server).open.get("127.0.0.5", 0):
+        assert time.monotonic() < deadline, "closed connections still counted"
+        time.sleep(0.05)
+    assert status_of(served, "127.0.0.5") == 200  # the cap frees as connections go
+
+
+def test_past_the_unfinished_head_cap_the_next_partial_head_is_refused(
+    flood_server: tuple[Served, uvicorn.Server],
+) -> None:
+    served, server = flood_server
+    cap = serve.HEADS_PER_ADDRESS
+    held = [served.connect("127.0.0.7") for _ in range(cap)]
+    try:
+        for sock in held:
+            sock.sendall(HALF_OPEN)
+        deadline = time.monotonic() + 20
+        while caps_of(server).unfinished.get("127.0.0.7", 0) < cap:
+            assert time.monotonic() < deadline, "the partial heads were not counted"
+            time.sleep(0.05)
+        with served.connect("127.0.0.7") as sock:
+            sock.sendall(HALF_OPEN)
+            answer = read_until_closed(sock)
+        assert answer.startswith(b"HTTP/1.1 503 "), answer[:200]
+        # a whole request from the same address is no unfinished head: answered
+        assert status_of(served, "127.0.0.7") == 200
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def test_the_counted_address() -> None:
+    assert address_key("127.0.0.1") == "127.0.0.1"
+    assert address_key("::ffff:10.0.0.9") == "10.0.0.9"
+    assert address_key("2001:db8:1:2:3:4:5:6") == "2001:db8:1:2::/64"
+    assert address_key("2001:db8:1:2:ffff::1") == "2001:db8:1:2::/64"
+    assert address_key(None) is None and address_key("/run/api.sock") is None
+    caps = AddressCaps(2, 1, exempt=("10.0.0.0/8",))
+    assert caps.key("10.1.2.3") is None  # a trusted proxy: not capped
+    assert caps.admit("a") and caps.admit("a") and not caps.admit("a") and caps.admit("b")
+    caps.release("a")
+    assert caps.admit("a")
+    assert caps.start_head("a") and not caps.start_head("a")
+    caps.end_head("a")
+    for _ in range(2):
+        caps.release("a")
+    caps.release("b")
+    assert not caps.open and not caps.unfinished  # nothing kept for addresses that left
