@@ -11,7 +11,8 @@ first with nothing else going on, then while :mod:`bench.slowloris` (its own pro
 
 Figures per mode and phase: p50/p99/max latency of the other client's requests (connect to the
 status line), how many were 200 and how many 503 or unanswered, and the slowloris' own counts
-(connections it opened, how many the server answered 503). Text lines, then one JSON line.
+(connections it opened, how many the server answered 503), and the share of a core the API
+used meanwhile. Text lines, then one JSON line.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import httpx
 import redis
 
 from bench.database import server_url
-from bench.platform_procs import Procs
+from bench.platform_procs import Procs, own_cpu_s
 from bench.platform_round import _create_database, _drop_database, platform_env
 from bench.slowloris import READY
 from services.base.config import LOCAL_REDIS_URL
@@ -50,13 +51,16 @@ MODES = {"caps off": {"TRUCO_CONNECTIONS_PER_ADDRESS": OFF,
 REQUEST = b"GET /v1/bots HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
 
 
-def one_request(port: int) -> tuple[float, int]:
-    """(seconds to the status line, status; 0 when closed unanswered or timed out)."""
+def one_request(port: int) -> tuple[float, int, float]:
+    """(seconds to the status line, status (0: closed unanswered or timed out), seconds of
+    them to the connection's establishment)."""
     began = time.perf_counter()
+    connected = began
     try:
         with socket.create_connection(
             ("127.0.0.1", port), timeout=10, source_address=(CLIENT, 0)
         ) as sock:
+            connected = time.perf_counter()
             sock.sendall(REQUEST)
             answer = b""
             while b"\r\n" not in answer:
@@ -65,22 +69,28 @@ def one_request(port: int) -> tuple[float, int]:
                     break
                 answer += chunk
     except OSError:
-        return time.perf_counter() - began, 0
+        return time.perf_counter() - began, 0, connected - began
     status = int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.1 ") else 0
-    return time.perf_counter() - began, status
+    return time.perf_counter() - began, status, connected - began
 
 
-def measure(port: int, requests: int) -> dict[str, Any]:
+def measure(port: int, requests: int, api_pid: int) -> dict[str, Any]:
+    began, cpu = time.monotonic(), own_cpu_s(api_pid)
     results = [one_request(port) for _ in range(requests)]
-    ms = sorted(1000 * s for s, _ in results)
+    wall = time.monotonic() - began
+    ms = sorted(1000 * s for s, _, _ in results)
+    connect_ms = sorted(1000 * c for _, _, c in results)
     return {
+        "api_cpu_share": round((own_cpu_s(api_pid) - cpu) / wall, 2),
         "requests": requests,
-        "ok": sum(1 for _, status in results if status == 200),
-        "503": sum(1 for _, status in results if status == 503),
-        "unanswered": sum(1 for _, status in results if status == 0),
+        "ok": sum(1 for _, status, _ in results if status == 200),
+        "503": sum(1 for _, status, _ in results if status == 503),
+        "unanswered": sum(1 for _, status, _ in results if status == 0),
         "p50_ms": round(statistics.median(ms), 1),
         "p99_ms": round(ms[min(len(ms) - 1, int(0.99 * len(ms)))], 1),
         "max_ms": round(ms[-1], 1),
+        "connect_p99_ms": round(connect_ms[min(len(ms) - 1, int(0.99 * len(ms)))], 1),
+        "connect_max_ms": round(connect_ms[-1], 1),
     }
 
 
@@ -100,7 +110,7 @@ def serve(procs: Procs, name: str, env: dict[str, str]) -> int:
         time.sleep(0.2)
 
 
-def under_flood(port: int, requests: int) -> tuple[dict[str, Any], dict[str, int]]:
+def under_flood(port: int, requests: int, api_pid: int) -> tuple[dict[str, Any], dict[str, int]]:
     flood = subprocess.Popen(
         [sys.executable, "-m", "bench.slowloris", str(port)],
         cwd=ROOT,
@@ -113,7 +123,7 @@ def under_flood(port: int, requests: int) -> tuple[dict[str, Any], dict[str, int
         if line.strip() != READY:
             raise RuntimeError(f"the slowloris did not start: {line!r}")
         time.sleep(1.0)  # it reopens what was closed: let it settle
-        figures = measure(port, requests)
+        figures = measure(port, requests, api_pid)
     finally:
         flood.terminate()
         out, _ = flood.communicate(timeout=30)
@@ -132,9 +142,11 @@ def run(requests: int) -> list[dict[str, Any]]:
         env = platform_env(database_url, redis_url, prefix, work / "data", ROOT)
         for mode, extra in MODES.items():
             with Procs(work / "logs", ROOT) as procs:
-                port = serve(procs, mode.replace(" ", "-"), {**env, **extra})
-                idle = measure(port, requests)
-                flooded, flood = under_flood(port, requests)
+                name = mode.replace(" ", "-")
+                port = serve(procs, name, {**env, **extra})
+                pid = procs.running[name].pid
+                idle = measure(port, requests, pid)
+                flooded, flood = under_flood(port, requests, pid)
             results.append({"mode": mode, "idle": idle, "slowloris": flooded, "flood": flood})
         shutil.rmtree(work, ignore_errors=True)
         return results
@@ -152,8 +164,10 @@ def report(results: list[dict[str, Any]]) -> None:
             f = r[phase]
             print(
                 f"{r['mode']:>8}, {phase:>9}: other client p50 {f['p50_ms']} ms, "
-                f"p99 {f['p99_ms']} ms, max {f['max_ms']} ms; {f['ok']}/{f['requests']} "
-                f"answered 200, {f['503']} got 503, {f['unanswered']} unanswered"
+                f"p99 {f['p99_ms']} ms, max {f['max_ms']} ms (connecting: p99 "
+                f"{f['connect_p99_ms']} ms, max {f['connect_max_ms']} ms); {f['ok']}/{f['requests']} "
+                f"answered 200, {f['503']} got 503, {f['unanswered']} unanswered; "
+                f"the API used {f['api_cpu_share']:.0%} of a core"
             )
         flood = r["flood"]
         print(

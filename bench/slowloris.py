@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import selectors
 import signal
 import socket
@@ -87,7 +88,7 @@ class Slowloris:
             now = time.monotonic()
             budget = min(budget + (now - last) * self.reopen_per_s, self.connections)
             last = now
-            while self.open < self.connections and (budget >= 1 or not announced):
+            while not self.stop and self.open < self.connections and (budget >= 1 or not announced):
                 self._open_one()
                 budget -= 1
             if not announced and self.opened >= self.connections:
@@ -116,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("port", type=int)
     parser.add_argument("--connections", type=int, default=600)
     parser.add_argument("--source", default="127.0.0.1")
-    parser.add_argument("--reopen-per-s", type=float, default=2000.0)
+    parser.add_argument(
+        "--reopen-per-s", type=float, default=float(os.environ.get("BENCH_REOPEN_PER_S", "2000"))
+    )
     parser.add_argument("--seconds", type=float, default=None)
     args = parser.parse_args(argv)
     attack = Slowloris(args.port, args.connections, args.source, args.reopen_per_s)

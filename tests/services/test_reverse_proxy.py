@@ -46,6 +46,8 @@ def test_the_proxy_is_at_least_as_strict_as_the_api() -> None:
     # the peer's address replaces whatever X-Forwarded-For the client sent
     assert "X-Forwarded-For $remote_addr" in directive("proxy_set_header")
     assert "off" not in directive("proxy_request_buffering")
+    # per client address, no looser than the API's own caps (issue 21)
+    assert int(directive("limit_conn")[0].split()[-1]) <= serve.CONNECTIONS_PER_ADDRESS
 
 
 def test_live_streams_pass_unbuffered_and_outlive_the_heartbeat() -> None:
