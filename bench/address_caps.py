@@ -12,7 +12,8 @@ first with nothing else going on, then while :mod:`bench.slowloris` (its own pro
 Figures per mode and phase: p50/p99/max latency of the other client's requests (connect to the
 status line), how many were 200 and how many 503 or unanswered, and the slowloris' own counts
 (connections it opened, how many the server answered 503), and the share of a core the API
-used meanwhile. Text lines, then one JSON line.
+used meanwhile (and the slowloris: it runs on the same cores, so its own CPU is taken from
+the API; an attacker elsewhere would not be). Text lines, then one JSON line.
 """
 
 from __future__ import annotations
@@ -117,17 +118,24 @@ def under_flood(port: int, requests: int, api_pid: int) -> tuple[dict[str, Any],
         stdout=subprocess.PIPE,
         text=True,
     )
+    started = time.monotonic()
     try:
         assert flood.stdout is not None
         line = flood.stdout.readline()
         if line.strip() != READY:
             raise RuntimeError(f"the slowloris did not start: {line!r}")
         time.sleep(1.0)  # it reopens what was closed: let it settle
+        began, cpu = time.monotonic(), own_cpu_s(flood.pid)
         figures = measure(port, requests, api_pid)
+        figures["slowloris_cpu_share"] = round(
+            (own_cpu_s(flood.pid) - cpu) / (time.monotonic() - began), 2
+        )
     finally:
         flood.terminate()
         out, _ = flood.communicate(timeout=30)
-    return figures, json.loads(out.strip().splitlines()[-1])
+    counts: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    counts["opened_per_s"] = round(counts["opened"] / (time.monotonic() - started))
+    return figures, counts
 
 
 def run(requests: int) -> list[dict[str, Any]]:
@@ -171,8 +179,10 @@ def report(results: list[dict[str, Any]]) -> None:
             )
         flood = r["flood"]
         print(
-            f"{r['mode']:>8}: the slowloris opened {flood['opened']} connections, "
-            f"held up to {flood['most_open']}, {flood['answered_503']} were answered 503"
+            f"{r['mode']:>8}: the slowloris opened {flood['opened']} connections "
+            f"({flood['opened_per_s']} a second), "
+            f"held up to {flood['most_open']}, {flood['answered_503']} were answered 503; "
+            f"it used {r['slowloris']['slowloris_cpu_share']:.0%} of a core (on the same cores)"
         )
     print(json.dumps({"address_caps": results}))
 

@@ -248,6 +248,9 @@ def config(
         host=host,
         port=port,
         http=protocol,
+        # no WebSockets in the API: an upgrade would hand the connection to another protocol
+        # object and its per-address count would never be released
+        ws="none",
         timeout_keep_alive=keep_alive_s,
         limit_concurrency=max_connections,
         h11_max_incomplete_event_size=max_head_bytes,

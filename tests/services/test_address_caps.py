@@ -200,3 +200,32 @@ def test_the_counted_address() -> None:
         caps.release("a")
     caps.release("b")
     assert not caps.open and not caps.unfinished  # nothing kept for addresses that left
+
+
+def test_counts_follow_heads_that_finish_upgrades_and_closes(
+    flood_server: tuple[Served, uvicorn.Server],
+) -> None:
+    served, server = flood_server
+    caps = caps_of(server)
+
+    def eventually(what: str, check: object) -> None:
+        deadline = time.monotonic() + 20
+        while not check():  # type: ignore[operator]
+            assert time.monotonic() < deadline, what
+            time.sleep(0.05)
+
+    with served.connect("127.0.0.8") as sock:
+        sock.sendall(b"GET /health/live HTTP/1.1\r\n")
+        eventually("a partial head counted", lambda: caps.unfinished.get("127.0.0.8") == 1)
+        sock.sendall(b"Host: 127.0.0.1\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+        assert "127.0.0.8" not in caps.unfinished and caps.open["127.0.0.8"] == 1
+        # an upgrade is not taken (no WebSockets): the connection stays this protocol's
+        sock.sendall(
+            b"GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\n"
+            b"Upgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            b"Sec-WebSocket-Version: 13\r\n\r\n"
+        )
+        assert not sock.recv(65536).startswith(b"HTTP/1.1 101 ")
+    eventually("the closed connection released", lambda: "127.0.0.8" not in caps.open)
+    assert "127.0.0.8" not in caps.unfinished
