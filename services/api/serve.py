@@ -20,8 +20,8 @@ connections                 512       with more connections or requests in fligh
 connections per address     32        ``TRUCO_CONNECTIONS_PER_ADDRESS``
                                       (``services.api.address_caps``): a connection past it gets
                                       a 503 with ``Retry-After`` and is closed before it is read
-unfinished heads per        8         ``TRUCO_UNFINISHED_HEADS_PER_ADDRESS``: connections of one
-address                               address holding part of a request head; the one past it
+partial heads per address   8         ``TRUCO_UNFINISHED_HEADS_PER_ADDRESS``: connections of one
+                                      address holding part of a request head; the one past it
                                       gets the same 503 and is closed
 ==========================  ========  ===========================================================
 

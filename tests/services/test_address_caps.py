@@ -229,3 +229,16 @@ def test_counts_follow_heads_that_finish_upgrades_and_closes(
         assert not sock.recv(65536).startswith(b"HTTP/1.1 101 ")
     eventually("the closed connection released", lambda: "127.0.0.8" not in caps.open)
     assert "127.0.0.8" not in caps.unfinished
+
+
+def test_the_server_takes_the_caps_from_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[uvicorn.Config] = []
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self: seen.append(self.config))
+    monkeypatch.setenv("TRUCO_CONNECTIONS_PER_ADDRESS", "5")
+    monkeypatch.setenv("TRUCO_UNFINISHED_HEADS_PER_ADDRESS", "2")
+    monkeypatch.setenv("TRUCO_TRUSTED_PROXIES", "10.0.0.7")
+    assert serve.main(["--port", "8123"]) == 0
+    caps = seen[0].http.caps  # type: ignore[union-attr]
+    assert (caps.connections, caps.heads) == (5, 2)
+    assert caps.key("10.0.0.7") is None and caps.key("10.0.0.8") == "10.0.0.8"
+    assert seen[0].ws == "none" and seen[0].h11_max_incomplete_event_size == 16 * 1024
