@@ -52,9 +52,9 @@ from bench.platform_procs import own_cpu_s
 from bench.tinybot import TinyBots
 from engine import Rules
 from services.base.config import LOCAL_REDIS_URL, WORKER_NEEDS, load_settings
+from services.domain.match_order import EntrantOrder, MatchOrder
 from services.worker import command
 from services.worker.app import WorkerApp
-from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.names import MATCHES, PLAY_MATCH, RESULTS, STORE_RESULT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,17 +115,17 @@ def watch_held(client: redis.Redis, key: str, held: list[int], stop: threading.E
         held.append(cast(int, client.hlen(key)))
 
 
-def messages(count: int, base_url: str, points: int) -> list[MatchMessage]:
+def messages(count: int, base_url: str, points: int) -> list[MatchOrder]:
     rules = msgspec.convert({"points_to_win": points}, Rules)  # 15 or 30, else it says so
     settings = MatchSettings(rules=rules, games_per_match=1)
     secret = generate_secret()
     return [
-        MatchMessage(
+        MatchOrder(
             match_id=k + 1,
             seed=1000 + k,
             settings=settings,
             entrants=[
-                EntrantMessage(
+                EntrantOrder(
                     bot_id=2 * k + side + 1, name=f"b{2 * k + side}", url=url, secret=secret
                 )
                 for side, url in enumerate((f"{base_url}/b/{2 * k}", f"{base_url}/b/{2 * k + 1}"))
@@ -213,7 +213,7 @@ def run(
             began = time.monotonic()
             for message in messages(count, bots.urls[0], points):
                 body = msgspec.to_builtins(message)
-                msgspec.convert(body, MatchMessage)  # the wire shape, checked before sending
+                msgspec.convert(body, MatchOrder)  # the wire shape, checked before sending
                 sender.send_task(PLAY_MATCH, args=[body], queue=MATCHES)
             sent_s = time.monotonic() - began
             reader.join(timeout=1800)

@@ -56,6 +56,7 @@ from services.base.config import Secret
 from services.base.secretbox import SecretBox
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool
+from services.domain.match_order import MatchOrder
 from services.domain.names import name_key
 
 SIZES = (1_000, 2_000, 10_000)
@@ -100,7 +101,7 @@ async def _templates() -> dict[int, Replay]:
     return found
 
 
-def _stamp(template: Replay, spec: flow.MatchSpec) -> Replay:
+def _stamp(template: Replay, spec: MatchOrder) -> Replay:
     return msgspec.structs.replace(
         template,
         match_id=str(spec.match_id),

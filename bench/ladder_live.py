@@ -194,7 +194,9 @@ def run(plan: Plan) -> dict[str, Any]:
         bot_env = {k: v for k, v in env.items() if k not in ("DATABASE_URL", "TRUCO_SECRET_KEY")}
         with (
             Procs(work / "logs", ROOT) as procs,
-            TinyBots(plan.bots + SWISS_BOTS + 1, delay_ms=plan.delay_ms, **orphan_proof()) as bots,
+            TinyBots(
+                plan.bots + SWISS_BOTS + 1, delay_ms=plan.delay_ms, spans=False, **orphan_proof()
+            ) as bots,
         ):
             procs.celery_worker("bots", "matches,ladder", 200, bot_env)
             procs.celery_worker("trusted", "results", 4, env)

@@ -63,7 +63,7 @@ from services.flow.fair_play import (
     floors_of,
     open_entry_quota,
 )
-from services.flow.matches import EntrantSpec, MatchSpec, match_specs
+from services.flow.matches import match_specs
 from services.flow.results import mark_running, match_stopped, record_result
 from services.flow.settings import (
     TournamentSettings,
@@ -91,13 +91,11 @@ __all__ = [
     "BadPartnership",
     "BotNotFound",
     "BotUnavailable",
-    "EntrantSpec",
     "EntryQuotaExceeded",
     "EntryWithdrawn",
     "Floors",
     "FlowError",
     "MatchNotFound",
-    "MatchSpec",
     "MirroredDealsRefused",
     "NotEnoughEntrants",
     "NotEntered",

@@ -6,48 +6,21 @@ from __future__ import annotations
 import logging
 
 import asyncpg
-import msgspec
 
 from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.base.secretbox import SecretBox, SecretBoxError
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
+from services.domain.match_order import EntrantOrder, MatchOrder
 from services.flow.settings import TournamentSettings, settings_of
 
 logger = logging.getLogger("services.flow")
 
 
-class EntrantSpec(msgspec.Struct, frozen=True):
-    """A bot as the match runner needs it; ``secret`` is the decrypted signing secret and
-    ``previous_secret`` the one it replaced, while the rotation's grace period lasts."""
-
-    bot_id: int
-    name: str
-    url: str
-    secret: str
-    previous_secret: str | None = None
-
-    def __repr__(self) -> str:  # the secret must never reach a log line or an error message
-        return (
-            f"EntrantSpec(bot_id={self.bot_id}, name={self.name!r}, url={self.url!r}, secret=***)"
-        )
-
-
-class MatchSpec(msgspec.Struct, frozen=True):
-    """What a worker needs to run a match: entrants in slot order (one bot per side, side 0
-    first, in 1v1 and team 2v2 where a bot fills both seats of its side; four bots, one per
-    seat, in individual 2v2, entrant k playing for side k % 2)."""
-
-    match_id: int
-    seed: int
-    settings: MatchSettings
-    entrants: list[EntrantSpec]
-
-
 async def match_specs(
     pool: asyncpg.Pool, match_ids: list[int], *, secret_box: SecretBox
-) -> list[MatchSpec]:
+) -> list[MatchOrder]:
     """Specs of the open matches among ``match_ids`` (in that order), marked ``queued``
     (``attempts`` + 1). Finished or unknown ids are left out. ``secret_box`` decrypts the
     bots' signing secrets."""
@@ -86,11 +59,11 @@ async def match_specs(
                     else secret_box.decrypt(bot.previous_enc, bot_id)
                 )
                 secret = secret_box.decrypt(bot.secret_enc, bot_id)
-                entrants.append(EntrantSpec(bot_id, bot.name, bot.url, secret, previous))
+                entrants.append(EntrantOrder(bot_id, bot.name, bot.url, secret, previous))
         except SecretBoxError as exc:
             # one bot's secret sealed under another key must not hold every other match back:
             # this one stays queued, and the sweeper gives up on it after its attempts
             logger.error("match %s not sent: a bot's signing secret: %s", match.id, exc)
             continue
-        specs.append(MatchSpec(match.id, match.seed, settings, entrants))
+        specs.append(MatchOrder(match.id, match.seed, settings, entrants))
     return specs

@@ -15,7 +15,8 @@ import msgspec
 import redis
 
 from services.base.limits import match_task_limits
-from services.worker.messages import MatchMessage, ProbeOutcome, ProbeTarget
+from services.domain.match_order import MatchOrder
+from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import (
     MATCH_STOPPED,
     MATCHES,
@@ -45,19 +46,19 @@ def current_app() -> WorkerApp:
     return app
 
 
-def play_options(message: MatchMessage, queue: str = MATCHES) -> dict[str, Any]:
+def play_options(message: MatchOrder, queue: str = MATCHES) -> dict[str, Any]:
     """Queue and time limits of one match's task: its own deadline, never above the cap."""
     soft, hard = match_task_limits(message.settings, len(message.entrants))
     return {"queue": queue, "soft_time_limit": soft, "time_limit": hard}
 
 
 def send_matches(specs: Sequence[object], queue: str = MATCHES) -> list[str]:
-    """Send ``truco.play_match`` for each spec (a ``flow.MatchSpec`` or a MatchMessage) to
+    """Send ``truco.play_match`` for each spec (a ``MatchOrder`` or a MatchOrder) to
     ``queue`` (``matches``, or ``ladder`` for ladder matches)."""
     task_ids = []
     for spec in specs:
         body = msgspec.to_builtins(spec)
-        message = msgspec.convert(body, MatchMessage)  # the wire shape, checked before sending
+        message = msgspec.convert(body, MatchOrder)  # the wire shape, checked before sending
         sent = current_app().send_task(PLAY_MATCH, args=[body], **play_options(message, queue))
         task_ids.append(str(sent.id))
     return task_ids

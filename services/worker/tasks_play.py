@@ -50,6 +50,7 @@ from arena.match.replay import EntrantRecord, Replay
 from arena.match.runner import run_match
 from services.base.config import Settings
 from services.base.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
+from services.domain.match_order import EntrantOrder, MatchOrder
 from services.worker.admission import Admission
 from services.worker.app import app
 from services.worker.attempts import next_attempt
@@ -57,7 +58,6 @@ from services.worker.dispatch import send_result, send_stopped
 from services.worker.live import LivePublisher, send_started
 from services.worker.live_sink import QueuedRedis
 from services.worker.loop_thread import BOT_CALLS, LoopThread, process_loop
-from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.names import PLAY_MATCH
 from services.worker.slots import BotSlots
 from services.worker.stops import StopWatch, flags_client
@@ -153,14 +153,14 @@ def entrant_source(bot_id: int) -> str:
     return f"bot:{bot_id}"
 
 
-def entrant_client(entrant: EntrantMessage, config: ClientConfig) -> BotClient:
+def entrant_client(entrant: EntrantOrder, config: ClientConfig) -> BotClient:
     """The guarded client of one entrant, signing with its previous secret too while that one's
     grace period lasts (the message carries it only then)."""
     previous = () if entrant.previous_secret is None else (entrant.previous_secret,)
     return BotClient(entrant.url, entrant.secret, previous_secrets=previous, config=config)
 
 
-def bot_connection(entrant: EntrantMessage, config: ClientConfig, *, seed: int) -> BotConnection:
+def bot_connection(entrant: EntrantOrder, config: ClientConfig, *, seed: int) -> BotConnection:
     """How this worker reaches an entrant: over HTTP through the guarded client, or, for a
     ``builtin:NAME`` bot (the platform's house bots; users can never register such a URL), the
     strategy in this process: no connection, no exception to the egress guard."""
@@ -169,7 +169,7 @@ def bot_connection(entrant: EntrantMessage, config: ClientConfig, *, seed: int) 
     return HttpBot(entrant.name, entrant_client(entrant, config))
 
 
-def live_publisher(message: MatchMessage, settings: Settings | None) -> LivePublisher:
+def live_publisher(message: MatchOrder, settings: Settings | None) -> LivePublisher:
     """The spectator feed of this match (no Redis client without settings: tests)."""
     # the publisher calls only pipeline().delete/rpush/expire/execute: QueuedRedis has them
     url = None if settings is None else settings.redis.url_or_local
@@ -179,7 +179,7 @@ def live_publisher(message: MatchMessage, settings: Settings | None) -> LivePubl
 
 
 async def play(
-    message: MatchMessage,
+    message: MatchOrder,
     *,
     allow_loopback: bool,
     live: Settings | None = None,
@@ -271,9 +271,9 @@ def busy_countdown(retries: int) -> float:
     PLAY_MATCH, limits=(MATCH_SOFT_LIMIT_S, MATCH_HARD_LIMIT_S), bind=True, max_retries=None
 )
 def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
-    """Play the match ``spec`` (a ``MatchMessage`` as JSON); send ``truco.store_result``.
+    """Play the match ``spec`` (a ``MatchOrder`` as JSON); send ``truco.store_result``.
     (The limits are the cap; each match is sent with its own, ``dispatch.play_options``.)"""
-    message = msgspec.convert(spec, MatchMessage)
+    message = msgspec.convert(spec, MatchOrder)
     settings: Settings = app.settings
     loop = match_loop()
     admission = match_admission(loop)
@@ -304,9 +304,7 @@ def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
     return {"match_id": message.match_id, "winner": result.winner, "reason": result.reason}
 
 
-def play_unless_stopped(
-    message: MatchMessage, settings: Settings, loop: LoopThread
-) -> Replay | None:
+def play_unless_stopped(message: MatchOrder, settings: Settings, loop: LoopThread) -> Replay | None:
     """Play the match on ``loop`` and wait for its replay; None if it was stopped, before it
     began or while it played (its stop flag: :mod:`services.worker.stops`)."""
     watch = stop_watch(settings)

@@ -19,9 +19,9 @@ from services.db import bot_health
 from services.db import ladder as db_ladder
 from services.db import matches as db_matches
 from services.domain import seeds
+from services.domain.match_order import EntrantOrder
 from services.flow import ladder as flow_ladder
 from services.flow.errors import BotNotFound, BotUnavailable
-from services.flow.matches import EntrantSpec
 from services.worker.tasks_fit import refit
 from tests.services.flow_helpers import (
     InProcessDispatcher,
@@ -185,7 +185,7 @@ async def test_walkovers_in_a_row_pause_a_bot_and_its_owner_resumes_it(
     await flow_ladder.join(flow_pool, "1v1", gone, owner, SETTINGS)
     played = in_process({})
 
-    def connect(entrant: EntrantSpec, seed: int) -> tuple[EntrantRecord, BotConnection]:
+    def connect(entrant: EntrantOrder, seed: int) -> tuple[EntrantRecord, BotConnection]:
         # the others play in process; the gone bot is called where nothing listens
         return (over_http if entrant.bot_id == gone else played)(entrant, seed)
 

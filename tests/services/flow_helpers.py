@@ -23,17 +23,18 @@ from services.base.secretbox import SecretBox
 from services.db import accounts as db_accounts
 from services.db import bots as db_bots
 from services.db.pool import create_pool
+from services.domain.match_order import EntrantOrder, MatchOrder
 
 SECRET_KEY = Secret("s" * 48)  # the same key as api_helpers.settings()
 BOX = SecretBox(SECRET_KEY)
 
-Connector = Callable[[flow.EntrantSpec, int], tuple[EntrantRecord, BotConnection]]
+Connector = Callable[[EntrantOrder, int], tuple[EntrantRecord, BotConnection]]
 
 
 def in_process(strategies: dict[int, str]) -> Connector:
     """Entrants played by built-in strategies in process, chosen per bot id (default random)."""
 
-    def make(entrant: flow.EntrantSpec, seed: int) -> tuple[EntrantRecord, BotConnection]:
+    def make(entrant: EntrantOrder, seed: int) -> tuple[EntrantRecord, BotConnection]:
         strategy = strategies.get(entrant.bot_id, "random")
         decide = strategy_decider(strategy, seed + entrant.bot_id)
         return EntrantRecord(entrant.name, entrant.url), InProcessBot(entrant.name, decide)
@@ -41,7 +42,7 @@ def in_process(strategies: dict[int, str]) -> Connector:
     return make
 
 
-def over_http(entrant: flow.EntrantSpec, seed: int) -> tuple[EntrantRecord, BotConnection]:
+def over_http(entrant: EntrantOrder, seed: int) -> tuple[EntrantRecord, BotConnection]:
     """Entrants called over real HTTP (signed, guarded client; loopback allowed in tests)."""
     return connect(
         entrant.url,
@@ -75,7 +76,7 @@ class InProcessDispatcher:
         specs = await flow.match_specs(pool, match_ids, secret_box=self.box)
         await asyncio.gather(*(self._one(pool, spec) for spec in specs))
 
-    async def _one(self, pool: asyncpg.Pool, spec: flow.MatchSpec) -> None:
+    async def _one(self, pool: asyncpg.Pool, spec: MatchOrder) -> None:
         entrants = [self.connector(e, spec.seed % 1_000_000) for e in spec.entrants]
         replay = await run_match(
             str(spec.match_id), spec.seed, spec.settings, entrants, attempt=self.attempt

@@ -14,6 +14,7 @@ from arena.match.runner import run_match
 from arena.sdk import BotServer
 from services import flow
 from services.db import matches as db_matches
+from services.domain.match_order import MatchOrder
 from tests.services.api_play_helpers import PlayApi
 from tests.services.flow_helpers import BOX, over_http
 
@@ -108,7 +109,7 @@ async def test_a_late_result_of_a_cancelled_match_stops_it(
     assert (await _seeds(api, tid, match_id))["master"] is not None
 
 
-async def _specs_anyway(api: PlayApi, match_id: int) -> list[flow.MatchSpec]:
+async def _specs_anyway(api: PlayApi, match_id: int) -> list[MatchOrder]:
     async with api.pool.acquire() as conn:
         await conn.execute("UPDATE matches SET status = 'pending' WHERE id = $1", match_id)
     return await flow.match_specs(api.pool, [match_id], secret_box=BOX)

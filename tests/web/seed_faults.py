@@ -17,7 +17,7 @@ from arena.client.connection import Answer, BotConnection, InProcessBot
 from arena.match.replay import EntrantRecord
 from arena.sdk import strategy_decider
 from arena.wire.protocol import ActRequest, ActResponse, EndRequest, StartRequest
-from services.flow import EntrantSpec
+from services.domain.match_order import EntrantOrder
 from tests.services.flow_helpers import Connector
 
 
@@ -73,7 +73,7 @@ def connector(failing_ids: dict[int, str]) -> Connector:
     """A flow connector: the bots in ``failing_ids`` (bot id -> FAILURES name) fail, the others
     play the heuristic strategy."""
 
-    def make(entrant: EntrantSpec, seed: int) -> tuple[EntrantRecord, BotConnection]:
+    def make(entrant: EntrantOrder, seed: int) -> tuple[EntrantRecord, BotConnection]:
         record = EntrantRecord(entrant.name, entrant.url)
         if entrant.bot_id in failing_ids:
             return record, failing(failing_ids[entrant.bot_id])

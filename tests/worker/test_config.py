@@ -12,11 +12,11 @@ from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.base import limits
 from services.base.config import WORKER_NEEDS, ConfigError, load_settings
+from services.domain.match_order import EntrantOrder, MatchOrder
 from services.worker import task as task_module
 from services.worker.app import celery_broker_url
 from services.worker.celery_app import app, make_config
 from services.worker.dispatch import play_options
-from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.names import LADDER, MATCHES, RESULTS, TASK_QUEUES
 from services.worker.task import Retry, task_options
 
@@ -161,26 +161,26 @@ def test_match_deadlines() -> None:
 
 
 def test_play_options_carry_the_matchs_own_limits() -> None:
-    two = [EntrantMessage(k, "a", "http://x", "s") for k in range(2)]
-    message = MatchMessage(1, 7, MatchSettings(), two)
+    two = [EntrantOrder(k, "a", "http://x", "s") for k in range(2)]
+    message = MatchOrder(1, 7, MatchSettings(), two)
     options = play_options(message)
     assert options["queue"] == MATCHES
     assert (options["soft_time_limit"], options["time_limit"]) == limits.match_task_limits(
         message.settings
     )
     # individual 2v2: four entrants, four time banks, a longer limit
-    four = MatchMessage(1, 7, MatchSettings(rules=Rules(players=4)), two + two)
+    four = MatchOrder(1, 7, MatchSettings(rules=Rules(players=4)), two + two)
     assert play_options(four)["time_limit"] == limits.match_task_limits(four.settings, 4)[1]
     assert play_options(four)["time_limit"] > limits.match_task_limits(four.settings)[1]
 
 
-def test_match_message_mirrors_flow_match_spec() -> None:
-    flow = pytest.importorskip("services.flow", reason="services.flow is not there yet")
-    assert MatchMessage.__struct_fields__ == flow.MatchSpec.__struct_fields__
-    assert EntrantMessage.__struct_fields__ == flow.EntrantSpec.__struct_fields__
-    spec = flow.MatchSpec(3, 9, MatchSettings(), [flow.EntrantSpec(1, "a", "http://x", "s")])
-    decoded = msgspec.convert(msgspec.to_builtins(spec), MatchMessage)
-    assert decoded.match_id == 3 and decoded.entrants[0].secret == "s"
+def test_a_match_order_travels_as_json_and_never_shows_a_secret() -> None:
+    """One struct for the sender and the worker: what is sent decodes into the same order, and
+    its repr (in a log line or an error message) masks the signing secrets."""
+    order = MatchOrder(3, 9, MatchSettings(), [EntrantOrder(1, "a", "http://x", "s3cr3t", "0ld")])
+    assert msgspec.convert(msgspec.to_builtins(order), MatchOrder) == order
+    assert "s3cr3t" not in repr(order) and "0ld" not in repr(order)
+    assert order.bot_ids == [1]
 
 
 def test_the_sweeper_waits_for_four_time_banks_in_individual_2v2() -> None:

@@ -30,9 +30,9 @@ from engine.observe import SPECTATOR, visible
 from engine.rules import Rules
 from engine.state import State
 from services.base.config import RateLimits, RedisSettings, Secret, SecretSettings, Settings
+from services.domain.match_order import EntrantOrder, MatchOrder
 from services.launch.app import create_app
 from services.worker import dispatch, live, tasks_play
-from services.worker.messages import EntrantMessage, MatchMessage
 from tests.servers import RedisTarget
 from tests.worker.fixtures import SECRET_KEY, make_account, make_bot
 from tests.worker.processes import celery_worker
@@ -105,13 +105,13 @@ def expected_spectator_events(replay: Replay, game: int) -> list[dict[str, Any]]
     return normalised
 
 
-def _message(bots: list[BotServer], keys: list[str], match_id: int, **kw: Any) -> MatchMessage:
+def _message(bots: list[BotServer], keys: list[str], match_id: int, **kw: Any) -> MatchOrder:
     settings = MatchSettings(rules=Rules(points_to_win=15, **kw), games_per_match=2)
     entrants = [
-        EntrantMessage(bot_id=20 + i, name=f"b{i}", url=bot.url, secret=key)
+        EntrantOrder(bot_id=20 + i, name=f"b{i}", url=bot.url, secret=key)
         for i, (bot, key) in enumerate(zip(bots, keys, strict=True))
     ]
-    return MatchMessage(match_id, 777, settings, entrants)
+    return MatchOrder(match_id, 777, settings, entrants)
 
 
 @pytest.mark.parametrize("players", [2, 4])

@@ -13,20 +13,20 @@ from arena.match.replay import Replay
 from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.base.config import WorkerSettings
+from services.domain.match_order import EntrantOrder, MatchOrder
 from services.worker import tasks_play
-from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.tasks_store import BadResult, check_replay
 from tests.servers import RedisTarget
 from tests.worker.fixtures import Sent, change_worker_settings
 
 
-def _message(bots: list[Any], secrets_: list[str], match_id: int = 501) -> MatchMessage:
+def _message(bots: list[Any], secrets_: list[str], match_id: int = 501) -> MatchOrder:
     settings = MatchSettings(rules=Rules(points_to_win=15), games_per_match=2)
     entrants = [
-        EntrantMessage(bot_id=10 + i, name=f"b{i}", url=bot.url, secret=secret)
+        EntrantOrder(bot_id=10 + i, name=f"b{i}", url=bot.url, secret=secret)
         for i, (bot, secret) in enumerate(zip(bots, secrets_, strict=True))
     ]
-    return MatchMessage(match_id, 12345, settings, entrants)
+    return MatchOrder(match_id, 12345, settings, entrants)
 
 
 def test_play_match_without_database_sends_the_replay(

@@ -13,8 +13,8 @@ import redis
 
 from arena.match.runner import MatchSettings
 from engine.rules import Rules
+from services.domain.match_order import EntrantOrder, MatchOrder
 from services.worker import tasks_play
-from services.worker.messages import EntrantMessage, MatchMessage
 from services.worker.stops import StopWatch, flagged, request_stops, stop_key
 from tests.servers import RedisTarget
 from tests.worker.fixtures import Sent
@@ -54,10 +54,10 @@ def test_a_match_flagged_before_it_begins_calls_no_bot(
     match_id = 900_000 + secrets.randbelow(99_999)
     bots = [bot_server_factory("random"), bot_server_factory("random")]
     entrants = [
-        EntrantMessage(bot_id=20 + i, name=f"s{i}", url=bot.url, secret="whsec_" + "A" * 32)
+        EntrantOrder(bot_id=20 + i, name=f"s{i}", url=bot.url, secret="whsec_" + "A" * 32)
         for i, bot in enumerate(bots)
     ]
-    message = MatchMessage(
+    message = MatchOrder(
         match_id, 99, MatchSettings(rules=Rules(points_to_win=15), games_per_match=2), entrants
     )
     client = _client(worker_env)

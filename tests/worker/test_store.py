@@ -12,9 +12,10 @@ import pytest
 
 from services.base.config import Secret, SecretSettings, Settings
 from services.db import bot_health
+from services.domain.match_order import MatchOrder
 from services.worker import beat, dispatch, tasks_play, tasks_store
 from services.worker.app import WorkerApp
-from services.worker.messages import MatchMessage, ProbeOutcome, ProbeTarget
+from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.tasks_probe import probe_all
 from tests.services.api_helpers import NetworkGuard
 from tests.worker.fixtures import BOX, SECRET_KEY, make_account, make_bot, rated_challenge
@@ -45,7 +46,7 @@ async def test_result_is_stored_once_when_the_match_ran_twice(
     match_id, bots, keys = await rated_challenge(pool, bot_server_factory)
     await dispatch.enqueue(pool, [match_id])  # marks it queued, sends truco.play_match
     assert [name for name, _ in captured] == ["truco.play_match"]
-    message = msgspec.convert(captured[0][1][0], MatchMessage)
+    message = msgspec.convert(captured[0][1][0], MatchOrder)
     assert message.match_id == match_id and message.entrants[0].secret == keys[0]
 
     # the bot-calling worker runs it twice (say Redis redelivered it): two results are sent
