@@ -39,6 +39,8 @@ class OpenMatch:
     """Seconds since ``since``, by the database's clock."""
     partnership: Partnership = "team"
     """``individual``: four entrants, four time banks (migration 0005)."""
+    ladder_pool: str | None = None
+    """The ladder it was made for, if any."""
 
 
 async def open_matches(
@@ -50,7 +52,8 @@ async def open_matches(
         """
         SELECT m.id, m.status, m.attempts, m.tournament_id, m.games_per_match, m.rules, m.deals,
                t.settings AS tournament_settings, s.since,
-               extract(epoch FROM now() - s.since)::float8 AS age_s, m.partnership
+               extract(epoch FROM now() - s.since)::float8 AS age_s, m.partnership,
+               m.ladder_pool
         FROM matches m
         LEFT JOIN tournaments t ON t.id = m.tournament_id
         CROSS JOIN LATERAL (

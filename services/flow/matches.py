@@ -4,9 +4,11 @@ secrets) and under which settings."""
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import asyncpg
 
+from arena.game.deals import DealsMode
 from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.base.secretbox import SecretBox, SecretBoxError
@@ -16,6 +18,22 @@ from services.domain.match_order import EntrantOrder, MatchOrder
 from services.flow.settings import TournamentSettings, settings_of
 
 logger = logging.getLogger("services.flow")
+
+
+def match_settings(
+    rules: dict[str, Any], games_per_match: int, deals: DealsMode, event: TournamentSettings
+) -> MatchSettings:
+    """The settings a match is played under: its own rules, games and deals, and its event's
+    time limits and fault limit (a challenge's, a test's or a ladder's: the defaults). The
+    workers are sent these, and the sweeper's thresholds follow from them."""
+    return MatchSettings(
+        rules=Rules.from_dict(rules),
+        games_per_match=games_per_match,
+        timeout_ms=event.timeout_ms,
+        time_bank_ms=event.time_bank_ms,
+        fault_limit=event.fault_limit,
+        deals=deals,
+    )
 
 
 async def match_specs(
@@ -41,14 +59,7 @@ async def match_specs(
         if match is None or match.bot1 is None:
             continue
         event = events.get(match.tournament_id or 0, TournamentSettings())
-        settings = MatchSettings(
-            rules=Rules.from_dict(match.rules),
-            games_per_match=match.games_per_match,
-            timeout_ms=event.timeout_ms,
-            time_bank_ms=event.time_bank_ms,
-            fault_limit=event.fault_limit,
-            deals=match.deals,
-        )
+        settings = match_settings(match.rules, match.games_per_match, match.deals, event)
         entrants = []
         try:
             for bot_id in match.bots:

@@ -1,5 +1,5 @@
 """A played match's result: stored with its replay and its Elo change in one transaction,
-then its tournament advances."""
+then what follows a decided match (:mod:`services.flow.decided`)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,12 @@ from arena.match.replay import Replay
 from services.base.config import LadderSettings
 from services.db import matches as db_matches
 from services.db import ratings as db_ratings
-from services.db import tournaments as db_tournaments
 from services.db.accounts import Connection
 from services.db.matches import StoredMatch
 from services.domain import CANCELLED, BotResult, SideResult, side_result
 from services.domain.ratings import k_factor, match_delta, rating_pool
 from services.domain.result import played_result
-from services.flow import ladder, sprt_pairs
-from services.flow.advance import advance
+from services.flow import decided
 from services.flow.errors import MatchNotFound, ResultMismatch
 
 
@@ -42,8 +40,9 @@ async def record_result(
 ) -> list[int]:
     """Store a played match's result, in ONE transaction: the ``match_results`` row (once: a
     second call for the match changes nothing and returns ``[]``), the zlib-compressed replay,
-    the match's status and winner, the Elo change of a rated match (not for walkovers), then
-    the tournament's next matches, or an SPRT test's next pairs (:mod:`services.flow.sprt_pairs`).
+    the match's status and winner, the Elo change of a rated match (not for walkovers), then what
+    follows (:func:`services.flow.decided.follow_played`: the tournament's next
+    matches, an SPRT test's next pairs, a ladder bot's health).
     Returns the ids of new matches to queue. A ladder match's result also counts for its
     bots' health on the ladder (``ladder_pause_after`` walkovers or forfeits in a row pause
     a bot there: :func:`services.flow.ladder.after_result`).
@@ -55,10 +54,7 @@ async def record_result(
         peek = await db_matches.get_match(conn, match_id)
         if peek is None:
             raise MatchNotFound(f"there is no match {match_id}")
-        if peek.tournament_id is not None:
-            await db_tournaments.get_tournament(conn, peek.tournament_id, lock="update")
-        else:
-            await sprt_pairs.lock_test_of(conn, match_id)
+        await decided.lock_owner(conn, match_id, peek.tournament_id)
         match = await db_matches.get_match(conn, match_id, for_update=True)
         assert match is not None
         if match.finished or match.bot1 is None or match.status == CANCELLED:
@@ -82,12 +78,9 @@ async def record_result(
         await db_matches.finish_match(conn, match_id, status="done", winner_side=winner)
         if match.rated and replay.result.reason != "walkover":
             await _rate(conn, match, winner)
-        if match.ladder_pool is not None:
-            await ladder.after_result(conn, match, result, ladder_pause_after)
-            return []
-        if match.tournament_id is None:
-            return await sprt_pairs.after_result(conn, match_id, replay)
-        return await advance(conn, match.tournament_id)
+        return await decided.follow_played(
+            conn, match, replay, result, ladder_pause_after=ladder_pause_after
+        )
 
 
 _RESULT_OF_SIDE_A: dict[SideResult, BotResult] = {"a": "win", "b": "loss", "draw": "draw"}

@@ -50,7 +50,6 @@ import msgspec
 import redis
 
 from arena.match.runner import MatchSettings
-from engine.rules import Rules
 from services.base.config import RedisSettings, SweepSettings
 from services.base.limits import (
     MATCH_HARD_LIMIT_S,
@@ -60,7 +59,6 @@ from services.base.limits import (
 )
 from services.db import matches as db_matches
 from services.db import sweep as db_sweep
-from services.db import tournaments as db_tournaments
 from services.worker.app import app
 from services.worker.db import run_db
 from services.worker.dispatch import enqueue, stop_matches
@@ -71,22 +69,16 @@ logger = logging.getLogger(__name__)
 
 
 def match_settings(match: db_sweep.OpenMatch) -> MatchSettings:
-    """The settings the match is played under (as ``flow.match_specs`` builds them)."""
+    """The settings the match is played under (``flow.match_settings``, as it was sent)."""
     from services.flow import TournamentSettings
+    from services.flow.matches import match_settings as settings_of_match
 
     event = (
         TournamentSettings()
         if match.tournament_settings is None
         else msgspec.convert(match.tournament_settings, TournamentSettings)
     )
-    return MatchSettings(
-        rules=Rules.from_dict(match.rules),
-        games_per_match=match.games_per_match,
-        timeout_ms=event.timeout_ms,
-        time_bank_ms=event.time_bank_ms,
-        fault_limit=event.fault_limit,
-        deals=match.deals,
-    )
+    return settings_of_match(match.rules, match.games_per_match, match.deals, event)
 
 
 def stale_after_s(match: db_sweep.OpenMatch, settings: SweepSettings) -> float:
@@ -143,16 +135,12 @@ async def _give_up(
     pool: asyncpg.Pool, match: db_sweep.OpenMatch, attempts: int
 ) -> tuple[bool, list[int]]:
     """Decide ``match`` without a winner (see the module docstring): (given up?, the matches
-    that made ready). Locks in ``flow``'s order (tournament, then match) and re-checks: a result or a
-    send that landed meanwhile wins."""
-    from services import flow
-    from services.flow import sprt_pairs as flow_sprt_pairs
+    that made ready). Locks in the platform's order (``flow.decided.lock_owner``, then the
+    match) and re-checks: a result or a send that landed meanwhile wins."""
+    from services.flow import decided
 
     async with pool.acquire() as conn, conn.transaction():
-        if match.tournament_id is not None:
-            await db_tournaments.get_tournament(conn, match.tournament_id, lock="update")
-        else:
-            await flow_sprt_pairs.lock_test_of(conn, match.id)
+        await decided.lock_owner(conn, match.id, match.tournament_id)
         locked = await db_sweep.lock_open(conn, match.id)
         if locked is None or locked[1] != match.attempts:
             return False, []
@@ -161,11 +149,10 @@ async def _give_up(
             conn, match.id, in_tournament=match.tournament_id is not None, detail=detail
         ):
             return False, []
-        if match.tournament_id is None:
-            await flow_sprt_pairs.after_given_up(conn, match.id, detail)  # an SPRT test fails
-            return True, []
-        # flow.advance in the same transaction as the decision: what this made ready
-        return True, await flow.advance(conn, match.tournament_id)
+        # in the same transaction as the decision: what this made ready
+        return True, await decided.follow_given_up(
+            conn, match.id, match.tournament_id, match.ladder_pool, detail
+        )
 
 
 async def sweep(
