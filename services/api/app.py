@@ -17,6 +17,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin
 from litestar.types import ControllerRouterHandler, ExceptionHandlersMap
 
+from services.api.api_keys import ApiKeyController
 from services.api.auth import AccountController, security_components
 from services.api.bots import BotController, default_bot_client_factory
 from services.api.challenges import ChallengeController
@@ -116,6 +117,7 @@ def create_api(
     return Litestar(
         route_handlers=[
             AccountController,
+            ApiKeyController,
             BotController,
             BotMatchController,
             TournamentController,

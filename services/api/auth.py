@@ -1,7 +1,9 @@
 """Accounts and API keys: ``POST /v1/accounts`` and the ``Authorization: Bearer`` check.
 
 A key is ``ta_`` + 32 random bytes (URL-safe base64), shown once; the database keeps only
-its SHA-256, which is also how a request's key is looked up.
+its SHA-256 (a row of ``api_keys``), which is also how a request's key is looked up. A revoked
+key is not found: it stops working at once. The keys' own routes are
+:mod:`services.api.api_keys`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from services.api.names import check_name
 from services.api.problems import ProblemError, problem_responses
 from services.api.schemas import AccountCreate, AccountCreated, AccountRead
 from services.db import accounts as db_accounts
+from services.db import api_keys as db_keys
 from services.db.accounts import Account, DuplicateName
 
 KEY_PREFIX = "ta_"
@@ -51,6 +54,8 @@ def _unauthorized(detail: str) -> ProblemError:
 
 _RESOLVED = "resolved_account"
 """Where :func:`request_account` keeps its answer in ``request.state`` (one lookup a request)."""
+_RESOLVED_KEY = "resolved_key_id"
+"""And the id of the key that validated (for rotating it)."""
 
 
 def require_owner(account: Account, owner_id: int, detail: str) -> None:
@@ -79,12 +84,21 @@ async def request_account(request: Request[object, object, State]) -> Account | 
         found: Account | None = request.state[_RESOLVED]
         return found
     key = bearer_key(request)
-    account = None
+    owner = None
     if key is not None and well_formed(key):
         pool = get_pool(request.app.state)
-        account = await db_accounts.account_by_key_hash(pool, hash_api_key(key))
+        owner = await db_keys.key_owner(pool, hash_api_key(key))
+    account = None if owner is None else owner.account
     request.state[_RESOLVED] = account
+    request.state[_RESOLVED_KEY] = None if owner is None else owner.key_id
     return account
+
+
+async def current_key_id(request: Request[object, object, State]) -> int:
+    """The id of the key that authenticated the request (after :func:`current_account`)."""
+    await current_account(request)
+    key_id: int = request.state[_RESOLVED_KEY]
+    return key_id
 
 
 async def current_account(request: Request[object, object, State]) -> Account:
@@ -118,7 +132,9 @@ class AccountController(Controller):
         check_name(data.name)
         key = new_api_key()
         try:
-            account = await db_accounts.create_account(pool, data.name, hash_api_key(key))
+            account = await db_accounts.create_account(
+                pool, data.name, hash_api_key(key), db_keys.hint_of(key)
+            )
         except DuplicateName:
             raise ProblemError(
                 409,

@@ -84,6 +84,26 @@ class AccountRead(msgspec.Struct):
     created_at: datetime
 
 
+class ApiKeyRead(msgspec.Struct):
+    """A live API key of the account: never the key itself, only its last characters."""
+
+    id: int
+    hint: str
+    """The key's last 4 characters (empty for a key made before keys had hints)."""
+    created_at: datetime
+    current: bool
+    """Whether this is the key the request was sent with."""
+
+
+class ApiKeyCreated(msgspec.Struct):
+    """A new API key: shown this once, stored only as a hash."""
+
+    id: int
+    hint: str
+    created_at: datetime
+    api_key: str
+
+
 # --- bots -----------------------------------------------------------------------------------
 
 

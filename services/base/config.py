@@ -111,7 +111,12 @@ class RateLimits(msgspec.Struct, frozen=True, kw_only=True):
     """The API's budgets, a minute each (``services.api.ratelimit``)."""
 
     per_key_per_minute: int = 600
+    per_address_per_minute: int = 1200
+    """Every ``/v1`` request of one client address, whatever keys it carries (so many
+    accounts of one address cannot multiply its budget)."""
     accounts_per_minute: int = 60
+    accounts_per_hour: int = 5
+    """Account creations per client address in an hour."""
     auth_failures_per_minute: int = 20
     health_per_minute: int = 300
     enabled: bool = True
@@ -146,6 +151,13 @@ class FairPlaySettings(msgspec.Struct, frozen=True, kw_only=True):
     open_entries_per_account: int = 16
     """Bots of other owners an account may have entered into its registering and running
     events (bots their owners entered themselves are not counted)."""
+
+
+class KeySettings(msgspec.Struct, frozen=True, kw_only=True):
+    """API keys (``services.api.api_keys``)."""
+
+    per_account: int = 5
+    """Live API keys one account may hold."""
 
 
 class WorkerSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -194,6 +206,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     web: WebSettings = WebSettings()
     rate_limits: RateLimits = RateLimits()
     streams: StreamSettings = StreamSettings()
+    keys: KeySettings = KeySettings()
     challenges: ChallengeQuota = ChallengeQuota()
     sprt: SprtQuota = SprtQuota()
     fair_play: FairPlaySettings = FairPlaySettings()
@@ -360,8 +373,14 @@ VARIABLES: tuple[Variable, ...] = (
          "(past it: a 503 and closed)"),
     _var("TRUCO_RATE_LIMIT_PER_MINUTE", "rate_limits.per_key_per_minute", _MINUTE, "600",
          "requests per account (validated key) or client address"),
+    _var("TRUCO_ADDRESS_RATE_LIMIT_PER_MINUTE", "rate_limits.per_address_per_minute", _MINUTE,
+         "1200", "`/v1` requests per client address over all its keys"),
     _var("TRUCO_ACCOUNT_RATE_LIMIT_PER_MINUTE", "rate_limits.accounts_per_minute", _MINUTE,
          "60", "account creations per client address"),
+    _var("TRUCO_ACCOUNT_RATE_LIMIT_PER_HOUR", "rate_limits.accounts_per_hour", _whole(1),
+         "5", "account creations per client address in an hour"),
+    _var("TRUCO_API_KEYS_PER_ACCOUNT", "keys.per_account", _whole(1, 100), "5",
+         "live API keys one account may hold"),
     _var("TRUCO_AUTH_FAILURE_LIMIT_PER_MINUTE", "rate_limits.auth_failures_per_minute",
          _MINUTE, "20", "failed authentications per client address"),
     _var("TRUCO_HEALTH_RATE_LIMIT_PER_MINUTE", "rate_limits.health_per_minute", _MINUTE,

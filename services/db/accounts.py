@@ -1,4 +1,5 @@
-"""Accounts and their API keys (only the SHA-256 of a key is ever stored)."""
+"""Accounts and their API keys (only the SHA-256 of a key is ever stored; the keys
+themselves are rows of ``api_keys``: :mod:`services.db.api_keys`)."""
 
 from __future__ import annotations
 
@@ -34,16 +35,22 @@ def _account(row: asyncpg.Record) -> Account:
 NAME_CONSTRAINTS = frozenset({"accounts_name_unique", "accounts_name_key_unique"})
 
 
-async def create_account(conn: Executor, name: str, api_key_hash: bytes) -> Account:
-    """Insert an account; raise :class:`DuplicateName` if the name is taken (ignoring case, or
-    confusable with a taken one: :func:`services.domain.names.name_key`)."""
+async def create_account(conn: Executor, name: str, api_key_hash: bytes, hint: str = "") -> Account:
+    """Insert an account and its first API key (one statement); raise :class:`DuplicateName`
+    if the name is taken (ignoring case, or confusable with a taken one:
+    :func:`services.domain.names.name_key`). ``hint``: the key's last characters."""
     try:
         row = await conn.fetchrow(
-            "INSERT INTO accounts (name, name_key, api_key_hash) VALUES ($1, $2, $3) "
-            "RETURNING id, name, created_at",
+            "WITH account AS ("
+            "  INSERT INTO accounts (name, name_key) VALUES ($1, $2)"
+            "  RETURNING id, name, created_at), "
+            "key AS (INSERT INTO api_keys (account_id, key_hash, hint) "
+            "  SELECT id, $3, $4 FROM account) "
+            "SELECT id, name, created_at FROM account",
             name,
             name_key(name),
             api_key_hash,
+            hint,
         )
     except asyncpg.UniqueViolationError as exc:
         if exc.constraint_name in NAME_CONSTRAINTS:
@@ -54,7 +61,11 @@ async def create_account(conn: Executor, name: str, api_key_hash: bytes) -> Acco
 
 
 async def account_by_key_hash(conn: Executor, api_key_hash: bytes) -> Account | None:
+    """The account of the live (not revoked) key whose SHA-256 is ``api_key_hash``."""
     row = await conn.fetchrow(
-        "SELECT id, name, created_at FROM accounts WHERE api_key_hash = $1", api_key_hash
+        "SELECT a.id, a.name, a.created_at FROM api_keys AS k "
+        "JOIN accounts AS a ON a.id = k.account_id "
+        "WHERE k.key_hash = $1 AND k.revoked_at IS NULL",
+        api_key_hash,
     )
     return None if row is None else _account(row)

@@ -197,7 +197,7 @@ async def test_keys_and_secrets_are_stored_hashed_or_encrypted_and_never_logged(
     # --- at rest ---
     for key in keys:
         stored = await api.pool.fetchval(
-            "SELECT api_key_hash FROM accounts WHERE api_key_hash = $1", hash_api_key(key)
+            "SELECT key_hash FROM api_keys WHERE key_hash = $1", hash_api_key(key)
         )
         assert stored == hash_api_key(key)
     box = SecretBox(settings("unused").secrets.key or Secret(""))

@@ -24,7 +24,13 @@ from arena.client.bot_client import BotClient, ClientConfig
 from arena.client.egress import EgressPolicy
 from arena.sdk import BotServer, strategy_decider
 from services.api.ratelimit import MemoryCounter
-from services.base.config import DatabaseSettings, Secret, SecretSettings, Settings
+from services.base.config import (
+    DatabaseSettings,
+    RateLimits,
+    Secret,
+    SecretSettings,
+    Settings,
+)
 from services.db.pool import create_pool
 from services.launch.app import create_app
 from tests.loopback import LoopbackBackend
@@ -108,8 +114,15 @@ def unique(prefix: str) -> str:
     return f"{prefix}-{secrets.token_hex(4)}"
 
 
+TEST_RATE_LIMITS = RateLimits(accounts_per_hour=1_000_000)
+
+
 def settings(database_url: str, **fields: Any) -> Settings:
-    """The API's settings in the tests (``fields`` replace whole groups of the defaults)."""
+    """The API's settings in the tests (``fields`` replace whole groups of the defaults).
+
+    Account creation per address in an hour is lifted (the tests make many accounts from one
+    address); tests of that budget pass their own ``rate_limits``."""
+    fields.setdefault("rate_limits", TEST_RATE_LIMITS)
     return Settings(
         env="local",
         database=DatabaseSettings(url=database_url),
@@ -121,8 +134,11 @@ def settings(database_url: str, **fields: Any) -> Settings:
 class FrozenCounter(MemoryCounter):
     """Always 30 s into the same window, so a test never straddles two minutes."""
 
-    async def hit(self, key: str, limit: int, now: float) -> float | None:
-        return await super().hit(key, limit, 30.0)
+    async def hit(self, key: str, limit: int, now: float, window_s: int = 60) -> float | None:
+        return await super().hit(key, limit, 30.0, window_s)
+
+    async def peek(self, key: str, limit: int, now: float, window_s: int = 60) -> float | None:
+        return await super().peek(key, limit, 30.0, window_s)
 
 
 @contextlib.asynccontextmanager

@@ -21,12 +21,15 @@ async def test_account_key_is_shown_once_and_stored_as_its_sha256(api: Api) -> N
     key = body["api_key"]
     assert key.startswith("ta_") and len(key) >= 40
 
-    row = await api.pool.fetchrow("SELECT * FROM accounts WHERE id = $1", body["id"])
+    row = await api.pool.fetchrow("SELECT * FROM api_keys WHERE account_id = $1", body["id"])
     assert row is not None
-    assert bytes(row["api_key_hash"]) == hashlib.sha256(key.encode()).digest()
-    # the key itself is nowhere in the row
-    assert all(key not in str(value) for value in row.values())
-    assert key.encode() not in bytes(row["api_key_hash"])
+    assert bytes(row["key_hash"]) == hashlib.sha256(key.encode()).digest()
+    assert row["hint"] == key[-4:] and row["revoked_at"] is None
+    # the key itself is nowhere in the rows
+    account = await api.pool.fetchrow("SELECT * FROM accounts WHERE id = $1", body["id"])
+    assert account is not None and account["api_key_hash"] is None
+    assert all(key not in str(value) for value in (*row.values(), *account.values()))
+    assert key.encode() not in bytes(row["key_hash"])
 
     # two accounts never share a key
     other = await api.client.post("/v1/accounts", json={"name": unique("bob")})
