@@ -69,6 +69,11 @@ KNOWN: dict[str, tuple[Request, bool]] = {
         True,
     ),
     "leaveLadder": (lambda w: (f"/v1/ladders/1v1/entries/{w.bot_id}", None), True),
+    # an account's own keys (``me``): no owner to tell apart; another's key id is a 404
+    # (test_another_accounts_key_cannot_be_revoked)
+    "createMyKey": (lambda w: ("/v1/accounts/me/keys", None), False),
+    "rotateMyKey": (lambda w: ("/v1/accounts/me/keys/rotate", None), False),
+    "revokeMyKey": (lambda w: ("/v1/accounts/me/keys/1", None), False),
 }
 # what the owner gets for the same call in a fresh world (start: a swiss with no entrants)
 OWNER_STATUS = {
@@ -197,6 +202,20 @@ async def _assert_untouched(api: Api, world: World) -> None:
         "SELECT count(*) FROM match_entrants WHERE bot_id = $1", world.bot_id
     )
     assert challenges == 0
+    # the owner's key still works (no bad call rotated or revoked it)
+    assert (await api.client.get("/v1/accounts/me", headers=world.owner)).status_code == 200
+
+
+async def test_another_accounts_key_cannot_be_revoked(api: Api) -> None:
+    """A key id of another account is answered like a key that does not exist (404), and the
+    key keeps working."""
+    _, owner = await api.account("key-owner")
+    _, intruder = await api.account("key-intruder")
+    owned = (await api.client.get("/v1/accounts/me/keys", headers=owner)).json()
+    assert len(owned) == 1
+    refused = await api.client.delete(f"/v1/accounts/me/keys/{owned[0]['id']}", headers=intruder)
+    assert_problem(refused, 404)
+    assert (await api.client.get("/v1/accounts/me", headers=owner)).status_code == 200
 
 
 async def test_public_writes_ignore_keys(api: Api) -> None:
