@@ -165,6 +165,12 @@ class WorkerSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Matches one bot may play at the same time (a Redis semaphore, ``worker.slots``)."""
     health_failures: int = 3
     """Failed health checks in a row that make a bot unavailable."""
+    probe_idle_every_s: float = 3600.0
+    """How often an idle bot is probed (a busy one: every minute; ``services.domain.probe_plan``)."""
+    probe_idle_after_s: float = 86400.0
+    """A bot with no match for this long, in no open event, ladder or test, is idle."""
+    probes_per_account_per_minute: int = 20
+    """Health probes a minute on one account's bots, however many it has."""
 
 
 class SweepSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -412,6 +418,13 @@ VARIABLES: tuple[Variable, ...] = (
          "matches one bot may play at the same time"),
     _var("TRUCO_HEALTH_FAILURES", "worker.health_failures", _whole(1, 1000), "3",
          "failed health checks in a row that make a bot unavailable"),
+    _var("TRUCO_PROBE_IDLE_EVERY_S", "worker.probe_idle_every_s", _seconds(60, 604800), "3600",
+         "how often an idle bot is probed (a busy one: every minute)"),
+    _var("TRUCO_PROBE_IDLE_AFTER_S", "worker.probe_idle_after_s", _seconds(60, 2592000),
+         "86400", "a bot with no match for this long, in no open tournament, ladder or test, "
+         "is idle"),
+    _var("TRUCO_PROBES_PER_ACCOUNT_PER_MINUTE", "worker.probes_per_account_per_minute",
+         _whole(1, 100_000), "20", "health probes a minute on one account's bots"),
     _var("TRUCO_SWEEP_EVERY_S", "sweep.every_s", _seconds(0.5, 3600), "30",
          "how often beat runs the recovery sweeper"),
     _var("TRUCO_SWEEP_PENDING_AFTER_S", "sweep.pending_after_s", _seconds(0.5, 86400), "60",

@@ -3,16 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from services.db.accounts import Executor
-from services.domain import BotStatus
-
-
-@dataclass(frozen=True, slots=True)
-class CheckTarget:
-    id: int
-    url: str
-    status: BotStatus
+from services.domain.probe_plan import ProbeCandidate
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,14 +25,47 @@ class CheckRecorded:
         return self.before == "unavailable" and self.after == "active"
 
 
-async def bots_to_check(conn: Executor, limit: int = 10_000) -> list[CheckTarget]:
-    """Bots that are not deleted, least recently checked first."""
+async def bots_to_check(
+    conn: Executor,
+    now: datetime,
+    *,
+    checked_before: datetime,
+    idle_after: timedelta = timedelta(days=1),
+    limit: int = 10_000,
+) -> list[ProbeCandidate]:
+    """Bots that are not deleted and not checked since ``checked_before`` (never checked
+    first), each with whether it is busy: entered in a registering or running tournament (not
+    withdrawn), on a ladder (not paused), in a running SPRT test, or in a match created within
+    ``idle_after`` before ``now``. :func:`services.domain.probe_plan.plan_probes` chooses."""
     rows = await conn.fetch(
-        "SELECT id, url, status FROM bots WHERE status <> 'deleted' "
-        "ORDER BY last_check_at NULLS FIRST, id LIMIT $1",
+        """
+        SELECT b.id, b.owner_id, b.url, b.last_check_at,
+            EXISTS (SELECT 1 FROM tournament_entries AS e
+                    JOIN tournaments AS t ON t.id = e.tournament_id
+                    WHERE e.bot_id = b.id AND e.withdrawn_at IS NULL
+                      AND t.status IN ('registering', 'running'))
+            OR EXISTS (SELECT 1 FROM ladder_entries AS l
+                       WHERE l.bot_id = b.id AND l.paused_at IS NULL)
+            OR EXISTS (SELECT 1 FROM sprt_tests AS s
+                       WHERE s.status = 'running' AND b.id IN (s.bot_a, s.bot_b))
+            OR coalesce((SELECT m.created_at FROM match_entrants AS me
+                         JOIN matches AS m ON m.id = me.match_id
+                         WHERE me.bot_id = b.id ORDER BY me.match_id DESC LIMIT 1)
+                        > $1::timestamptz - $2::interval, false) AS busy
+        FROM bots AS b
+        WHERE b.status <> 'deleted' AND (b.last_check_at IS NULL OR b.last_check_at < $3)
+        ORDER BY b.last_check_at NULLS FIRST, b.id
+        LIMIT $4
+        """,
+        now,
+        idle_after,
+        checked_before,
         limit,
     )
-    return [CheckTarget(row["id"], row["url"], row["status"]) for row in rows]
+    return [
+        ProbeCandidate(row["id"], row["owner_id"], row["url"], row["last_check_at"], row["busy"])
+        for row in rows
+    ]
 
 
 async def record_check(

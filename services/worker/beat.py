@@ -4,8 +4,12 @@ The schedule itself is :mod:`services.worker.schedule` (made when the app is con
 
 * every 30 s ``truco.start_due_tournaments``: starts tournaments whose start time has come
   and queues their first matches;
-* every 60 s ``truco.check_bot_health``: sends the live bots to the bot-calling worker
-  (``truco.probe_bots``), which answers with ``truco.record_bot_health``. After
+* every 60 s ``truco.check_bot_health``: sends the due bots to the bot-calling worker
+  (``truco.probe_bots``), which answers with ``truco.record_bot_health``. A busy bot (in an
+  open tournament, on a ladder, in a running test, or with a match in the last day) is due
+  every round, an idle one every ``TRUCO_PROBE_IDLE_EVERY_S`` (an hour), and one account's
+  bots get at most ``TRUCO_PROBES_PER_ACCOUNT_PER_MINUTE`` probes a minute
+  (:mod:`services.domain.probe_plan`). After
   ``TRUCO_HEALTH_FAILURES`` (3) failures in a row a bot becomes 'unavailable' and withdraws from
   its tournaments (it forfeits what is left; the events go on); an unavailable bot that answers
   again becomes 'active';
@@ -23,20 +27,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
 import msgspec
 
-from services.base.config import FairPlaySettings
+from services.base.config import FairPlaySettings, WorkerSettings
 from services.base.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
 from services.db import bot_health
+from services.domain.probe_plan import ProbePolicy, plan_probes
 from services.worker.app import app
 from services.worker.db import run_db
 from services.worker.dispatch import enqueue, send_probe, stop_matches
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import CHECK_BOT_HEALTH, RECORD_BOT_HEALTH, START_DUE_TOURNAMENTS
+from services.worker.schedule import HEALTH_EVERY_S
 from services.worker.task import platform_task
 
 logger = logging.getLogger(__name__)
@@ -68,8 +74,27 @@ async def start_due(
     return started
 
 
-async def health_targets(pool: asyncpg.Pool) -> list[ProbeTarget]:
-    return [ProbeTarget(bot.id, bot.url) for bot in await bot_health.bots_to_check(pool)]
+def probe_policy(settings: WorkerSettings) -> ProbePolicy:
+    return ProbePolicy(
+        round_every_s=HEALTH_EVERY_S,
+        idle_every_s=settings.probe_idle_every_s,
+        per_account_per_minute=settings.probes_per_account_per_minute,
+    )
+
+
+async def health_targets(
+    pool: asyncpg.Pool, now: datetime, settings: WorkerSettings
+) -> list[ProbeTarget]:
+    """This round's probes (:func:`services.domain.probe_plan.plan_probes`): the due bots,
+    busy ones every round, idle ones every ``probe_idle_every_s``, capped per account."""
+    policy = probe_policy(settings)
+    candidates = await bot_health.bots_to_check(
+        pool,
+        now,
+        checked_before=now - timedelta(seconds=policy.round_every_s * 0.9),
+        idle_after=timedelta(seconds=settings.probe_idle_after_s),
+    )
+    return [ProbeTarget(c.bot_id, c.url) for c in plan_probes(candidates, now, policy)]
 
 
 async def record_health(
@@ -113,8 +138,9 @@ def start_due_tournaments() -> dict[str, list[int]]:
 
 @platform_task(CHECK_BOT_HEALTH, limits=SHORT_LIMITS)
 def check_bot_health() -> int:
-    """Send the live bots to the bot-calling worker to probe; returns how many."""
-    targets = run_db(health_targets)
+    """Send this round's bots to the bot-calling worker to probe; returns how many."""
+    settings = app.settings.worker
+    targets = run_db(lambda pool: health_targets(pool, datetime.now(UTC), settings))
     for start in range(0, len(targets), PROBE_BATCH):
         send_probe(targets[start : start + PROBE_BATCH])
     return len(targets)
