@@ -1,16 +1,21 @@
-"""`truco account create NAME --url URL` and `truco account show`: your account on a platform.
+"""`truco account create NAME --url URL`, `truco account show` and the account's API keys
+(`truco account keys`, `rotate-key`, `revoke-key ID`).
 
 `create` makes the account and stores the platform's URL and the new API key in the config
-file (see truco_cli/config.py); the key is shown by the platform only this once.
+file (see truco_cli/config.py); the key is shown by the platform only this once. `rotate-key`
+replaces the key in use by a new one (the old one stops working at once) and stores the new
+one in the config file the same way.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from typing import Any
 
 from truco_cli import config
-from truco_cli.api import Platform, add_json, print_json
+from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import CommandError, platform_command
 
 
@@ -30,6 +35,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_json(create)
     show = sub.add_parser("show", help="the account of the stored (or TRUCO_API_KEY) key")
     add_json(show)
+    keys = sub.add_parser("keys", help="the account's live API keys (ids and last characters)")
+    add_json(keys)
+    rotate = sub.add_parser(
+        "rotate-key",
+        help="replace the key in use by a new one and store it",
+        description="Ask the platform for a new API key and revoke the one in use (stored, or "
+        f"TRUCO_API_KEY) at once; the new key is stored in {config.config_path()} (mode "
+        "0600). Do this when a key may have leaked.",
+    )
+    add_json(rotate)
+    revoke = sub.add_parser(
+        "revoke-key",
+        help="revoke one of the account's keys (see `truco account keys`)",
+        description="The key stops working at once. The account's last key cannot be revoked: "
+        "rotate it instead.",
+    )
+    revoke.add_argument("key_id", type=int, metavar="ID", help="the key's id")
+    add_json(revoke)
 
 
 def _create(args: argparse.Namespace) -> int:
@@ -64,6 +87,73 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _keys(args: argparse.Namespace) -> int:
+    with Platform.from_config() as platform:
+        keys: list[dict[str, Any]] = platform.request("GET", "/v1/accounts/me/keys", auth=True)
+    if args.json:
+        print_json(keys)
+    else:
+        rows = [
+            [k["id"], "..." + k["hint"] if k["hint"] else "?", k["created_at"], _mark(k)]
+            for k in keys
+        ]
+        print(table(["id", "key", "created", ""], rows))
+    return 0
+
+
+def _mark(key: dict[str, Any]) -> str:
+    return "(in use)" if key["current"] else ""
+
+
+def _rotate(args: argparse.Namespace) -> int:
+    profile = config.load()
+    with Platform(profile.url, profile.key) as platform:
+        created: dict[str, Any] = platform.request("POST", "/v1/accounts/me/keys/rotate", auth=True)
+    stored = config.read_file(profile.path)
+    values = {**stored, "url": profile.url, "key": created["api_key"]}
+    try:
+        config.save(profile.path, values)
+    except OSError as exc:  # the old key is revoked already: the new one must not be lost
+        raise CommandError.local(
+            "The new key could not be stored",
+            f"{profile.path}: {exc}. The old key no longer works; your new key is "
+            f"{created['api_key']} (keep it now: the platform never shows it again)",
+            slug="cli/key-not-stored",
+            exit_code=1,
+        ) from None
+    if args.json:
+        print_json({"id": created["id"], "hint": created["hint"], "config": str(profile.path)})
+    else:
+        print(f"the API key is rotated: the old one no longer works on {profile.url}")
+        print(f"the new key (...{created['hint']}) is stored in {profile.path} (mode 0600)")
+    if config.KEY_ENV in os.environ:
+        print(
+            f"warning: {config.KEY_ENV} holds the old, revoked key: unset it or set it to the "
+            f"new one (in {profile.path})",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _revoke(args: argparse.Namespace) -> int:
+    with Platform.from_config() as platform:
+        platform.request("DELETE", f"/v1/accounts/me/keys/{args.key_id}", auth=True)
+    if args.json:
+        print_json({"revoked": args.key_id})
+    else:
+        print(f"API key {args.key_id} is revoked: it no longer works")
+    return 0
+
+
+COMMANDS = {
+    "create": _create,
+    "show": _show,
+    "keys": _keys,
+    "rotate-key": _rotate,
+    "revoke-key": _revoke,
+}
+
+
 @platform_command
 def run(args: argparse.Namespace) -> int:
-    return _create(args) if args.account_command == "create" else _show(args)
+    return COMMANDS[args.account_command](args)

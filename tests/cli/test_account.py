@@ -96,3 +96,30 @@ def test_errors_are_the_problem_title_and_detail_never_a_traceback(
     assert done.returncode == 1, done.stderr
     assert done.stderr.startswith("error: Not Found (404): ")
     assert "Traceback" not in done.stderr
+
+
+def test_rotate_key_stores_the_new_key_and_the_old_one_is_refused(
+    platform_url: str, truco: Truco
+) -> None:
+    name = unique("rotor")
+    truco.ok("account", "create", name, "--url", platform_url)
+    old = tomllib.loads(truco.config_file.read_text())["key"]
+    rotated = truco.ok("account", "rotate-key")
+    assert "rotated" in rotated.out and "ta_" not in rotated.out  # the key goes to the file
+    stored = tomllib.loads(truco.config_file.read_text())
+    assert stored["key"] != old and stored["key"].startswith("ta_")
+    assert stored["url"] == platform_url and stored["account"] == name
+    assert stat.S_IMODE(truco.config_file.stat().st_mode) == 0o600
+    assert truco.ok("account", "show", "--json").json()["name"] == name  # the new key works
+    listed = truco.ok("account", "keys", "--json").json()
+    assert [k["current"] for k in listed] == [True] and listed[0]["hint"] == stored["key"][-4:]
+    assert "(in use)" in truco.ok("account", "keys").out
+    # the old key is refused
+    stored_new = stored["key"]
+    truco.config_file.write_text(truco.config_file.read_text().replace(stored_new, old))
+    refused = truco("account", "show")
+    assert refused.code == 1 and refused.err.startswith("error: Unauthorized (401)")
+    truco.config_file.write_text(truco.config_file.read_text().replace(old, stored_new))
+    # the last key cannot be revoked: the platform says to rotate it
+    last = truco("account", "revoke-key", str(listed[0]["id"]))
+    assert last.code == 1 and "rotate" in last.err

@@ -23,6 +23,7 @@ async def test_a_rotated_key_is_refused_401_at_once(api: Api) -> None:
     account_id, old = await api.account("rotator")
     rotated = await api.client.post("/v1/accounts/me/keys/rotate", headers=old)
     assert rotated.status_code == 201, rotated.text
+    assert "no-store" in rotated.headers["cache-control"]  # it carries a key
     body = rotated.json()
     new = _bearer(body["api_key"])
     assert body["api_key"] != old["Authorization"].removeprefix("Bearer ")
@@ -67,6 +68,7 @@ async def test_keys_are_added_listed_and_revoked(api: Api) -> None:
     _, first = await api.account("keyring")
     added = await api.client.post("/v1/accounts/me/keys", headers=first)
     assert added.status_code == 201, added.text
+    assert "no-store" in added.headers["cache-control"]
     second = _bearer(added.json()["api_key"])
     listed = (await api.client.get("/v1/accounts/me/keys", headers=second)).json()
     assert [k["current"] for k in listed] == [False, True]
