@@ -117,6 +117,8 @@ def platform_env(
         "TRUCO_DATA_DIR": str(data_dir),
         "TRUCO_RATE_LIMIT_PER_MINUTE": "10000000",  # the round is measured, not the limits
         "TRUCO_HEALTH_RATE_LIMIT_PER_MINUTE": "10000000",
+        "TRUCO_ADDRESS_RATE_LIMIT_PER_MINUTE": "10000000",
+        "TRUCO_ACCOUNT_RATE_LIMIT_PER_HOUR": "10000000",
         "PYTHONUNBUFFERED": "1",
     }
 

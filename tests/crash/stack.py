@@ -49,6 +49,9 @@ def base_env(database_url: str, redis_url: str, prefix: str, data_dir: Path) -> 
         "TRUCO_REDIS_PREFIX": f"{prefix}{secrets.token_hex(3)}:",
         "TRUCO_SECRET_KEY": SECRET_KEY,
         "TRUCO_DATA_DIR": str(data_dir),
+        # every client is 127.0.0.1: the per-address budgets are tested elsewhere
+        "TRUCO_ACCOUNT_RATE_LIMIT_PER_HOUR": "1000000",
+        "TRUCO_ADDRESS_RATE_LIMIT_PER_MINUTE": "1000000",
         "PYTHONUNBUFFERED": "1",
     }
 

@@ -78,6 +78,7 @@ def env(
     redis_url = redis_server.start()
     environment = base_env(database_url, redis_url, "load:", tmp_path / "d")
     environment["TRUCO_RATE_LIMIT_PER_MINUTE"] = "1000000"  # latency is measured, not limits
+    environment["TRUCO_ADDRESS_RATE_LIMIT_PER_MINUTE"] = "1000000"
     sender = use_sender(monkeypatch, environment)
     try:
         yield environment

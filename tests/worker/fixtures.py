@@ -164,6 +164,9 @@ def stack_env(
         "TRUCO_REDIS_PREFIX": f"{redis_target.prefix}{secrets.token_hex(3)}:",
         "TRUCO_SECRET_KEY": SECRET_KEY,
         "TRUCO_DATA_DIR": str(tmp_path / "data"),
+        # the tests' clients are all 127.0.0.1: the per-address budgets are tested elsewhere
+        "TRUCO_ACCOUNT_RATE_LIMIT_PER_HOUR": "1000000",
+        "TRUCO_ADDRESS_RATE_LIMIT_PER_MINUTE": "1000000",
         "PYTHONUNBUFFERED": "1",
     }
     sender = WorkerApp("truco-test-sender", settings=load_settings(env, needs=WORKER_NEEDS))
