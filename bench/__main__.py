@@ -1,7 +1,4 @@
-"""Run every benchmark, or the ones named:
-``python -m bench [engine|tournaments|arena|arena_cost|match_length|rating_fit|leaderboard|concurrency|
-live_feed|live_stream|flow_round_10k|platform_round|
-ladder_placement|ladder_tick|ladder_live|cancel_stop|address_caps ...]``."""
+"""Run every benchmark of ``BENCHMARKS`` (below), or the ones named: ``python -m bench NAME ...``."""
 
 from __future__ import annotations
 
@@ -26,6 +23,7 @@ BENCHMARKS = [
     "ladder_live",
     "cancel_stop",
     "address_caps",
+    "probe_round",
 ]
 
 

@@ -30,37 +30,44 @@ async def bots_to_check(
     now: datetime,
     *,
     checked_before: datetime,
+    idle_checked_before: datetime | None = None,
     idle_after: timedelta = timedelta(days=1),
     limit: int = 10_000,
 ) -> list[ProbeCandidate]:
     """Bots that are not deleted and not checked since ``checked_before`` (never checked
     first), each with whether it is busy: entered in a registering or running tournament (not
     withdrawn), on a ladder (not paused), in a running SPRT test, or in a match created within
-    ``idle_after`` before ``now``. :func:`services.domain.probe_plan.plan_probes` chooses."""
+    ``idle_after`` before ``now``. An idle bot checked since ``idle_checked_before`` is left out
+    (None: not). :func:`services.domain.probe_plan.plan_probes` chooses among the rest."""
     rows = await conn.fetch(
         """
-        SELECT b.id, b.owner_id, b.url, b.last_check_at,
-            EXISTS (SELECT 1 FROM tournament_entries AS e
-                    JOIN tournaments AS t ON t.id = e.tournament_id
-                    WHERE e.bot_id = b.id AND e.withdrawn_at IS NULL
-                      AND t.status IN ('registering', 'running'))
-            OR EXISTS (SELECT 1 FROM ladder_entries AS l
-                       WHERE l.bot_id = b.id AND l.paused_at IS NULL)
-            OR EXISTS (SELECT 1 FROM sprt_tests AS s
-                       WHERE s.status = 'running' AND b.id IN (s.bot_a, s.bot_b))
-            OR coalesce((SELECT m.created_at FROM match_entrants AS me
-                         JOIN matches AS m ON m.id = me.match_id
-                         WHERE me.bot_id = b.id ORDER BY me.match_id DESC LIMIT 1)
-                        > $1::timestamptz - $2::interval, false) AS busy
-        FROM bots AS b
-        WHERE b.status <> 'deleted' AND (b.last_check_at IS NULL OR b.last_check_at < $3)
-        ORDER BY b.last_check_at NULLS FIRST, b.id
+        WITH c AS MATERIALIZED (  -- busy is computed once a bot (not again in the WHERE)
+            SELECT b.id, b.owner_id, b.url, b.last_check_at,
+                EXISTS (SELECT 1 FROM tournament_entries AS e
+                        JOIN tournaments AS t ON t.id = e.tournament_id
+                        WHERE e.bot_id = b.id AND e.withdrawn_at IS NULL
+                          AND t.status IN ('registering', 'running'))
+                OR EXISTS (SELECT 1 FROM ladder_entries AS l
+                           WHERE l.bot_id = b.id AND l.paused_at IS NULL)
+                OR EXISTS (SELECT 1 FROM sprt_tests AS s
+                           WHERE s.status = 'running' AND b.id IN (s.bot_a, s.bot_b))
+                OR coalesce((SELECT m.created_at FROM match_entrants AS me
+                             JOIN matches AS m ON m.id = me.match_id
+                             WHERE me.bot_id = b.id ORDER BY me.match_id DESC LIMIT 1)
+                            > $1::timestamptz - $2::interval, false) AS busy
+            FROM bots AS b
+            WHERE b.status <> 'deleted' AND (b.last_check_at IS NULL OR b.last_check_at < $3)
+        )
+        SELECT id, owner_id, url, last_check_at, busy FROM c
+        WHERE busy OR $5::timestamptz IS NULL OR last_check_at IS NULL OR last_check_at < $5
+        ORDER BY last_check_at NULLS FIRST, id
         LIMIT $4
         """,
         now,
         idle_after,
         checked_before,
         limit,
+        idle_checked_before,
     )
     return [
         ProbeCandidate(row["id"], row["owner_id"], row["url"], row["last_check_at"], row["busy"])

@@ -92,6 +92,7 @@ async def health_targets(
         pool,
         now,
         checked_before=now - timedelta(seconds=policy.round_every_s * 0.9),
+        idle_checked_before=now - timedelta(seconds=policy.idle_every_s),
         idle_after=timedelta(seconds=settings.probe_idle_after_s),
     )
     return [ProbeTarget(c.bot_id, c.url) for c in plan_probes(candidates, now, policy)]
