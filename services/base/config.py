@@ -420,7 +420,7 @@ VARIABLES: tuple[Variable, ...] = (
          "failed health checks in a row that make a bot unavailable"),
     _var("TRUCO_PROBE_IDLE_EVERY_S", "worker.probe_idle_every_s", _seconds(60, 604800), "3600",
          "how often an idle bot is probed (a busy one: every minute)"),
-    _var("TRUCO_PROBE_IDLE_AFTER_S", "worker.probe_idle_after_s", _seconds(60, 2592000),
+    _var("TRUCO_PROBE_IDLE_AFTER_S", "worker.probe_idle_after_s", _seconds(60, 864000),
          "86400", "a bot with no match for this long, in no open tournament, ladder or test, "
          "is idle"),
     _var("TRUCO_PROBES_PER_ACCOUNT_PER_MINUTE", "worker.probes_per_account_per_minute",

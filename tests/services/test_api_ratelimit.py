@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from services.api.ratelimit import RedisCounter
-from services.base.config import ConfigError, RateLimits, load_settings
+from services.base.config import ConfigError, KeySettings, RateLimits, load_settings
 from tests.servers import RedisTarget
 from tests.services.api_helpers import (
     FrozenCounter,
@@ -91,12 +91,38 @@ def test_limits_come_from_the_environment(tmp_path: Path) -> None:
             "TRUCO_RATE_LIMIT_PER_MINUTE": "100",
             "TRUCO_ACCOUNT_RATE_LIMIT_PER_MINUTE": "5",
             "TRUCO_AUTH_FAILURE_LIMIT_PER_MINUTE": "7",
+            "TRUCO_ADDRESS_RATE_LIMIT_PER_MINUTE": "250",
+            "TRUCO_ACCOUNT_RATE_LIMIT_PER_HOUR": "2",
         }
     ).rate_limits
     assert limits == RateLimits(
-        per_key_per_minute=100, accounts_per_minute=5, auth_failures_per_minute=7
+        per_key_per_minute=100,
+        accounts_per_minute=5,
+        auth_failures_per_minute=7,
+        per_address_per_minute=250,
+        accounts_per_hour=2,
     )
     assert load_settings(base).rate_limits == RateLimits()
     for bad in ("lots", "0", "-5"):
         with pytest.raises(ConfigError, match="TRUCO_RATE_LIMIT_PER_MINUTE must be a whole number"):
             load_settings({**base, "TRUCO_RATE_LIMIT_PER_MINUTE": bad})
+
+
+def test_key_and_probe_settings_come_from_the_environment(tmp_path: Path) -> None:
+    loaded = load_settings(
+        {
+            "TRUCO_DATA_DIR": str(tmp_path),
+            "TRUCO_API_KEYS_PER_ACCOUNT": "3",
+            "TRUCO_PROBE_IDLE_EVERY_S": "600",
+            "TRUCO_PROBE_IDLE_AFTER_S": "7200",
+            "TRUCO_PROBES_PER_ACCOUNT_PER_MINUTE": "7",
+        }
+    )
+    assert loaded.keys == KeySettings(per_account=3)
+    assert (
+        loaded.worker.probe_idle_every_s,
+        loaded.worker.probe_idle_after_s,
+        loaded.worker.probes_per_account_per_minute,
+    ) == (600.0, 7200.0, 7)
+    with pytest.raises(ConfigError, match="TRUCO_API_KEYS_PER_ACCOUNT must be a whole number"):
+        load_settings({"TRUCO_DATA_DIR": str(tmp_path), "TRUCO_API_KEYS_PER_ACCOUNT": "0"})
