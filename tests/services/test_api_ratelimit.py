@@ -69,6 +69,11 @@ async def test_redis_counters_are_shared_between_apps(redis_target: RedisTarget)
         assert wait == 45.0
         assert await two.hit("key:b", 2, now) is None
         assert await one.hit("key:a", 2, now + 60) is None  # the next window starts afresh
+        # an hour's window is a counter of its own (account creations per address)
+        assert await one.hit("key:a", 1, now, 3600) is None
+        hour_wait = await two.hit("key:a", 1, now + 60, 3600)
+        assert hour_wait == (now // 3600 + 1) * 3600 - (now + 60)  # to the hour's end
+        assert await two.peek("key:a", 1, now + 60, 3600) == hour_wait
     finally:
         await one.aclose()
         await two.aclose()
