@@ -190,7 +190,6 @@ def run(plan: Plan) -> dict[str, Any]:
     database_url = asyncio.run(_create_database(server, name))
     try:
         env = platform_env(database_url, redis_url, prefix, work / "data", ROOT)
-        env["TRUCO_ACCOUNTS_PER_ADDRESS_PER_HOUR"] = "1000"  # a dozen accounts from 127.0.0.1
         bot_env = {k: v for k, v in env.items() if k not in ("DATABASE_URL", "TRUCO_SECRET_KEY")}
         with (
             Procs(work / "logs", ROOT) as procs,
