@@ -18,32 +18,22 @@ the API; an attacker elsewhere would not be). Text lines, then one JSON line.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import secrets
-import shutil
 import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
-import redis
 
-from bench.database import server_url
 from bench.platform_procs import Procs, own_cpu_s
-from bench.platform_round import _create_database, _drop_database, platform_env
+from bench.platform_run import ROOT, platform_run
 from bench.slowloris import READY
-from services.base.config import LOCAL_REDIS_URL
 from services.launch.embedded._process import choose_port
 
-ROOT = Path(__file__).resolve().parents[1]
-DB_PREFIX = "bench_caps_"
 CLIENT = "127.0.0.2"
 OFF = "100000"
 MODES = {"caps off": {"TRUCO_CONNECTIONS_PER_ADDRESS": OFF,
@@ -139,31 +129,17 @@ def under_flood(port: int, requests: int, api_pid: int) -> tuple[dict[str, Any],
 
 
 def run(requests: int) -> list[dict[str, Any]]:
-    server = server_url()
-    redis_url = os.environ.get("REDIS_URL", LOCAL_REDIS_URL)
-    name = f"{DB_PREFIX}{os.getpid()}_{secrets.token_hex(4)}"
-    prefix = f"bench-caps-{secrets.token_hex(3)}:"
-    work = Path(tempfile.mkdtemp(prefix="bench-caps-"))
-    database_url = asyncio.run(_create_database(server, name))
     results = []
-    try:
-        env = platform_env(database_url, redis_url, prefix, work / "data", ROOT)
+    with platform_run("caps") as platform:
         for mode, extra in MODES.items():
-            with Procs(work / "logs", ROOT) as procs:
+            with Procs(platform.work / "logs", ROOT) as procs:
                 name = mode.replace(" ", "-")
-                port = serve(procs, name, {**env, **extra})
+                port = serve(procs, name, {**platform.env, **extra})
                 pid = procs.running[name].pid
                 idle = measure(port, requests, pid)
                 flooded, flood = under_flood(port, requests, pid)
             results.append({"mode": mode, "idle": idle, "slowloris": flooded, "flood": flood})
-        shutil.rmtree(work, ignore_errors=True)
-        return results
-    finally:
-        asyncio.run(_drop_database(server, name))
-        client = redis.Redis.from_url(redis_url)
-        for key in client.scan_iter(f"{prefix}*"):
-            client.delete(key)
-        client.close()
+    return results
 
 
 def report(results: list[dict[str, Any]]) -> None:

@@ -18,30 +18,22 @@ before/after in one run). Text lines, then one JSON line per run.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import secrets
-import shutil
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
-import redis
 
 from arena.client.connection import Choice
 from arena.sdk import BotServer, strategy_decider
 from arena.wire.protocol import ActRequest
-from bench.database import server_url
 from bench.platform_procs import Procs
-from bench.platform_round import _create_database, _drop_database, platform_env
-from services.base.config import LOCAL_REDIS_URL
+from bench.platform_run import ROOT, platform_run
 
-ROOT = Path(__file__).resolve().parents[1]
-DB_PREFIX = "bench_cancel_"
 QUIET_S = 5.0
 WAYS = ("cancel", "delete")
 
@@ -129,31 +121,15 @@ def decide_mid_match(api: str, way: str, calls_before: int, answer_s: float) -> 
 
 def run(root: Path = ROOT) -> list[dict[str, Any]]:
     """Both ways on one fresh platform of ``root``; their figures."""
-    server = server_url()
-    redis_url = os.environ.get("REDIS_URL", LOCAL_REDIS_URL)
     answer_s = int(os.environ.get("BENCH_ANSWER_MS", "20")) / 1000
     calls_before = int(os.environ.get("BENCH_CALLS_BEFORE", "30"))
-    name = f"{DB_PREFIX}{os.getpid()}_{secrets.token_hex(4)}"
-    prefix = f"bench-cancel-{secrets.token_hex(3)}:"
-    work = Path(tempfile.mkdtemp(prefix="bench-cancel-"))
-    database_url = asyncio.run(_create_database(server, name))
-    try:
-        env = platform_env(database_url, redis_url, prefix, work / "data", root)
-        with Procs(work / "logs", root) as procs:
-            procs.celery_worker("worker", "matches,results", 8, env)
-            api = procs.api(env)
-            tree = "this" if root == ROOT else str(root)
-            results = [
-                {"tree": tree, **decide_mid_match(api, way, calls_before, answer_s)} for way in WAYS
-            ]
-        shutil.rmtree(work, ignore_errors=True)
-        return results
-    finally:
-        asyncio.run(_drop_database(server, name))
-        client = redis.Redis.from_url(redis_url)
-        for key in client.scan_iter(f"{prefix}*"):
-            client.delete(key)
-        client.close()
+    with platform_run("cancel", root) as platform, Procs(platform.work / "logs", root) as procs:
+        procs.celery_worker("worker", "matches,results", 8, platform.env)
+        api = procs.api(platform.env)
+        tree = "this" if root == ROOT else str(root)
+        return [
+            {"tree": tree, **decide_mid_match(api, way, calls_before, answer_s)} for way in WAYS
+        ]
 
 
 def report(results: list[dict[str, Any]]) -> None:

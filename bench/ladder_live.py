@@ -24,25 +24,19 @@ import asyncio
 import json
 import os
 import secrets
-import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import asyncpg
 import httpx
-import redis
 
-from bench.database import server_url
 from bench.platform_procs import Procs, orphan_proof
-from bench.platform_round import _create_database, _drop_database, _post, platform_env
+from bench.platform_round import _post
+from bench.platform_run import ROOT, platform_run
 from bench.tinybot import TinyBots
-from services.base.config import LOCAL_REDIS_URL
 
-ROOT = Path(__file__).resolve().parents[1]
 POLL_S = 1.0
 PER_ACCOUNT = 5  # TRUCO_LADDER_ENTRIES_PER_ACCOUNT's default
 SWISS_BOTS = 8
@@ -182,39 +176,21 @@ async def measure(api: str, urls: list[str], database_url: str, plan: Plan) -> d
 
 
 def run(plan: Plan) -> dict[str, Any]:
-    server = server_url()
-    redis_url = os.environ.get("REDIS_URL", LOCAL_REDIS_URL)
-    name = f"truco_bench_round_{os.getpid()}_{secrets.token_hex(4)}"
-    prefix = f"bench-ladder-{secrets.token_hex(3)}:"
-    work = Path(tempfile.mkdtemp(prefix="bench-ladder-"))
-    database_url = asyncio.run(_create_database(server, name))
-    try:
-        env = platform_env(database_url, redis_url, prefix, work / "data", ROOT)
+    with platform_run("ladder") as platform:
+        env = platform.env
         bot_env = {k: v for k, v in env.items() if k not in ("DATABASE_URL", "TRUCO_SECRET_KEY")}
+        count = plan.bots + SWISS_BOTS + 1
         with (
-            Procs(work / "logs", ROOT) as procs,
-            TinyBots(
-                plan.bots + SWISS_BOTS + 1, delay_ms=plan.delay_ms, spans=False, **orphan_proof()
-            ) as bots,
+            Procs(platform.work / "logs", ROOT) as procs,
+            TinyBots(count, delay_ms=plan.delay_ms, spans=False, **orphan_proof()) as bots,
         ):
             procs.celery_worker("bots", "matches,ladder", 200, bot_env)
             procs.celery_worker("trusted", "results", 4, env)
             beat = [sys.executable, "-m", "celery", "-A", "services.worker.celery_app", "beat"]
-            beat += ["--schedule", str(work / "beat-schedule"), "--loglevel=INFO"]
+            beat += ["--schedule", str(platform.work / "beat-schedule"), "--loglevel=INFO"]
             procs.start("beat", beat, env)
             api = procs.api(env)
-            result = asyncio.run(measure(api, bots.urls, database_url, plan))
-        shutil.rmtree(work, ignore_errors=True)
-        return result
-    except BaseException:
-        print(f"ladder_live: the run's logs are in {work}", file=sys.stderr)
-        raise
-    finally:
-        asyncio.run(_drop_database(server, name))
-        client = redis.Redis.from_url(redis_url)
-        for key in client.scan_iter(f"{prefix}*"):
-            client.delete(key)
-        client.close()
+            return asyncio.run(measure(api, bots.urls, platform.database_url, plan))
 
 
 def main() -> None:

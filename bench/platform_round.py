@@ -39,11 +39,8 @@ import math
 import os
 import re
 import secrets
-import shutil
 import signal
 import statistics
-import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,20 +48,14 @@ from typing import Any, NoReturn
 
 import asyncpg
 import httpx
-import redis
 
 from bench.concurrency import percentile
-from bench.database import server_url, with_database
 from bench.platform_procs import Procs, cpu_s, orphan_proof
+from bench.platform_run import ROOT, platform_run
 from bench.tinybot import TinyBots
-from services.base.config import LOCAL_REDIS_URL
-from services.db.migrate import migrate_url
-from services.launch.embedded._process import pid_alive
 
-ROOT = Path(__file__).resolve().parents[1]
 PAIRED = re.compile(r"tournament (\d+) round (\d+) paired: (\d+) matches in ([0-9.]+) s")
 STORED = re.compile(r"truco\.store_result\[[^\]]+\] succeeded in ([0-9.e-]+)s")
-DB_PREFIX = "truco_bench_round_"
 STALL_S = 180.0
 POLL_S = 0.25
 API_READ_EVERY_S = 5.0
@@ -101,26 +92,6 @@ class Cpu:
 
     sides: dict[str, float] = field(default_factory=dict)
     backends: dict[int, float] = field(default_factory=dict)
-
-
-def platform_env(
-    database_url: str, redis_url: str, prefix: str, data_dir: Path, root: Path
-) -> dict[str, str]:
-    return {
-        "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin",
-        "PYTHONPATH": str(root),
-        "TRUCO_ENV": "local",  # bots on loopback are allowed
-        "DATABASE_URL": database_url,
-        "REDIS_URL": redis_url,
-        "TRUCO_REDIS_PREFIX": prefix,
-        "TRUCO_SECRET_KEY": secrets.token_urlsafe(48),
-        "TRUCO_DATA_DIR": str(data_dir),
-        "TRUCO_RATE_LIMIT_PER_MINUTE": "10000000",  # the round is measured, not the limits
-        "TRUCO_HEALTH_RATE_LIMIT_PER_MINUTE": "10000000",
-        "TRUCO_ADDRESS_RATE_LIMIT_PER_MINUTE": "10000000",
-        "TRUCO_ACCOUNT_RATE_LIMIT_PER_HOUR": "10000000",
-        "PYTHONUNBUFFERED": "1",
-    }
 
 
 def start_platform(procs: Procs, env: dict[str, str], plan: Plan) -> tuple[str, dict[str, int]]:
@@ -404,33 +375,6 @@ def figures(
 # --- the run --------------------------------------------------------------------------------
 
 
-async def _create_database(server: str, name: str) -> str:
-    """``name``, migrated; first the databases of runs that died (killed with -9, their
-    processes went with them: ``platform_procs.orphan_proof``, but not their database)."""
-    admin = await asyncpg.connect(server, timeout=5)
-    try:
-        for (old,) in await admin.fetch(
-            "SELECT datname FROM pg_database WHERE datname LIKE $1", DB_PREFIX + "%"
-        ):
-            found = re.match(rf"{DB_PREFIX}(\d+)_", old)
-            if found and not pid_alive(int(found[1])):
-                await admin.execute(f'DROP DATABASE IF EXISTS "{old}" WITH (FORCE)')
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    url = with_database(server, name)
-    await migrate_url(url)
-    return url
-
-
-async def _drop_database(server: str, name: str) -> None:
-    admin = await asyncpg.connect(server, timeout=5)
-    try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
-
-
 def run(
     plan: Plan,
     *,
@@ -442,37 +386,22 @@ def run(
     """One round on a fresh database; its figures. Every process it starts is stopped (and
     dies with this one), the database dropped and the Redis keys of its prefix deleted; its
     temporary folder too, unless a process logged an error. ``root``: the checkout whose platform (API and workers) runs; the bench is this one."""
-    server = server or server_url()
-    redis_url = redis_url or os.environ.get("REDIS_URL", LOCAL_REDIS_URL)
-    name = f"{DB_PREFIX}{os.getpid()}_{secrets.token_hex(4)}"
-    prefix = f"bench-round-{secrets.token_hex(3)}:"
-    work = Path(tempfile.mkdtemp(prefix="bench-round-"))
-    database_url = asyncio.run(_create_database(server, name))
-    try:
-        env = platform_env(database_url, redis_url, prefix, work / "data", root)
+    with platform_run("round", root, server=server, redis_url=redis_url) as platform:
         with (
-            Procs(logs or work / "logs", root) as procs,
+            Procs(logs or platform.work / "logs", root) as procs,
             TinyBots(plan.bots, delay_ms=plan.delay_ms, spans=True, **orphan_proof()) as bots,
         ):
-            api, pids = start_platform(procs, env, plan)
-            result = asyncio.run(measure(procs, bots, api, pids, database_url, name, plan))
+            api, pids = start_platform(procs, platform.env, plan)
+            result = asyncio.run(
+                measure(procs, bots, api, pids, platform.database_url, platform.database, plan)
+            )
             result["tree"] = "this" if root == ROOT else str(root)
             result["pids"] = sorted([*pids.values(), bots.pid])
             result["worker_errors"] = [
                 n for n in procs.running if "ERROR/" in procs.log(n) or "Traceback" in procs.log(n)
             ]
-        if not result["worker_errors"]:
-            shutil.rmtree(work, ignore_errors=True)  # kept (with the logs) after any error
+        platform.keep = bool(result["worker_errors"])  # the logs are kept after any error
         return result
-    except BaseException:
-        print(f"platform_round: the run's logs are in {work}", file=sys.stderr)
-        raise
-    finally:
-        asyncio.run(_drop_database(server, name))
-        client = redis.Redis.from_url(redis_url)
-        for key in client.scan_iter(f"{prefix}*"):
-            client.delete(key)
-        client.close()
 
 
 def report(result: dict[str, Any]) -> None:
