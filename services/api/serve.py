@@ -15,6 +15,8 @@ request body                15 s      the whole body, once the app reads it
                                       (``services.api.slow_clients``): a 408, then closed
 body size                   64 KiB    ``services.api.app.MAX_BODY_BYTES``: a 413
 keep-alive                  5 s       an idle connection between requests is closed
+write deadline              30 s      a response whose client drains nothing of a full send
+                                      buffer for this long is cut (``TRUCO_WRITE_DEADLINE_S``)
 connections                 512       with more connections or requests in flight, new
                                       requests get a 503 at once
 connections per address     32        ``TRUCO_CONNECTIONS_PER_ADDRESS``
@@ -60,6 +62,7 @@ from services.base.config import ConfigError, WebSettings, load_settings
 
 HEAD_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5
+WRITE_DEADLINE_S = 30.0
 MAX_CONNECTIONS = 512
 CONNECTIONS_PER_ADDRESS = WebSettings().connections_per_address
 HEADS_PER_ADDRESS = WebSettings().heads_per_address
@@ -86,6 +89,39 @@ class HeadDeadlineProtocol(H11Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.conn = HeadSizedConnection(self.max_head_bytes)
+    write_deadline_s = WRITE_DEADLINE_S
+    _write_timer: asyncio.TimerHandle | None = None
+
+    # The write deadline. The transport pauses the protocol when its send buffer passes the
+    # high-water mark (the kernel's buffers are full too: the client is not reading) and
+    # resumes it once the buffer drains below the low-water mark; the app's ``send`` waits in
+    # between, so a response holds at most a chunk more than the buffers. A pause that lasts
+    # ``write_deadline_s`` is a client that does not drain: the connection is aborted, which
+    # ends the response (its sends return at once and Litestar's stream sees the disconnect).
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._write_timer is None:
+            self._write_timer = self.loop.call_later(self.write_deadline_s, self._write_stalled)
+
+    def resume_writing(self) -> None:
+        self._cancel_write_timer()
+        super().resume_writing()
+
+    def _cancel_write_timer(self) -> None:
+        if self._write_timer is not None:
+            self._write_timer.cancel()
+            self._write_timer = None
+
+    def _write_stalled(self) -> None:
+        self._write_timer = None
+        logger.info(
+            "%s drained nothing of a full send buffer in %.0f s: connection cut (%s)",
+            _peer(self.client),
+            self.write_deadline_s,
+            self.scope["path"] if self.scope is not None else "?",
+        )
+        self.transport.abort()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -114,6 +150,7 @@ class HeadDeadlineProtocol(H11Protocol):
         if self._counted:
             self._counted = False
             self.caps.release(self._key)
+        self._cancel_write_timer()
         super().connection_lost(exc)
 
     def send_400_response(self, msg: str) -> None:
@@ -233,6 +270,7 @@ def config(
     heads_per_address: int | None = HEADS_PER_ADDRESS,
     trusted_proxies: tuple[str, ...] = (),
     max_head_bytes: int = MAX_HEAD_BYTES,
+    write_deadline_s: float = WRITE_DEADLINE_S,
 ) -> uvicorn.Config:
     """uvicorn's settings for the API (``app``: the factory's import path, or an app); a
     per-address cap of ``None`` is off (the benchmark's "before")."""
@@ -240,7 +278,12 @@ def config(
     protocol = type(
         "HeadDeadlineProtocol",
         (HeadDeadlineProtocol,),
-        {"head_timeout_s": head_timeout_s, "caps": caps, "max_head_bytes": max_head_bytes},
+        {
+            "head_timeout_s": head_timeout_s,
+            "caps": caps,
+            "max_head_bytes": max_head_bytes,
+            "write_deadline_s": write_deadline_s,
+        },
     )
     return uvicorn.Config(
         app,
@@ -279,6 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         connections_per_address=web.connections_per_address,
         heads_per_address=web.heads_per_address,
         trusted_proxies=web.trusted_proxies,
+        write_deadline_s=web.write_deadline_s,
     )
     uvicorn.Server(served).run()
     return 0

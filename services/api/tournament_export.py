@@ -1,30 +1,100 @@
 """A tournament's whole record for anyone to check: the export document and the TRF file.
 
-The export is streamed (:mod:`services.flow.export`): the event is read once, then replays go
-out a batch at a time, gzip-compressed when the client accepts it (replays shrink about ten
-times). There is no size cap: memory stays bounded by the batch, no database connection waits
-on a slow reader, and every request counts against the rate limits like any other.
+A finished event's export is made once into files (:mod:`services.flow.export_cache`) and
+served from them a chunk at a time, with a strong ETag (a matching ``If-None-Match`` is a
+304). A running event's export is streamed (:mod:`services.flow.export`): the event is read
+once, then one match at a time, gzip-compressed (in a thread) when the client accepts it.
+Either way a chunk is made only once the previous one was taken by the socket (uvicorn's
+``send`` waits while the client does not drain), so a response holds a chunk and the send
+buffers however slowly it is read, and a client that drains nothing for
+``TRUCO_WRITE_DEADLINE_S`` is cut (:mod:`services.api.serve`). Exports being costly, one API
+process serves ``TRUCO_EXPORTS_PER_ADDRESS`` at once to one client address (a 429 past it)
+and ``TRUCO_EXPORTS_TOTAL`` in all (a 503), both with Retry-After.
 """
 
 from __future__ import annotations
 
+import asyncio
 import zlib
 from collections.abc import AsyncIterator
+from typing import Any, Final
 
 import asyncpg
 from litestar import Controller, Request, Response, get
+from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import State
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.response import Stream
 
 from services import flow
+from services.api.client_address import client_address_reader
+from services.api.deps import services
 from services.api.problems import ProblemError, problem_responses
+from services.api.stream_caps import Slot, StreamCaps
 from services.api.tournaments import TournamentId, flow_problem
+from services.db import tournaments as db_tournaments
 from services.flow import export as flow_export
+from services.flow.export_cache import CachedExport, ExportCache, file_chunks, open_file
 from services.tournaments.export import TournamentExport
 
 GZIP_LEVEL = 6
+RETRY_AFTER_S: Final = 10
+_CAPS, _CACHE = "export_caps", "export_cache"
+
+
+def caps_of(state: State) -> StreamCaps:
+    found = state.get(_CAPS)
+    if not isinstance(found, StreamCaps):
+        limits = services(state).settings.exports
+        found = state[_CAPS] = StreamCaps(per_address=limits.per_address, total=limits.total)
+    return found
+
+
+def cache_of(state: State) -> ExportCache:
+    found = state.get(_CACHE)
+    if not isinstance(found, ExportCache):
+        found = state[_CACHE] = ExportCache(services(state).settings.export_cache_dir)
+    return found
+
+
+def _slot(request: Request[Any, Any, State]) -> Slot:
+    settings = services(request.app.state).settings
+    address = client_address_reader(settings.web.trusted_proxies)(request)
+    caps = caps_of(request.app.state)
+    slot = caps.acquire(address)
+    if slot is not None:
+        return slot
+    retry = {"Retry-After": str(RETRY_AFTER_S)}
+    if caps.by_address.get(address, 0) >= caps.per_address:
+        raise ProblemError(
+            429,
+            f"this address is already downloading {caps.per_address} exports from this "
+            "server; wait for one to finish",
+            slug="too-many-exports",
+            headers=retry,
+        )
+    raise ProblemError(
+        503,
+        "this server is serving as many exports as it can at once; try again shortly",
+        slug="exports-busy",
+        headers=retry,
+    )
+
+
+async def _released(chunks: AsyncIterator[bytes], slot: Slot) -> AsyncIterator[bytes]:
+    try:
+        async for chunk in chunks:
+            yield chunk
+    finally:
+        slot.release()
+
+
+def _matches(etag: str, if_none_match: str | None) -> bool:
+    if not if_none_match:
+        return False
+    wanted = {tag.strip().removeprefix("W/") for tag in if_none_match.split(",")}
+    return "*" in wanted or etag in wanted
 
 
 def _accepts_gzip(request: Request[object, object, State]) -> bool:
@@ -40,7 +110,7 @@ async def gzipped(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
     """``chunks`` as one gzip stream."""
     packer = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
     async for chunk in chunks:
-        packed = packer.compress(chunk)
+        packed = await asyncio.to_thread(packer.compress, chunk)  # off the event loop
         if packed:
             yield packed
     yield packer.flush()
@@ -52,6 +122,38 @@ def _problem(exc: flow.FlowError) -> ProblemError:
     if isinstance(exc, flow_export.NoTrf):
         return ProblemError(404, str(exc), slug="no-trf")
     return flow_problem(exc)
+
+
+def _stream(chunks: AsyncIterator[bytes], headers: dict[str, str], slot: Slot) -> Stream:
+    return Stream(
+        _released(chunks, slot),
+        media_type="application/json",
+        headers=headers,
+        background=BackgroundTask(slot.release),  # also when the body never started
+    )
+
+
+def _finished_headers(cached: CachedExport, gzip: bool, headers: dict[str, str]) -> None:
+    headers["ETag"] = cached.etag(gzip)
+    headers["Cache-Control"] = "public, max-age=3600"
+    if gzip:
+        headers["Content-Encoding"] = "gzip"
+
+
+def _not_modified(cached: CachedExport, gzip: bool, headers: dict[str, str]) -> Response[bytes]:
+    _finished_headers(cached, gzip, headers)
+    del headers["Content-Disposition"]
+    headers.pop("Content-Encoding", None)
+    return Response(content=b"", status_code=304, headers=headers)
+
+
+def _from_file(cached: CachedExport, gzip: bool, headers: dict[str, str], slot: Slot) -> Stream:
+    _finished_headers(cached, gzip, headers)
+    path, size = (
+        (cached.gzipped, cached.meta.gzip_size) if gzip else (cached.plain, cached.meta.plain_size)
+    )
+    headers["Content-Length"] = str(size)
+    return _stream(file_chunks(open_file(path)), headers, slot)
 
 
 class TournamentExportController(Controller):
@@ -70,7 +172,12 @@ class TournamentExportController(Controller):
             "plays a match of it (docs/verify.md). A match's seed appears once it is over "
             "and stopped, its replay and rating changes once it is finished. Events "
             "created before seeds were committed say `scheme: legacy`: their seeds cannot be "
-            "verified. Streamed; gzip-compressed when the request accepts gzip."
+            "verified. Streamed; gzip-compressed when the request accepts gzip. A finished "
+            "event's export is made once and has a strong `ETag` (`If-None-Match` gives a "
+            "304). At most TRUCO_EXPORTS_PER_ADDRESS exports at once per client address (a "
+            "429, `/problems/too-many-exports`) and TRUCO_EXPORTS_TOTAL per server (a 503, "
+            "`/problems/exports-busy`), both with Retry-After; a client that reads nothing "
+            "for TRUCO_WRITE_DEADLINE_S is cut."
         ),
         responses={
             200: ResponseSpec(
@@ -78,7 +185,12 @@ class TournamentExportController(Controller):
                 description="The export document (format truco-arena-tournament-export/1)",
                 generate_examples=False,
             ),
-            **problem_responses(400, 404),
+            304: ResponseSpec(
+                data_container=None,
+                description="Not modified: the finished event's export has this ETag",
+                generate_examples=False,
+            ),
+            **problem_responses(400, 404, 503),
         },
     )
     async def export(
@@ -86,20 +198,37 @@ class TournamentExportController(Controller):
         request: Request[object, object, State],
         pool: NamedDependency[asyncpg.Pool],
         tournament_id: TournamentId,
-    ) -> Stream:
-        try:
-            snap = await flow_export.snapshot(pool, tournament_id)
-        except flow.FlowError as exc:
-            raise _problem(exc) from None
-        chunks = flow_export.export_chunks(pool, snap)
+    ) -> Stream | Response[bytes]:
+        gzip = _accepts_gzip(request)
         headers = {
             "Content-Disposition": f'attachment; filename="tournament-{tournament_id}.json"',
             "Vary": "Accept-Encoding",
         }
-        if _accepts_gzip(request):
+        tournament = await db_tournaments.get_tournament(pool, tournament_id)
+        if tournament is None:
+            raise _problem(flow.TournamentNotFound(f"there is no tournament {tournament_id}"))
+        cache = cache_of(request.app.state)
+        cached = cache.find(tournament) if tournament.seed_revealed else None
+        if cached is not None and _matches(cached.etag(gzip), request.headers.get("if-none-match")):
+            return _not_modified(cached, gzip, headers)
+        slot = _slot(request)
+        try:
+            if cached is None:
+                cached = await cache.get(pool, tournament)
+            if cached is not None:
+                return _from_file(cached, gzip, headers, slot)
+            snap = await flow_export.snapshot(pool, tournament_id)
+        except flow.FlowError as exc:
+            slot.release()
+            raise _problem(exc) from None
+        except BaseException:
+            slot.release()
+            raise
+        chunks = flow_export.export_chunks(pool, snap)
+        if gzip:
             headers["Content-Encoding"] = "gzip"
             chunks = gzipped(chunks)
-        return Stream(chunks, media_type="application/json", headers=headers)
+        return _stream(chunks, headers, slot)
 
     @get(
         "/{tournament_id:int}/trf",

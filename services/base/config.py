@@ -97,6 +97,10 @@ class WebSettings(msgspec.Struct, frozen=True, kw_only=True):
     heads_per_address: int = 8
     """Connections of one client address that may hold an unfinished request head at once."""
 
+    write_deadline_s: float = 30.0
+    """A response whose client drains nothing of a full send buffer for this long is cut
+    (``services.api.serve``)."""
+
 
 class StreamSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Caps on open Server-Sent Events streams, per API process (``services.api.streams``)."""
@@ -105,6 +109,17 @@ class StreamSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Streams one client address may hold open at once."""
     total: int = 2000
     """Streams one API process holds open at once (every address together)."""
+
+
+class ExportSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Tournament exports (``services.api.tournament_export``, ``services.flow.export_cache``)."""
+
+    per_address: int = 2
+    """Exports one client address may be downloading at once from one API process."""
+    total: int = 16
+    """Exports one API process serves at once (every address together)."""
+    cache_dir: str | None = None
+    """Where a finished event's export is kept once made; None: ``<data dir>/exports``."""
 
 
 class RateLimits(msgspec.Struct, frozen=True, kw_only=True):
@@ -213,12 +228,20 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rate_limits: RateLimits = RateLimits()
     streams: StreamSettings = StreamSettings()
     keys: KeySettings = KeySettings()
+
+    exports: ExportSettings = ExportSettings()
     challenges: ChallengeQuota = ChallengeQuota()
     sprt: SprtQuota = SprtQuota()
     fair_play: FairPlaySettings = FairPlaySettings()
     worker: WorkerSettings = WorkerSettings()
     sweep: SweepSettings = SweepSettings()
     ladder: LadderSettings = LadderSettings()
+
+    @property
+    def export_cache_dir(self) -> Path:
+        """The folder of finished events' exports (``TRUCO_EXPORT_CACHE_DIR``)."""
+        configured = self.exports.cache_dir
+        return Path(configured) if configured else Path(self.data_dir) / "exports"
 
     @property
     def production(self) -> bool:
@@ -396,6 +419,16 @@ VARIABLES: tuple[Variable, ...] = (
          "address may hold open on one API process"),
     _var("TRUCO_STREAMS_TOTAL", "streams.total", _whole(1, 1_000_000), "2000",
          "live streams one API process holds open at once"),
+    _var("TRUCO_EXPORTS_PER_ADDRESS", "exports.per_address", _whole(1, 10_000), "2",
+         "tournament exports one client address may download at once from one API process "
+         "(a 429 past it)"),
+    _var("TRUCO_EXPORTS_TOTAL", "exports.total", _whole(1, 100_000), "16",
+         "tournament exports one API process serves at once (a 503 past it)"),
+    _var("TRUCO_EXPORT_CACHE_DIR", "exports.cache_dir", (_folder, "a folder"),
+         "`<data dir>/exports`", "where a finished event's export is kept once made"),
+    _var("TRUCO_WRITE_DEADLINE_S", "web.write_deadline_s", _seconds(1, 3600), "30",
+         "a response the client does not drain (the server's send buffer stays full) for "
+         "this long is cut"),
     _var("TRUCO_OPEN_CHALLENGES_PER_ACCOUNT", "challenges.per_account", _whole(1), "8",
          "open challenges an account may have"),
     _var("TRUCO_OPEN_CHALLENGES_PER_BOT", "challenges.per_bot", _whole(1), "4",

@@ -3,8 +3,9 @@
 :func:`snapshot` reads the event once (tournament, entries, rounds, every match, standings
 through :func:`services.flow.standings`); :func:`export_chunks` then writes the document of
 :mod:`services.tournaments.export` piece by piece, reading replays and Elo changes
-:data:`BATCH` matches at a time, so a large event is streamed with bounded memory and no
-database connection is held while a slow client reads. Only matches finished in the snapshot
+:data:`BATCH` matches at a time and yielding one match at a time, so a large event is
+streamed with bounded memory (a batch's replays) and no database connection is held while a
+slow client reads. Only matches finished in the snapshot
 carry a replay and Elo changes, so the document agrees with itself while the event goes on.
 
 :func:`trf` is the TRF-16 file of a started Swiss (team or 1v1: a TRF line is one player),
@@ -44,7 +45,7 @@ from services.tournaments.export import (
 from services.tournaments.formats import get_format
 from services.tournaments.trf import export_trf
 
-BATCH = 50  # matches whose replays are read (and held in memory) at once
+BATCH = 10  # matches whose replays are read (and held in memory) at once
 _LEGACY_REPLAY = b'{"format":"' + LEGACY_FORMAT.encode() + b'"'
 _NO_MATCHES = b'"matches":[]}'
 
@@ -197,8 +198,11 @@ async def export_chunks(
         by_match: dict[int, list[db_ratings.AppliedChange]] = {}
         for change in changes:
             by_match.setdefault(change.match_id, []).append(change)
-        pieces = [match_json(m, replays.get(m.id), by_match.get(m.id, [])) for m in part]
-        yield (b"," if start else b"") + b",".join(pieces)
+        for index, match in enumerate(part):
+            # one match at a time: the response sends it before the next is encoded, and
+            # each replay is let go once encoded (a large event's replays are ~150 KB each)
+            piece = match_json(match, replays.pop(match.id, None), by_match.get(match.id, []))
+            yield (b"," if start or index else b"") + piece
     yield b"]}"
 
 
