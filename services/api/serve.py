@@ -45,6 +45,8 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import socket
+import struct
 from collections.abc import Sequence
 from http import HTTPStatus
 from typing import Any
@@ -68,6 +70,7 @@ CONNECTIONS_PER_ADDRESS = WebSettings().connections_per_address
 HEADS_PER_ADDRESS = WebSettings().heads_per_address
 RETRY_AFTER_S = 1
 APP = "services.launch.app:app_from_env"
+_RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close() resets the connection
 
 logger = logging.getLogger("services.api")
 
@@ -121,6 +124,10 @@ class HeadDeadlineProtocol(H11Protocol):
             self.write_deadline_s,
             self.scope["path"] if self.scope is not None else "?",
         )
+        sock = self.transport.get_extra_info("socket")
+        if sock is not None:  # a reset, not a FIN behind the unsent data: the kernel lets go
+            with contextlib.suppress(OSError):  # of its buffers too
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
         self.transport.abort()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]

@@ -9,10 +9,12 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import msgspec
 import pytest
 import uvicorn
+from litestar import Litestar
 
 from services.api import serve, slow_clients
 from services.base.config import DatabaseSettings, Secret, SecretSettings, Settings
@@ -28,6 +30,7 @@ SLACK_S = 2.5  # a loaded 2-core machine
 @dataclass(frozen=True)
 class Served:
     port: int
+    app: Litestar | None = field(default=None, compare=False)
 
     def connect(self, source: str = "127.0.0.1") -> socket.socket:
         """A connection from ``source`` (another 127.0.0.x: another client address)."""
@@ -47,13 +50,18 @@ def serve_api(
     connections_per_address: int | None = serve.CONNECTIONS_PER_ADDRESS,
     heads_per_address: int | None = serve.HEADS_PER_ADDRESS,
     servers: list[uvicorn.Server] | None = None,
+    settings: Settings | None = None,
+    write_deadline_s: float = serve.WRITE_DEADLINE_S,
 ) -> Iterator[Served]:
     """The API served on a free port; ``servers`` (if given) gets the uvicorn server, whose
-    ``config.http`` is the protocol class holding the per-address counters (``caps``)."""
+    ``config.http`` is the protocol class holding the per-address counters (``caps``);
+    ``settings`` (its database and secret key are set here) replaces the defaults."""
     slow = pytest.MonkeyPatch()
     slow.setattr(slow_clients, "BODY_TIMEOUT_S", BODY_S)
-    settings = Settings(
-        database=DatabaseSettings(url=database_url), secrets=SecretSettings(key=Secret("s" * 48))
+    settings = msgspec.structs.replace(
+        settings or Settings(),
+        database=DatabaseSettings(url=database_url),
+        secrets=SecretSettings(key=Secret("s" * 48)),
     )
     app = create_app(settings)
     server = uvicorn.Server(
@@ -66,6 +74,7 @@ def serve_api(
             max_connections=max_connections,
             connections_per_address=connections_per_address,
             heads_per_address=heads_per_address,
+            write_deadline_s=write_deadline_s,
         )
     )
     if servers is not None:
@@ -77,7 +86,7 @@ def serve_api(
         assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
         time.sleep(0.05)
     try:
-        yield Served(server.servers[0].sockets[0].getsockname()[1])
+        yield Served(server.servers[0].sockets[0].getsockname()[1], app)
     finally:
         server.should_exit = True
         thread.join(10)

@@ -1,0 +1,150 @@
+"""Helpers of the export readers' tests and bench (issue 21, break 2): a finished event large
+enough that its export outgrows the sockets' buffers, the API as a process of its own (its
+memory measured alone), and raw-socket readers that read slowly or not at all."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from services import flow
+from services.db.pool import create_pool
+from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
+
+SMALL_RCVBUF = 4096
+
+
+def make_large_event(database_url: str, bots: int = 16, games: int = 10) -> int:
+    """A finished round robin of ``bots`` bots and ``games`` games a match, played in process
+    (16 bots, 10 games: 120 matches, an export of several MB)."""
+
+    async def made() -> int:
+        pool = await create_pool(database_url, min_size=1, max_size=6)
+        try:
+            tid, _ = await make_tournament(pool, "round_robin", bots, games_per_match=games)
+            dispatcher = InProcessDispatcher(in_process({}))
+            await dispatcher(pool, await flow.start_tournament(pool, tid))
+            return tid
+        finally:
+            await pool.close()
+
+    return asyncio.run(made())
+
+
+def request(path: str, *, gzip: bool = False, headers: dict[str, str] | None = None) -> bytes:
+    lines = [f"GET {path} HTTP/1.1", "Host: 127.0.0.1"]
+    lines.append(f"Accept-Encoding: {'gzip' if gzip else 'identity'}")
+    lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def stalled_reader(port: int, path: str, **kwargs: object) -> socket.socket:
+    """A connection that asks for ``path`` and then reads nothing (a small receive buffer, so
+    the server's send buffer fills soon)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SMALL_RCVBUF)
+    sock.settimeout(30)
+    sock.connect(("127.0.0.1", port))
+    sock.sendall(request(path, **kwargs))  # type: ignore[arg-type]
+    return sock
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def rss_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError(f"no VmRSS for process {pid}")
+
+
+@dataclass(frozen=True)
+class ApiProcess:
+    port: int
+    pid: int
+
+
+@contextlib.contextmanager
+def api_process(database_url: str, data_dir: Path, **env: str) -> Iterator[ApiProcess]:
+    """``python -m services.api.serve`` on 127.0.0.1 with these ``TRUCO_*`` settings."""
+    port = free_port()
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("TRUCO_")}
+    environ.pop("REDIS_URL", None)  # rate-limit counters in memory
+    environ.update(
+        DATABASE_URL=database_url,
+        TRUCO_SECRET_KEY="k" * 48,
+        TRUCO_DATA_DIR=str(data_dir),
+        TRUCO_RATE_LIMIT_PER_MINUTE="100000",
+        **env,
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "services.api.serve", "--port", str(port), "--no-access-log"],
+        env=environ,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, "the API process exited"
+            assert time.monotonic() < deadline, "the API process did not start"
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                break
+            time.sleep(0.1)
+        yield ApiProcess(port, process.pid)
+    finally:
+        process.terminate()
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
+
+
+def read_response(sock: socket.socket) -> tuple[bytes, bytes]:
+    """A whole response with a Content-Length or closed at its end: (head, body)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise AssertionError(f"closed before the head: {data!r}")
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = None
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    while length is None or len(body) < length:
+        chunk = sock.recv(1 << 20)
+        if not chunk:
+            break
+        body += chunk
+    return head, body
+
+
+def settle_rss(pid: int, *, quiet_s: float = 1.5, within_s: float = 30.0) -> int:
+    """The process's RSS once it stopped growing for ``quiet_s`` (or after ``within_s``)."""
+    deadline = time.monotonic() + within_s
+    last = rss_bytes(pid)
+    stable_since = time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.25)
+        now = rss_bytes(pid)
+        if now > last + 256 * 1024:
+            last, stable_since = now, time.monotonic()
+        elif time.monotonic() - stable_since >= quiet_s:
+            return max(now, last)
+    return rss_bytes(pid)
