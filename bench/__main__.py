@@ -24,6 +24,7 @@ BENCHMARKS = [
     "cancel_stop",
     "address_caps",
     "probe_round",
+    "export_readers",
 ]
 
 

@@ -1,0 +1,176 @@
+"""Export readers (issue 21, break 2): the API's memory with stalled export readers, and the
+API's CPU per export served.
+
+What runs, all on 127.0.0.1: PostgreSQL (a database of this run's own, migrated, dropped at
+the end) holding one finished round robin played in this process (``BENCH_EXPORT_BOTS`` bots,
+24, ten games a match: an export of ~10 MB), and the API as served
+(``python -m services.api.serve``, rate-limit counters in memory, the export caps raised so
+every reader is let in). Then:
+
+* CPU: one export downloaded whole (the first: a finished event's files are made), then
+  ``BENCH_EXPORT_REPEAT`` (5) more plain and as many gzip: the API process's CPU seconds
+  (``/proc``) per export;
+* memory: the API's RSS once settled, then with ``BENCH_STALLED`` (100) readers that ask for
+  the plain export and never read (a 4 KiB receive buffer), settled again; and the median
+  time of ``/health/live`` meanwhile.
+
+``BENCH_BASELINE_ROOT=<checkout>`` runs that checkout's API first on the same database (a
+before/after in one run). Text lines, then one JSON line per tree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import shutil
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.database import server_url
+from bench.platform_procs import Procs
+from bench.platform_round import _create_database, _drop_database, platform_env
+from services.launch.embedded._process import choose_port
+from tests.services.export_readers_helpers import (
+    make_large_event,
+    read_response,
+    rss_bytes,
+    settle_rss,
+    stalled_reader,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+DB_PREFIX = "bench_export_"
+
+
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _download(port: int, path: str, *, gzip: bool) -> int:
+    with socket.create_connection(("127.0.0.1", port), timeout=120) as sock:
+        coding = "gzip" if gzip else "identity"
+        sock.sendall(
+            f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept-Encoding: {coding}\r\n"
+            "Connection: close\r\n\r\n".encode()
+        )
+        head, body = read_response(sock)
+    if not head.startswith(b"HTTP/1.1 200"):
+        raise RuntimeError(f"the export was not served: {head[:200]!r}")
+    return len(body)
+
+
+def _api(procs: Procs, env: dict[str, str]) -> tuple[int, int]:
+    port = choose_port(())
+    argv = [sys.executable, "-m", "services.api.serve", "--port", str(port), "--no-access-log"]
+    process = procs.start("api", argv, env)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health/live", timeout=5).status_code == 200:
+                return port, process.pid
+        except httpx.HTTPError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"the API did not start:\n{procs.log('api')[-3000:]}")
+        time.sleep(0.2)
+
+
+def measure(root: Path, database_url: str, tid: int, work: Path) -> dict[str, Any]:
+    repeat = int(os.environ.get("BENCH_EXPORT_REPEAT", "5"))
+    stalled = int(os.environ.get("BENCH_STALLED", "100"))
+    env = platform_env(database_url, "", "", work / "data", root)
+    env.pop("REDIS_URL")
+    env.pop("TRUCO_REDIS_PREFIX")
+    caps = str(stalled + 10)
+    env.update(
+        TRUCO_EXPORTS_PER_ADDRESS=caps, TRUCO_EXPORTS_TOTAL=caps, TRUCO_WRITE_DEADLINE_S="600"
+    )
+    path = f"/v1/tournaments/{tid}/export"
+    with Procs(work / "logs", root) as procs:
+        port, pid = _api(procs, env)
+        began = _cpu_s(pid)
+        size = _download(port, path, gzip=False)
+        first_cpu = _cpu_s(pid) - began
+        cpu: dict[str, float] = {}
+        packed = 0
+        for gzip in (False, True):
+            began = _cpu_s(pid)
+            for _ in range(repeat):
+                got = _download(port, path, gzip=gzip)
+                packed = got if gzip else packed
+            cpu["gzip" if gzip else "plain"] = (_cpu_s(pid) - began) / repeat
+        before = settle_rss(pid)
+        readers = [stalled_reader(port, path) for _ in range(stalled)]
+        try:
+            served = sum(sock.recv(64).startswith(b"HTTP/1.1 200") for sock in readers)
+            after = settle_rss(pid, quiet_s=3.0, within_s=120.0)
+            probes = []
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+                for _ in range(20):
+                    start = time.monotonic()
+                    client.get("/health/live")
+                    probes.append(time.monotonic() - start)
+            peak = max(after, rss_bytes(pid))
+        finally:
+            for sock in readers:
+                sock.close()
+    return {
+        "tree": "this" if root == ROOT else str(root),
+        "export_bytes": size,
+        "gzip_bytes": packed,
+        "first_export_cpu_s": round(first_cpu, 3),
+        "cpu_s_per_plain_export": round(cpu["plain"], 3),
+        "cpu_s_per_gzip_export": round(cpu["gzip"], 3),
+        "stalled_readers": stalled,
+        "stalled_served": served,
+        "rss_before_mib": round(before / 2**20, 1),
+        "rss_stalled_mib": round(peak / 2**20, 1),
+        "rss_per_stalled_reader_kib": round((peak - before) / stalled / 1024, 1),
+        "health_median_ms_while_stalled": round(statistics.median(probes) * 1000, 2),
+    }
+
+
+def report(r: dict[str, Any]) -> None:
+    print(
+        f"{r['tree']}: export {r['export_bytes'] / 2**20:.1f} MiB ({r['gzip_bytes'] / 2**20:.1f} "
+        f"MiB gzip); API CPU per export: first {r['first_export_cpu_s']:.3f} s, then plain "
+        f"{r['cpu_s_per_plain_export']:.3f} s, gzip {r['cpu_s_per_gzip_export']:.3f} s"
+    )
+    print(
+        f"{r['tree']}: {r['stalled_readers']} stalled readers ({r['stalled_served']} served): "
+        f"API RSS {r['rss_before_mib']} -> {r['rss_stalled_mib']} MiB "
+        f"({r['rss_per_stalled_reader_kib']} KiB a reader); /health/live median "
+        f"{r['health_median_ms_while_stalled']} ms meanwhile"
+    )
+    print(json.dumps({"export_readers": r}))
+
+
+def main() -> None:
+    server = server_url()
+    name = f"{DB_PREFIX}{os.getpid()}_{secrets.token_hex(4)}"
+    database_url = asyncio.run(_create_database(server, name))
+    work = Path(tempfile.mkdtemp(prefix="bench-export-"))
+    try:
+        bots = int(os.environ.get("BENCH_EXPORT_BOTS", "24"))
+        tid = make_large_event(database_url, bots=bots, games=10)
+        baseline = os.environ.get("BENCH_BASELINE_ROOT", "").strip()
+        roots = [Path(baseline).resolve()] if baseline else []
+        for k, root in enumerate([*roots, ROOT]):
+            report(measure(root, database_url, tid, work / str(k)))
+        shutil.rmtree(work, ignore_errors=True)
+    finally:
+        asyncio.run(_drop_database(server, name))
+
+
+if __name__ == "__main__":
+    main()
