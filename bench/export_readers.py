@@ -36,16 +36,16 @@ from typing import Any
 import httpx
 
 from bench.database import server_url
-from bench.platform_procs import Procs
-from bench.platform_round import _create_database, _drop_database, platform_env
-from services.launch.embedded._process import choose_port
-from tests.services.export_readers_helpers import (
+from bench.export_readers_kit import (
     make_large_event,
     read_response,
     rss_bytes,
     settle_rss,
     stalled_reader,
 )
+from bench.platform_procs import Procs
+from bench.platform_round import _create_database, _drop_database, platform_env
+from services.launch.embedded._process import choose_port
 
 ROOT = Path(__file__).resolve().parents[1]
 DB_PREFIX = "bench_export_"

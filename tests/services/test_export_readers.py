@@ -19,11 +19,7 @@ import asyncpg
 import httpx
 import pytest
 
-from services.api.tournament_export import cache_of
-from services.base.config import ExportSettings, Settings, WebSettings
-from services.db.pool import create_pool
-from services.tournaments.export import decode_export
-from tests.services.export_readers_helpers import (
+from bench.export_readers_kit import (
     api_process,
     make_large_event,
     read_response,
@@ -31,6 +27,10 @@ from tests.services.export_readers_helpers import (
     settle_rss,
     stalled_reader,
 )
+from services.api.tournament_export import cache_of
+from services.base.config import ExportSettings, Settings, WebSettings
+from services.db.pool import create_pool
+from services.tournaments.export import decode_export
 from tests.services.served_api import SLACK_S, Served, serve_api
 from truco_cli.verify_event import verify_export
 

@@ -1,12 +1,14 @@
-"""Helpers of the export readers' tests and bench (issue 21, break 2): a finished event large
-enough that its export outgrows the sockets' buffers, the API as a process of its own (its
-memory measured alone), and raw-socket readers that read slowly or not at all."""
+"""The export readers' bench and tests (issue 21, break 2) share these: a finished event large
+enough that its export outgrows the sockets' buffers (played in this process, random bots),
+the API as a process of its own (its memory measured alone), and raw-socket readers that
+read slowly or not at all."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -15,28 +17,76 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import asyncpg
+
+from arena.client.connection import InProcessBot
+from arena.match.replay import EntrantRecord
+from arena.match.runner import run_match
+from arena.sdk import strategy_decider
 from services import flow
+from services.base.config import Secret
+from services.base.secretbox import SecretBox
+from services.db import accounts as db_accounts
+from services.db import bots as db_bots
 from services.db.pool import create_pool
-from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
 
 SMALL_RCVBUF = 4096
 
 
 def make_large_event(database_url: str, bots: int = 16, games: int = 10) -> int:
     """A finished round robin of ``bots`` bots and ``games`` games a match, played in process
-    (16 bots, 10 games: 120 matches, an export of several MB)."""
+    by random bots (16 bots, 10 games: 120 matches, an export of about 5 MB)."""
 
     async def made() -> int:
         pool = await create_pool(database_url, min_size=1, max_size=6)
         try:
-            tid, _ = await make_tournament(pool, "round_robin", bots, games_per_match=games)
-            dispatcher = InProcessDispatcher(in_process({}))
-            await dispatcher(pool, await flow.start_tournament(pool, tid))
-            return tid
+            return await _play_round_robin(pool, bots, games)
         finally:
             await pool.close()
 
     return asyncio.run(made())
+
+
+async def _play_round_robin(pool: asyncpg.Pool, bots: int, games: int) -> int:
+    box = SecretBox(Secret("k" * 48))  # the bots are never called: their secrets never read
+    tag = secrets.token_hex(4)
+    owner = (await db_accounts.create_account(pool, f"big-{tag}", secrets.token_bytes(32))).id
+    tournament = await flow.create_tournament(
+        pool,
+        organiser_id=owner,
+        name=f"big-{tag}",
+        format="round_robin",
+        mode="1v1",
+        settings=flow.TournamentSettings(rules={"points_to_win": 15}, games_per_match=games),
+    )
+    for k in range(bots):
+        async with pool.acquire() as conn:
+            bot = await db_bots.create_bot(
+                conn,
+                owner_id=owner,
+                name=f"big-{tag}-{k}",
+                url="http://127.0.0.1:9",
+                encrypt_secret=lambda bot_id: box.encrypt("whsec_never-used", bot_id),
+                key_id=box.key_id,
+            )
+        await flow.enter_tournament(pool, tournament.id, bot.id)
+    pending = await flow.start_tournament(pool, tournament.id)
+    while pending:
+        specs = await flow.match_specs(pool, pending, secret_box=box)
+        pending = []
+        for spec in specs:
+            entrants = [
+                (
+                    EntrantRecord(e.name, e.url),
+                    InProcessBot(e.name, strategy_decider("random", spec.seed % 1000 + e.bot_id)),
+                )
+                for e in spec.entrants
+            ]
+            replay = await run_match(str(spec.match_id), spec.seed, spec.settings, entrants)
+            pending += await flow.record_result(
+                pool, spec.match_id, replay, task_id=f"t{spec.match_id}"
+            )
+    return tournament.id
 
 
 def request(path: str, *, gzip: bool = False, headers: dict[str, str] | None = None) -> bytes:
