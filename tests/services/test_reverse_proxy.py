@@ -39,6 +39,7 @@ def test_the_proxy_is_at_least_as_strict_as_the_api() -> None:
     assert seconds(directive("client_header_timeout")[0]) <= serve.HEAD_TIMEOUT_S
     assert seconds(directive("client_body_timeout")[0]) <= slow_clients.BODY_TIMEOUT_S
     assert seconds(directive("keepalive_timeout")[0]) <= serve.KEEP_ALIVE_S  # clients
+    assert seconds(directive("send_timeout")[0]) <= serve.WRITE_DEADLINE_S
     upstream = CONF.read_text().split("upstream truco_api", 1)[1].split("}", 1)[0]
     # nginx drops its idle upstream connections before the API would close them
     assert seconds(directive("keepalive_timeout", upstream)[0]) < serve.KEEP_ALIVE_S
