@@ -128,8 +128,8 @@ class ApiProcess:
 
 @contextlib.contextmanager
 def api_process(database_url: str, data_dir: Path, **env: str) -> Iterator[ApiProcess]:
-    """``python -m services.api.serve`` on 127.0.0.1 with these ``TRUCO_*`` settings."""
-    port = free_port()
+    """``python -m services.api.serve`` on 127.0.0.1 with these ``TRUCO_*`` settings (on
+    another free port if the one chosen was taken meanwhile)."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("TRUCO_")}
     environ.pop("REDIS_URL", None)  # rate-limit counters in memory
     environ.update(
@@ -139,28 +139,57 @@ def api_process(database_url: str, data_dir: Path, **env: str) -> Iterator[ApiPr
         TRUCO_RATE_LIMIT_PER_MINUTE="100000",
         **env,
     )
-    process = subprocess.Popen(
-        [sys.executable, "-m", "services.api.serve", "--port", str(port), "--no-access-log"],
-        env=environ,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, "the API process exited"
-            assert time.monotonic() < deadline, "the API process did not start"
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
-                break
-            time.sleep(0.1)
-        yield ApiProcess(port, process.pid)
-    finally:
-        process.terminate()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    log = data_dir / "api.log"
+    for attempt in range(3):
+        port = free_port()
+        with log.open("ab") as out:
+            process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "services.api.serve",
+                    "--port",
+                    str(port),
+                    "--no-access-log",
+                ],
+                env=environ,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
         try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)
+            if _started(process, port):
+                yield ApiProcess(port, process.pid)
+                return
+        finally:
+            _stop(process)
+        if attempt == 2 or "address already in use" not in log.read_text():
+            raise AssertionError(f"the API process did not start:\n{log.read_text()[-3000:]}")
+
+
+def _started(process: subprocess.Popen[bytes], port: int) -> bool:
+    """Whether the process answers ``/health/live`` (False: it exited first)."""
+    probe = request("/health/live")
+    deadline = time.monotonic() + 60
+    while process.poll() is None:
+        assert time.monotonic() < deadline, "the API process did not start in 60 s"
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1) as s:
+            s.sendall(probe)
+            if s.recv(64).startswith(b"HTTP/1.1 200"):
+                return True
+        time.sleep(0.1)
+    return False
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(5)
 
 
 def read_response(sock: socket.socket) -> tuple[bytes, bytes]:

@@ -208,13 +208,15 @@ class TournamentExportController(Controller):
         if tournament is None:
             raise _problem(flow.TournamentNotFound(f"there is no tournament {tournament_id}"))
         cache = cache_of(request.app.state)
-        cached = cache.find(tournament) if tournament.seed_revealed else None
+        final = tournament.seed_revealed  # its export is made once (for these entries' names)
+        entries = await db_tournaments.entries(pool, tournament_id) if final else []
+        cached = cache.find(tournament, entries) if final else None
         if cached is not None and _matches(cached.etag(gzip), request.headers.get("if-none-match")):
             return _not_modified(cached, gzip, headers)
         slot = _slot(request)
         try:
             if cached is None:
-                cached = await cache.get(pool, tournament)
+                cached = await cache.get(pool, tournament, entries)
             if cached is not None:
                 return _from_file(cached, gzip, headers, slot)
             snap = await flow_export.snapshot(pool, tournament_id)

@@ -7,7 +7,9 @@ the event loop) to temporary files, renamed into place, then a small ``.meta`` f
 document's SHA-256 and sizes (written last: its presence says the pair is complete). Every
 later request streams a file (:func:`file_chunks`) instead of reading the database and
 encoding again. Files are named by the tournament's id, its creation time (so a database
-made afresh never meets an old file) and the export format with :data:`CACHE_VERSION`.
+made afresh never meets an old file) and a digest of the export format, :data:`CACHE_VERSION`
+and the entries' bots' names (the one thing of a finished event's export that may change: a
+bot renamed later gets its events new files; the old ones are left).
 
 Several API processes may make the same files at once; each renames its own complete files
 over the others' (the same document but ``exported_at``), so a reader never sees half a file.
@@ -21,7 +23,7 @@ import hashlib
 import logging
 import os
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -29,7 +31,7 @@ from typing import BinaryIO
 import asyncpg
 import msgspec
 
-from services.db.tournaments import Tournament
+from services.db.tournaments import Entry, Tournament
 from services.flow import export as flow_export
 from services.tournaments.export import FORMAT
 
@@ -61,10 +63,15 @@ class CachedExport:
         return f'"{self.meta.sha256[:32]}{"-gzip" if gzip else ""}"'
 
 
-def cache_key(tournament: Tournament) -> str:
-    version = hashlib.sha256(f"{FORMAT}|{CACHE_VERSION}".encode()).hexdigest()[:8]
+def cache_key(tournament: Tournament, entries: Sequence[Entry]) -> str:
+    """The files' name: the tournament's id and creation time, and a digest of the export
+    format, :data:`CACHE_VERSION` and what the document takes from rows that may still change
+    after the event (a bot's name: a renamed bot's event gets a new export)."""
+    parts = [FORMAT, str(CACHE_VERSION)]
+    parts += sorted(f"{e.bot_id}:{e.owner_id}:{e.name}" for e in entries)
+    digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
     created = int(tournament.created_at.timestamp() * 1_000_000)
-    return f"tournament-{tournament.id}-{created}-{version}"
+    return f"tournament-{tournament.id}-{created}-{digest}"
 
 
 class ExportCache:
@@ -75,9 +82,10 @@ class ExportCache:
         self.made = 0
         self._locks: dict[str, asyncio.Lock] = {}
 
-    def find(self, tournament: Tournament) -> CachedExport | None:
-        """The files of ``tournament`` if they are complete, else None."""
-        key = cache_key(tournament)
+    def find(self, tournament: Tournament, entries: Sequence[Entry]) -> CachedExport | None:
+        """The files of ``tournament`` (with these ``entries``) if they are complete, else
+        None."""
+        key = cache_key(tournament, entries)
         paths = self._paths(key)
         try:
             meta = msgspec.json.decode(paths[2].read_bytes(), type=Meta)
@@ -88,19 +96,21 @@ class ExportCache:
             return None
         return CachedExport(paths[0], paths[1], meta)
 
-    async def get(self, pool: asyncpg.Pool, tournament: Tournament) -> CachedExport | None:
+    async def get(
+        self, pool: asyncpg.Pool, tournament: Tournament, entries: Sequence[Entry]
+    ) -> CachedExport | None:
         """The files of a finished event, made now if they are missing; None when the
         event may still change (not over, or a match of it still played)."""
         if not tournament.seed_revealed:
             return None
-        found = self.find(tournament)
+        found = self.find(tournament, entries)
         if found is not None:
             return found
-        key = cache_key(tournament)
+        key = cache_key(tournament, entries)
         lock = self._locks.setdefault(key, asyncio.Lock())
         try:
             async with lock:  # one request of this process makes it; the others wait for it
-                found = self.find(tournament)
+                found = self.find(tournament, entries)
                 if found is not None:
                     return found
                 snap = await flow_export.snapshot(pool, tournament.id)

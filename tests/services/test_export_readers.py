@@ -9,6 +9,7 @@ and the socket buffers per reader."""
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import socket
 import time
@@ -113,6 +114,24 @@ def test_a_finished_export_is_made_once_and_served_from_its_file(
     assert cache.made == made_before + 1
 
 
+def test_a_bot_renamed_after_the_event_gets_the_export_made_again(
+    served: Served, api_database_url: str, large_event: int
+) -> None:
+    assert served.app is not None
+    cache = cache_of(served.app.state)
+    first = _get(served, _export_path(large_event))
+    made = cache.made
+    entry = decode_export(first.content).entries[0]  # httpx has decompressed it
+    new_name = f"renamed-{entry.bot_id}"
+    _sql(api_database_url, "UPDATE bots SET name = $1 WHERE id = $2", new_name, entry.bot_id)
+    again = _get(served, _export_path(large_event))
+    assert cache.made == made + 1 and again.headers["etag"] != first.headers["etag"]
+    renamed = decode_export(again.content).entries[0]
+    assert (renamed.bot_id, renamed.name) == (entry.bot_id, new_name)
+    assert _get(served, _export_path(large_event)).content == again.content
+    assert cache.made == made + 1
+
+
 def test_a_reader_draining_a_byte_a_second_is_cut_at_the_write_deadline(
     served: Served, large_event: int
 ) -> None:
@@ -181,19 +200,15 @@ def test_the_per_address_cap_refuses_the_next_export_and_others_are_served(
         time.sleep(0.2)
 
 
-def _running_again(database_url: str, tid: int) -> None:
-    """The event marked running (as if a round were still to come): its export is streamed
-    from the database, not the file."""
-    import asyncio
-
-    async def mark() -> None:
+def _sql(database_url: str, statement: str, *args: object) -> None:
+    async def run() -> None:
         pool: asyncpg.Pool = await create_pool(database_url, min_size=1, max_size=1)
         try:
-            await pool.execute("UPDATE tournaments SET status = 'running' WHERE id = $1", tid)
+            await pool.execute(statement, *args)
         finally:
             await pool.close()
 
-    asyncio.run(mark())
+    asyncio.run(run())
 
 
 @pytest.mark.parametrize("running", [False, True], ids=["finished", "running"])
@@ -201,8 +216,8 @@ def test_stalled_readers_do_not_grow_the_api_memory(
     api_database_url: str, tmp_path: Path, running: bool
 ) -> None:
     tid = make_large_event(api_database_url)
-    if running:
-        _running_again(api_database_url, tid)
+    if running:  # as if a round were still to come: streamed from the database, not a file
+        _sql(api_database_url, "UPDATE tournaments SET status = 'running' WHERE id = $1", tid)
     path = _export_path(tid)
     with api_process(
         api_database_url,
