@@ -8,8 +8,11 @@ every use and refuse (fail the test) anything but loopback, so no packet goes el
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import secrets
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
@@ -26,6 +29,7 @@ from arena.sdk import BotServer, strategy_decider
 from services.api.ratelimit import MemoryCounter
 from services.base.config import (
     DatabaseSettings,
+    ExportSettings,
     RateLimits,
     Secret,
     SecretSettings,
@@ -115,14 +119,19 @@ def unique(prefix: str) -> str:
 
 
 TEST_RATE_LIMITS = RateLimits(accounts_per_hour=1_000_000)
+EXPORTS_DIR = tempfile.mkdtemp(prefix="truco-test-exports-")
+"""Finished events' exports made by the tests' APIs (not the checkout's data folder)."""
+atexit.register(shutil.rmtree, EXPORTS_DIR, True)
 
 
 def settings(database_url: str, **fields: Any) -> Settings:
     """The API's settings in the tests (``fields`` replace whole groups of the defaults).
 
     Account creation per address in an hour is lifted (the tests make many accounts from one
-    address); tests of that budget pass their own ``rate_limits``."""
+    address); tests of that budget pass their own ``rate_limits``. Exports go to a temporary
+    folder of the run."""
     fields.setdefault("rate_limits", TEST_RATE_LIMITS)
+    fields.setdefault("exports", ExportSettings(cache_dir=EXPORTS_DIR))
     return Settings(
         env="local",
         database=DatabaseSettings(url=database_url),
