@@ -40,14 +40,14 @@ def make_large_event(database_url: str, bots: int = 16, games: int = 10) -> int:
     async def made() -> int:
         pool = await create_pool(database_url, min_size=1, max_size=6)
         try:
-            return await _play_round_robin(pool, bots, games)
+            return await play_round_robin(pool, bots, games)
         finally:
             await pool.close()
 
     return asyncio.run(made())
 
 
-async def _play_round_robin(pool: asyncpg.Pool, bots: int, games: int) -> int:
+async def play_round_robin(pool: asyncpg.Pool, bots: int, games: int) -> int:
     box = SecretBox(Secret("k" * 48))  # the bots are never called: their secrets never read
     tag = secrets.token_hex(4)
     owner = (await db_accounts.create_account(pool, f"big-{tag}", secrets.token_bytes(32))).id

@@ -100,7 +100,8 @@ class ExportCache:
         self, pool: asyncpg.Pool, tournament: Tournament, entries: Sequence[Entry]
     ) -> CachedExport | None:
         """The files of a finished event, made now if they are missing; None when the
-        event may still change (not over, or a match of it still played)."""
+        event may still change (not over, or a match of it still played) or the files cannot
+        be written (logged; the caller streams the export from the database)."""
         if not tournament.seed_revealed:
             return None
         found = self.find(tournament, entries)
@@ -116,7 +117,11 @@ class ExportCache:
                 snap = await flow_export.snapshot(pool, tournament.id)
                 if not all(match.stopped for match in snap.matches):
                     return None
-                return await self._make(pool, snap, key)
+                try:
+                    return await self._make(pool, snap, key)
+                except OSError as exc:  # a full disk, a folder not writable: streamed instead
+                    logger.warning("export of tournament %d not kept: %s", tournament.id, exc)
+                    return None
         finally:
             if not lock.locked():
                 self._locks.pop(key, None)

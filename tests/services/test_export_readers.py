@@ -23,6 +23,7 @@ import pytest
 from bench.export_readers_kit import (
     api_process,
     make_large_event,
+    play_round_robin,
     read_response,
     rss_bytes,
     settle_rss,
@@ -30,7 +31,9 @@ from bench.export_readers_kit import (
 )
 from services.api.tournament_export import cache_of
 from services.base.config import ExportSettings, Settings, WebSettings
+from services.db import tournaments as db_tournaments
 from services.db.pool import create_pool
+from services.flow.export_cache import ExportCache
 from services.tournaments.export import decode_export
 from tests.services.served_api import SLACK_S, Served, serve_api
 from truco_cli.verify_event import verify_export
@@ -252,3 +255,27 @@ def test_stalled_readers_do_not_grow_the_api_memory(
     grown = after - before
     print(f"\n{STALLED} stalled readers of a {size} byte export: RSS +{grown / 2**20:.1f} MiB")
     assert grown < STALLED * PER_READER_BOUND[running], (grown, size)
+
+
+@pytest.mark.anyio
+async def test_an_unwritable_cache_folder_streams_the_export_instead(
+    api_database_url: str, tmp_path: Path
+) -> None:
+    """A full disk or a folder that cannot be written is no 500: the export is streamed."""
+    pool = await create_pool(api_database_url, min_size=1, max_size=2)
+    try:
+        tid = await play_round_robin(pool, 4, 1)
+        tournament = await db_tournaments.get_tournament(pool, tid)
+        assert tournament is not None and tournament.seed_revealed
+        entries = await db_tournaments.entries(pool, tid)
+        blocked = tmp_path / "not-a-folder"
+        blocked.write_text("a file where the folder should be")
+        cache = ExportCache(blocked / "exports")
+        assert await cache.get(pool, tournament, entries) is None and cache.made == 0
+        kept = ExportCache(tmp_path / "exports")
+        made = await kept.get(pool, tournament, entries)
+        assert made is not None and kept.made == 1
+        assert decode_export(made.plain.read_bytes()).tournament.id == tid
+        assert gzip.decompress(made.gzipped.read_bytes()) == made.plain.read_bytes()
+    finally:
+        await pool.close()
