@@ -15,8 +15,9 @@ request body                15 s      the whole body, once the app reads it
                                       (``services.api.slow_clients``): a 408, then closed
 body size                   64 KiB    ``services.api.app.MAX_BODY_BYTES``: a 413
 keep-alive                  5 s       an idle connection between requests is closed
-write deadline              30 s      a response whose client drains nothing of a full send
-                                      buffer for this long is cut (``TRUCO_WRITE_DEADLINE_S``)
+write deadline              30 s      while the send buffers are full, a client that reads
+                                      less than 16 KiB in this long is reset
+                                      (``TRUCO_WRITE_DEADLINE_S``, ``TRUCO_WRITE_FLOOR_BYTES``)
 connections                 512       with more connections or requests in flight, new
                                       requests get a 503 at once
 connections per address     32        ``TRUCO_CONNECTIONS_PER_ADDRESS``
@@ -60,11 +61,13 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from services.api.address_caps import AddressCaps
 from services.api.head_size import MAX_HEAD_BYTES, HeadSizedConnection
 from services.api.problems import PROBLEM_JSON, TYPE_BASE, Problem
+from services.api.tcp_progress import bytes_acked
 from services.base.config import ConfigError, WebSettings, load_settings
 
 HEAD_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5
 WRITE_DEADLINE_S = 30.0
+WRITE_FLOOR_BYTES = 16 * 1024
 MAX_CONNECTIONS = 512
 CONNECTIONS_PER_ADDRESS = WebSettings().connections_per_address
 HEADS_PER_ADDRESS = WebSettings().heads_per_address
@@ -96,16 +99,22 @@ class HeadDeadlineProtocol(H11Protocol):
     _write_timer: asyncio.TimerHandle | None = None
 
     # The write deadline. The transport pauses the protocol when its send buffer passes the
-    # high-water mark (the kernel's buffers are full too: the client is not reading) and
+    # high-water mark (the kernel's buffers are full too: the client is not keeping up) and
     # resumes it once the buffer drains below the low-water mark; the app's ``send`` waits in
-    # between, so a response holds at most a chunk more than the buffers. A pause that lasts
-    # ``write_deadline_s`` is a client that does not drain: the connection is aborted, which
-    # ends the response (its sends return at once and Litestar's stream sees the disconnect).
+    # between, so a response holds at most a chunk more than the buffers. While paused, the
+    # client must acknowledge ``write_floor_bytes`` more every ``write_deadline_s``
+    # (:mod:`services.api.tcp_progress`; where that count is unknown, the pause itself must
+    # end within the deadline), or the connection is reset, which ends the response (its sends
+    # return at once and Litestar's stream sees the disconnect).
+
+    write_floor_bytes = WRITE_FLOOR_BYTES
+    _acked_at_check: int | None = None
 
     def pause_writing(self) -> None:
         super().pause_writing()
         if self._write_timer is None:
-            self._write_timer = self.loop.call_later(self.write_deadline_s, self._write_stalled)
+            self._acked_at_check = bytes_acked(self.transport.get_extra_info("socket"))
+            self._write_timer = self.loop.call_later(self.write_deadline_s, self._write_check)
 
     def resume_writing(self) -> None:
         self._cancel_write_timer()
@@ -116,15 +125,22 @@ class HeadDeadlineProtocol(H11Protocol):
             self._write_timer.cancel()
             self._write_timer = None
 
-    def _write_stalled(self) -> None:
+    def _write_check(self) -> None:
         self._write_timer = None
+        sock = self.transport.get_extra_info("socket")
+        acked, before = bytes_acked(sock), self._acked_at_check
+        if acked is not None and before is not None and acked - before >= self.write_floor_bytes:
+            self._acked_at_check = acked  # slow but reading: another period
+            self._write_timer = self.loop.call_later(self.write_deadline_s, self._write_check)
+            return
         logger.info(
-            "%s drained nothing of a full send buffer in %.0f s: connection cut (%s)",
+            "%s read %s bytes in %.0f s of a full send buffer (under %d): connection cut (%s)",
             _peer(self.client),
+            "?" if acked is None or before is None else acked - before,
             self.write_deadline_s,
+            self.write_floor_bytes,
             self.scope["path"] if self.scope is not None else "?",
         )
-        sock = self.transport.get_extra_info("socket")
         if sock is not None:  # a reset, not a FIN behind the unsent data: the kernel lets go
             with contextlib.suppress(OSError):  # of its buffers too
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
@@ -278,6 +294,7 @@ def config(
     trusted_proxies: tuple[str, ...] = (),
     max_head_bytes: int = MAX_HEAD_BYTES,
     write_deadline_s: float = WRITE_DEADLINE_S,
+    write_floor_bytes: int = WRITE_FLOOR_BYTES,
 ) -> uvicorn.Config:
     """uvicorn's settings for the API (``app``: the factory's import path, or an app); a
     per-address cap of ``None`` is off (the benchmark's "before")."""
@@ -290,6 +307,7 @@ def config(
             "caps": caps,
             "max_head_bytes": max_head_bytes,
             "write_deadline_s": write_deadline_s,
+            "write_floor_bytes": write_floor_bytes,
         },
     )
     return uvicorn.Config(
@@ -330,6 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         heads_per_address=web.heads_per_address,
         trusted_proxies=web.trusted_proxies,
         write_deadline_s=web.write_deadline_s,
+        write_floor_bytes=web.write_floor_bytes,
     )
     uvicorn.Server(served).run()
     return 0

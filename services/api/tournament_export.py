@@ -6,8 +6,8 @@ served from them a chunk at a time, with a strong ETag (a matching ``If-None-Mat
 once, then one match at a time, gzip-compressed (in a thread) when the client accepts it.
 Either way a chunk is made only once the previous one was taken by the socket (uvicorn's
 ``send`` waits while the client does not drain), so a response holds a chunk and the send
-buffers however slowly it is read, and a client that drains nothing for
-``TRUCO_WRITE_DEADLINE_S`` is cut (:mod:`services.api.serve`). Exports being costly, one API
+buffers however slowly it is read, and a client that reads under ``TRUCO_WRITE_FLOOR_BYTES``
+in ``TRUCO_WRITE_DEADLINE_S`` while they are full is cut (:mod:`services.api.serve`). Exports being costly, one API
 process serves ``TRUCO_EXPORTS_PER_ADDRESS`` at once to one client address (a 429 past it)
 and ``TRUCO_EXPORTS_TOTAL`` in all (a 503), both with Retry-After.
 """
@@ -176,8 +176,9 @@ class TournamentExportController(Controller):
             "event's export is made once and has a strong `ETag` (`If-None-Match` gives a "
             "304). At most TRUCO_EXPORTS_PER_ADDRESS exports at once per client address (a "
             "429, `/problems/too-many-exports`) and TRUCO_EXPORTS_TOTAL per server (a 503, "
-            "`/problems/exports-busy`), both with Retry-After; a client that reads nothing "
-            "for TRUCO_WRITE_DEADLINE_S is cut."
+            "`/problems/exports-busy`), both with Retry-After; while the send buffers are full "
+            "a client that reads under TRUCO_WRITE_FLOOR_BYTES (16 KiB) in "
+            "TRUCO_WRITE_DEADLINE_S (30 s) is cut."
         ),
         responses={
             200: ResponseSpec(

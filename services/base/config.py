@@ -98,8 +98,9 @@ class WebSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Connections of one client address that may hold an unfinished request head at once."""
 
     write_deadline_s: float = 30.0
-    """A response whose client drains nothing of a full send buffer for this long is cut
-    (``services.api.serve``)."""
+    write_floor_bytes: int = 16 * 1024
+    """While a response's send buffers are full, its client must read this many bytes every
+    ``write_deadline_s`` or the connection is reset (``services.api.serve``)."""
 
 
 class StreamSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -427,8 +428,11 @@ VARIABLES: tuple[Variable, ...] = (
     _var("TRUCO_EXPORT_CACHE_DIR", "exports.cache_dir", (_folder, "a folder"),
          "`<data dir>/exports`", "where a finished event's export is kept once made"),
     _var("TRUCO_WRITE_DEADLINE_S", "web.write_deadline_s", _seconds(1, 3600), "30",
-         "a response the client does not drain (the server's send buffer stays full) for "
-         "this long is cut"),
+         "while a response's send buffers are full, its client must read "
+         "`TRUCO_WRITE_FLOOR_BYTES` in each such period or it is cut"),
+    _var("TRUCO_WRITE_FLOOR_BYTES", "web.write_floor_bytes", _whole(1, 1 << 30), "16384",
+         "the bytes a client must read every `TRUCO_WRITE_DEADLINE_S` while the send "
+         "buffers are full (16384: about 550 bytes a second over 30 s)"),
     _var("TRUCO_OPEN_CHALLENGES_PER_ACCOUNT", "challenges.per_account", _whole(1), "8",
          "open challenges an account may have"),
     _var("TRUCO_OPEN_CHALLENGES_PER_BOT", "challenges.per_bot", _whole(1), "4",

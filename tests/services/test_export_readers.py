@@ -41,7 +41,7 @@ from truco_cli.verify_event import verify_export
 WRITE_DEADLINE_S = 2.0
 PER_ADDRESS, TOTAL = 2, 3
 STALLED = 40
-TCP_CLOSE, TCP_CLOSE_WAIT = 7, 8
+TCP_ESTABLISHED, TCP_CLOSE, TCP_CLOSE_WAIT = 1, 7, 8
 # per stalled reader: a file chunk, the transport's buffer and slack (finished); a batch of
 # replays and the event's snapshot (running): far below the export (5 MB) or its copies
 PER_READER_BOUND = {False: 1024 * 1024, True: 2 * 1024 * 1024}
@@ -162,6 +162,21 @@ def test_a_reader_draining_a_byte_a_second_is_cut_at_the_write_deadline(
     assert cut_at is not None, "a byte-a-second reader was still served"
     assert WRITE_DEADLINE_S - 0.5 <= cut_at - began <= WRITE_DEADLINE_S + SLACK_S + 2
     assert received <= WRITE_DEADLINE_S + SLACK_S + 3
+
+
+def test_a_slow_but_steady_reader_is_not_cut(served: Served, large_event: int) -> None:
+    """The deadline is on progress, not speed: 8 KiB every 0.25 s outlives three deadlines."""
+    assert _get(served, _export_path(large_event)).status_code == 200
+    with stalled_reader(served.port, _export_path(large_event)) as sock:
+        began = time.monotonic()
+        received = 0
+        while time.monotonic() - began < 3 * WRITE_DEADLINE_S:
+            chunk = sock.recv(8192)
+            assert chunk, f"cut after {received} bytes, {time.monotonic() - began:.1f} s"
+            received += len(chunk)
+            time.sleep(0.25)
+        assert _tcp_state(sock) == TCP_ESTABLISHED
+    assert received > 50_000
 
 
 def _tcp_state(sock: socket.socket) -> int:
