@@ -10,6 +10,9 @@ every reader is let in). Then:
 * CPU: one export downloaded whole (the first: a finished event's files are made), then
   ``BENCH_EXPORT_REPEAT`` (5) more plain and as many gzip: the API process's CPU seconds
   (``/proc``) per export;
+* load: ``BENCH_EXPORT_CONCURRENT`` (16) clients downloading the gzip export over and over
+  for 8 s, and meanwhile ``GET /v1/tournaments/{id}`` timed (median and p99), against the same
+  requests timed alone;
 * memory: the API's RSS once settled, then with ``BENCH_STALLED`` (100) readers that ask for
   the plain export and never read (a 4 KiB receive buffer), settled again; and the median
   time of ``/health/live`` meanwhile.
@@ -29,6 +32,7 @@ import socket
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -67,6 +71,49 @@ def _download(port: int, path: str, *, gzip: bool) -> int:
     if not head.startswith(b"HTTP/1.1 200"):
         raise RuntimeError(f"the export was not served: {head[:200]!r}")
     return len(body)
+
+
+def _timed(client: httpx.Client, path: str, until: float) -> list[float]:
+    times = []
+    while time.monotonic() < until:
+        start = time.monotonic()
+        client.get(path)
+        times.append(time.monotonic() - start)
+        time.sleep(0.02)
+    return times
+
+
+def _quantiles_ms(times: list[float]) -> tuple[float, float]:
+    ordered = sorted(times)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return round(statistics.median(ordered) * 1000, 2), round(p99 * 1000, 2)
+
+
+def _under_load(port: int, tid: int, clients: int, seconds: float) -> dict[str, Any]:
+    """Other requests' latency alone, then while ``clients`` download the gzip export."""
+    path = f"/v1/tournaments/{tid}"
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+        alone = _timed(client, path, time.monotonic() + 3)
+        stop = time.monotonic() + seconds
+        served = [0] * clients
+
+        def download(k: int) -> None:
+            while time.monotonic() < stop:
+                _download(port, f"{path}/export", gzip=True)
+                served[k] += 1
+
+        threads = [threading.Thread(target=download, args=(k,)) for k in range(clients)]
+        for thread in threads:
+            thread.start()
+        loaded = _timed(client, path, stop)
+        for thread in threads:
+            thread.join()
+    return {
+        "concurrent_exports": clients,
+        "exports_served_in_load": sum(served),
+        "other_ms_alone": _quantiles_ms(alone),
+        "other_ms_under_exports": _quantiles_ms(loaded),
+    }
 
 
 def _api(procs: Procs, env: dict[str, str]) -> tuple[int, int]:
@@ -109,6 +156,7 @@ def measure(root: Path, database_url: str, tid: int, work: Path) -> dict[str, An
                 got = _download(port, path, gzip=gzip)
                 packed = got if gzip else packed
             cpu["gzip" if gzip else "plain"] = (_cpu_s(pid) - began) / repeat
+        load = _under_load(port, tid, int(os.environ.get("BENCH_EXPORT_CONCURRENT", "16")), 8.0)
         before = settle_rss(pid)
         readers = [stalled_reader(port, path) for _ in range(stalled)]
         try:
@@ -137,6 +185,7 @@ def measure(root: Path, database_url: str, tid: int, work: Path) -> dict[str, An
         "rss_stalled_mib": round(peak / 2**20, 1),
         "rss_per_stalled_reader_kib": round((peak - before) / stalled / 1024, 1),
         "health_median_ms_while_stalled": round(statistics.median(probes) * 1000, 2),
+        **load,
     }
 
 
@@ -145,6 +194,11 @@ def report(r: dict[str, Any]) -> None:
         f"{r['tree']}: export {r['export_bytes'] / 2**20:.1f} MiB ({r['gzip_bytes'] / 2**20:.1f} "
         f"MiB gzip); API CPU per export: first {r['first_export_cpu_s']:.3f} s, then plain "
         f"{r['cpu_s_per_plain_export']:.3f} s, gzip {r['cpu_s_per_gzip_export']:.3f} s"
+    )
+    print(
+        f"{r['tree']}: GET /v1/tournaments/{{id}} median/p99 {r['other_ms_alone']} ms alone, "
+        f"{r['other_ms_under_exports']} ms while {r['concurrent_exports']} clients download "
+        f"the gzip export ({r['exports_served_in_load']} served in 8 s)"
     )
     print(
         f"{r['tree']}: {r['stalled_readers']} stalled readers ({r['stalled_served']} served): "
