@@ -7,14 +7,16 @@ once, then one match at a time, gzip-compressed (in a thread) when the client ac
 Either way a chunk is made only once the previous one was taken by the socket (uvicorn's
 ``send`` waits while the client does not drain), so a response holds a chunk and the send
 buffers however slowly it is read, and a client that reads under ``TRUCO_WRITE_FLOOR_BYTES``
-in ``TRUCO_WRITE_DEADLINE_S`` while they are full is cut (:mod:`services.api.serve`). Exports being costly, one API
-process serves ``TRUCO_EXPORTS_PER_ADDRESS`` at once to one client address (a 429 past it)
-and ``TRUCO_EXPORTS_TOTAL`` in all (a 503), both with Retry-After.
+in ``TRUCO_WRITE_DEADLINE_S`` while they are full is cut (:mod:`services.api.serve`).
+Exports being costly, one API process serves ``TRUCO_EXPORTS_PER_ADDRESS`` at once to one
+client address (a 429 past it) and ``TRUCO_EXPORTS_TOTAL`` in all (a 503), both with
+Retry-After.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import zlib
 from collections.abc import AsyncIterator
 from typing import Any, Final
@@ -39,6 +41,7 @@ from services.flow.export_cache import CachedExport, ExportCache, file_chunks, o
 from services.tournaments.export import TournamentExport
 
 GZIP_LEVEL = 6
+logger = logging.getLogger("services.api")
 RETRY_AFTER_S: Final = 10
 _CAPS, _CACHE = "export_caps", "export_cache"
 
@@ -148,12 +151,13 @@ def _not_modified(cached: CachedExport, gzip: bool, headers: dict[str, str]) -> 
 
 
 def _from_file(cached: CachedExport, gzip: bool, headers: dict[str, str], slot: Slot) -> Stream:
-    _finished_headers(cached, gzip, headers)
     path, size = (
         (cached.gzipped, cached.meta.gzip_size) if gzip else (cached.plain, cached.meta.plain_size)
     )
+    handle = open_file(path)  # first: an OSError leaves the headers as they were
+    _finished_headers(cached, gzip, headers)
     headers["Content-Length"] = str(size)
-    return _stream(file_chunks(open_file(path)), headers, slot)
+    return _stream(file_chunks(handle), headers, slot)
 
 
 class TournamentExportController(Controller):
@@ -219,7 +223,10 @@ class TournamentExportController(Controller):
             if cached is None:
                 cached = await cache.get(pool, tournament, entries)
             if cached is not None:
-                return _from_file(cached, gzip, headers, slot)
+                try:
+                    return _from_file(cached, gzip, headers, slot)
+                except OSError as exc:  # removed meanwhile (by hand): read the database
+                    logger.warning("export file of tournament %d: %s", tournament_id, exc)
             snap = await flow_export.snapshot(pool, tournament_id)
         except flow.FlowError as exc:
             slot.release()
