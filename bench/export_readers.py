@@ -23,15 +23,11 @@ before/after in one run). Text lines, then one JSON line per tree.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import secrets
-import shutil
 import socket
 import statistics
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -39,7 +35,6 @@ from typing import Any
 
 import httpx
 
-from bench.database import server_url
 from bench.export_readers_kit import (
     make_large_event,
     read_response,
@@ -48,11 +43,8 @@ from bench.export_readers_kit import (
     stalled_reader,
 )
 from bench.platform_procs import Procs
-from bench.platform_round import _create_database, _drop_database, platform_env
+from bench.platform_run import ROOT, platform_env, platform_run
 from services.launch.embedded._process import choose_port
-
-ROOT = Path(__file__).resolve().parents[1]
-DB_PREFIX = "bench_export_"
 
 
 def _cpu_s(pid: int) -> float:
@@ -210,20 +202,13 @@ def report(r: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    server = server_url()
-    name = f"{DB_PREFIX}{os.getpid()}_{secrets.token_hex(4)}"
-    database_url = asyncio.run(_create_database(server, name))
-    work = Path(tempfile.mkdtemp(prefix="bench-export-"))
-    try:
+    with platform_run("export") as platform:
         bots = int(os.environ.get("BENCH_EXPORT_BOTS", "24"))
-        tid = make_large_event(database_url, bots=bots, games=10)
+        tid = make_large_event(platform.database_url, bots=bots, games=10)
         baseline = os.environ.get("BENCH_BASELINE_ROOT", "").strip()
         roots = [Path(baseline).resolve()] if baseline else []
         for k, root in enumerate([*roots, ROOT]):
-            report(measure(root, database_url, tid, work / str(k)))
-        shutil.rmtree(work, ignore_errors=True)
-    finally:
-        asyncio.run(_drop_database(server, name))
+            report(measure(root, platform.database_url, tid, platform.work / str(k)))
 
 
 if __name__ == "__main__":

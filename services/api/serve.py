@@ -95,6 +95,7 @@ class HeadDeadlineProtocol(H11Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.conn = HeadSizedConnection(self.max_head_bytes)
+
     write_deadline_s = WRITE_DEADLINE_S
     _write_timer: asyncio.TimerHandle | None = None
 
