@@ -137,6 +137,8 @@ def api_process(database_url: str, data_dir: Path, **env: str) -> Iterator[ApiPr
         TRUCO_SECRET_KEY="k" * 48,
         TRUCO_DATA_DIR=str(data_dir),
         TRUCO_RATE_LIMIT_PER_MINUTE="100000",
+        TRUCO_ADDRESS_RATE_LIMIT_PER_MINUTE="100000",
+        TRUCO_CONNECTIONS_PER_ADDRESS="100000",  # every reader is 127.0.0.1: memory is measured
         **env,
     )
     data_dir.mkdir(parents=True, exist_ok=True)
