@@ -90,7 +90,8 @@ class HumanSeat:
 
     # --- what the page sees --------------------------------------------------------------
 
-    def _touch(self) -> None:
+    def touch(self) -> None:
+        """Tell whoever waits (:meth:`wait_change`) that something changed."""
         self.version += 1
         self._changed.set()
         self._changed = asyncio.Event()
@@ -119,7 +120,7 @@ class HumanSeat:
             self._answer.set_result(response)
         self.turn = None
         self.deadline = None
-        self._touch()
+        self.touch()
         return None
 
     def leave(self) -> None:
@@ -127,7 +128,7 @@ class HumanSeat:
         self.left = True
         if self._answer is not None and not self._answer.done():
             self._answer.set_result(None)
-        self._touch()
+        self.touch()
 
     # --- the runner's calls --------------------------------------------------------------
 
@@ -136,7 +137,7 @@ class HumanSeat:
 
     async def start(self, request: StartRequest) -> Fault | None:
         self.game_number = request.game_number
-        self._touch()
+        self.touch()
         return None
 
     async def act(self, request: ActRequest, bank: TimeBank) -> Answer:
@@ -149,7 +150,7 @@ class HumanSeat:
         self.observation = request.observation
         loop = asyncio.get_running_loop()
         self._answer = answer = loop.create_future()
-        self._touch()
+        self.touch()
         try:
             response = await asyncio.wait_for(asyncio.shield(answer), self.clock_s)
         except TimeoutError:
@@ -161,7 +162,7 @@ class HumanSeat:
         if self.turn is not None:  # not answered: the turn closes
             self.turn = None
             self.deadline = None
-            self._touch()
+            self.touch()
         if response is None:
             kind: CallFaultKind = "timeout" if timed_out else "connect"
             detail = f"no decision in {self.clock_s:g} s" if timed_out else LEFT_DETAIL
@@ -171,10 +172,10 @@ class HumanSeat:
     async def end(self, request: EndRequest) -> None:
         self.observation = request.observation
         self.last_end = request
-        self._touch()
+        self.touch()
 
     async def close(self) -> None:
         self.closed = True
         self.turn = None
         self.deadline = None
-        self._touch()
+        self.touch()

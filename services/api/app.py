@@ -37,6 +37,7 @@ from services.api.ladders import LadderController
 from services.api.leaderboards import LeaderboardController
 from services.api.matches import BotMatchController, MatchController
 from services.api.no_store import no_store_credentials
+from services.api.play import PlayController, room_of
 from services.api.problems import exception_handlers
 from services.api.ratelimit import PREFIX as RATE_LIMIT_PREFIX
 from services.api.ratelimit import Counter, MemoryCounter, RedisCounter, rate_limit_hook
@@ -99,7 +100,10 @@ def create_api(
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         try:
             if svc.pool is not None:
-                yield
+                try:
+                    yield
+                finally:
+                    await room_of(app.state).aclose(svc.pool)
                 return
             if settings.database.url is None:
                 raise ValueError("settings.database.url is required to open the database pool")
@@ -107,6 +111,7 @@ def create_api(
             try:
                 yield
             finally:
+                await room_of(app.state).aclose(svc.pool)
                 own, svc.pool = svc.pool, None
                 await own.close()
         finally:
@@ -128,6 +133,7 @@ def create_api(
             LadderController,
             SprtController,
             StreamController,
+            PlayController,
             health,
             liveness,
             *pages,

@@ -123,6 +123,19 @@ class ExportSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Where a finished event's export is kept once made; None: ``<data dir>/exports``."""
 
 
+class PlaySettings(msgspec.Struct, frozen=True, kw_only=True):
+    """People playing bots at ``/play`` (``services.api.play``, docs/play.md)."""
+
+    clock_s: float = 60.0
+    """Seconds a person has for each decision (no answer: a timeout fault, the fallback)."""
+    per_address: int = 2
+    """Play sessions one client address may have going at once on one API process."""
+    total: int = 100
+    """Play sessions one API process runs at once (every address together)."""
+    starts_per_hour: int = 30
+    """Play sessions one client address may start in an hour."""
+
+
 class RateLimits(msgspec.Struct, frozen=True, kw_only=True):
     """The API's budgets, a minute each (``services.api.ratelimit``)."""
 
@@ -229,8 +242,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rate_limits: RateLimits = RateLimits()
     streams: StreamSettings = StreamSettings()
     keys: KeySettings = KeySettings()
-
     exports: ExportSettings = ExportSettings()
+    play: PlaySettings = PlaySettings()
     challenges: ChallengeQuota = ChallengeQuota()
     sprt: SprtQuota = SprtQuota()
     fair_play: FairPlaySettings = FairPlaySettings()
@@ -433,6 +446,14 @@ VARIABLES: tuple[Variable, ...] = (
     _var("TRUCO_WRITE_FLOOR_BYTES", "web.write_floor_bytes", _whole(1, 1 << 30), "16384",
          "the bytes a client must read every `TRUCO_WRITE_DEADLINE_S` while the send "
          "buffers are full (16384: about 550 bytes a second over 30 s)"),
+    _var("TRUCO_PLAY_CLOCK_S", "play.clock_s", _seconds(1, 3600), "60",
+         "seconds a person at `/play` has for each decision"),
+    _var("TRUCO_PLAY_PER_ADDRESS", "play.per_address", _whole(1, 1000), "2",
+         "play sessions (`POST /v1/play`) one client address may have going at once"),
+    _var("TRUCO_PLAY_TOTAL", "play.total", _whole(1, 100_000), "100",
+         "play sessions one API process runs at once"),
+    _var("TRUCO_PLAY_STARTS_PER_HOUR", "play.starts_per_hour", _whole(1, 100_000), "30",
+         "play sessions one client address may start in an hour"),
     _var("TRUCO_OPEN_CHALLENGES_PER_ACCOUNT", "challenges.per_account", _whole(1), "8",
          "open challenges an account may have"),
     _var("TRUCO_OPEN_CHALLENGES_PER_BOT", "challenges.per_bot", _whole(1), "4",

@@ -91,8 +91,11 @@ OWNER_STATUS = {
     "updateLadderEntry": 200,
     "leaveLadder": 204,
 }
-# writes that need no key, on purpose
-PUBLIC_WRITES = {"createAccount"}
+# writes that need no key, on purpose: making an account; playing a house bot at /play needs
+# no account (rate-limited per address), and a play session's act and leave are guarded by the
+# session's own token (X-Play-Token), not an API key: tests/services/test_api_play.py asserts
+# that another session's token is a 403 and none a 401
+PUBLIC_WRITES = {"createAccount", "createPlay", "actInPlay", "leavePlay"}
 OPERATIONS = {op.operation_id: op for op in write_operations()}
 # the matrix is what the document has now (an entry for an operation not (yet) in it is idle)
 MATRIX = {name: entry for name, entry in KNOWN.items() if name in OPERATIONS}
@@ -219,9 +222,10 @@ async def test_another_accounts_key_cannot_be_revoked(api: Api) -> None:
 
 
 async def test_public_writes_ignore_keys(api: Api) -> None:
-    """createAccount (the only write without security, as the matrix test above proves) works
-    with no key and with every bad one: a key is neither needed nor checked there."""
-    assert {"createAccount"} == PUBLIC_WRITES
+    """createAccount (a write without security, as the matrix test above proves) works with
+    no key and with every bad one: a key is neither needed nor checked there (the play
+    session's writes: tests/services/test_api_play.py)."""
+    assert {"createAccount"} == PUBLIC_WRITES - {"createPlay", "actInPlay", "leavePlay"}
     for label, headers in BAD_KEYS.items():
         response = await api.client.post(
             "/v1/accounts", json={"name": unique("public")}, headers=headers

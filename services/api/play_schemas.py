@@ -1,0 +1,84 @@
+"""The bodies of ``/v1/play`` (docs/play.md): what a person sends and what they are shown."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+PlayStatus = Literal["playing", "finished", "abandoned"]
+
+
+class PlayCreate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A new match against a bot: ``bot_id`` (default: the house heuristic; any open bot
+    when signed in), and the rules."""
+
+    bot_id: Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)] | None = None
+    points_to_win: Literal[15, 30] = 15
+    flor: bool = False
+    games: Annotated[int, msgspec.Meta(ge=1, le=3)] = 1
+
+
+class PlayAct(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The person's answer to decision ``number``: one of its legal actions."""
+
+    number: Annotated[int, msgspec.Meta(ge=1, le=2**31)]
+    action: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+    card: Annotated[str, msgspec.Meta(min_length=1, max_length=4)] | None = None
+    sena: Annotated[str, msgspec.Meta(min_length=1, max_length=40)] | None = None
+
+
+class Opponent(msgspec.Struct, frozen=True, kw_only=True):
+    bot_id: int
+    name: str
+
+
+class PlayOption(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One legal action: its word, and the card for ``play``."""
+
+    action: str
+    card: str | None = None
+
+
+class PlayTurn(msgspec.Struct, frozen=True, kw_only=True):
+    """A decision the person owes: answer it by ``number`` with one of ``legal_actions``
+    within ``clock_left_ms``."""
+
+    number: int
+    legal_actions: list[PlayOption]
+    clock_ms: int
+    clock_left_ms: int
+
+
+class PlayOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    winner_side: int | None
+    games_won: tuple[int, int]
+    reason: str
+    person_won: bool
+
+
+class PlayView(msgspec.Struct, frozen=True, kw_only=True):
+    """What the person may see: their own seat's observation only (never the bot's cards
+    before they are played), the decision they owe, and the outcome once over."""
+
+    id: int
+    status: PlayStatus
+    version: int
+    opponent: Opponent
+    person_side: int
+    rules: dict[str, Any]
+    games: int
+    game_number: int
+    turn: PlayTurn | None = None
+    observation: dict[str, Any] | None = None
+    """The bot protocol's ``Observation`` of the person's seat (docs/protocol.md)."""
+    outcome: PlayOutcome | None = None
+    replay_url: str | None = None
+
+
+class PlayCreated(msgspec.Struct, frozen=True, kw_only=True):
+    """A new session: keep ``token`` (shown once) and send it as ``X-Play-Token``."""
+
+    id: int
+    token: str
+    view: PlayView
