@@ -26,6 +26,8 @@ def page_types(web: WebData) -> dict[str, str]:
         "bot with faults": f"/bots/{s.bots['lento']}",
         "match walkover": f"/matches/{s.lost_by['firma-vieja']}",
         "SPRT test": f"/tests/{s.sprt_id}",
+        "play a bot": "/play",
+        "play board": "/play/1",
         "match finished": f"/matches/{s.replay_match}",
         "match finished, seat view, mid-hand": f"/matches/{s.replay_match}?game=1&step=6&view=seat0",
         "match live": f"/matches/{s.live_match}",
@@ -63,5 +65,7 @@ def every_page(web: WebData) -> dict[str, str]:
         "walkover": f"/matches/{s.lost_by['caido']}",
         "forfeit": f"/matches/{s.lost_by['lento']}",
         "SPRT test": f"/tests/{s.sprt_id}",
+        "play a bot": "/play",
+        "play board": "/play/1",
         "error 404": "/no/such/page",
     }
