@@ -129,6 +129,8 @@ async def test_a_person_plays_a_whole_match_against_the_house_heuristic(table: T
     assert matches == 0
     record = await db_play.record_vs_people(table.pool, table.house)
     assert record.played == record_before.played + 1
+    page = await table.client.get(f"/bots/{table.house}?lang=en")
+    assert page.status_code == 200 and "Against people (never rated)" in page.text
 
 
 async def test_wrong_tokens_illegal_and_stale_actions_are_clear_4xx(table: Table) -> None:

@@ -11,6 +11,7 @@ from litestar.exceptions import NotFoundException
 
 from services.db import matches as db_matches
 from services.db import pages as db
+from services.db import play as db_play
 from services.db import sprt_tests as db_sprt
 from services.domain import FINISHED_STATUSES
 from services.web.i18n import gettext as _
@@ -41,4 +42,7 @@ async def bot_page(
         pool, sorted({t.bot_a for t in tests} | {t.bot_b for t in tests})
     )
     ladders = await ladders_of_bot(pool, bot_id)
-    return render(request, "bot.html", b=view, tests=tests, names=names, ladders=ladders)
+    people = await db_play.record_vs_people(pool, bot_id)
+    return render(
+        request, "bot.html", b=view, tests=tests, names=names, ladders=ladders, people=people
+    )
