@@ -21,6 +21,7 @@ from typing import Annotated, Any, Final
 import asyncpg
 import msgspec
 from litestar import Controller, Request, Response, get, post
+from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import State
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
@@ -42,7 +43,8 @@ from services.api.play_schemas import Opponent, PlayAct, PlayCreate, PlayCreated
 from services.api.play_sessions import PlayRoom, PlaySession
 from services.api.problems import ProblemError, problem_responses
 from services.api.sse import HEARTBEAT, json_frame
-from services.api.stream_caps import StreamCaps
+from services.api.stream_caps import Slot, StreamCaps
+from services.api.streams import caps_of
 from services.db import bots as db_bots
 from services.db import play as db_play
 from services.db.bots import Bot
@@ -285,7 +287,9 @@ class PlayController(Controller):
         description=(
             "`text/event-stream`: the whole view (as GET /v1/play/{id}) at once and on every "
             "change (`event: view`, `id` its version), a comment every 15 s when idle, and "
-            "`event: end` with the last view when the match is over."
+            "`event: end` with the last view when the match is over. It counts against the "
+            "live streams' caps (TRUCO_STREAMS_PER_ADDRESS, TRUCO_STREAMS_TOTAL: a 429 "
+            "`/problems/too-many-streams` past them)."
         ),
         media_type=EVENT_STREAM,
         responses={
@@ -302,10 +306,22 @@ class PlayController(Controller):
         self, request: Request[Any, Any, State], play_id: PlayId, token: Token = None
     ) -> Stream:
         session = _session(request, play_id, token)
+        settings = services(request.app.state).settings
+        address = client_address_reader(settings.web.trusted_proxies)(request)
+        slot = caps_of(request.app.state).acquire(address)  # the live streams' caps
+        if slot is None:
+            raise ProblemError(
+                429,
+                "too many open live streams (from this address or on this server); close one "
+                "or poll GET /v1/play/{id}?after= instead",
+                slug="too-many-streams",
+                headers={"Retry-After": "30"},
+            )
         return Stream(
-            _views(session),
+            _views(session, slot),
             media_type=EVENT_STREAM,
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+            background=BackgroundTask(slot.release),
         )
 
     @post(
@@ -384,7 +400,15 @@ def _frame(view: PlayView, event: str) -> bytes:
     return json_frame(msgspec.to_builtins(view), event=event, id=view.version)
 
 
-async def _views(session: PlaySession) -> AsyncIterator[bytes]:
+async def _views(session: PlaySession, slot: Slot) -> AsyncIterator[bytes]:
+    try:
+        async for chunk in _changes(session):
+            yield chunk
+    finally:
+        slot.release()
+
+
+async def _changes(session: PlaySession) -> AsyncIterator[bytes]:
     shown = -1
     while True:
         view = session.view()
