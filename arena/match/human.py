@@ -32,6 +32,7 @@ from arena.wire.protocol import (
     legal_answer,
 )
 from arena.wire.structs import Observation
+from engine.actions import SENA_SET, SENAS
 
 LEFT_DETAIL = "the person left the table"
 
@@ -58,6 +59,13 @@ def check_choice(turn: Turn | None, number: int, response: ActResponse) -> Rejec
     if turn is None or turn.number != number:
         now = "no decision is open" if turn is None else f"the open decision is {turn.number}"
         return Rejected("stale", f"decision {number} is not open ({now})")
+    if response.sena is not None:
+        if turn.request.observation.players < 4:
+            return Rejected("illegal", "señas are played in 2v2 only")
+        if response.sena not in SENA_SET:
+            return Rejected(
+                "illegal", f"unknown seña {response.sena[:40]!r}; the señas: {', '.join(SENAS)}"
+            )
     if legal_answer(response, turn.request.legal_actions) is None:
         shown = response.action if response.card is None else f"{response.action} {response.card}"
         legal = ", ".join(

@@ -183,9 +183,11 @@ class PlayController(Controller):
         summary="Play a bot yourself: start a match of a person against a bot",
         description=(
             "No account needed for the house bots (`bot_id` left out: the house heuristic); "
-            "signed in (`Authorization: Bearer`), any open bot or your own. Rules: to 15 or 30 "
-            "points, flor or not, 1 to 3 games. The answer's `token` is shown once: send it as "
-            "`X-Play-Token` (or `?token=`) to see and act. Each decision has a clock "
+            "signed in (`Authorization: Bearer`), any open bot or your own. `players: 4` is a "
+            "2v2: you and a house bot partner against two seats of the bot (señas go with an "
+            "action as `sena`). Rules: to 15 or 30 points, flor or not, 1 to 3 games. The "
+            "answer's `token` is shown once: send it as `X-Play-Token` (or `?token=`) to see "
+            "and act. Each decision has a clock "
             "(TRUCO_PLAY_CLOCK_S, 60 s): no answer is a timeout fault and the fallback action "
             "is played; the fault limit forfeits. Matches against people never change a bot's "
             "rating. Caps: TRUCO_PLAY_PER_ADDRESS sessions at once per client address, "
@@ -224,8 +226,11 @@ class PlayController(Controller):
                 slug="too-many-play-sessions",
                 headers={"Retry-After": "60"},
             )
+        partner = None
+        if data.players == 4:
+            partner = await _opponent(pool, request, None)  # the house heuristic
         try:
-            rules = Rules(points_to_win=data.points_to_win, flor=data.flor)
+            rules = Rules(players=data.players, points_to_win=data.points_to_win, flor=data.flor)
             settings = MatchSettings(rules=rules, games_per_match=data.games)
             seed = secrets.randbits(62)
             token = secrets.token_urlsafe(24)
@@ -240,7 +245,10 @@ class PlayController(Controller):
                 token_hash=_digest(token),
                 address_key=address_key,
             )
-            entrant = await _connection(pool, svc, bot, seed + 1)
+            bots = [await _connection(pool, svc, bot, seed + 1)]
+            if partner is not None:
+                bots.append(await _connection(pool, svc, partner, seed + 2))
+                bots.append(await _connection(pool, svc, bot, seed + 3))
         except BaseException:
             slot.release()
             raise
@@ -252,8 +260,9 @@ class PlayController(Controller):
             person_side=0,
             settings=settings,
             slot=slot,
+            partner=None if partner is None else Opponent(bot_id=partner.id, name=partner.name),
         )
-        room.begin(pool, session, entrant, seed)
+        room.begin(pool, session, bots, seed)
         return PlayCreated(id=session.id, token=token, view=session.view())
 
     @get(
@@ -329,9 +338,10 @@ class PlayController(Controller):
         operation_id="actInPlay",
         summary="Answer the decision you owe with one of its legal actions",
         description=(
-            "`number` is the open turn's; `action` and `card` one of its `legal_actions` "
-            "(`sena` in 2v2). A stale number is a 409 (`/problems/play-turn-closed`), an "
-            "action that is not legal now a 422 (`/problems/illegal-action`)."
+            "`number` is the open turn's; `action` and `card` one of its `legal_actions`; "
+            "in 2v2 a `sena` may go with it (one of the protocol's señas). A stale number is a "
+            "409 (`/problems/play-turn-closed`), an action that is not legal now a 422 "
+            "(`/problems/illegal-action`)."
         ),
         status_code=200,
         responses=problem_responses(401, 403, 404, 409, 413, 415, 422),

@@ -14,6 +14,8 @@ class PlayCreate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     when signed in), and the rules."""
 
     bot_id: Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)] | None = None
+    players: Literal[2, 4] = 2
+    """4: a 2v2, the person and a house bot partner against two seats of ``bot_id``."""
     points_to_win: Literal[15, 30] = 15
     flor: bool = False
     games: Annotated[int, msgspec.Meta(ge=1, le=3)] = 1
@@ -65,6 +67,7 @@ class PlayView(msgspec.Struct, frozen=True, kw_only=True):
     status: PlayStatus
     version: int
     opponent: Opponent
+    partner: Opponent | None = None
     person_side: int
     rules: dict[str, Any]
     games: int

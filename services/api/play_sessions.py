@@ -51,6 +51,7 @@ class PlaySession:
     person_side: int
     settings: MatchSettings
     slot: Slot
+    partner: Opponent | None = None
     status: PlayStatus = "playing"
     replay: Replay | None = None
     task: asyncio.Task[None] | None = None
@@ -73,6 +74,7 @@ class PlaySession:
             status=self.status,
             version=seat.version,
             opponent=self.opponent,
+            partner=self.partner,
             person_side=self.person_side,
             rules=self.settings.rules.to_dict(),
             games=self.settings.games_per_match,
@@ -114,14 +116,13 @@ class PlayRoom:
         self,
         pool: asyncpg.Pool,
         session: PlaySession,
-        bot: tuple[EntrantRecord, BotConnection],
+        bots: Sequence[tuple[EntrantRecord, BotConnection]],
         seed: int,
     ) -> None:
-        """Start the session's match (the person is entrant ``person_side``)."""
+        """Start the session's match: the person is entrant 0 (side 0); ``bots`` are the other
+        entrants in slot order (1v1: the opponent; 2v2: opponent, partner, opponent)."""
         human = (EntrantRecord("person", "person"), session.seat)
-        entrants: Sequence[tuple[EntrantRecord, BotConnection]] = (
-            [human, bot] if session.person_side == 0 else [bot, human]
-        )
+        entrants: Sequence[tuple[EntrantRecord, BotConnection]] = [human, *bots]
         self.sessions[session.id] = session
         session.task = asyncio.create_task(self._run(pool, session, entrants, seed))
 

@@ -53,6 +53,8 @@ def test_check_choice_on_plain_data() -> None:
     assert stale is not None and stale.kind == "stale"
     none = check_choice(None, 1, ActResponse(action="truco"))
     assert none is not None and none.kind == "stale"
+    sena = check_choice(turn, 3, ActResponse(action="truco", sena="tres"))
+    assert sena is not None and sena.kind == "illegal" and "2v2" in sena.detail
 
 
 async def _first_legal(seat: HumanSeat, seen: list[Turn]) -> None:

@@ -15,6 +15,7 @@ import pytest
 
 from arena.match.replay import Decision, load_replay
 from arena.match.verify import verify_replay
+from engine.events import ActionTaken
 from services.base.config import PlaySettings
 from services.db import bots as db_bots
 from services.db import play as db_play
@@ -195,3 +196,41 @@ async def test_other_bots_need_an_account(table: Table) -> None:
     assert refused.status_code == 401 and "house bots" in refused.json()["detail"]
     bad = await table.client.post("/v1/play", json={"points_to_win": 20})
     assert bad.status_code in (400, 422)
+
+
+async def test_a_2v2_with_a_house_partner_and_senas(table: Table) -> None:
+    play_id, token, view = await table.start(players=4)
+    assert view["partner"] is not None and view["rules"]["players"] == 4
+    first = await table.turn(play_id, token)
+    body = dict(_first(first), sena="tres")
+    answer = await table.client.post(f"/v1/play/{play_id}/act", json=body, headers=token)
+    assert answer.status_code == 200, answer.text
+    bad = await table.turn(play_id, token)
+    if bad["status"] == "playing":
+        refused = await table.client.post(
+            f"/v1/play/{play_id}/act", json=dict(_first(bad), sena="nope"), headers=token
+        )
+        assert refused.status_code == 422 and "seña" in refused.json()["detail"]
+        left = await table.client.post(f"/v1/play/{play_id}/leave", headers=token)
+        assert left.status_code == 200
+    view = await table.finished(play_id, token)
+    replay = load_replay((await table.client.get(view["replay_url"])).content)
+    verify_replay(replay)
+    assert len(replay.entrants) == 4 and replay.entrants[0].source == "person"
+    person_seat = replay.games[0].seats.index(0)
+    said = [
+        e
+        for e in replay.games[0].events
+        if isinstance(e, ActionTaken) and e.seat == person_seat and e.sena is not None
+    ]
+    assert said and said[0].sena == "tres"
+
+
+async def test_senas_are_for_2v2_only(table: Table) -> None:
+    play_id, token, _ = await table.start()
+    view = await table.turn(play_id, token)
+    refused = await table.client.post(
+        f"/v1/play/{play_id}/act", json=dict(_first(view), sena="tres"), headers=token
+    )
+    assert refused.status_code == 422 and "2v2" in refused.json()["detail"]
+    await table.client.post(f"/v1/play/{play_id}/leave", headers=token)

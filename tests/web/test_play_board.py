@@ -65,7 +65,8 @@ def chromium(served: Served) -> Iterator[Any]:
 def _focused(page: Any) -> str:
     return str(
         page.evaluate(
-            "() => document.activeElement ? document.activeElement.id || document.activeElement.className : ''"
+            "() => document.activeElement ? "
+            "document.activeElement.id || document.activeElement.className : ''"
         )
     )
 
