@@ -135,3 +135,58 @@ def test_the_board_without_a_token_says_so(chromium: Any, served: Served) -> Non
         sync_api.expect(page.locator("#status")).to_contain_text("another browser")
     finally:
         context.close()
+
+
+def test_a_2v2_with_a_sena_by_keyboard(chromium: Any, served: Served) -> None:
+    """The 2v2 table: the seña buttons show; a seña chosen by keyboard goes with the next card
+    (the replay has it on the person's action); leaving by keyboard ends the match."""
+    context = chromium.new_context(viewport={"width": 390, "height": 844}, base_url=served.base)
+    try:
+        page = context.new_page()
+        page.goto("/play?lang=es")
+        page.locator("input[name=players][value='2']").focus()
+        page.keyboard.press("ArrowRight")  # the radio group: 2v2
+        assert page.locator("input[name=players][value='4']").is_checked()
+        page.locator("#play-form button[type=submit]").focus()
+        page.keyboard.press("Enter")
+        page.wait_for_url(re.compile(r".*/play/\d+$"), timeout=20_000)
+        play_id = page.url.rsplit("/", 1)[1]
+        page.wait_for_function(
+            "() => (document.querySelector('#board').dataset.turn || '') !== ''", timeout=30_000
+        )
+        sync_api.expect(page.locator("#senas-box")).to_be_visible()
+        assert (
+            "Compañero" in page.locator("#opponent").inner_text()
+            or page.locator("#opponent").inner_text().count("&") == 1
+        )
+        page.get_by_role("button", name="un tres", exact=True).focus()
+        page.keyboard.press("Enter")
+        assert (
+            page.get_by_role("button", name="un tres", exact=True).get_attribute("aria-pressed")
+            == "true"
+        )
+        turn = page.locator("#board").get_attribute("data-turn")
+        hand = page.locator("#hand button")
+        playable = [i for i in range(hand.count()) if not hand.nth(i).is_disabled()]
+        if playable:
+            page.keyboard.press(str(playable[0] + 1))
+        else:
+            page.locator("#calls button").first.focus()
+            page.keyboard.press("Enter")
+        page.wait_for_function(
+            "(t) => document.querySelector('#board').dataset.turn !== t", arg=turn, timeout=30_000
+        )
+        page.locator("#leave").focus()
+        page.keyboard.press("Enter")
+        sync_api.expect(page.locator("#end")).not_to_be_empty(timeout=30_000)
+        replay = page.request.get(f"/v1/play/{play_id}/replay").json()
+        game = replay["games"][0]
+        seat = game["seats"].index(0)
+        senas = [
+            e["sena"]
+            for e in game["events"]
+            if e.get("type") == "action" and e["seat"] == seat and e.get("sena")
+        ]
+        assert senas[:1] == ["tres"], senas
+    finally:
+        context.close()

@@ -31,6 +31,7 @@
       event.preventDefault();
       var data = new FormData(form);
       var body = {
+        players: Number(data.get("players") || 2),
         points_to_win: Number(data.get("points_to_win") || 15),
         flor: data.get("flor") === "true"
       };
@@ -70,7 +71,7 @@
     var current = null;
     var sending = false;
     var deadline = null;
-    var timer = null;
+    var sena = null;  // the seña chosen to go with the next action (2v2)
 
     if (!token) {
       status.textContent = T.no_token;
@@ -93,13 +94,17 @@
       sending = true;
       var body = { number: current.turn.number, action: choice.action };
       if (choice.card) body.card = choice.card;
+      if (sena) body.sena = sena;
       fetch("/v1/play/" + id + "/act", {
         method: "POST",
         headers: { "Content-Type": "application/json", "X-Play-Token": token },
         body: JSON.stringify(body)
       }).then(function (response) {
         sending = false;
-        if (response.status === 200) return response.json().then(render);
+        if (response.status === 200) {
+          sena = null;
+          return response.json().then(render);
+        }
         return problemDetail(response).then(function (detail) {
           status.textContent = fill(T.error, { detail: detail });
         });
@@ -118,6 +123,44 @@
       return b;
     }
 
+    function who(seat, obs) {
+      if (seat === obs.seat) return T.you;
+      if (seat % 2 === obs.seat % 2) return T.partner;
+      return current ? current.opponent.name : T.bot;
+    }
+
+    function renderSenas(view, legal) {
+      var obs = view.observation;
+      var box = $("senas-box");
+      box.hidden = !(obs && obs.players === 4);
+      if (box.hidden) return;
+      var row = $("senas");
+      row.replaceChildren();
+      [null].concat(Object.keys(words.senas)).forEach(function (key) {
+        var b = el("button", "btn play-sena", key === null ? T.no_sena : words.senas[key]);
+        b.type = "button";
+        b.disabled = legal.length === 0;
+        b.setAttribute("aria-pressed", String(sena === key));
+        b.addEventListener("click", function () {
+          sena = key;
+          row.querySelectorAll("button").forEach(function (other, index) {
+            other.setAttribute("aria-pressed", String(other === b));
+          });
+        });
+        row.appendChild(b);
+      });
+      var seen = [];
+      obs.events.forEach(function (e) {
+        if (e.type === "action" && e.sena && e.seat !== obs.seat) {
+          var text = e.seat % 2 === obs.seat % 2
+            ? fill(T.partner_sena, { sena: words.senas[e.sena] || e.sena })
+            : fill(T.sena_caught, { who: who(e.seat, obs), sena: words.senas[e.sena] || e.sena });
+          seen.push(text);
+        }
+      });
+      $("partner-senas").textContent = seen.join(" · ");
+    }
+
     function renderTable(obs, mine) {
       var table = $("table");
       table.replaceChildren();
@@ -126,9 +169,8 @@
         var item = el("li", "board-round");
         item.appendChild(el("strong", null, fill(T.round, { n: index + 1 }) + ": "));
         plays.forEach(function (play, k) {
-          var who = play[0] === mine ? T.you : T.bot;
           if (k) item.appendChild(document.createTextNode("; "));
-          item.appendChild(el("span", "board-play", fill(T.played, { who: who, card: cardName(play[1]) })));
+          item.appendChild(el("span", "board-play", fill(T.played, { who: who(play[0], obs), card: cardName(play[1]) })));
         });
         table.appendChild(item);
       });
@@ -139,7 +181,7 @@
       for (var i = obs.events.length - 1; i >= 0; i--) {
         var e = obs.events[i];
         if (e.type === "action" && e.action !== "play") {
-          return fill(T.said, { who: e.seat === obs.seat ? T.you : T.bot, word: actionName(e.action) });
+          return fill(T.said, { who: who(e.seat, obs), word: actionName(e.action) });
         }
       }
       return "";
@@ -150,7 +192,9 @@
       current = view;
       var obs = view.observation;
       var focusedCard = document.activeElement && document.activeElement.classList.contains("play-choice");
-      $("opponent").textContent = view.opponent.name;
+      $("opponent").textContent = view.partner
+        ? view.partner.name + " & " + T.you + " vs " + view.opponent.name
+        : view.opponent.name;
       $("game-no").textContent = fill(T.game, { n: Math.max(1, view.game_number), of: view.games });
       if (obs) {
         var mine = obs.team, score = obs.score;
@@ -170,6 +214,7 @@
       legal.forEach(function (a) {
         if (a.action !== "play") calls.appendChild(button(actionName(a.action), null, a, true));
       });
+      renderSenas(view, legal);
       board.setAttribute("data-turn", turn ? String(turn.number) : "");
       deadline = turn ? Date.now() + turn.clock_left_ms : null;
       tick();
@@ -249,7 +294,7 @@
       }
     });
 
-    timer = setInterval(tick, 1000);
+    setInterval(tick, 1000);
     follow();
   }
 

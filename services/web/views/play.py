@@ -44,5 +44,9 @@ def play_words() -> dict[str, Any]:
             "played": _("%(who)s played %(card)s"),
             "said": _("%(who)s: %(word)s"),
             "hand_start": _("A new hand: you hold %(cards)s."),
+            "partner": _("Partner"),
+            "partner_sena": _("Your partner signalled: %(sena)s"),
+            "sena_caught": _("%(who)s signalled: %(sena)s"),
+            "no_sena": _("No seña"),
         },
     }
