@@ -155,10 +155,7 @@ def test_a_2v2_with_a_sena_by_keyboard(chromium: Any, served: Served) -> None:
             "() => (document.querySelector('#board').dataset.turn || '') !== ''", timeout=30_000
         )
         sync_api.expect(page.locator("#senas-box")).to_be_visible()
-        assert (
-            "Compañero" in page.locator("#opponent").inner_text()
-            or page.locator("#opponent").inner_text().count("&") == 1
-        )
+        assert " & Vos vs " in page.locator("#opponent").inner_text()  # partner & you vs bot
         page.get_by_role("button", name="un tres", exact=True).focus()
         page.keyboard.press("Enter")
         assert (
