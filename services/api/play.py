@@ -206,6 +206,7 @@ class PlayController(Controller):
         svc = services(request.app.state)
         limits = svc.settings.play
         bot = await _opponent(pool, request, data.bot_id)
+        partner = None if data.players == 2 else await _opponent(pool, request, None)
         address = client_address_reader(svc.settings.web.trusted_proxies)(request)
         address_key = _address_key(svc, address)
         since = datetime.now(UTC) - timedelta(hours=1)
@@ -226,14 +227,16 @@ class PlayController(Controller):
                 slug="too-many-play-sessions",
                 headers={"Retry-After": "60"},
             )
-        partner = None
-        if data.players == 4:
-            partner = await _opponent(pool, request, None)  # the house heuristic
+        bots: list[tuple[EntrantRecord, BotConnection]] = []
         try:
             rules = Rules(players=data.players, points_to_win=data.points_to_win, flor=data.flor)
             settings = MatchSettings(rules=rules, games_per_match=data.games)
             seed = secrets.randbits(62)
             token = secrets.token_urlsafe(24)
+            bots.append(await _connection(pool, svc, bot, seed + 1))
+            if partner is not None:
+                bots.append(await _connection(pool, svc, partner, seed + 2))
+                bots.append(await _connection(pool, svc, bot, seed + 3))
             stored = await db_play.create_play_match(
                 pool,
                 bot_id=bot.id,
@@ -245,12 +248,10 @@ class PlayController(Controller):
                 token_hash=_digest(token),
                 address_key=address_key,
             )
-            bots = [await _connection(pool, svc, bot, seed + 1)]
-            if partner is not None:
-                bots.append(await _connection(pool, svc, partner, seed + 2))
-                bots.append(await _connection(pool, svc, bot, seed + 3))
         except BaseException:
             slot.release()
+            for _, connection in bots:
+                await connection.close()
             raise
         session = PlaySession(
             id=stored.id,
