@@ -25,6 +25,7 @@ BENCHMARKS = [
     "address_caps",
     "probe_round",
     "export_readers",
+    "play_session",
 ]
 
 
