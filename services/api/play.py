@@ -129,8 +129,9 @@ async def _opponent(
             raise ProblemError(
                 404, "there is no house bot to play on this server", slug="no-house-bot"
             )
+        exact = [b for b in house if b.url == "builtin:heuristic" or b.name == "house-heuristic"]
         heuristic = [b for b in house if "heuristic" in b.url or "heuristic" in b.name]
-        return (heuristic or house)[0]
+        return (exact or heuristic or house)[0]
     for known in house:
         if known.id == bot_id:
             return known
