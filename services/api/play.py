@@ -45,6 +45,7 @@ from services.api.problems import ProblemError, problem_responses
 from services.api.sse import HEARTBEAT, json_frame
 from services.api.stream_caps import Slot, StreamCaps
 from services.api.streams import caps_of
+from services.base.secretbox import SecretBoxError
 from services.db import bots as db_bots
 from services.db import play as db_play
 from services.db.bots import Bot
@@ -168,7 +169,10 @@ async def _connection(
     sealed = await db_bots.signing_secret(pool, bot.id)
     if sealed is None:
         raise ProblemError(409, f"bot {bot.id} cannot play now", slug="bot-unavailable")
-    secret = svc.secret_box.decrypt(sealed[0], bot.id)
+    try:
+        secret = svc.secret_box.decrypt(sealed[0], bot.id)
+    except SecretBoxError as exc:  # sealed under another key: it cannot be called now
+        raise ProblemError(409, f"bot {bot.id} cannot play now", slug="bot-unavailable") from exc
     policy = EgressPolicy(allow_loopback=svc.settings.allow_loopback_bots)
     client = svc.bot_client_factory(bot.url, secret, policy)
     return EntrantRecord(bot.name, f"bot:{bot.id}"), HttpBot(bot.name, client)

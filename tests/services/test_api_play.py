@@ -15,11 +15,12 @@ import pytest
 
 from arena.match.replay import Decision, load_replay
 from arena.match.verify import verify_replay
+from arena.sdk import BotServer
 from engine.events import ActionTaken
 from services.base.config import PlaySettings
 from services.db import bots as db_bots
 from services.db import play as db_play
-from tests.services.api_helpers import NetworkGuard, app_client
+from tests.services.api_helpers import Api, NetworkGuard, app_client
 from tests.services.flow_helpers import make_account, make_bot
 
 pytestmark = pytest.mark.anyio
@@ -234,3 +235,36 @@ async def test_senas_are_for_2v2_only(table: Table) -> None:
     )
     assert refused.status_code == 422 and "2v2" in refused.json()["detail"]
     await table.client.post(f"/v1/play/{play_id}/leave", headers=token)
+
+
+async def test_a_signed_in_person_plays_an_open_http_bot(
+    table: Table, bot_server: BotServer, guard: NetworkGuard
+) -> None:
+    """The bot is called over HTTP (the SDK's server on 127.0.0.1) from the API process, through
+    the guarded client; someone else's closed bot is a 403."""
+    api = Api(table.client, table.pool, guard)
+    _, owner = await api.account("owner")
+    _, person = await api.account("person")
+    bot = await api.bot(owner, bot_server.url, "open-bot")
+    closed = await api.bot(owner, bot_server.url, "closed-bot")
+    opened = await table.client.patch(f"/v1/bots/{bot['id']}", json={"open": True}, headers=owner)
+    assert opened.status_code == 200, opened.text
+    refused = await table.client.post("/v1/play", json={"bot_id": closed["id"]}, headers=person)
+    assert refused.status_code == 403
+    answer = await table.client.post("/v1/play", json={"bot_id": bot["id"]}, headers=person)
+    assert answer.status_code == 201, answer.text
+    play_id, token = answer.json()["id"], {"X-Play-Token": answer.json()["token"]}
+    async with asyncio.timeout(WAIT_S * 4):
+        while True:
+            view = await table.turn(play_id, token)
+            if view["status"] != "playing":
+                break
+            acted = await table.client.post(
+                f"/v1/play/{play_id}/act", json=_first(view), headers=token
+            )
+            assert acted.status_code == 200, acted.text
+    replay = load_replay((await table.client.get(view["replay_url"])).content)
+    verify_replay(replay)
+    assert replay.entrants[1].source == f"bot:{bot['id']}"
+    assert replay.result.reason != "walkover"
+    assert guard.connected and all(host == "127.0.0.1" for host, _ in guard.connected)
