@@ -200,7 +200,7 @@ class PlayController(Controller):
             "address: past any, a 429 (`/problems/too-many-play-sessions`)."
         ),
         status_code=201,
-        responses=problem_responses(401, 403, 404, 409, 413, 415, 429),
+        responses=problem_responses(401, 403, 404, 409, 413, 415, 422, 429),
     )
     async def create_play(
         self,
