@@ -19,6 +19,7 @@ from services.db.pool import create_pool
 from tests.services.api_helpers import settings as app_settings
 from tests.services.flow_helpers import make_account, make_bot
 from tests.services.sse_client import Served, serve
+from tests.web.accessibility import violations_by_width
 from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS
 
 sync_api = pytest.importorskip(
@@ -138,7 +139,8 @@ def test_the_board_without_a_token_says_so(chromium: Any, served: Served) -> Non
 
 
 def test_a_2v2_with_a_sena_by_keyboard(chromium: Any, served: Served) -> None:
-    """The 2v2 table: the seña buttons show; a seña chosen by keyboard goes with the next card
+    """The 2v2 table: the seña buttons show, axe-core finds nothing serious on the board in
+    play; a seña chosen by keyboard goes with the next card
     (the replay has it on the person's action); leaving by keyboard ends the match."""
     context = chromium.new_context(viewport={"width": 390, "height": 844}, base_url=served.base)
     try:
@@ -156,6 +158,9 @@ def test_a_2v2_with_a_sena_by_keyboard(chromium: Any, served: Served) -> None:
         )
         sync_api.expect(page.locator("#senas-box")).to_be_visible()
         assert " & Vos vs " in page.locator("#opponent").inner_text()  # partner & you vs bot
+        # axe-core on the board in play: cards, calls and señas shown, at 1280 and 390 px
+        assert violations_by_width(page) == {}
+        page.set_viewport_size({"width": 390, "height": 844})
         page.get_by_role("button", name="un tres", exact=True).focus()
         page.keyboard.press("Enter")
         assert (
