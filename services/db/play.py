@@ -1,4 +1,4 @@
-"""Matches a person plays against a bot (``play_matches``, migration 0027, docs/play.md).
+"""Matches a person plays against a bot (``play_matches``, migration 0026, docs/play.md).
 
 Kept apart from ``matches``: ratings, ladders and tournaments never read this table, so a
 match against a person never changes a bot's rating; :func:`record_vs_people` is the bot's
