@@ -45,6 +45,7 @@ class LadderRow:
     matches: int
     last_hour: int
     playing: bool
+    last_started: datetime | None = None  # its latest ladder match's creation
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +178,8 @@ SELECT e.bot_id, b.name AS bot_name, b.owner_id, a.name AS owner_name, b.status 
        (SELECT count(*) FROM match_entrants me JOIN matches m ON m.id = me.match_id
          WHERE me.bot_id = e.bot_id AND m.ladder_pool = e.pool
            AND m.created_at > $2::timestamptz - interval '1 hour')::int AS last_hour,
+       (SELECT max(m.created_at) FROM match_entrants me JOIN matches m ON m.id = me.match_id
+         WHERE me.bot_id = e.bot_id AND m.ladder_pool = e.pool) AS last_started,
        EXISTS (SELECT 1 FROM match_entrants me JOIN matches m ON m.id = me.match_id
          WHERE me.bot_id = e.bot_id AND m.ladder_pool IS NOT NULL
            AND m.status IN ('pending', 'queued', 'running')) AS playing

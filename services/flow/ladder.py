@@ -156,21 +156,28 @@ async def _own_entry(
     return entry
 
 
-def ladder_bot(row: LadderRow, pool_mean: float, platform_cap: int) -> LadderBot:
+def ladder_bot(row: LadderRow, pool_mean: float, platform_cap: int, now: datetime) -> LadderBot:
     """A table row as the matchmaker sees it: the fit's estimate and half width, or the pool's
     mean and :data:`NEW_BOT_HALFWIDTH` before its first rated match.
 
-    The hourly cap: a bot still placing whose owner kept the platform's cap (``platform_cap``,
-    ``TRUCO_LADDER_HOURLY_CAP``) is not held by it, so a new bot is placed in minutes (about
-    fifty matches, one at a time); a cap its owner lowered holds always, and a placed bot's
-    cap is the platform's. Placement ends by itself (the interval narrows with every match),
-    and leaving and joining again does not start it over (the interval is the pool fit's)."""
+    The hourly cap is a pace, not only a count: a bot plays at most ``hourly_cap`` ladder
+    matches in any hour and starts one at most every ``3600 / hourly_cap`` seconds, so a pool
+    that joins together does not spend its whole hour in its first minutes and then stand
+    still (leaving a newcomer no one to play). A bot still placing whose owner kept the
+    platform's cap (``platform_cap``, ``TRUCO_LADDER_HOURLY_CAP``) is held by neither, so a new
+    bot is placed in minutes (about fifty matches, one at a time); a cap its owner lowered
+    holds always. Placement ends by itself (the interval narrows with every match), and
+    leaving and joining again does not start it over (the interval is the pool fit's)."""
     if row.rating is None or row.low is None or row.high is None:
         rating, halfwidth = pool_mean, NEW_BOT_HALFWIDTH
     else:
         rating, halfwidth = row.rating, max((row.high - row.low) / 2, 1.0)
     placed = halfwidth < PLACEMENT_HALFWIDTH
-    capped = row.last_hour >= row.hourly_cap and (placed or row.hourly_cap < platform_cap)
+    held = placed or row.hourly_cap < platform_cap
+    # (a last match stamped after ``now`` is the two clocks' skew, or a test's clock: not paced)
+    since = None if row.last_started is None else (now - row.last_started).total_seconds()
+    too_soon = since is not None and 0 <= since < 3600 / row.hourly_cap
+    capped = held and (row.last_hour >= row.hourly_cap or too_soon)
     return LadderBot(
         bot_id=row.bot_id,
         owner_id=row.owner_id,
@@ -186,10 +193,10 @@ def ladder_bot(row: LadderRow, pool_mean: float, platform_cap: int) -> LadderBot
     )
 
 
-def ladder_bots(rows: Sequence[LadderRow], platform_cap: int) -> list[LadderBot]:
+def ladder_bots(rows: Sequence[LadderRow], platform_cap: int, now: datetime) -> list[LadderBot]:
     fitted = [r.rating for r in rows if r.rating is not None]
     mean = sum(fitted) / len(fitted) if fitted else DEFAULT_RATING
-    return [ladder_bot(r, mean, platform_cap) for r in rows]
+    return [ladder_bot(r, mean, platform_cap, now) for r in rows]
 
 
 async def tick(pool: asyncpg.Pool, settings: LadderSettings, now: datetime) -> list[int]:
@@ -224,7 +231,7 @@ async def _start(
     async with pool.acquire() as conn:
         rows = await db_ladder.table(conn, ladder, now)
         met = await db_ladder.met_on(conn, ladder, today)
-    bots = ladder_bots(rows, settings.hourly_cap)
+    bots = ladder_bots(rows, settings.hourly_cap, now)
     rules = MatchmakerRules(slots=slots, pair_per_day=settings.pair_per_day)
     picks = pick_matches(bots, met, rules, players=players_of(ladder))
     if not picks:

@@ -6,6 +6,7 @@ that places its bots as matches are played and the pool refitted."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import asyncpg
 import msgspec
@@ -18,6 +19,7 @@ from services.base.config import LadderSettings
 from services.db import bot_health
 from services.db import ladder as db_ladder
 from services.db import matches as db_matches
+from services.db.ladder import LadderRow
 from services.domain import seeds
 from services.domain.match_order import EntrantOrder
 from services.flow import ladder as flow_ladder
@@ -231,3 +233,30 @@ async def test_a_ladder_places_its_bots_as_it_plays(flow_pool: asyncpg.Pool) -> 
     assert all(r.rating is not None and r.low is not None for r in rated)
     top_half = {r.bot_id for r in rated[:4]}
     assert len(top_half & strong) >= 3
+
+
+def test_the_hourly_cap_is_a_pace_for_placed_bots_and_owners_caps() -> None:
+    """A placed bot under a cap of 60 an hour starts at most one match a minute, so a pool that
+    joins together does not spend its hour at once; a bot still placing under the platform's
+    cap is not paced; a cap its owner lowered paces it all the same."""
+
+    def row(*, placed: bool, cap: int, ago_s: float | None, last_hour: int) -> LadderRow:
+        return LadderRow(
+            bot_id=1, bot_name="b", owner_id=1, owner_name="o", bot_status="active",
+            answered=True, joined_at=NOW, hourly_cap=cap, paused_at=None, pause_cause=None,
+            elo=1500.0, rating=1500.0, low=1450.0 if placed else 1300.0,
+            high=1550.0 if placed else 1700.0, los_next=None, matches=10,
+            last_hour=last_hour, playing=False,
+            last_started=None if ago_s is None else NOW - timedelta(seconds=ago_s),
+        )  # fmt: skip
+
+    def available(**kw: Any) -> bool:
+        return flow_ladder.ladder_bot(row(**kw), 1500.0, 60, NOW).available
+
+    assert not available(placed=True, cap=60, ago_s=30, last_hour=1)
+    assert available(placed=True, cap=60, ago_s=61, last_hour=1)
+    assert available(placed=True, cap=60, ago_s=None, last_hour=0)
+    assert not available(placed=True, cap=60, ago_s=3000, last_hour=60)  # the hour is spent
+    assert available(placed=False, cap=60, ago_s=5, last_hour=60)  # placing: not held
+    assert not available(placed=False, cap=10, ago_s=300, last_hour=1)  # its owner's pace
+    assert available(placed=False, cap=10, ago_s=361, last_hour=1)
