@@ -9,7 +9,7 @@ the ladder's tick, the rating fit, results) and Celery beat (the ladder's tick e
 asyncio bot server (:mod:`bench.tinybot`) holding every answer ``BENCH_DELAY_MS`` (100 ms).
 
 Through the API: ``BENCH_LADDER_BOTS`` (50) bots of ten accounts join the 1v1 ladder and play
-for ``BENCH_WARM_S`` (240 s) so the pool has ratings; then a new bot of an eleventh account
+for ``BENCH_WARM_S`` (480 s) so the pool has ratings; then a new bot of an eleventh account
 joins, and at the same moment an organiser starts a Swiss of eight bots of its own. Figures:
 the newcomer's time from joining to "placed" as ``GET /v1/ladders/1v1`` shows it (its 95%
 interval under +-100 Elo) and its matches by then; the Swiss's ``POST /start`` answered and its
@@ -46,7 +46,7 @@ SWISS_BOTS = 8
 class Plan:
     bots: int = 50
     delay_ms: float = 100.0
-    warm_s: float = 240.0
+    warm_s: float = 480.0
     limit_s: float = 1200.0
 
     @classmethod
@@ -55,7 +55,7 @@ class Plan:
         return cls(
             bots=int(env.get("BENCH_LADDER_BOTS", "50")),
             delay_ms=float(env.get("BENCH_DELAY_MS", "100")),
-            warm_s=float(env.get("BENCH_WARM_S", "240")),
+            warm_s=float(env.get("BENCH_WARM_S", "480")),
             limit_s=float(env.get("BENCH_TIMEOUT_S", "1200")),
         )
 
