@@ -7,7 +7,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.web.paging import PAIRINGS_IN_FULL, NoSuchRound, round_shown
+from services.web.paging import (
+    CROSS_CELLS_PER_PART,
+    CROSS_IN_FULL,
+    PAIRINGS_IN_FULL,
+    NoSuchRound,
+    cross_parts,
+    round_shown,
+)
 from tests.web.conftest import WebData
 
 
@@ -21,6 +28,20 @@ def test_a_large_event_lists_the_latest_round_or_the_one_asked_for() -> None:
     assert round_shown([1, 2, 3], PAIRINGS_IN_FULL + 1, None) == 3
     assert round_shown([1, 2, 3], PAIRINGS_IN_FULL + 1, 1) == 1
     assert round_shown([], PAIRINGS_IN_FULL + 1, None) is None
+
+
+@given(st.integers(0, 2000))
+def test_a_large_crosstable_is_cut_into_parts_of_whole_rows(entrants: int) -> None:
+    parts = cross_parts(entrants)
+    if entrants <= CROSS_IN_FULL:
+        assert parts == []
+        return
+    rows = [r for first, end in parts for r in range(first, end)]
+    assert rows == list(range(entrants))  # every row once, in order
+    # each part's cells stay within the budget (a single row may pass it alone)
+    assert all(
+        (end - first) * entrants <= max(CROSS_CELLS_PER_PART, entrants) for first, end in parts
+    )
 
 
 @given(st.lists(st.integers(1, 50), unique=True), st.integers(0, 500), st.integers(1, 60))

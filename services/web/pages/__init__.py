@@ -18,7 +18,7 @@ from services.web.pages.play import play_board, play_page
 from services.web.pages.render import CSP, SECURITY_HEADERS, before_page
 from services.web.pages.sprt import sprt_live, sprt_page
 from services.web.pages.static import static_file
-from services.web.pages.tournament import tournament_live, tournament_page
+from services.web.pages.tournament import crosstable_page, tournament_live, tournament_page
 
 __all__ = ["CSP", "SECURITY_HEADERS", "html_error", "web_router"]
 
@@ -33,6 +33,7 @@ def web_router() -> Router:
             bots_index,
             leaderboards_index,
             tournament_page,
+            crosstable_page,
             tournament_live,
             bot_page,
             ladder_page,

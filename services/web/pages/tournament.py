@@ -88,6 +88,28 @@ async def tournament_page(
     return render(request, "tournament.html", t=view, shown_round=shown, version=version, poll=poll)
 
 
+@get("/tournaments/{tournament_id:int}/crosstable", name="web:crosstable")
+async def crosstable_page(
+    request: Request[Any, Any, Any],
+    pool: NamedDependency[asyncpg.Pool],
+    tournament_id: Id,
+    part: Annotated[int, QueryParameter(ge=1, le=10_000)] = 1,
+) -> Response[str]:
+    """One part of a large crosstable (:func:`services.web.paging.cross_parts`); a crosstable
+    small enough for the tournament's page is there, not here."""
+    view = await _tournament_view(pool, tournament_id)
+    if view.crosstable is None or not view.cross_parts:
+        raise NotFoundException(
+            _("The crosstable of this tournament is on its page.")
+            if view.crosstable is not None
+            else _("This tournament has no crosstable.")
+        )
+    if part > len(view.cross_parts):
+        raise NotFoundException(_("There is no part %(n)d of this crosstable.") % {"n": part})
+    first, end = view.cross_parts[part - 1]
+    return render(request, "crosstable.html", t=view, part=part, first=first, end=end)
+
+
 @get("/tournaments/{tournament_id:int}/live", name="web:tournament-live")
 async def tournament_live(
     pool: NamedDependency[asyncpg.Pool], tournament_id: Id

@@ -12,6 +12,7 @@ from services.domain import INDIVIDUAL, LIVE_TOURNAMENT_STATUSES
 from services.tournaments.bracket_format import BracketFormat
 from services.tournaments.event import Played
 from services.tournaments.formats import StandingRow, UnknownFormat, get_format, table_format
+from services.web import paging
 from services.web.i18n import gettext as _
 from services.web.views.bracket import BracketSection, Podium, bracket_view, match_labels
 from services.web.views.common import BotLink, format_names, outcome, score_text, side_links
@@ -62,6 +63,9 @@ class TournamentView:
     cross_header: list[BotLink] = field(default_factory=list)
     deals_note: str = ""
     podium: Podium | None = None
+    # a large crosstable's parts (first row, end), each on a page of its own; [] when the
+    # crosstable is on the tournament's page (services.web.paging.cross_parts)
+    cross_parts: list[tuple[int, int]] = field(default_factory=list)
 
 
 def deals_note(settings: dict[str, object]) -> str:
@@ -164,6 +168,7 @@ def tournament_view(
         cross_header=[row.bot for row in cross or []],
         deals_note=deals_note(t.settings),
         podium=top,
+        cross_parts=paging.cross_parts(len(cross or [])),
     )
 
 
