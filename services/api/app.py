@@ -40,7 +40,14 @@ from services.api.no_store import no_store_credentials
 from services.api.play import PlayController, room_of
 from services.api.problems import exception_handlers
 from services.api.ratelimit import PREFIX as RATE_LIMIT_PREFIX
-from services.api.ratelimit import Counter, MemoryCounter, RedisCounter, rate_limit_hook
+from services.api.ratelimit import STATE_KEY as LIMITER_KEY
+from services.api.ratelimit import (
+    Counter,
+    Limiter,
+    MemoryCounter,
+    RedisCounter,
+    rate_limit_hook,
+)
 from services.api.slow_clients import body_deadline
 from services.api.sprt_tests import SprtController
 from services.api.streams import StreamController, hub_of
@@ -95,6 +102,7 @@ def create_api(
         if settings.redis.url
         else MemoryCounter()
     )
+    limiter = Limiter(limits, counter, client_address_reader(settings.web.trusted_proxies))
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -139,9 +147,7 @@ def create_api(
             *pages,
         ],
         before_request=first_answer(
-            rate_limit_hook(
-                limits, counter, address_of=client_address_reader(settings.web.trusted_proxies)
-            ),
+            rate_limit_hook(limits, counter, address_of=limiter.address_of),
             json_body_hook,
         ),
         middleware=[body_deadline],
@@ -149,7 +155,7 @@ def create_api(
         dependencies={"pool": Provide(get_pool, sync_to_thread=False)},
         exception_handlers=error_pages(exception_handlers) if error_pages else exception_handlers,
         lifespan=[lifespan],
-        state=State({"services": svc}),
+        state=State({"services": svc, LIMITER_KEY: limiter}),
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=OpenAPIConfig(
             title="Truco Arena API",

@@ -25,6 +25,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 import redis.asyncio as aioredis
@@ -127,6 +128,30 @@ class RedisCounter:
 
     async def aclose(self) -> None:
         await self._redis.aclose()
+
+
+@dataclass(frozen=True, slots=True)
+class Limiter:
+    """The app's budgets, counters and client addresses, for other layers' budgets (the pages':
+    ``services.web.pages.budget``). In the app's state under :data:`STATE_KEY`."""
+
+    limits: RateLimits
+    counter: Counter
+    address_of: AddressOf
+    clock: Callable[[], float] = time.time
+
+    async def hit(self, bucket: str, limit: int) -> float | None:
+        """Count one request in ``bucket``: None if within ``limit``, else seconds to wait."""
+        return await self.counter.hit(bucket, limit, self.clock())
+
+
+STATE_KEY = "rate_limiter"
+
+
+def limiter_of(state: State) -> Limiter:
+    limiter = state[STATE_KEY]
+    assert isinstance(limiter, Limiter)
+    return limiter
 
 
 def _refusal(limit: int, what: str, wait: float, window_s: int = WINDOW_S) -> Response[bytes]:

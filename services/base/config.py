@@ -96,11 +96,16 @@ class WebSettings(msgspec.Struct, frozen=True, kw_only=True):
     (``services.api.address_caps``; trusted proxies are not capped)."""
     heads_per_address: int = 8
     """Connections of one client address that may hold an unfinished request head at once."""
-
     write_deadline_s: float = 30.0
+    """The period in which a client whose send buffers are full must read ``write_floor_bytes``."""
     write_floor_bytes: int = 16 * 1024
     """While a response's send buffers are full, its client must read this many bytes every
     ``write_deadline_s`` or the connection is reset (``services.api.serve``)."""
+    page_cache_bytes: int = 32 * 1024 * 1024
+    """Rendered pages one API process keeps (``services.web.page_cache``); 0: none."""
+    page_max_age_s: int = 300
+    """How long a finished event's page is kept: by browsers and proxies (``Cache-Control``)
+    and by this process's cache of rendered pages."""
 
 
 class StreamSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -148,6 +153,8 @@ class RateLimits(msgspec.Struct, frozen=True, kw_only=True):
     """Account creations per client address in an hour."""
     auth_failures_per_minute: int = 20
     health_per_minute: int = 300
+    pages_per_minute: int = 120
+    """Page views (HTML) per client address (``services.web.pages.budget``)."""
     enabled: bool = True
 
 
@@ -428,6 +435,14 @@ VARIABLES: tuple[Variable, ...] = (
          _MINUTE, "20", "failed authentications per client address"),
     _var("TRUCO_HEALTH_RATE_LIMIT_PER_MINUTE", "rate_limits.health_per_minute", _MINUTE,
          "300", "`/health` and `/health/live` per client address"),
+    _var("TRUCO_PAGE_RATE_LIMIT_PER_MINUTE", "rate_limits.pages_per_minute", _MINUTE, "120",
+         "page views (the HTML pages, not `/static` nor a page's `/live` poll) per client "
+         "address"),
+    _var("TRUCO_PAGE_CACHE_BYTES", "web.page_cache_bytes", _whole(0, 2**34), "33554432",
+         "bytes of rendered pages one API process keeps (32 MiB; 0: no cache)"),
+    _var("TRUCO_PAGE_MAX_AGE_S", "web.page_max_age_s", _whole(0, 86_400), "300",
+         "seconds a finished event's page is kept by browsers and proxies (`Cache-Control: "
+         "max-age`) and by the API process's cache of rendered pages"),
     _var("TRUCO_STREAMS_PER_ADDRESS", "streams.per_address", _whole(1, 10_000), "8",
          "live streams (`/v1/matches/{id}/stream`, `/v1/tournaments/{id}/stream`) one client "
          "address may hold open on one API process"),

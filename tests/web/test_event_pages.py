@@ -5,15 +5,23 @@ of page views."""
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Any
 
 import httpx
 import pytest
+from litestar import Litestar
 
+from services.api.ratelimit import MemoryCounter
+from services.base.config import RateLimits, Settings, WebSettings
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool
+from services.launch.app import create_app
+from services.web.pages.cached import page_cache
 from tests.servers import PostgresServer, create_database, drop_database, new_database_name
-from tests.web.conftest import run_async, web_app
+from tests.services.api_helpers import FrozenCounter
+from tests.web.conftest import run_async, settings
 from tests.web.seed_event import EVENT_BOTS, seed_event
 
 LIMIT = 100 * 1024
@@ -32,16 +40,34 @@ def event(postgres_server: PostgresServer) -> Iterator[tuple[str, int]]:
         run_async(drop_database(postgres_server, name))
 
 
-@pytest.fixture
-async def client(event: tuple[str, int]) -> AsyncIterator[httpx.AsyncClient]:
-    url, _tid = event
+@asynccontextmanager
+async def served(
+    url: str, peers: Sequence[str] = ("127.0.0.1",), **options: Any
+) -> AsyncIterator[tuple[Litestar, list[httpx.AsyncClient]]]:
+    """The platform app on ``url`` and one client per peer address (the address the app sees
+    the connection come from, which the budgets count by)."""
     pool = await create_pool(url, min_size=1, max_size=4)
     try:
-        transport = httpx.ASGITransport(app=web_app(url, pool))  # type: ignore[arg-type]
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
-            yield c
+        app = create_app(settings(url), pool=pool, **options)
+        async with AsyncExitStack() as stack:
+            clients = [
+                await stack.enter_async_context(
+                    httpx.AsyncClient(
+                        transport=httpx.ASGITransport(app=app, client=(peer, 40000)),  # type: ignore[arg-type]
+                        base_url="http://testserver",
+                    )
+                )
+                for peer in peers
+            ]
+            yield app, clients
     finally:
         await pool.close()
+
+
+@pytest.fixture
+async def client(event: tuple[str, int]) -> AsyncIterator[httpx.AsyncClient]:
+    async with served(event[0]) as (_app, (one,)):
+        yield one
 
 
 @pytest.mark.anyio
@@ -76,3 +102,112 @@ async def test_every_page_of_a_780_match_event_is_under_100_kb(
     heavy = {name: size for name, size in weights.items() if size >= LIMIT}
     assert heavy == {}, weights
     assert (await client.get(f"/tournaments/{tid}/crosstable?part=3")).status_code == 404
+
+
+@pytest.mark.anyio
+async def test_a_finished_event_page_is_rendered_once_then_served_from_the_cache(
+    event: tuple[str, int],
+) -> None:
+    url, tid = event
+    async with served(url) as (app, (client,)):
+        cache = page_cache(app.state)
+        first = await client.get(f"/tournaments/{tid}")
+        assert first.status_code == 200
+        assert cache.renders == 1
+        for _ in range(5):
+            again = await client.get(f"/tournaments/{tid}")
+            assert again.status_code == 200 and again.content == first.content
+        assert cache.renders == 1  # five more views, no more rendering
+        assert first.headers["cache-control"] == "public, max-age=300"
+        etag = first.headers["etag"]
+        assert again.headers["etag"] == etag
+        # the same page in Spanish is another page; a round is another page
+        es = await client.get(f"/tournaments/{tid}", headers={"Accept-Language": "es-AR"})
+        assert es.headers["content-language"] == "es-AR" and es.headers["etag"] != etag
+        await client.get(f"/tournaments/{tid}?round=2")
+        assert cache.renders == 3
+        # ?lang= sets the reader's cookie: the same HTML, not for shared caches
+        chosen = await client.get(f"/tournaments/{tid}?lang=es")
+        assert chosen.content == es.content and cache.renders == 3
+        assert (
+            chosen.headers["cache-control"].startswith("private") and "set-cookie" in chosen.headers
+        )
+
+
+@pytest.mark.anyio
+async def test_if_none_match_gets_a_304_without_a_body(event: tuple[str, int]) -> None:
+    url, tid = event
+    async with served(url) as (app, (client,)):
+        first = await client.get(f"/tournaments/{tid}/crosstable?part=2")
+        etag = first.headers["etag"]
+        again = await client.get(
+            f"/tournaments/{tid}/crosstable?part=2", headers={"If-None-Match": etag}
+        )
+        assert again.status_code == 304 and again.content == b""
+        assert again.headers["etag"] == etag
+        stale = await client.get(
+            f"/tournaments/{tid}/crosstable?part=2", headers={"If-None-Match": '"other"'}
+        )
+        assert stale.status_code == 200 and stale.content == first.content
+        assert page_cache(app.state).renders == 1
+
+
+@pytest.mark.anyio
+async def test_without_the_cache_every_view_renders(event: tuple[str, int]) -> None:
+    url, tid = event
+    off = Settings(
+        database=settings(url).database,
+        secrets=settings(url).secrets,
+        web=WebSettings(page_cache_bytes=0),
+    )
+    pool = await create_pool(url, min_size=1, max_size=2)
+    try:
+        app = create_app(off, pool=pool)
+        transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            first = await client.get(f"/tournaments/{tid}")
+            second = await client.get(
+                f"/tournaments/{tid}", headers={"If-None-Match": first.headers["etag"]}
+            )
+        assert second.status_code == 304  # the validator still holds: the same bytes
+        assert page_cache(app.state).renders == 2 and len(page_cache(app.state)) == 0
+    finally:
+        await pool.close()
+
+
+@pytest.mark.anyio
+async def test_past_its_budget_an_address_gets_429_and_another_is_still_answered(
+    event: tuple[str, int],
+) -> None:
+    url, tid = event
+    budget = 5
+    limits = RateLimits(pages_per_minute=budget)
+    peers = ("203.0.113.7", "198.51.100.9")
+    async with served(url, peers, rate_limits=limits, rate_counter=FrozenCounter()) as (
+        _app,
+        (flooder, other),
+    ):
+        for _ in range(budget):
+            assert (await flooder.get(f"/tournaments/{tid}")).status_code == 200
+        # the stylesheet and the live poll are not page views
+        assert (await flooder.get("/static/site.css")).status_code == 200
+        assert (await flooder.get(f"/tournaments/{tid}/live")).status_code == 200
+        refused = await flooder.get(f"/tournaments/{tid}", headers={"Accept-Language": "es"})
+        assert refused.status_code == 429
+        assert 0 < int(refused.headers["retry-after"]) <= 60
+        assert refused.headers["content-type"].startswith("text/html")
+        assert refused.headers["content-language"] == "es-AR"
+        assert "Demasiados pedidos" in refused.text
+        assert (await flooder.get("/bots")).status_code == 429  # every page, not one
+        assert (await other.get(f"/tournaments/{tid}")).status_code == 200
+        # the API keeps its own budgets
+        assert (await flooder.get("/v1/bots")).status_code == 200
+
+
+@pytest.mark.anyio
+async def test_the_page_budget_is_off_with_the_rate_limits(event: tuple[str, int]) -> None:
+    url, tid = event
+    limits = RateLimits(pages_per_minute=1, enabled=False)
+    async with served(url, rate_limits=limits, rate_counter=MemoryCounter()) as (_app, (c,)):
+        for _ in range(3):
+            assert (await c.get(f"/tournaments/{tid}")).status_code == 200

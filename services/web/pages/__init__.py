@@ -4,11 +4,14 @@ mounts them all."""
 
 from __future__ import annotations
 
-from litestar import Router
+from typing import Any
+
+from litestar import Request, Router
 from litestar.datastructures import ResponseHeader
 from litestar.exceptions import HTTPException, ValidationException
 
 from services.web.pages.bot import bot_page
+from services.web.pages.budget import page_budget
 from services.web.pages.error import html_error
 from services.web.pages.home import home
 from services.web.pages.ladder import ladder_page
@@ -21,6 +24,12 @@ from services.web.pages.static import static_file
 from services.web.pages.tournament import crosstable_page, tournament_live, tournament_page
 
 __all__ = ["CSP", "SECURITY_HEADERS", "html_error", "web_router"]
+
+
+async def _before_page(request: Request[Any, Any, Any]) -> None:
+    """The page's language (its error page too), then the address's budget of page views."""
+    await before_page(request)
+    await page_budget(request)
 
 
 def web_router() -> Router:
@@ -51,6 +60,6 @@ def web_router() -> Router:
             HTTPException: html_error,
             Exception: html_error,
         },
-        before_request=before_page,
+        before_request=_before_page,
         include_in_schema=False,
     )

@@ -14,8 +14,10 @@ from services.db import pages as db
 from services.domain import FINISHED_STATUSES, OPEN_STATUSES
 from services.tournaments.outcome import match_outcome
 from services.web.i18n import gettext as _
+from services.web.page_cache import Rendered
+from services.web.pages.cached import cached_page
 from services.web.pages.live_replay import live_replay, reader
-from services.web.pages.render import SECURITY_HEADERS, Id, render
+from services.web.pages.render import SECURITY_HEADERS, Id, render_html
 from services.web.pages.replays import decoded
 from services.web.views.causes import match_causes
 from services.web.views.common import knockout_note, outcome, side_links
@@ -33,47 +35,52 @@ async def match_page(
     step: Annotated[int | None, Parameter(ge=0, le=1_000_000)] = None,
     view: Annotated[str, Parameter(max_length=16)] = "all",
     whole: Annotated[int, Parameter(ge=0, le=1)] = 0,
-) -> Response[str]:
-    data = await db.match(pool, match_id)
-    if data is None:
-        raise NotFoundException(_("There is no match %(id)d.") % {"id": match_id})
-    m = data.match
-    stored = decoded({match_id: data.replay}).get(match_id)
-    live = m.status not in FINISHED_STATUSES
-    sides = (side_links(m, 0), side_links(m, 1))
-    viewer = None
-    shown = stored
-    if shown is None and m.status in LIVE_MATCH:
-        shown = await live_replay(request, pool, m)  # the spectator feed of the match being played
-    if shown is not None:
-        # a finished match opens at its first event, a live one at its latest
-        start = step if step is not None else (None if live else 0)
-        viewer = replay_view(shown, sides, game, start, view, live, whole=bool(whole))
-    out = outcome(m, stored)
-    version = await _match_version(request, pool, match_id) if live else None
-    return render(
-        request,
-        "match.html",
-        m=m,
-        sides=sides,
-        tournament_name=data.tournament_name,
-        live=live,
-        outcome=out,
-        told=match_outcome(
-            status=m.status,
-            bye=False,
-            seats=m.entrants,
-            winner_side=m.winner_side,
-            result=m.result,
-            bracket_match=m.bracket_match,
-        ),
-        knockout=knockout_note(m, out),
-        result=stored.result if stored is not None else None,
-        causes=match_causes(m, stored),
-        r=viewer,
-        version=version,
-        poll=f"/matches/{match_id}/live" if live else None,
-    )
+) -> Response[bytes]:
+    async def produce() -> Rendered:
+        data = await db.match(pool, match_id)
+        if data is None:
+            raise NotFoundException(_("There is no match %(id)d.") % {"id": match_id})
+        m = data.match
+        stored = decoded({match_id: data.replay}).get(match_id)
+        live = m.status not in FINISHED_STATUSES
+        sides = (side_links(m, 0), side_links(m, 1))
+        viewer = None
+        shown = stored
+        if shown is None and m.status in LIVE_MATCH:
+            # the spectator feed of the match being played
+            shown = await live_replay(request, pool, m)
+        if shown is not None:
+            # a finished match opens at its first event, a live one at its latest
+            start = step if step is not None else (None if live else 0)
+            viewer = replay_view(shown, sides, game, start, view, live, whole=bool(whole))
+        out = outcome(m, stored)
+        version = await _match_version(request, pool, match_id) if live else None
+        html = render_html(
+            request,
+            "match.html",
+            m=m,
+            sides=sides,
+            tournament_name=data.tournament_name,
+            live=live,
+            outcome=out,
+            told=match_outcome(
+                status=m.status,
+                bye=False,
+                seats=m.entrants,
+                winner_side=m.winner_side,
+                result=m.result,
+                bracket_match=m.bracket_match,
+            ),
+            knockout=knockout_note(m, out),
+            result=stored.result if stored is not None else None,
+            causes=match_causes(m, stored),
+            r=viewer,
+            version=version,
+            poll=f"/matches/{match_id}/live" if live else None,
+        )
+        return Rendered(html.encode(), live)
+
+    return await cached_page(request, produce)
 
 
 async def _match_version(

@@ -19,7 +19,9 @@ from services.tournaments.formats import StandingRow
 from services.tournaments.played import played as played_event
 from services.web import paging
 from services.web.i18n import gettext as _
-from services.web.pages.render import SECURITY_HEADERS, Id, render
+from services.web.page_cache import Rendered
+from services.web.pages.cached import cached_page
+from services.web.pages.render import SECURITY_HEADERS, Id, render_html
 from services.web.pages.replays import replays
 from services.web.views.common import outcome
 from services.web.views.tournament import TournamentView, tournament_view
@@ -71,21 +73,27 @@ async def tournament_page(
     pool: NamedDependency[asyncpg.Pool],
     tournament_id: Id,
     round_number: Annotated[int | None, QueryParameter(name="round", ge=1, le=10_000)] = None,
-) -> Response[str]:
-    view = await _tournament_view(pool, tournament_id)
-    try:
-        shown = paging.round_shown(
-            [r.number for r in view.rounds],
-            sum(len(r.pairings) for r in view.rounds),
-            round_number,
+) -> Response[bytes]:
+    async def produce() -> Rendered:
+        view = await _tournament_view(pool, tournament_id)
+        try:
+            shown = paging.round_shown(
+                [r.number for r in view.rounds],
+                sum(len(r.pairings) for r in view.rounds),
+                round_number,
+            )
+        except paging.NoSuchRound as exc:
+            raise NotFoundException(
+                _("There is no round %(n)d in this tournament.") % {"n": round_number}
+            ) from exc
+        version = await db.tournament_version(pool, tournament_id) if view.live else None
+        poll = f"/tournaments/{tournament_id}/live" if view.live else None
+        html = render_html(
+            request, "tournament.html", t=view, shown_round=shown, version=version, poll=poll
         )
-    except paging.NoSuchRound as exc:
-        raise NotFoundException(
-            _("There is no round %(n)d in this tournament.") % {"n": round_number}
-        ) from exc
-    version = await db.tournament_version(pool, tournament_id) if view.live else None
-    poll = f"/tournaments/{tournament_id}/live" if view.live else None
-    return render(request, "tournament.html", t=view, shown_round=shown, version=version, poll=poll)
+        return Rendered(html.encode(), view.live)
+
+    return await cached_page(request, produce)
 
 
 @get("/tournaments/{tournament_id:int}/crosstable", name="web:crosstable")
@@ -94,20 +102,25 @@ async def crosstable_page(
     pool: NamedDependency[asyncpg.Pool],
     tournament_id: Id,
     part: Annotated[int, QueryParameter(ge=1, le=10_000)] = 1,
-) -> Response[str]:
+) -> Response[bytes]:
     """One part of a large crosstable (:func:`services.web.paging.cross_parts`); a crosstable
     small enough for the tournament's page is there, not here."""
-    view = await _tournament_view(pool, tournament_id)
-    if view.crosstable is None or not view.cross_parts:
-        raise NotFoundException(
-            _("The crosstable of this tournament is on its page.")
-            if view.crosstable is not None
-            else _("This tournament has no crosstable.")
-        )
-    if part > len(view.cross_parts):
-        raise NotFoundException(_("There is no part %(n)d of this crosstable.") % {"n": part})
-    first, end = view.cross_parts[part - 1]
-    return render(request, "crosstable.html", t=view, part=part, first=first, end=end)
+
+    async def produce() -> Rendered:
+        view = await _tournament_view(pool, tournament_id)
+        if view.crosstable is None or not view.cross_parts:
+            raise NotFoundException(
+                _("The crosstable of this tournament is on its page.")
+                if view.crosstable is not None
+                else _("This tournament has no crosstable.")
+            )
+        if part > len(view.cross_parts):
+            raise NotFoundException(_("There is no part %(n)d of this crosstable.") % {"n": part})
+        first, end = view.cross_parts[part - 1]
+        html = render_html(request, "crosstable.html", t=view, part=part, first=first, end=end)
+        return Rendered(html.encode(), view.live)
+
+    return await cached_page(request, produce)
 
 
 @get("/tournaments/{tournament_id:int}/live", name="web:tournament-live")
