@@ -22,7 +22,9 @@ from services.web.pages.cached import page_cache
 from tests.servers import PostgresServer, create_database, drop_database, new_database_name
 from tests.services.api_helpers import FrozenCounter
 from tests.web.conftest import run_async, settings
+from tests.web.fit import problems
 from tests.web.seed_event import EVENT_BOTS, seed_event
+from tests.web.test_page_weight import _serve
 
 LIMIT = 100 * 1024
 
@@ -211,3 +213,28 @@ async def test_the_page_budget_is_off_with_the_rate_limits(event: tuple[str, int
     async with served(url, rate_limits=limits, rate_counter=MemoryCounter()) as (_app, (c,)):
         for _ in range(3):
             assert (await c.get(f"/tournaments/{tid}")).status_code == 200
+
+
+def test_the_pages_of_a_large_event_fit_every_screen(event: tuple[str, int], browser: Any) -> None:
+    """The tournament's page and a part of its crosstable, served by uvicorn, at 320 to 1280
+    px in English and Spanish (the checks of :mod:`tests.web.fit`)."""
+    url, tid = event
+    server, thread, base = _serve(url)
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=base)
+    found: dict[str, list[str]] = {}
+    try:
+        page = context.new_page()
+        for lang in ("en", "es"):
+            for address in (f"/tournaments/{tid}", f"/tournaments/{tid}/crosstable?part=2"):
+                response = page.goto(f"{address}{'&' if '?' in address else '?'}lang={lang}")
+                assert response is not None and response.status == 200, address
+                for width in (320, 390, 768, 1280):
+                    page.set_viewport_size({"width": width, "height": 900})
+                    if lines := problems(page):
+                        found[f"{address} {lang} at {width} px"] = lines
+                page.set_viewport_size({"width": 1280, "height": 900})
+    finally:
+        context.close()
+        server.should_exit = True
+        thread.join(10)
+    assert found == {}, found
