@@ -26,6 +26,7 @@ BENCHMARKS = [
     "probe_round",
     "export_readers",
     "play_session",
+    "page_views",
 ]
 
 

@@ -1,0 +1,306 @@
+"""A finished event's page hammered (issue 21, break 3): page views a second one API process
+serves, and what the API's other requests wait meanwhile; without the rendered-page cache
+(``before``: ``TRUCO_PAGE_CACHE_BYTES=0``, every view renders the page) and with it
+(``after``), in the same run, on the same database.
+
+What runs, all on 127.0.0.1: PostgreSQL (a database of this run's own, migrated, dropped at
+the end) holding a finished 40-bot round robin (780 matches, played for real in process:
+``tests/web/seed_event.py``); Redis for the rate-limit counters (``REDIS_URL``, else the
+local one; keys under a prefix of this run's own); per side one API process
+(``services.launch.app:app_from_env`` under uvicorn, budgets raised so that nothing is
+refused: the rendering is measured, not the limits). The load comes from this process over
+keep-alive HTTP/1.1 connections with prepared requests (cheap, so the API gets the CPU).
+Each phase lasts ``BENCH_PAGE_S`` (10) seconds while one more connection GETs
+``/v1/bots/{id}`` every 20 ms (the other requests): ``idle`` (no page views), ``flat_out``
+(``BENCH_PAGE_CLIENTS``, 8, connections GET ``/tournaments/{id}`` as fast as answered) and
+``paced`` (200 views a second offered, over 32 connections).
+
+Figures per side and phase: page views answered a second, the API process's CPU per view
+(from /proc: on a loaded machine the views/s follow the CPU the API gets, the CPU per view
+does not), and the other requests' p50/p99. Text lines, then one JSON line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+
+from bench.database import server_url, with_database
+from bench.platform_procs import Procs, cpu_s
+from services.base.config import LOCAL_REDIS_URL
+from services.db.migrate import migrate_url
+from services.launch.embedded._process import choose_port
+
+ROOT = Path(__file__).resolve().parents[1]
+DB_PREFIX = "bench_pages_"
+SECONDS = float(os.environ.get("BENCH_PAGE_S", "10"))
+CLIENTS = int(os.environ.get("BENCH_PAGE_CLIENTS", "8"))
+PACED_CLIENTS = 32
+PROBE_EVERY_S = 0.02
+TARGET_VIEWS_S = 200
+TARGET_P99_MS = 100
+
+
+def _ms(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return round(1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection sending prepared GETs: a load generator that costs
+    this process little CPU, so the API process gets the machine (httpx costs more per request
+    than the cached page does)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def get(self, path: str) -> tuple[int, int]:
+        """(status, body bytes)."""
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        assert self.reader is not None
+        self.writer.write(f"GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n".encode())
+        await self.writer.drain()
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        await self.reader.readexactly(length)
+        return status, length
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            with contextlib.suppress(OSError):
+                await self.writer.wait_closed()
+
+
+async def _views(
+    host: str, port: int, page: str, seconds: float, clients: int, rate: float | None
+) -> tuple[list[float], int, float]:
+    """``clients`` connections viewing ``page`` for ``seconds``: as fast as answered (``rate``
+    None) or paced to ``rate`` views a second in all. (view latencies, refused, seconds)."""
+    start = time.monotonic()
+    stop = start + seconds
+    views: list[float] = []
+    refused = [0]
+
+    async def viewer(k: int) -> None:
+        conn = Connection(host, port)
+        try:
+            n = 0
+            while True:
+                if rate is not None:  # this connection's share of the schedule
+                    due = start + (k + n * clients) / rate
+                    n += 1
+                    if due >= stop:
+                        return
+                    await asyncio.sleep(max(0.0, due - time.monotonic()))
+                elif time.monotonic() >= stop:
+                    return
+                t = time.monotonic()
+                status, _ = await conn.get(page)
+                if status == 200:
+                    views.append(time.monotonic() - t)
+                else:
+                    refused[0] += 1
+        finally:
+            await conn.close()
+
+    await asyncio.gather(*(viewer(k) for k in range(clients)), asyncio.sleep(seconds))
+    return views, refused[0], time.monotonic() - start
+
+
+async def _probe(host: str, port: int, path: str, stop: asyncio.Event) -> list[float]:
+    """The other requests: ``path`` every PROBE_EVERY_S until ``stop``; their latencies."""
+    conn = Connection(host, port)
+    took: list[float] = []
+    try:
+        while not stop.is_set():
+            t = time.monotonic()
+            status, _ = await conn.get(path)
+            assert status == 200, (path, status)
+            took.append(time.monotonic() - t)
+            await asyncio.sleep(max(0.0, PROBE_EVERY_S - (time.monotonic() - t)))
+    finally:
+        await conn.close()
+    return took
+
+
+async def _phase(
+    port: int, pid: int, page: str, probe: str, rate: float | None, clients: int
+) -> dict[str, Any]:
+    stop = asyncio.Event()
+    prober = asyncio.create_task(_probe("127.0.0.1", port, probe, stop))
+    cpu = cpu_s(pid)
+    views, refused, took = await _views("127.0.0.1", port, page, SECONDS, clients, rate)
+    cpu = cpu_s(pid) - cpu
+    stop.set()
+    others = await prober
+    return {
+        "offered_per_s": rate,
+        "views": len(views),
+        "views_per_s": round(len(views) / took, 1),
+        "view_p50_ms": _ms(views, 0.5),
+        "view_p99_ms": _ms(views, 0.99),
+        "refused": refused,
+        "api_cpu_ms_per_view": round(1000 * cpu / max(1, len(views)), 2),
+        "other_requests": len(others),
+        "other_p50_ms": _ms(others, 0.5),
+        "other_p99_ms": _ms(others, 0.99),
+    }
+
+
+async def _hammer(port: int, pid: int, page: str, probe: str) -> dict[str, Any]:
+    warm = Connection("127.0.0.1", port)
+    try:  # the first view renders (and, with the cache, keeps) the page
+        status, size = await warm.get(page)
+        assert status == 200, status
+        quiet = [await warm.get(probe) for _ in range(20)]
+        assert all(s == 200 for s, _ in quiet)
+    finally:
+        await warm.close()
+    idle = await _phase(port, pid, page, probe, None, 0)  # no page views: the baseline
+    return {
+        "page_bytes": size,
+        "idle_other_p50_ms": idle["other_p50_ms"],
+        "idle_other_p99_ms": idle["other_p99_ms"],
+        "flat_out": await _phase(port, pid, page, probe, None, CLIENTS),
+        "paced": await _phase(port, pid, page, probe, float(TARGET_VIEWS_S), PACED_CLIENTS),
+    }
+
+
+def _start_api(procs: Procs, env: dict[str, str]) -> int:
+    """The API under uvicorn on a free port (another is tried if that one was taken meanwhile):
+    its port, once uvicorn says it listens (then this process, not another, answers there)."""
+    for attempt in range(5):
+        port = choose_port(())
+        argv = [sys.executable, "-m", "uvicorn", "--factory", "services.launch.app:app_from_env"]
+        argv += ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
+        name = f"api{attempt}"
+        procs.start(name, argv, {**env, "PORT": str(port)})
+        deadline = time.monotonic() + 60
+        while f"Uvicorn running on http://127.0.0.1:{port}" not in procs.log(name):
+            if procs.running[name].poll() is not None:
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the API did not start:\n{procs.log(name)[-3000:]}")
+            time.sleep(0.2)
+        else:
+            procs.running["api"] = procs.running[name]
+            return port
+    raise RuntimeError(f"the API did not start:\n{procs.log(name)[-3000:]}")
+
+
+def _side(
+    env: dict[str, str], cache_bytes: int, tid: int, bot: int, logs: Path, name: str
+) -> dict[str, Any]:
+    with Procs(logs / name, ROOT) as procs:
+        port = _start_api(procs, {**env, "TRUCO_PAGE_CACHE_BYTES": str(cache_bytes)})
+        pid = procs.running["api"].pid
+        return asyncio.run(_hammer(port, pid, f"/tournaments/{tid}", f"/v1/bots/{bot}"))
+
+
+async def _database(server: str, name: str) -> tuple[str, int, int]:
+    """The run's database with the finished round robin: (URL, its id, one of its bots)."""
+    from tests.web.seed_event import seed_event  # the tests' seed: the same event they weigh
+
+    admin = await asyncpg.connect(server, timeout=5)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    url = with_database(server, name)
+    await migrate_url(url)
+    tid = await seed_event(url)
+    conn = await asyncpg.connect(url)
+    try:
+        bot = await conn.fetchval(
+            "SELECT bot_id FROM tournament_entries WHERE tournament_id = $1 LIMIT 1", tid
+        )
+    finally:
+        await conn.close()
+    return url, tid, int(bot)
+
+
+async def _drop(server: str, name: str) -> None:
+    admin = await asyncpg.connect(server, timeout=5)
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+def measure() -> dict[str, Any]:
+    server = server_url()
+    name = f"{DB_PREFIX}{os.getpid()}_{secrets.token_hex(3)}"
+    logs = Path(tempfile.mkdtemp(prefix="bench-pages-"))
+    try:
+        url, tid, bot = asyncio.run(_database(server, name))
+        env = {
+            "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin",
+            "PYTHONPATH": str(ROOT),
+            "TRUCO_ENV": "local",
+            "DATABASE_URL": url,
+            "REDIS_URL": os.environ.get("REDIS_URL", LOCAL_REDIS_URL),
+            "TRUCO_REDIS_PREFIX": f"bench-pages-{secrets.token_hex(4)}:",
+            "TRUCO_SECRET_KEY": secrets.token_urlsafe(48),
+            "TRUCO_DATA_DIR": str(logs / "data"),
+            "TRUCO_RATE_LIMIT_PER_MINUTE": "10000000",
+            "TRUCO_PAGE_RATE_LIMIT_PER_MINUTE": "10000000",
+            "PYTHONUNBUFFERED": "1",
+        }
+        before = _side(env, 0, tid, bot, logs, "before")
+        after = _side(env, 32 * 1024 * 1024, tid, bot, logs, "after")
+    finally:
+        asyncio.run(_drop(server, name))
+        shutil.rmtree(logs, ignore_errors=True)
+    return {
+        "event_matches": 780,
+        "seconds": SECONDS,
+        "clients": CLIENTS,
+        "before": before,
+        "after": after,
+        "target": {"views_per_s": TARGET_VIEWS_S, "other_p99_ms": TARGET_P99_MS},
+    }
+
+
+def main() -> None:
+    summary = measure()
+    for side in ("before", "after"):
+        s = summary[side]
+        flat, paced = s["flat_out"], s["paced"]
+        print(
+            f"  {side} ({'no cache' if side == 'before' else 'page cache'}), a finished "
+            f"780-match event's page ({s['page_bytes']} bytes); other requests idle: p50 "
+            f"{s['idle_other_p50_ms']} ms, p99 {s['idle_other_p99_ms']} ms"
+        )
+        print(
+            f"    flat out ({summary['clients']} connections): {flat['views_per_s']} views/s, "
+            f"{flat['api_cpu_ms_per_view']} ms of API CPU a view; other requests p50 "
+            f"{flat['other_p50_ms']} ms, p99 {flat['other_p99_ms']} ms"
+        )
+        print(
+            f"    paced at {TARGET_VIEWS_S} views/s offered: {paced['views_per_s']} views/s "
+            f"answered (view p99 {paced['view_p99_ms']} ms); other requests p50 "
+            f"{paced['other_p50_ms']} ms, p99 {paced['other_p99_ms']} ms"
+        )
+    print(json.dumps({"page_views": summary}))
