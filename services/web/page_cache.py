@@ -54,7 +54,7 @@ class PageCache:
     ) -> None:
         self.max_bytes = max_bytes
         self.max_age_s = max_age_s
-        self._clock = clock
+        self.clock = clock
         self._entries: OrderedDict[Hashable, CachedPage] = OrderedDict()
         self._bytes = 0
         self._rendering: dict[Hashable, asyncio.Future[CachedPage]] = {}
@@ -72,7 +72,7 @@ class PageCache:
         entry = self._entries.get(key)
         if entry is None:
             return None
-        if entry.expires <= self._clock():
+        if entry.expires <= self.clock():
             self._drop(key)
             return None
         self._entries.move_to_end(key)
@@ -99,7 +99,7 @@ class PageCache:
             rendered = await render()
             ttl = LIVE_S if rendered.live else self.max_age_s
             entry = CachedPage(
-                rendered.html, etag_of(rendered.html), rendered.live, self._clock() + ttl
+                rendered.html, etag_of(rendered.html), rendered.live, self.clock() + ttl
             )
             self._put(key, entry)
             future.set_result(entry)
@@ -115,7 +115,7 @@ class PageCache:
             del self._rendering[key]
 
     def _put(self, key: Hashable, entry: CachedPage) -> None:
-        if entry.size > self.max_bytes or entry.expires <= self._clock():
+        if entry.size > self.max_bytes or entry.expires <= self.clock():
             return
         if key in self._entries:
             self._drop(key)

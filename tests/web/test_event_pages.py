@@ -18,10 +18,11 @@ from services.base.config import RateLimits, Settings, WebSettings
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool
 from services.launch.app import create_app
+from services.web.page_cache import LIVE_S
 from services.web.pages.cached import page_cache
 from tests.servers import PostgresServer, create_database, drop_database, new_database_name
 from tests.services.api_helpers import FrozenCounter
-from tests.web.conftest import run_async, settings
+from tests.web.conftest import WebData, run_async, settings
 from tests.web.fit import problems
 from tests.web.seed_event import EVENT_BOTS, seed_event
 from tests.web.test_page_weight import _serve
@@ -134,6 +135,23 @@ async def test_a_finished_event_page_is_rendered_once_then_served_from_the_cache
         assert (
             chosen.headers["cache-control"].startswith("private") and "set-cookie" in chosen.headers
         )
+
+
+@pytest.mark.anyio
+async def test_a_running_event_page_is_rendered_again_after_a_second(web_data: WebData) -> None:
+    running = f"/tournaments/{web_data.seeded.swiss_id}"
+    async with served(web_data.url) as (app, (client,)):
+        cache = page_cache(app.state)
+        first = await client.get(running)
+        assert first.status_code == 200 and "data-poll" in first.text
+        assert first.headers["cache-control"] == "no-cache"  # browsers ask again every time
+        await client.get(running)
+        assert cache.renders == 1  # within the second: the same rendering
+        now = cache.clock()
+        cache.clock = lambda: now + LIVE_S + 0.01
+        again = await client.get(running, headers={"If-None-Match": first.headers["etag"]})
+        assert cache.renders == 2
+        assert again.status_code == 304  # rendered again, and still the same bytes
 
 
 @pytest.mark.anyio

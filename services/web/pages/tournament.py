@@ -13,7 +13,7 @@ from litestar.params import QueryParameter
 from services import flow
 from services.db import pages as db
 from services.db import tournaments as db_tournaments
-from services.domain import LIVE_TOURNAMENT_STATUSES
+from services.domain import LIVE_TOURNAMENT_STATUSES, OPEN_STATUSES
 from services.tournaments.event import Played
 from services.tournaments.formats import StandingRow
 from services.tournaments.played import played as played_event
@@ -91,9 +91,17 @@ async def tournament_page(
         html = render_html(
             request, "tournament.html", t=view, shown_round=shown, version=version, poll=poll
         )
-        return Rendered(html.encode(), view.live)
+        return Rendered(html.encode(), not settled(view))
 
     return await cached_page(request, produce)
+
+
+def settled(view: TournamentView) -> bool:
+    """Whether the tournament's pages can no longer change: it is over (finished or cancelled)
+    and none of its matches is still to be played or being played."""
+    return not view.live and all(
+        p.status not in OPEN_STATUSES for r in view.rounds for p in r.pairings
+    )
 
 
 @get("/tournaments/{tournament_id:int}/crosstable", name="web:crosstable")
@@ -118,7 +126,7 @@ async def crosstable_page(
             raise NotFoundException(_("There is no part %(n)d of this crosstable.") % {"n": part})
         first, end = view.cross_parts[part - 1]
         html = render_html(request, "crosstable.html", t=view, part=part, first=first, end=end)
-        return Rendered(html.encode(), view.live)
+        return Rendered(html.encode(), not settled(view))
 
     return await cached_page(request, produce)
 
