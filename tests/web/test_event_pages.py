@@ -4,6 +4,7 @@ of page views."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -22,6 +23,7 @@ from services.web.page_cache import LIVE_S
 from services.web.pages.cached import page_cache
 from tests.servers import PostgresServer, create_database, drop_database, new_database_name
 from tests.services.api_helpers import FrozenCounter
+from tests.web.accessibility import violations_by_width
 from tests.web.conftest import WebData, run_async, settings
 from tests.web.fit import problems
 from tests.web.seed_event import EVENT_BOTS, seed_event
@@ -235,8 +237,10 @@ async def test_the_page_budget_is_off_with_the_rate_limits(event: tuple[str, int
 
 def test_the_pages_of_a_large_event_fit_every_screen(event: tuple[str, int], browser: Any) -> None:
     """The tournament's page and a part of its crosstable, served by uvicorn, at 320 to 1280
-    px in English and Spanish (the checks of :mod:`tests.web.fit`)."""
+    px in English and Spanish (the checks of :mod:`tests.web.fit`), and without a serious or
+    critical axe-core violation (:mod:`tests.web.accessibility`, when installed)."""
     url, tid = event
+    axe = importlib.util.find_spec("axe_playwright_python") is not None
     server, thread, base = _serve(url)
     context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=base)
     found: dict[str, list[str]] = {}
@@ -251,6 +255,9 @@ def test_the_pages_of_a_large_event_fit_every_screen(event: tuple[str, int], bro
                     if lines := problems(page):
                         found[f"{address} {lang} at {width} px"] = lines
                 page.set_viewport_size({"width": 1280, "height": 900})
+                if axe and lang == "en":  # axe-core's serious and critical violations
+                    for width, lines in violations_by_width(page).items():
+                        found[f"{address} axe at {width} px"] = lines
     finally:
         context.close()
         server.should_exit = True
