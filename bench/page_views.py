@@ -8,8 +8,10 @@ the end) holding a finished 40-bot round robin (780 matches, played for real in 
 ``tests/web/seed_event.py``); Redis for the rate-limit counters (``REDIS_URL``, else the
 local one; keys under a prefix of this run's own); per side one API process
 (``services.launch.app:app_from_env`` under uvicorn, budgets raised so that nothing is
-refused: the rendering is measured, not the limits). The load comes from this process over
-keep-alive HTTP/1.1 connections with prepared requests (cheap, so the API gets the CPU).
+refused: the rendering is measured, not the limits). The page views come from a child process
+at nice 10 (in production they come over the network, not from the API's machine) over
+keep-alive HTTP/1.1 connections with prepared requests (cheap, so the API gets the CPU); the
+other requests from this process.
 Each phase lasts ``BENCH_PAGE_S`` (10) seconds while one more connection GETs
 ``/v1/bots/{id}`` every 20 ms (the other requests): ``idle`` (no page views), ``flat_out``
 (``BENCH_PAGE_CLIENTS``, 8, connections GET ``/tournaments/{id}`` as fast as answered) and
@@ -26,6 +28,7 @@ import asyncio
 import contextlib
 import importlib
 import json
+import multiprocessing
 import os
 import secrets
 import shutil
@@ -130,6 +133,14 @@ async def _views(
     return views, refused[0], time.monotonic() - start
 
 
+def _viewer_process(conn: Any, port: int, page: str, clients: int, rate: float | None) -> None:
+    """The page views of a phase, in a child process at nice 10."""
+    os.nice(10)
+    conn.send("ready")
+    assert conn.recv() == "go"
+    conn.send(asyncio.run(_views("127.0.0.1", port, page, SECONDS, clients, rate)))
+
+
 async def _probe(host: str, port: int, path: str, stop: asyncio.Event) -> list[float]:
     """The other requests: ``path`` every PROBE_EVERY_S until ``stop``; their latencies."""
     conn = Connection(host, port)
@@ -149,13 +160,28 @@ async def _probe(host: str, port: int, path: str, stop: asyncio.Event) -> list[f
 async def _phase(
     port: int, pid: int, page: str, probe: str, rate: float | None, clients: int
 ) -> dict[str, Any]:
-    stop = asyncio.Event()
-    prober = asyncio.create_task(_probe("127.0.0.1", port, probe, stop))
-    cpu = cpu_s(pid)
-    views, refused, took = await _views("127.0.0.1", port, page, SECONDS, clients, rate)
-    cpu = cpu_s(pid) - cpu
-    stop.set()
-    others = await prober
+    """One phase: the page views from a child process (niced: in production the load comes
+    over the network, not from the API's machine), the other requests from this one."""
+    loop = asyncio.get_running_loop()
+    ours, theirs = multiprocessing.get_context("spawn").Pipe()
+    child = multiprocessing.get_context("spawn").Process(
+        target=_viewer_process, args=(theirs, port, page, clients, rate), daemon=True
+    )
+    child.start()
+    try:
+        assert await loop.run_in_executor(None, ours.recv) == "ready"
+        stop = asyncio.Event()
+        prober = asyncio.create_task(_probe("127.0.0.1", port, probe, stop))
+        cpu = cpu_s(pid)
+        ours.send("go")
+        views, refused, took = await loop.run_in_executor(None, ours.recv)
+        cpu = cpu_s(pid) - cpu
+        stop.set()
+        others = await prober
+    finally:
+        child.join(10)
+        if child.is_alive():
+            child.kill()
     return {
         "offered_per_s": rate,
         "views": len(views),

@@ -47,7 +47,8 @@ def etag_of(html: bytes) -> str:
 
 
 class PageCache:
-    """Up to ``max_bytes`` of rendered pages (0: keep none, render every view)."""
+    """Up to ``max_bytes`` of rendered pages (0: keep none, and every view renders its own page,
+    as when there was no cache)."""
 
     def __init__(
         self, max_bytes: int, max_age_s: float, clock: Callable[[], float] = time.monotonic
@@ -80,6 +81,10 @@ class PageCache:
 
     async def page(self, key: Hashable, render: Callable[[], Awaitable[Rendered]]) -> CachedPage:
         """The page under ``key``: kept, being rendered for another view, or rendered now."""
+        if self.max_bytes == 0:  # no cache: every view renders its own page
+            self.renders += 1
+            rendered = await render()
+            return CachedPage(rendered.html, etag_of(rendered.html), rendered.live, 0.0)
         kept = self.get(key)
         if kept is not None:
             return kept

@@ -115,3 +115,18 @@ async def test_a_view_whose_renderer_went_away_renders_the_page_itself() -> None
     gate.set()
     assert (await second).html == b"slow"
     assert first.cancelled()
+
+
+async def test_without_a_budget_every_view_renders_its_own_page() -> None:
+    cache = PageCache(max_bytes=0, max_age_s=300)
+    gate = asyncio.Event()
+
+    async def slow() -> Rendered:
+        await gate.wait()
+        return page("slow")
+
+    views = [asyncio.create_task(cache.page("k", slow)) for _ in range(3)]
+    await asyncio.sleep(0)
+    gate.set()
+    await asyncio.gather(*views)
+    assert cache.renders == 3 and len(cache) == 0
