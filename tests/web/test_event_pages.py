@@ -21,6 +21,7 @@ from services.db.pool import create_pool
 from services.launch.app import create_app
 from services.web.page_cache import LIVE_S
 from services.web.pages.cached import page_cache
+from services.web.pages.tournament import VIEWS_KEY
 from tests.servers import PostgresServer, create_database, drop_database, new_database_name
 from tests.services.api_helpers import FrozenCounter
 from tests.web.accessibility import violations_by_width
@@ -137,6 +138,12 @@ async def test_a_finished_event_page_is_rendered_once_then_served_from_the_cache
         assert (
             chosen.headers["cache-control"].startswith("private") and "set-cookie" in chosen.headers
         )
+        # every page of the event is made from one view model per language: other rounds,
+        # crosstable parts and queries no page reads render a template, no more
+        for address in ("?round=3", "?round=39", "/crosstable?part=1", "?utm_source=x"):
+            assert (await client.get(f"/tournaments/{tid}{address}")).status_code == 200
+        assert cache.renders == 7
+        assert app.state[VIEWS_KEY].made == 2  # English and Spanish
 
 
 @pytest.mark.anyio

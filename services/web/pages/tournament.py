@@ -11,6 +11,7 @@ from litestar.exceptions import NotFoundException
 from litestar.params import QueryParameter
 
 from services import flow
+from services.api.deps import services
 from services.db import pages as db
 from services.db import tournaments as db_tournaments
 from services.domain import LIVE_TOURNAMENT_STATUSES, OPEN_STATUSES
@@ -18,8 +19,10 @@ from services.tournaments.event import Played
 from services.tournaments.formats import StandingRow
 from services.tournaments.played import played as played_event
 from services.web import paging
+from services.web.i18n import current
 from services.web.i18n import gettext as _
-from services.web.page_cache import Rendered
+from services.web.memo import Memo
+from services.web.page_cache import LIVE_S, Rendered
 from services.web.pages.cached import cached_page
 from services.web.pages.render import SECURITY_HEADERS, Id, render_html
 from services.web.pages.replays import replays
@@ -27,6 +30,44 @@ from services.web.views.common import outcome
 from services.web.views.tournament import TournamentView, tournament_view
 
 LIVE_TOURNAMENT = LIVE_TOURNAMENT_STATUSES
+VIEWS_KEY = "tournament_views"
+
+
+VIEW_ITEMS = 20_000
+"""How much of tournaments' view models one API process keeps, counted in pairings, crosstable
+cells and standings rows (a 780-match round robin's is about 2,400)."""
+
+
+def _weight(view: TournamentView) -> int:
+    pairings = sum(len(r.pairings) for r in view.rounds)
+    return 1 + pairings + len(view.crosstable or []) ** 2 + len(view.standings or [])
+
+
+def _views(request: Request[Any, Any, Any]) -> Memo[TournamentView]:
+    """The tournaments' view models this process keeps, per tournament and language: every page
+    of an event (each round, each crosstable part, any query) is made from the one view, so
+    only the template is rendered per page (the view is 90% of a page's cost). None kept when
+    the page cache is off (``TRUCO_PAGE_CACHE_BYTES=0``)."""
+    state = request.app.state
+    memo = state.get(VIEWS_KEY)
+    if memo is None:
+        web = services(state).settings.web
+        memo = Memo(
+            VIEW_ITEMS if web.page_cache_bytes else 0,
+            weigh=_weight,
+            keep_s=lambda view: web.page_max_age_s if settled(view) else LIVE_S,
+        )
+        state[VIEWS_KEY] = memo
+    assert isinstance(memo, Memo)
+    return memo
+
+
+async def _view(
+    request: Request[Any, Any, Any], pool: asyncpg.Pool, tournament_id: int
+) -> TournamentView:
+    return await _views(request).value(
+        (tournament_id, current()), lambda: _tournament_view(pool, tournament_id)
+    )
 
 
 async def _tournament_view(pool: asyncpg.Pool, tournament_id: Id) -> TournamentView:
@@ -75,7 +116,7 @@ async def tournament_page(
     round_number: Annotated[int | None, QueryParameter(name="round", ge=1, le=10_000)] = None,
 ) -> Response[bytes]:
     async def produce() -> Rendered:
-        view = await _tournament_view(pool, tournament_id)
+        view = await _view(request, pool, tournament_id)
         try:
             shown = paging.round_shown(
                 [r.number for r in view.rounds],
@@ -115,7 +156,7 @@ async def crosstable_page(
     small enough for the tournament's page is there, not here."""
 
     async def produce() -> Rendered:
-        view = await _tournament_view(pool, tournament_id)
+        view = await _view(request, pool, tournament_id)
         if view.crosstable is None or not view.cross_parts:
             raise NotFoundException(
                 _("The crosstable of this tournament is on its page.")
