@@ -14,8 +14,10 @@ keep-alive HTTP/1.1 connections with prepared requests (cheap, so the API gets t
 other requests from this process.
 Each phase lasts ``BENCH_PAGE_S`` (10) seconds while one more connection GETs
 ``/v1/bots/{id}`` every 20 ms (the other requests): ``idle`` (no page views), ``flat_out``
-(``BENCH_PAGE_CLIENTS``, 8, connections GET ``/tournaments/{id}`` as fast as answered) and
-``paced`` (200 views a second offered, over 32 connections).
+(``BENCH_PAGE_CLIENTS``, 8, connections GET ``/tournaments/{id}`` as fast as answered),
+``paced`` (200 views a second offered, over 32 connections) and ``busting`` (as ``flat_out``,
+each view with a query of its own, ``?nocache=N``: a page no cache holds, as an attacker would
+ask; with the cache only the template is rendered, the event's view model being kept).
 
 Figures per side and phase: page views answered a second, the API process's CPU per view
 (from /proc: on a loaded machine the views/s follow the CPU the API gets, the CPU per view
@@ -110,7 +112,7 @@ async def _views(
     async def viewer(k: int) -> None:
         conn = Connection(host, port)
         try:
-            n = 0
+            n = sent = 0
             while True:
                 if rate is not None:  # this connection's share of the schedule
                     due = start + (k + n * clients) / rate
@@ -118,10 +120,11 @@ async def _views(
                     if due >= stop:
                         return
                     await asyncio.sleep(max(0.0, due - time.monotonic()))
-                elif time.monotonic() >= stop:
+                if time.monotonic() >= stop:  # behind schedule: what is not sent is dropped
                     return
                 t = time.monotonic()
-                status, _ = await conn.get(page)
+                sent += 1
+                status, _ = await conn.get(page.replace("{k}", f"{k}-{sent}"))
                 if status == 200:
                     views.append(time.monotonic() - t)
                 else:
@@ -212,6 +215,8 @@ async def _hammer(port: int, pid: int, page: str, probe: str) -> dict[str, Any]:
         "idle_other_p99_ms": idle["other_p99_ms"],
         "flat_out": await _phase(port, pid, page, probe, None, CLIENTS),
         "paced": await _phase(port, pid, page, probe, float(TARGET_VIEWS_S), PACED_CLIENTS),
+        # every view a page no cache holds: a query no page reads, new each time
+        "busting": await _phase(port, pid, page + "?nocache={k}", probe, None, CLIENTS),
     }
 
 
@@ -330,5 +335,11 @@ def main() -> None:
             f"    paced at {TARGET_VIEWS_S} views/s offered: {paced['views_per_s']} views/s "
             f"answered (view p99 {paced['view_p99_ms']} ms); other requests p50 "
             f"{paced['other_p50_ms']} ms, p99 {paced['other_p99_ms']} ms"
+        )
+        bust = s["busting"]
+        print(
+            f"    every view a new query: {bust['views_per_s']} views/s, "
+            f"{bust['api_cpu_ms_per_view']} ms of API CPU a view; other requests p50 "
+            f"{bust['other_p50_ms']} ms, p99 {bust['other_p99_ms']} ms"
         )
     print(json.dumps({"page_views": summary}))
