@@ -30,15 +30,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 
-import rustworkx as rx
+from services.tournaments.sparse_pairs import DEFAULT_LIMITS, Limits, min_cost_pairs
 
 Table = tuple[int, int, int, int]  # slot order: side 0, side 1, side 0, side 1
 
 OWNER = 1 << 44  # a pair (or table) sharing an owner: worse than anything else
 REPEAT = 1 << 24  # one repeated partnership / opponent meeting
-_TOP = 1 << 62  # weight = _TOP - cost, so the maximum weight is the minimum cost
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,18 +77,6 @@ class History:
             self.opposed.update(opponent_links(table))
 
 
-def _matching(count: int, cost: dict[tuple[int, int], int]) -> list[tuple[int, int]]:
-    """Minimum-cost perfect matching of nodes 0..count-1 (count even), pairs sorted."""
-    graph = rx.PyGraph(multigraph=False)
-    graph.add_nodes_from(range(count))
-    graph.add_edges_from([(i, j, _TOP - c) for (i, j), c in sorted(cost.items())])
-    found = rx.max_weight_matching(graph, max_cardinality=True, weight_fn=lambda w: w)
-    pairs = sorted((min(u, v), max(u, v)) for u, v in found)
-    if 2 * len(pairs) != count:  # pragma: no cover - the graph is complete
-        raise RuntimeError("no perfect matching")
-    return pairs
-
-
 def choose_byes(field: Sequence[Candidate], *, swiss: bool) -> list[int]:
     """The ``len(field) % 4`` bots that sit out this round."""
     key = (
@@ -107,11 +93,13 @@ def form_round(
     *,
     swiss: bool,
     preferred: Iterable[tuple[int, int]] = (),
+    limits: Limits = DEFAULT_LIMITS,
 ) -> TableRound:
     """The tables and byes of the next round for the bots in ``field`` (those still in).
 
     ``earlier`` holds every earlier table of the event; ``preferred`` (round robin) the
-    partnerships the circle method proposes for this round."""
+    partnerships the circle method proposes for this round. Each step matches on the complete
+    graph up to ``limits.exact`` items, on a sparse one beyond (:mod:`.sparse_pairs`)."""
     ids = [c.id for c in field]
     if len(set(ids)) != len(ids):
         raise ValueError("a bot appears twice in the field")
@@ -121,34 +109,131 @@ def form_round(
         (c for c in field if c.id not in byes), key=lambda c: (-c.points2, c.seed, c.id)
     )
     place = {c.id: k for k, c in enumerate(playing)}
-    liked = {frozenset(p) for p in preferred}
-
-    def partner_cost(x: Candidate, y: Candidate) -> int:
-        cost = OWNER * (x.owner == y.owner) + REPEAT * history.partnered[frozenset((x.id, y.id))]
-        if swiss:
-            return cost + abs(place[x.id] - place[y.id])
-        return cost + (frozenset((x.id, y.id)) not in liked)
-
-    pair_cost = {
-        (i, j): partner_cost(playing[i], playing[j])
-        for i, j in combinations(range(len(playing)), 2)
-    }
-    pairs = [(playing[i], playing[j]) for i, j in _matching(len(playing), pair_cost)]
-
-    def table_cost(p: tuple[Candidate, Candidate], q: tuple[Candidate, Candidate]) -> int:
-        owners = Counter(c.owner for c in (*p, *q))
-        cost = OWNER * sum(k - 1 for k in owners.values())
-        cost += REPEAT * sum(history.opposed[frozenset((x.id, y.id))] for x in p for y in q)
-        if swiss:
-            cost += abs(sum(place[c.id] for c in p) - sum(place[c.id] for c in q))
-        return cost
-
-    tables_cost = {
-        (i, j): table_cost(pairs[i], pairs[j]) for i, j in combinations(range(len(pairs)), 2)
-    }
-    tables = [_seat(pairs[i], pairs[j], place) for i, j in _matching(len(pairs), tables_cost)]
+    pairs = pair_partners(playing, history, swiss=swiss, preferred=preferred, limits=limits)
+    if swiss and len(pairs) > limits.exact:  # the sparse graph's order: summed places
+        pairs.sort(key=lambda p: (place[p[0].id] + place[p[1].id], place[p[0].id]))
+    tables = [_seat(p, q, place) for p, q in pair_tables(pairs, history, place, swiss, limits)]
     tables.sort(key=lambda t: min(place[b] for b in t))
     return TableRound(tables=tables, byes=byes)
+
+
+def pair_partners(
+    playing: Sequence[Candidate],
+    history: History,
+    *,
+    swiss: bool,
+    preferred: Iterable[tuple[int, int]],
+    limits: Limits,
+) -> list[tuple[Candidate, Candidate]]:
+    """Step 2: the partnerships (``playing`` in standing order, its index the place). Round
+    robin on the sparse graph lists each bot's preferred partner right after it, so the blocks
+    keep them together."""
+    liked = {frozenset(p) for p in preferred}
+    if not swiss and len(playing) > limits.exact:
+        playing = _liked_order(playing, liked)
+
+    def same_owner(i: int, j: int) -> bool:
+        return playing[i].owner == playing[j].owner
+
+    def repeats(i: int, j: int) -> int:
+        return history.partnered[frozenset((playing[i].id, playing[j].id))]
+
+    def cost(i: int, j: int) -> int:
+        rules = OWNER * same_owner(i, j) + REPEAT * repeats(i, j)
+        if swiss:
+            return rules + abs(i - j)
+        return rules + (frozenset((playing[i].id, playing[j].id)) not in liked)
+
+    def clean(i: int, j: int) -> bool:
+        return not same_owner(i, j) and not repeats(i, j)
+
+    def certified(items: range, pairs: list[tuple[int, int]]) -> bool:
+        """No repeat, and only the same-owner partnerships the whole field forces (an owner
+        with more than half of it: a block that forces some joins its neighbours)."""
+        most = max(Counter(playing[k].owner for k in items).values(), default=0)
+        forced = max(0, most - len(items) // 2)
+        if forced and len(items) < len(playing):
+            return False
+        owned = sum(same_owner(i, j) for i, j in pairs)
+        return owned == forced and not any(repeats(i, j) for i, j in pairs)
+
+    index = {c.id: k for k, c in enumerate(playing)}
+    extra = [
+        (index[a], index[b])
+        for a, b in (sorted(p) for p in liked if len(p) == 2)
+        if a in index and b in index
+    ]
+    found = min_cost_pairs(len(playing), cost, clean, certified, extra=extra, limits=limits)
+    return [(playing[i], playing[j]) for i, j in found]
+
+
+def _liked_order(playing: Sequence[Candidate], liked: set[frozenset[int]]) -> list[Candidate]:
+    """``playing`` with each bot's preferred partner moved right after it."""
+    by_id = {c.id: c for c in playing}
+    partner: dict[int, int] = {}
+    for pair in liked:
+        if len(pair) == 2 and pair <= by_id.keys():
+            a, b = sorted(pair)
+            partner[a], partner[b] = b, a
+    out: list[Candidate] = []
+    seen: set[int] = set()
+    for c in playing:
+        if c.id in seen:
+            continue
+        out.append(c)
+        seen.add(c.id)
+        mate = partner.get(c.id)
+        if mate is not None and mate not in seen:
+            out.append(by_id[mate])
+            seen.add(mate)
+    return out
+
+
+Partnership = tuple[Candidate, Candidate]
+
+
+def pair_tables(
+    pairs: Sequence[Partnership],
+    history: History,
+    place: dict[int, int],
+    swiss: bool,
+    limits: Limits,
+) -> list[tuple[Partnership, Partnership]]:
+    """Step 3: the partnerships that face each other."""
+
+    def clashes(i: int, j: int) -> int:
+        owners = {c.owner for c in (*pairs[i], *pairs[j])}
+        return 4 - len(owners)
+
+    def met(i: int, j: int) -> int:
+        return sum(history.opposed[frozenset((x.id, y.id))] for x in pairs[i] for y in pairs[j])
+
+    def cost(i: int, j: int) -> int:
+        rules = OWNER * clashes(i, j) + REPEAT * met(i, j)
+        if swiss:
+            ours = sum(place[c.id] for c in pairs[i])
+            theirs = sum(place[c.id] for c in pairs[j])
+            return rules + abs(ours - theirs)
+        return rules
+
+    def clean(i: int, j: int) -> bool:
+        return not clashes(i, j) and not met(i, j)
+
+    def certified(items: range, found: list[tuple[int, int]]) -> bool:
+        """No repeated meeting, and only the shared owners that are forced: by an owner with
+        more bots than there are tables (only in the whole list: a block that forces them joins
+        its neighbours) or by a same-owner partnership (one each)."""
+        tables = len(items) // 2
+        owners = Counter(c.owner for k in items for c in pairs[k])
+        crowded = sum(max(0, k - tables) for k in owners.values())
+        if crowded and len(items) < len(pairs):
+            return False
+        forced = max(crowded, sum(pairs[k][0].owner == pairs[k][1].owner for k in items))
+        shared = sum(clashes(i, j) for i, j in found)
+        return shared == forced and not any(met(i, j) for i, j in found)
+
+    found = min_cost_pairs(len(pairs), cost, clean, certified, limits=limits)
+    return [(pairs[i], pairs[j]) for i, j in found]
 
 
 def _seat(
