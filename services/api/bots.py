@@ -176,6 +176,15 @@ def _not_found(bot_id: int) -> ProblemError:
     return ProblemError(404, f"there is no bot {bot_id}", slug="bot-not-found")
 
 
+def _too_many_bots(most: int) -> ProblemError:
+    return ProblemError(
+        409,
+        f"an account may have at most {most} bots (TRUCO_BOTS_PER_ACCOUNT) and this one has "
+        f"{most}; delete one before registering another",
+        slug="too-many-bots",
+    )
+
+
 def _name_taken(name: str | None) -> ProblemError:
     return ProblemError(
         409,
@@ -216,7 +225,9 @@ class BotController(Controller):
             "(default open): `owner_only` refuses challenges from other accounts' bots. "
             "`min_timeout_ms` (optional, 10 to 60000): the least per-call timeout the bot "
             "accepts in events of other organisers; entering it into an event with a lower "
-            "`timeout_ms` is a 422 (`/problems/settings-refused`)."
+            "`timeout_ms` is a 422 (`/problems/settings-refused`). An "
+            "account has at most TRUCO_BOTS_PER_ACCOUNT live bots (default 50): one more is a "
+            "409 (`/problems/too-many-bots`)."
         ),
         status_code=201,
         dependencies=_auth,
@@ -231,6 +242,10 @@ class BotController(Controller):
     ) -> BotCreated:
         check_name(data.name)
         svc = services(request.app.state)
+        most = svc.settings.sizes.bots_per_account
+        assert svc.pool is not None
+        if await db_bots.live_bot_count(svc.pool, account.id) >= most:  # before the handshake
+            raise _too_many_bots(most)
         secret = chosen_secret(data.signing_secret)
         await handshake(svc.bot_client_factory, data.url, secret, _policy(request.app.state))
         box = svc.secret_box
@@ -247,9 +262,12 @@ class BotController(Controller):
                     open=data.open,
                     challenges=data.challenges,
                     min_timeout_ms=data.min_timeout_ms,
+                    most=most,
                 )
             except DuplicateName:
                 raise _name_taken(data.name) from None
+            except db_bots.TooManyBots as exc:
+                raise _too_many_bots(exc.most) from None
         return BotCreated(
             id=bot.id,
             name=bot.name,

@@ -36,6 +36,7 @@ from services.db import tournaments as db_tournaments
 from services.db.accounts import Account
 from services.db.tournaments import Entry, Tournament
 from services.domain import TournamentStatus
+from services.flow.pairing import PairingTimedOut
 
 TournamentId = Annotated[int, Parameter(ge=1, le=2**63 - 1, description="the tournament's id")]
 Limit = Annotated[int, Parameter(ge=1, le=100, description="page size")]
@@ -50,9 +51,12 @@ def _not_found(tournament_id: int) -> ProblemError:
 
 
 def flow_problem(exc: flow.FlowError) -> ProblemError:
-    """A workflow refusal as a problem: 404 for a missing thing, 409 for a state conflict."""
+    """A workflow refusal as a problem: 404 for a missing thing, 409 for a state conflict, 503
+    for a pairing past its deadline."""
     if isinstance(exc, flow.NotFound):
         return ProblemError(404, str(exc), slug="not-found")
+    if isinstance(exc, PairingTimedOut):
+        return ProblemError(503, str(exc), slug="pairing-timed-out", headers={"Retry-After": "60"})
     slug = {
         flow.TournamentStateError: "tournament-state",
         flow.NotEnoughEntrants: "not-enough-entrants",
@@ -60,6 +64,7 @@ def flow_problem(exc: flow.FlowError) -> ProblemError:
         flow.BotUnavailable: "bot-unavailable",
         flow.SameBot: "same-bot",
         flow.EntryWithdrawn: "entry-withdrawn",
+        flow.TournamentFull: "tournament-full",
     }.get(type(exc), "conflict")
     return ProblemError(409, str(exc), slug=slug)
 
@@ -276,7 +281,8 @@ class TournamentController(Controller):
             "owners into its registering and running events (TRUCO_OPEN_ENTRIES_PER_ACCOUNT; "
             "bots their owners entered do not count); more is a 429 (`/problems/too-many-entries`) with Retry-After. A withdrawn "
             "entry may be entered again by the bot's owner only (409 "
-            "`/problems/entry-withdrawn`)."
+            "`/problems/entry-withdrawn`). A tournament holds at most TRUCO_ENTRIES_PER_EVENT "
+            "entries (default 1024): one more is a 409 (`/problems/tournament-full`)."
         ),
         status_code=201,
         dependencies=_auth,
@@ -315,6 +321,7 @@ class TournamentController(Controller):
                 check=flow.open_entry_quota(
                     tournament.organiser_id, fair_play.open_entries_per_account
                 ),
+                most=services(request.app.state).settings.sizes.entries_per_event,
             )
         except flow.FlowError as exc:
             raise flow_problem(exc) from None
@@ -378,12 +385,14 @@ class TournamentController(Controller):
             "another owner is entered does not start (422, `/problems/mirrored-deals-refused`). "
             "Entries whose bot is unavailable, or of another owner and no longer accepting the "
             "event's settings (its `min_timeout_ms` rose, or it was closed after someone else "
-            "entered it), are withdrawn and left out."
+            "entered it), are withdrawn and left out. The pairing runs off the API's event loop; one that "
+            "takes longer than 120 s is a 503 (`/problems/pairing-timed-out`) and the "
+            "tournament stays registering."
         ),
         status_code=202,
         dependencies=_auth,
         security=SECURITY,
-        responses=problem_responses(400, 401, 403, 404, 409, 422),
+        responses=problem_responses(400, 401, 403, 404, 409, 422, 503),
     )
     async def start(
         self,

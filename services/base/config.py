@@ -196,6 +196,15 @@ class KeySettings(msgspec.Struct, frozen=True, kw_only=True):
     """Live API keys one account may hold."""
 
 
+class SizeLimits(msgspec.Struct, frozen=True, kw_only=True):
+    """How much one account may register and one event may hold (``services.flow.size_limits``)."""
+
+    bots_per_account: int = 50
+    """Live (not deleted) bots one account may have."""
+    entries_per_event: int = 1024
+    """Bots one tournament may have entered."""
+
+
 class WorkerSettings(msgspec.Struct, frozen=True, kw_only=True):
     bot_max_matches: int = 4
     """Matches one bot may play at the same time (a Redis semaphore, ``worker.slots``)."""
@@ -254,6 +263,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     challenges: ChallengeQuota = ChallengeQuota()
     sprt: SprtQuota = SprtQuota()
     fair_play: FairPlaySettings = FairPlaySettings()
+    sizes: SizeLimits = SizeLimits()
     worker: WorkerSettings = WorkerSettings()
     sweep: SweepSettings = SweepSettings()
     ladder: LadderSettings = LadderSettings()
@@ -487,6 +497,10 @@ VARIABLES: tuple[Variable, ...] = (
     _var("TRUCO_OPEN_ENTRIES_PER_ACCOUNT", "fair_play.open_entries_per_account", _whole(1),
          "16", "bots of other owners (open bots) an organiser may have entered into its "
          "registering and running events"),
+    _var("TRUCO_BOTS_PER_ACCOUNT", "sizes.bots_per_account", _whole(1, 1_000_000), "50",
+         "live bots one account may have (`POST /v1/bots` beyond it is a 409)"),
+    _var("TRUCO_ENTRIES_PER_EVENT", "sizes.entries_per_event", _whole(2, 1_000_000), "1024",
+         "bots one tournament may have entered (an entry beyond it is a 409)"),
     _var("TRUCO_BOT_MAX_MATCHES", "worker.bot_max_matches", _whole(1, 1000), "4",
          "matches one bot may play at the same time"),
     _var("TRUCO_HEALTH_FAILURES", "worker.health_failures", _whole(1, 1000), "3",

@@ -65,13 +65,18 @@ async def create_bot(
     open: bool = False,
     challenges: ChallengePolicy = "open",
     min_timeout_ms: int | None = None,
+    most: int | None = None,
 ) -> Bot:
     """Insert a bot; ``encrypt_secret(bot_id)`` gives the stored secret (the id is bound in).
 
-    Raises :class:`DuplicateName` if a live bot has the name.
+    Raises :class:`DuplicateName` if a live bot has the name, :class:`TooManyBots` if the
+    owner has ``most`` live bots already (counted under a lock on the owner, so concurrent
+    registrations stop exactly at ``most``).
     """
     try:
         async with conn.transaction():
+            if most is not None:
+                await _check_bot_count(conn, owner_id, most)
             row = await conn.fetchrow(
                 "INSERT INTO bots (owner_id, name, name_key, url, signing_secret_enc, "
                 "signing_key_id, open, challenges, min_timeout_ms) "
@@ -94,6 +99,31 @@ async def create_bot(
     except asyncpg.UniqueViolationError as exc:
         raise _name_conflict(exc, name) from None
     return _bot(row)
+
+
+class TooManyBots(Exception):
+    """The owner has as many live bots as it may; ``most`` is that limit."""
+
+    def __init__(self, most: int) -> None:
+        super().__init__(most)
+        self.most = most
+
+
+async def _check_bot_count(conn: Connection, owner_id: int, most: int) -> None:
+    await conn.execute(
+        "SELECT pg_advisory_xact_lock(hashtextextended('truco:bots:owner:' || $1, 0))",
+        str(owner_id),
+    )
+    if await live_bot_count(conn, owner_id) >= most:
+        raise TooManyBots(most)
+
+
+async def live_bot_count(conn: Executor, owner_id: int) -> int:
+    """The owner's bots that are not deleted."""
+    count: int = await conn.fetchval(
+        "SELECT count(*) FROM bots WHERE owner_id = $1 AND status <> 'deleted'", owner_id
+    )
+    return count
 
 
 async def get_bot(conn: Executor, bot_id: int) -> Bot | None:

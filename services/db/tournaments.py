@@ -192,6 +192,15 @@ async def add_entry(
     return await get_entry(conn, tournament_id, bot_id)
 
 
+async def entry_count(conn: Executor, tournament_id: int) -> int:
+    """The tournament's entries that are not withdrawn."""
+    count: int = await conn.fetchval(
+        "SELECT count(*) FROM tournament_entries WHERE tournament_id = $1 AND withdrawn_at IS NULL",
+        tournament_id,
+    )
+    return count
+
+
 async def get_entry(conn: Executor, tournament_id: int, bot_id: int) -> Entry | None:
     row = await conn.fetchrow(
         f"{_ENTRY} WHERE e.tournament_id = $1 AND e.bot_id = $2", tournament_id, bot_id

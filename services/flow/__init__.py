@@ -51,6 +51,7 @@ from services.flow.errors import (
     ResultMismatch,
     SameBot,
     SettingsTooLong,
+    TournamentFull,
     TournamentNotFound,
     TournamentStateError,
 )
@@ -104,6 +105,7 @@ __all__ = [
     "SameBot",
     "SettingsRefused",
     "SettingsTooLong",
+    "TournamentFull",
     "TournamentNotFound",
     "TournamentSettings",
     "TournamentStateError",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
+from functools import partial
 
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
@@ -16,6 +17,7 @@ from services.db.tournaments import Tournament
 from services.domain import INDIVIDUAL, seeds
 from services.domain.result import withdrawn_result
 from services.flow.event import event_state
+from services.flow.pairing import plan_off_loop
 from services.flow.settings import settings_of
 from services.tournaments import individual as fi
 from services.tournaments import played as fp
@@ -52,7 +54,8 @@ async def advance(conn: Connection, tournament_id: int) -> list[int]:
     in individual 2v2, :func:`services.tournaments.individual.plan_next`); this stores its step.
     Call it inside the transaction that decided a match, holding the tournament's row lock
     (``get_tournament(..., lock="update")``), so the next round is paired exactly once; the
-    returned match ids are to be queued after the commit."""
+    returned match ids are to be queued after the commit. The pairing itself runs off the
+    event loop (:mod:`services.flow.pairing`)."""
     to_queue: list[int] = []
     while True:
         tournament = await db_tournaments.get_tournament(conn, tournament_id)
@@ -63,18 +66,7 @@ async def advance(conn: Connection, tournament_id: int) -> list[int]:
             return to_queue
         began = time.perf_counter()
         entrants, matches = await event_state(conn, tournament_id)
-        settings = settings_of(tournament)
-        event = fp.played(
-            entrants,
-            matches,
-            third_place=settings.third_place,
-            current_round=tournament.current_round,
-            rounds_wanted=settings.rounds,
-        )
-        if tournament.partnership == INDIVIDUAL:
-            step = fi.plan_next(table_format(tournament.format), event, matches)
-        else:
-            step = get_format(tournament.format).plan_next(event)
+        step = await plan_off_loop(partial(_plan, tournament, entrants, matches))
         await _store_step(conn, tournament, step)
         if not step.planned:
             return to_queue
@@ -91,6 +83,23 @@ async def advance(conn: Connection, tournament_id: int) -> list[int]:
         )
         if not decided:
             return to_queue
+
+
+def _plan(
+    tournament: Tournament, entrants: list[SeededEntrant], matches: list[StoredMatch]
+) -> Plan:
+    """The format's next step (pure: run in the pairing thread)."""
+    settings = settings_of(tournament)
+    event = fp.played(
+        entrants,
+        matches,
+        third_place=settings.third_place,
+        current_round=tournament.current_round,
+        rounds_wanted=settings.rounds,
+    )
+    if tournament.partnership == INDIVIDUAL:
+        return fi.plan_next(table_format(tournament.format), event, matches)
+    return get_format(tournament.format).plan_next(event)
 
 
 async def _round_still_open(conn: Connection, tournament: Tournament) -> bool:

@@ -45,6 +45,10 @@ class EntryWithdrawn(FlowError):
     """A withdrawn entry that only the bot's owner may enter again."""
 
 
+class TournamentFull(FlowError):
+    """The tournament has as many entries as an event may hold (``TRUCO_ENTRIES_PER_EVENT``)."""
+
+
 class BotUnavailable(FlowError):
     """The bot is deleted or unavailable (failing health checks)."""
 

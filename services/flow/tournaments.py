@@ -11,6 +11,7 @@ import asyncpg
 import msgspec
 
 from arena.game.deals import MIRRORED
+from services.base.config import SizeLimits
 from services.db import bots as db_bots
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
@@ -28,6 +29,7 @@ from services.flow.errors import (
     MirroredDealsRefused,
     NotEnoughEntrants,
     NotEntered,
+    TournamentFull,
     TournamentNotFound,
     TournamentStateError,
 )
@@ -90,6 +92,7 @@ async def enter_tournament(
     entered_by: int | None = None,
     floors: Floors | None = None,
     check: Check | None = None,
+    most: int = SizeLimits().entries_per_event,
 ) -> db_tournaments.Entry:
     """Enter a bot in a registering tournament (``entered_by``: the account that does).
 
@@ -98,9 +101,11 @@ async def enter_tournament(
     minimum timeout; raises :class:`SettingsRefused`), and ``check(conn)`` (the organiser's
     quota, :func:`services.flow.fair_play.open_entry_quota`) runs before someone else than its
     owner enters it. A withdrawn entry is entered again only by the bot's owner
-    (:class:`EntryWithdrawn` otherwise)."""
+    (:class:`EntryWithdrawn` otherwise). The tournament must have fewer than ``most``
+    entries (:class:`TournamentFull`; the row lock makes concurrent entries count one after
+    the other)."""
     async with pool.acquire() as conn, conn.transaction():
-        tournament = await db_tournaments.get_tournament(conn, tournament_id, lock="share")
+        tournament = await db_tournaments.get_tournament(conn, tournament_id, lock="update")
         if tournament is None:
             raise TournamentNotFound(f"there is no tournament {tournament_id}")
         if tournament.status != "registering":
@@ -116,6 +121,11 @@ async def enter_tournament(
             raise MirroredDealsRefused(
                 f"tournament {tournament_id} deals mirrored games, so only its organiser's bots "
                 f"may enter; {MIRRORED_ONLY_ONE_OWNER}"
+            )
+        if await db_tournaments.entry_count(conn, tournament_id) >= most:
+            raise TournamentFull(
+                f"tournament {tournament_id} has {most} entries, the most an event may hold "
+                "(TRUCO_ENTRIES_PER_EVENT)"
             )
         existing = await db_tournaments.get_entry(conn, tournament_id, bot_id)
         if existing is not None and existing.withdrawn_at is None:
