@@ -8,6 +8,7 @@ import sys
 BENCHMARKS = [
     "engine",
     "tournaments",
+    "pairing_2v2",
     "arena",
     "arena_cost",
     "match_length",

@@ -72,9 +72,14 @@ class History:
     def __init__(self, tables: Iterable[Table]) -> None:
         self.partnered: Counter[frozenset[int]] = Counter()
         self.opposed: Counter[frozenset[int]] = Counter()
+        self.partners_of: dict[int, set[int]] = {}
+        self.opponents_of: dict[int, set[int]] = {}
         for table in tables:
             self.partnered.update(partnerships(table))
             self.opposed.update(opponent_links(table))
+            for k, bot in enumerate(table):
+                self.partners_of.setdefault(bot, set()).add(table[(k + 2) % 4])
+                self.opponents_of.setdefault(bot, set()).update(table[(k + 1) % 2 :: 2])
 
 
 def choose_byes(field: Sequence[Candidate], *, swiss: bool) -> list[int]:
@@ -144,8 +149,12 @@ def pair_partners(
             return rules + abs(i - j)
         return rules + (frozenset((playing[i].id, playing[j].id)) not in liked)
 
-    def clean(i: int, j: int) -> bool:
-        return not same_owner(i, j) and not repeats(i, j)
+    owner = [c.owner for c in playing]
+    ident = [c.id for c in playing]
+    partners_of = history.partners_of
+
+    def clean(i: int, j: int) -> bool:  # the sparse graph's hot loop: no Counter, no frozenset
+        return owner[i] != owner[j] and ident[j] not in partners_of.get(ident[i], ())
 
     def certified(items: range, pairs: list[tuple[int, int]]) -> bool:
         """No repeat, and only the same-owner partnerships the whole field forces (an owner
@@ -216,8 +225,19 @@ def pair_tables(
             return rules + abs(ours - theirs)
         return rules
 
-    def clean(i: int, j: int) -> bool:
-        return not clashes(i, j) and not met(i, j)
+    owner_sets = [{a.owner, b.owner} for a, b in pairs]
+    opponents_of = history.opponents_of
+
+    def clean(i: int, j: int) -> bool:  # the sparse graph's hot loop
+        ours, theirs_owners = owner_sets[i], owner_sets[j]
+        if len(ours) < 2 or len(theirs_owners) < 2 or not ours.isdisjoint(theirs_owners):
+            return False
+        theirs = (pairs[j][0].id, pairs[j][1].id)
+        for x in pairs[i]:
+            faced = opponents_of.get(x.id)
+            if faced and (theirs[0] in faced or theirs[1] in faced):
+                return False
+        return True
 
     def certified(items: range, found: list[tuple[int, int]]) -> bool:
         """No repeated meeting, and only the shared owners that are forced: by an owner with

@@ -4,23 +4,31 @@ Both steps of an individual 2v2 round (:mod:`services.tournaments.partnerships`)
 stand in an order (the bots by standing, the partnerships by their summed places) at a cost
 whose cheapest pairs are near each other in that order, once the pairs a rule forbids are left
 aside (same owner, met before). The exact method matches over the complete graph: ``n²/2``
-edges and a blossom matching that grew like ``n^2.5`` to ``n^3`` (1,000 bots: 13 s; 1,600:
-40 s; 10,000 never finished).
+edges and a blossom matching that grew like ``n^2.5`` to ``n^3`` (1,000 bots: 12 s; 1,600:
+25-55 s; 10,000 never finished).
 
-For more than ``exact_limit`` items the matching runs on a sparse graph instead, as the 1v1
-Swiss does (:mod:`services.tournaments.swiss_graph`): every item keeps
+For more than ``limits.exact`` items the list is matched block by block (``limits.block``
+items of the order each: the blossom matching costs far more than linear time, as in
+:mod:`services.tournaments.swiss_split`), each block on a sparse graph, as the 1v1 Swiss does
+(:mod:`services.tournaments.swiss_graph`): every item keeps
 
 * the ``window`` items after it in the order (a band: the band alone has a perfect matching,
   ``(0, 1), (2, 3), ...``, so the matching is always perfect);
 * its ``window`` nearest *clean* items on each side (skipping past forbidden pairs, looking
   at most ``scan`` places away), so a forbidden pair is used only when no clean one is near;
+* on each side, the first clean item at least ``2·window``, ``4·window``, ... places away (up
+  to ``scan``): where a run of items forbids pairs among itself (one owner's bots standing
+  together), these spread its items over the clean ones around it instead of funnelling
+  them all to the few nearest;
 * the ``extra`` pairs the caller names (round robin: this round's circle-method partners).
 
-``certified`` then says whether the result is as good as the exact method's on the rule tiers
-(it reached a lower bound: no forbidden pair, or as few as the field forces). If not, the
-window grows fourfold and the matching runs again, up to the complete graph for lists of at
-most ``widen_limit`` items and up to :data:`MAX_WINDOW` beyond (a field so crowded that the
-rules still fail there keeps the best matching that window found).
+``certified`` then says whether a block's matching is as good as the exact method's on the
+rule tiers (it reached a lower bound: no forbidden pair, or as few as the whole field forces).
+If not, the window grows fourfold and the block is matched again, up to the complete graph for
+blocks of at most :data:`WIDEN_LIMIT` items and up to :data:`MAX_WINDOW` beyond; then the
+block takes in the next one (the last block, the one before it) and starts again, up to
+:data:`MAX_BLOCK` items (a field so crowded that the rules still fail there keeps the best
+matching found).
 """
 
 from __future__ import annotations
@@ -36,16 +44,19 @@ Pair = tuple[int, int]
 DEFAULT_WINDOW = 6
 """Band width and clean neighbours per side of the first attempt."""
 MAX_WINDOW = 96
-"""The widest sparse window on lists longer than ``widen_limit``."""
-SCAN_FACTOR = 8
+"""The widest sparse window on blocks longer than :data:`WIDEN_LIMIT`."""
+SCAN_FACTOR = 16
 """How far (in windows) an item looks for its clean neighbours."""
 EXACT_LIMIT = 128
 """Lists of at most this many items are matched on the complete graph at once."""
 BLOCK = 256
 """Longer lists are matched block by block (blocks of the order, a block joined with the next
 while its matching is not certified): a blossom matching costs far more than linear time."""
-WIDEN_LIMIT = 1024
-"""Lists of at most this many items widen up to the complete graph when not certified."""
+WIDEN_LIMIT = 256
+"""Blocks of at most this many items widen up to the complete graph when not certified."""
+MAX_BLOCK = 1024
+"""A block stops taking in its neighbours at this size and keeps its best matching (only a
+field where one owner has more than half of 1,024 neighbouring bots gets there)."""
 _TOP = 1 << 62  # weight = _TOP - cost, so the maximum weight is the minimum cost
 
 
@@ -69,14 +80,32 @@ def candidate_edges(
     for i in range(count):
         out.update((i, j) for j in range(i + 1, min(count, i + 1 + window)))
         for step in (1, -1):
-            found = 0
-            j = i + step
-            while 0 <= j < count and found < window and abs(j - i) <= scan:
-                if clean(i, j):
-                    out.add((min(i, j), max(i, j)))
-                    found += 1
-                j += step
+            _clean_from(i, i + step, step, window, scan, count, clean, out)
+            far = 2 * window
+            while far <= scan:  # spread: a run of forbidden pairs does not funnel every item
+                _clean_from(i, i + step * far, step, 1, scan, count, clean, out)
+                far *= 2
     return sorted(out)
+
+
+def _clean_from(
+    i: int,
+    j: int,
+    step: int,
+    wanted: int,
+    scan: int,
+    count: int,
+    clean: Callable[[int, int], bool],
+    out: set[Pair],
+) -> None:
+    """Add up to ``wanted`` clean pairs of ``i`` from ``j`` on (direction ``step``), looking no
+    further than ``scan`` places from ``i``."""
+    found = 0
+    while 0 <= j < count and found < wanted and abs(j - i) <= scan:
+        if clean(i, j):
+            out.add((min(i, j), max(i, j)))
+            found += 1
+        j += step
 
 
 def matching(count: int, edges: Sequence[Pair], cost: Callable[[int, int], int]) -> list[Pair]:
@@ -115,7 +144,7 @@ def min_cost_pairs(
         while True:
             inside = [(i, j) for i, j in wanted if lo <= i and j < hi]
             pairs = _solve_block(lo, hi, cost, clean, certified, inside, exact_limit)
-            if certified(range(lo, hi), pairs):
+            if certified(range(lo, hi), pairs) or hi - lo >= MAX_BLOCK:
                 break
             if hi < count:  # not certified: take in the next block
                 hi = _block_end(count, hi, block)
