@@ -156,15 +156,20 @@ def pair_partners(
     def clean(i: int, j: int) -> bool:  # the sparse graph's hot loop: no Counter, no frozenset
         return owner[i] != owner[j] and ident[j] not in partners_of.get(ident[i], ())
 
+    def forced(items: range) -> int:
+        """Same-owner partnerships no pairing of ``items`` avoids (an owner with more than
+        half of them)."""
+        most = max(Counter(owner[k] for k in items).values(), default=0)
+        return max(0, most - len(items) // 2)
+
     def certified(items: range, pairs: list[tuple[int, int]]) -> bool:
-        """No repeat, and only the same-owner partnerships the whole field forces (an owner
-        with more than half of it: a block that forces some joins its neighbours)."""
-        most = max(Counter(playing[k].owner for k in items).values(), default=0)
-        forced = max(0, most - len(items) // 2)
-        if forced and len(items) < len(playing):
+        """No repeat, and only the same-owner partnerships the whole field forces (a block
+        that forces some grows)."""
+        must = forced(items)
+        if must and len(items) < len(playing):
             return False
         owned = sum(same_owner(i, j) for i, j in pairs)
-        return owned == forced and not any(repeats(i, j) for i, j in pairs)
+        return owned == must and not any(repeats(i, j) for i, j in pairs)
 
     index = {c.id: k for k, c in enumerate(playing)}
     extra = [
@@ -172,7 +177,15 @@ def pair_partners(
         for a, b in (sorted(p) for p in liked if len(p) == 2)
         if a in index and b in index
     ]
-    found = min_cost_pairs(len(playing), cost, clean, certified, extra=extra, limits=limits)
+    found = min_cost_pairs(
+        len(playing),
+        cost,
+        clean,
+        certified,
+        feasible=lambda items: not forced(items),
+        extra=extra,
+        limits=limits,
+    )
     return [(playing[i], playing[j]) for i, j in found]
 
 
@@ -239,20 +252,26 @@ def pair_tables(
                 return False
         return True
 
-    def certified(items: range, found: list[tuple[int, int]]) -> bool:
-        """No repeated meeting, and only the shared owners that are forced: by an owner with
-        more bots than there are tables (only in the whole list: a block that forces them joins
-        its neighbours) or by a same-owner partnership (one each)."""
+    def crowded(items: range) -> int:
+        """Shared owners forced by owners with more bots than ``items`` make tables."""
         tables = len(items) // 2
         owners = Counter(c.owner for k in items for c in pairs[k])
-        crowded = sum(max(0, k - tables) for k in owners.values())
-        if crowded and len(items) < len(pairs):
+        return sum(max(0, k - tables) for k in owners.values())
+
+    def certified(items: range, found: list[tuple[int, int]]) -> bool:
+        """No repeated meeting, and only the shared owners that are forced: by an owner with
+        more bots than there are tables (only in the whole list: a block that forces them
+        grows) or by a same-owner partnership (one each)."""
+        crowding = crowded(items)
+        if crowding and len(items) < len(pairs):
             return False
-        forced = max(crowded, sum(pairs[k][0].owner == pairs[k][1].owner for k in items))
+        forced = max(crowding, sum(pairs[k][0].owner == pairs[k][1].owner for k in items))
         shared = sum(clashes(i, j) for i, j in found)
         return shared == forced and not any(met(i, j) for i, j in found)
 
-    found = min_cost_pairs(len(pairs), cost, clean, certified, limits=limits)
+    found = min_cost_pairs(
+        len(pairs), cost, clean, certified, feasible=lambda items: not crowded(items), limits=limits
+    )
     return [(pairs[i], pairs[j]) for i, j in found]
 
 

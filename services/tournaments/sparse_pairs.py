@@ -26,9 +26,10 @@ items of the order each: the blossom matching costs far more than linear time, a
 rule tiers (it reached a lower bound: no forbidden pair, or as few as the whole field forces).
 If not, the window grows fourfold and the block is matched again, up to the complete graph for
 blocks of at most :data:`WIDEN_LIMIT` items and up to :data:`MAX_WINDOW` beyond; then the
-block takes in the next one (the last block, the one before it) and starts again, up to
+block doubles (the last block takes in the one before it) and starts again, up to
 :data:`MAX_BLOCK` items (a field so crowded that the rules still fail there keeps the best
-matching found).
+matching found). A block that cannot be certified whatever its matching (``feasible``: one
+owner holds more than half of it) grows before any matching.
 """
 
 from __future__ import annotations
@@ -43,20 +44,20 @@ Pair = tuple[int, int]
 
 DEFAULT_WINDOW = 6
 """Band width and clean neighbours per side of the first attempt."""
-MAX_WINDOW = 96
+MAX_WINDOW = 24
 """The widest sparse window on blocks longer than :data:`WIDEN_LIMIT`."""
 SCAN_FACTOR = 16
 """How far (in windows) an item looks for its clean neighbours."""
 EXACT_LIMIT = 128
 """Lists of at most this many items are matched on the complete graph at once."""
 BLOCK = 256
-"""Longer lists are matched block by block (blocks of the order, a block joined with the next
-while its matching is not certified): a blossom matching costs far more than linear time."""
+"""Longer lists are matched block by block (blocks of the order, a block doubled while its
+matching is not certified): a blossom matching costs far more than linear time."""
 WIDEN_LIMIT = 256
 """Blocks of at most this many items widen up to the complete graph when not certified."""
-MAX_BLOCK = 1024
-"""A block stops taking in its neighbours at this size and keeps its best matching (only a
-field where one owner has more than half of 1,024 neighbouring bots gets there)."""
+MAX_BLOCK = 4096
+"""A block stops growing at this size and keeps its best matching (only a field where one
+owner has more than half of 4,096 neighbouring bots gets there)."""
 _TOP = 1 << 62  # weight = _TOP - cost, so the maximum weight is the minimum cost
 
 
@@ -82,8 +83,8 @@ def candidate_edges(
         for step in (1, -1):
             _clean_from(i, i + step, step, window, scan, count, clean, out)
             far = 2 * window
-            while far <= scan:  # spread: a run of forbidden pairs does not funnel every item
-                _clean_from(i, i + step * far, step, 1, scan, count, clean, out)
+            while far < count:  # spread: a run of forbidden pairs does not funnel every item
+                _clean_from(i, i + step * far, step, 1, min(far, scan), count, clean, out)
                 far *= 2
     return sorted(out)
 
@@ -98,10 +99,11 @@ def _clean_from(
     clean: Callable[[int, int], bool],
     out: set[Pair],
 ) -> None:
-    """Add up to ``wanted`` clean pairs of ``i`` from ``j`` on (direction ``step``), looking no
-    further than ``scan`` places from ``i``."""
+    """Add up to ``wanted`` clean pairs of ``i`` from ``j`` on (direction ``step``), looking at
+    no more than ``scan`` items."""
     found = 0
-    while 0 <= j < count and found < wanted and abs(j - i) <= scan:
+    end = j + step * scan
+    while 0 <= j < count and found < wanted and j != end:
         if clean(i, j):
             out.add((min(i, j), max(i, j)))
             found += 1
@@ -126,13 +128,15 @@ def min_cost_pairs(
     clean: Callable[[int, int], bool],
     certified: Callable[[range, list[Pair]], bool],
     *,
+    feasible: Callable[[range], bool] = lambda items: True,
     extra: Iterable[Pair] = (),
     limits: Limits = DEFAULT_LIMITS,
 ) -> list[Pair]:
     """The pairs of the module docstring: exact up to ``limits.exact`` items, else block by
-    block (a block of the order, joined with the next, or at the end the one before, while
+    block (a block of the order, doubled, or at the end joined with the one before, while
     ``certified`` refuses its matching), each sparse and widened until certified (or the
-    widening stops). ``certified`` gets the block's items and their pairs."""
+    widening stops). ``certified`` gets the block's items and their pairs; ``feasible`` says
+    whether a block could be certified at all (else it grows before any matching)."""
     exact_limit, block = limits.exact, limits.block
     if count <= exact_limit:
         return matching(count, list(combinations(range(count), 2)), cost)
@@ -140,26 +144,27 @@ def min_cost_pairs(
     solved: list[tuple[int, list[Pair]]] = []  # (first item, pairs) per block
     lo = 0
     while lo < count:
-        hi = _block_end(count, lo, block)
+        hi = _block_end(count, lo, block, block)
         while True:
-            inside = [(i, j) for i, j in wanted if lo <= i and j < hi]
-            pairs = _solve_block(lo, hi, cost, clean, certified, inside, exact_limit)
-            if certified(range(lo, hi), pairs) or hi - lo >= MAX_BLOCK:
-                break
-            if hi < count:  # not certified: take in the next block
-                hi = _block_end(count, hi, block)
-            elif solved:  # the last block: take in the one before
+            last_resort = hi - lo >= MAX_BLOCK or (hi == count and not solved)
+            if last_resort or feasible(range(lo, hi)):
+                inside = [(i, j) for i, j in wanted if lo <= i and j < hi]
+                pairs = _solve_block(lo, hi, cost, clean, certified, inside, exact_limit)
+                if last_resort or certified(range(lo, hi), pairs):
+                    break
+            if hi < count:  # not certified: double the block
+                hi = _block_end(count, lo, 2 * (hi - lo), block)
+            else:  # the last block: take in the one before
                 lo = solved.pop()[0]
-            else:  # the whole list: the best the widening found
-                break
         solved.append((lo, pairs))
         lo = hi
     return sorted(pair for _, pairs in solved for pair in pairs)
 
 
-def _block_end(count: int, lo: int, block: int) -> int:
-    """The end of the block starting at ``lo``: ``block`` items on, the tail if it is short."""
-    hi = lo + block
+def _block_end(count: int, lo: int, size: int, block: int) -> int:
+    """The end of the block starting at ``lo``: ``size`` items on, the tail if it is shorter
+    than half a ``block``."""
+    hi = lo + size
     return count if count - hi < block // 2 else hi
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -121,12 +122,25 @@ def test_sparse_rounds_seat_everyone_once_and_are_deterministic(
     assert formed.byes == exact.byes
 
 
-def test_a_crowded_block_joins_its_neighbours() -> None:
-    """Owner 0's bots all stand first: the first block alone would force same-owner partners,
-    the field does not (half the bots are owner 0's)."""
-    field = [Candidate(k, 0 if k < 16 else k, 0, k + 1) for k in range(32)]
-    pairs = pair_partners(field, History([]), swiss=True, preferred=[], limits=Limits(2, 8))
+@pytest.mark.parametrize(("size", "run", "block"), [(32, 16, 8), (64, 30, 4), (200, 100, 8)])
+def test_a_crowded_block_grows_until_its_owner_can_be_avoided(
+    size: int, run: int, block: int
+) -> None:
+    """Owner 0's bots all stand first, several blocks long: a block of them alone would force
+    same-owner partners, the field does not (at most half the bots are owner 0's). The tables
+    share owners as often as the exact method's (those the field forces)."""
+    field = [Candidate(k, 0 if k < run else k, 0, k + 1) for k in range(size)]
+    limits = Limits(2, block)
+    pairs = pair_partners(field, History([]), swiss=True, preferred=[], limits=limits)
     assert not any(a.owner == b.owner for a, b in pairs)
+    owner = {c.id: c.owner for c in field}
+
+    def shared(tables: list[Table]) -> int:
+        return sum(4 - len({owner[b] for b in t}) for t in tables)
+
+    sparse = form_round(field, [], swiss=True, limits=limits).tables
+    exact = form_round(field, [], swiss=True, limits=EXACT).tables
+    assert shared(sparse) == shared(exact) == max(0, run - size // 4)
 
 
 def test_partners_and_opponents_rotate_over_rounds_on_the_sparse_graph() -> None:
