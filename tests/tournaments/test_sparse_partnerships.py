@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from services.tournaments.event import SeededEntrant
 from services.tournaments.partnerships import (
     Candidate,
     History,
@@ -21,6 +22,7 @@ from services.tournaments.partnerships import (
     pair_tables,
     partnerships,
 )
+from services.tournaments.round_robin_format import round_robin_rounds
 from services.tournaments.sparse_pairs import Limits, candidate_edges, min_cost_pairs
 
 EXACT = Limits(exact=10_000)
@@ -168,3 +170,18 @@ def test_the_band_alone_always_has_a_perfect_matching() -> None:
     assert edges == [(k, k + 1) for k in range(9)]
     pairs = min_cost_pairs(10, lambda i, j: 1, lambda i, j: False, lambda r, p: True)
     assert sorted(b for p in pairs for b in p) == list(range(10))
+
+
+def test_round_robin_on_the_sparse_graph_keeps_the_circle_partnerships() -> None:
+    """200 bots of 200 owners, three rounds: every partnership is the circle method's."""
+    entrants = [SeededEntrant(k + 1, k + 1) for k in range(200)]
+    field = [Candidate(k + 1, k, 0, k + 1) for k in range(200)]
+    schedule = round_robin_rounds(entrants)
+    played: list[Table] = []
+    for fixtures in schedule[:3]:
+        preferred = [(f.mano, f.other) for f in fixtures]
+        formed = form_round(field, played, swiss=False, preferred=preferred)
+        played += formed.tables
+        assert not formed.byes and len(formed.tables) == 50
+        chosen = {p for t in formed.tables for p in partnerships(t)}
+        assert chosen == {frozenset(p) for p in preferred}
