@@ -5,8 +5,9 @@ other. A table is a tuple in slot order ``(a1, b1, a2, b2)``: ``a1`` and ``a2`` 
 (side 0), ``b1`` and ``b2`` (side 1); it is exactly the order in which the match runner seats
 the four bots (:mod:`arena.match.runner`).
 
-A round is formed in three deterministic steps, each an exact minimum-cost perfect matching
-(rustworkx's maximum-weight matching over the complete graph):
+A round is formed in three deterministic steps, each a minimum-cost perfect matching
+(rustworkx's maximum-weight matching): exact over the complete graph up to 128 items, block by
+block on a certified sparse graph beyond (:mod:`services.tournaments.sparse_pairs`):
 
 1. **Byes**: with a field that is not a multiple of four, ``n % 4`` bots sit out: those with the
    fewest byes so far, then (Swiss) the lowest score, then the worst seed.
@@ -17,10 +18,12 @@ A round is formed in three deterministic steps, each an exact minimum-cost perfe
    one owner at the table, then opponents who met as opponents before (counted), then (Swiss)
    pairs of similar standing.
 
-Because each step is an exact matching, a round avoids same-owner partners and repeated partners
-whenever some pairing of the playing bots avoids them; with ``m`` the most bots one owner has
-and ``n`` a multiple of four, that is guaranteed (Dirac) in each of the first ``n/2 - m + 1``
-rounds. Step 3 keeps every table free of shared owners whenever the partnerships of step 2
+Because each step is exact on the rule tiers (the sparse graph's certificate checks that its
+blocks reach the rules' lower bounds, and grows them until they do), a round avoids same-owner
+partners and repeated partners whenever some pairing of the playing bots avoids them (beyond
+256 bots, when a block of 4,096 or the whole field still falls short of the certificate, the
+best matching a window of 24 finds is kept); with ``m`` the most bots one owner has and ``n``
+a multiple of four, that is guaranteed (Dirac) in each of the first ``n/2 - m + 1`` rounds. Step 3 keeps every table free of shared owners whenever the partnerships of step 2
 allow it (the two steps are not solved jointly: a field crowded with one owner's bots can force
 a shared owner that a joint search would avoid).
 """
