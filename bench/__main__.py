@@ -17,6 +17,7 @@ BENCHMARKS = [
     "concurrency",
     "live_feed",
     "live_stream",
+    "live_pages",
     "flow_round_10k",
     "platform_round",
     "ladder_placement",

@@ -21,6 +21,7 @@ from services.web.pages.play import play_board, play_page
 from services.web.pages.render import CSP, SECURITY_HEADERS, before_page
 from services.web.pages.sprt import sprt_live, sprt_page
 from services.web.pages.static import static_file
+from services.web.pages.steps import match_steps
 from services.web.pages.tournament import crosstable_page, tournament_live, tournament_page
 
 __all__ = ["CSP", "SECURITY_HEADERS", "html_error", "web_router"]
@@ -50,6 +51,7 @@ def web_router() -> Router:
             match_live,
             play_page,
             play_board,
+            match_steps,
             sprt_page,
             sprt_live,
             static_file,

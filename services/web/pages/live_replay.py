@@ -26,14 +26,15 @@ def reader(request: Request[Any, Any, Any]) -> Any:
 
 async def live_replay(
     request: Request[Any, Any, Any], pool: asyncpg.Pool, m: db.MatchRow
-) -> Replay | None:
+) -> tuple[Replay | None, int]:
     """A live match as a spectator replay for the viewer, from the worker's live feed
-    (``services.worker.live``): no deals (empty hands), no señas, no seeds. None if empty."""
+    (``services.worker.live``): no deals (empty hands), no señas, no seeds (None if empty);
+    and how many items of the feed it was built from (the page's stream skips them)."""
     items = await reader(request).items(m.id)
     document = live_document(m.id, m.status, [], items)
     row = await db_matches.get_match(pool, m.id)
     if not document["games"] or row is None:
-        return None
+        return None, len(items)
     rules = Rules.from_dict(row.rules)
     names = [
         " & ".join(b.name for b in side_links(m, side)) or _("side %(n)d") % {"n": side}
@@ -59,6 +60,16 @@ async def live_replay(
         entrants = tuple(
             EntrantRecord(e.name, "live") for e in sorted(m.entrants, key=lambda e: e.slot)
         )
+    return _replay(m, row, rules, entrants, games), len(items)
+
+
+def _replay(
+    m: db.MatchRow,
+    row: Any,
+    rules: Rules,
+    entrants: tuple[EntrantRecord, ...],
+    games: list[GameRecord],
+) -> Replay:
     return Replay(
         format=FORMAT,
         match_id=str(m.id),

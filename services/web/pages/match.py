@@ -21,6 +21,7 @@ from services.web.pages.render import SECURITY_HEADERS, Id, render_html
 from services.web.pages.replays import decoded
 from services.web.views.causes import match_causes
 from services.web.views.common import knockout_note, outcome, side_links
+from services.web.views.live_words import live_words
 from services.web.views.replay import replay_view
 
 LIVE_MATCH = OPEN_STATUSES
@@ -31,7 +32,7 @@ async def match_page(
     request: Request[Any, Any, Any],
     pool: NamedDependency[asyncpg.Pool],
     match_id: Id,
-    game: Annotated[int, Parameter(ge=1, le=1000)] = 1,
+    game: Annotated[int | None, Parameter(ge=1, le=1000)] = None,
     step: Annotated[int | None, Parameter(ge=0, le=1_000_000)] = None,
     view: Annotated[str, Parameter(max_length=16)] = "all",
     whole: Annotated[int, Parameter(ge=0, le=1)] = 0,
@@ -46,13 +47,17 @@ async def match_page(
         sides = (side_links(m, 0), side_links(m, 1))
         viewer = None
         shown = stored
+        stream, seen = None, 0
         if shown is None and m.status in LIVE_MATCH:
-            # the spectator feed of the match being played
-            shown = await live_replay(request, pool, m)
+            # the spectator feed of the match being played; the page follows its stream from
+            # there (``seen``: the items it was built from, skipped when the stream repeats them)
+            shown, seen = await live_replay(request, pool, m)
+            stream = f"/v1/matches/{match_id}/stream"
         if shown is not None:
-            # a finished match opens at its first event, a live one at its latest
+            # a finished match opens at its first game's first event, a live one at its latest
             start = step if step is not None else (None if live else 0)
-            viewer = replay_view(shown, sides, game, start, view, live, whole=bool(whole))
+            shown_game = game if game is not None else (len(shown.games) if live else 1)
+            viewer = replay_view(shown, sides, shown_game, start, view, live, whole=bool(whole))
         out = outcome(m, stored)
         version = await _match_version(request, pool, match_id) if live else None
         html = render_html(
@@ -77,6 +82,10 @@ async def match_page(
             r=viewer,
             version=version,
             poll=f"/matches/{match_id}/live" if live else None,
+            stream=stream,
+            stream_kind="match",
+            seen=seen,
+            words=live_words(viewer) if stream and viewer is not None else None,
         )
         return Rendered(html.encode(), live)
 

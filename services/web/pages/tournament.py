@@ -26,7 +26,7 @@ from services.web.page_cache import LIVE_S, Rendered
 from services.web.pages.cached import cached_page
 from services.web.pages.render import SECURITY_HEADERS, Id, render_html
 from services.web.pages.replays import replays
-from services.web.views.common import outcome
+from services.web.views.common import STATUS_NAMES, outcome, status_name
 from services.web.views.tournament import TournamentView, tournament_view
 
 LIVE_TOURNAMENT = LIVE_TOURNAMENT_STATUSES
@@ -130,7 +130,16 @@ async def tournament_page(
         version = await db.tournament_version(pool, tournament_id) if view.live else None
         poll = f"/tournaments/{tournament_id}/live" if view.live else None
         html = render_html(
-            request, "tournament.html", t=view, shown_round=shown, version=version, poll=poll
+            request,
+            "tournament.html",
+            t=view,
+            shown_round=shown,
+            version=version,
+            poll=poll,
+            stream=f"/v1/tournaments/{tournament_id}/stream" if view.live else None,
+            stream_kind="tournament",
+            statuses={k: status_name(k) for k in STATUS_NAMES} if view.live else None,
+            stream_status=view.tournament.status if view.live else None,
         )
         return Rendered(html.encode(), not settled(view))
 

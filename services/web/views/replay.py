@@ -3,8 +3,8 @@ game, as one view (omniscient, a seat, a spectator) may see it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 
 from arena.game.narrate import describe, hand_note, points_gained
 from arena.match.replay import Decision, Replay, ReplayEvent, StartFault
@@ -294,6 +294,28 @@ def _fold(
     team_names: tuple[str, str],
     players: int,
 ) -> TableView:
+    """The table after the last of ``steps`` (the table before any step when there is none)."""
+    table = None
+    for each in fold_each(steps, view, names, team_names, players):
+        table = each
+    if table is None:
+        positions = POSITIONS.get(players, tuple("bottom" for _ in range(players)))
+        seats = [
+            SeatView(s, s % 2, names[s], positions[s], [], [], [], False) for s in range(players)
+        ]
+        return TableView(0, 0, (0, 0), 1, seats, [], [], None, "", False)
+    return table
+
+
+def fold_each(
+    steps: Sequence[Step],
+    view: View,
+    names: list[BotLink],
+    team_names: tuple[str, str],
+    players: int,
+) -> Iterator[TableView]:
+    """The table after each of ``steps`` in turn, in one pass (the in-page viewer's frames:
+    :mod:`services.web.views.frames`); each yielded table is a copy of its own."""
     positions = POSITIONS.get(players, tuple("bottom" for _ in range(players)))
     seats = [SeatView(s, s % 2, names[s], positions[s], [], [], [], False) for s in range(players)]
     score: tuple[int, int] = (0, 0)
@@ -302,6 +324,7 @@ def _fold(
     results: list[str] = []
     truco: str | None = None
     game_over = False
+    seat_names = [n.name for n in names]
     for step in steps:
         ev = visible_event(step.event, view)
         if isinstance(ev, HandStarted):
@@ -314,12 +337,13 @@ def _fold(
         elif isinstance(ev, ActionTaken):
             s = seats[ev.seat]
             if ev.action == "play" and ev.card:
+                s.cards = list(s.cards)
                 if ev.card in s.cards:
                     s.cards.remove(ev.card)
                 elif None in s.cards:
                     s.cards.remove(None)
-                s.played.append(ev.card)
-                trick.append((ev.seat, ev.card))
+                s.played = [*s.played, ev.card]
+                trick = [*trick, (ev.seat, ev.card)]
             d = step.decision
             s.bubble = Bubble(
                 text=card_name(ev.card) if ev.action == "play" and ev.card else _(said(ev.action)),
@@ -331,7 +355,7 @@ def _fold(
             if d is not None and d.fault:
                 s.faults += 1
         elif isinstance(ev, RoundEnded):
-            results.append("parda" if ev.winner is None else team_names[ev.winner])
+            results = [*results, "parda" if ev.winner is None else team_names[ev.winner]]
             rnd, trick = ev.round + 2, []
         elif isinstance(ev, EnvidoSettled | FlorSettled):
             score = ev.score
@@ -344,31 +368,27 @@ def _fold(
                 seats[shown.seat].shown = list(shown.cards)
         elif isinstance(ev, GameEnded):
             score, game_over = ev.score, True
-    for s in seats:
-        if s.bubble is not None:
-            s.bubble.current = False
-    if steps:
-        last = steps[-1]
-        if isinstance(last.event, ActionTaken) and seats[last.event.seat].bubble is not None:
-            bubble = seats[last.event.seat].bubble
-            assert bubble is not None
-            bubble.current = True
-    seat_names = [n.name for n in names]
-    caption = (
-        _describe(visible_event(steps[-1].event, view), seat_names, team_names) if steps else ""
-    )
-    return TableView(
-        hand=hand,
-        mano=mano,
-        score=score,
-        round=min(rnd, 3),
-        seats=seats,
-        trick=trick,
-        round_results=results,
-        truco=truco,
-        caption=caption,
-        game_over=game_over,
-    )
+        current = ev.seat if isinstance(ev, ActionTaken) else None
+        yield TableView(
+            hand=hand,
+            mano=mano,
+            score=score,
+            round=min(rnd, 3),
+            seats=[_seat_copy(s, s.seat == current) for s in seats],
+            trick=trick,
+            round_results=results,
+            truco=truco,
+            caption=_describe(ev, seat_names, team_names),
+            game_over=game_over,
+        )
+
+
+def _seat_copy(seat: SeatView, current: bool) -> SeatView:
+    """A copy of ``seat`` to keep (the fold replaces, never mutates, its lists)."""
+    bubble = seat.bubble
+    if bubble is not None:
+        bubble = replace(bubble, current=current)
+    return replace(seat, bubble=bubble)
 
 
 def _hand_rows(

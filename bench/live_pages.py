@@ -1,0 +1,274 @@
+"""End to end, a bot's answer to the change on a spectator's page (issue 23): a real match
+between two built-in bots (each thinking ``THINK_S`` a decision) whose runner writes the live
+feed through the worker's own :class:`~services.worker.live.LivePublisher` (its batching
+included) to the real Redis; the platform served by uvicorn on 127.0.0.1 (one API process);
+``SPECTATORS`` spectators of the match: ``PAGES`` of them Chromium pages of ``/matches/{id}``
+(``static/live.js`` following the stream and applying each message to the DOM), the others
+SSE clients of ``/v1/matches/{id}/stream``.
+
+Latency is from the runner's progress call for a decision (the bot's answer applied) to:
+the page's listener running after ``live.js`` changed the DOM for that item (``dom``), and to
+an SSE client reading the item's frame (``sse``); p50/p95/max over every item and spectator.
+``api_cpu_us_per_message`` is the process CPU (uvicorn, the match and the SSE clients share
+it) over the messages delivered. Skips with the reason without PostgreSQL, Redis or Chromium.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import statistics
+import threading
+import time
+from typing import Any
+
+import asyncpg
+import httpx
+import msgspec
+import redis
+import uvicorn
+
+from arena.client.connection import InProcessBot
+from arena.match.replay import EntrantRecord
+from arena.match.runner import MatchSettings, run_match
+from arena.sdk import strategy_decider
+from bench.database import server_url, with_database
+from engine.rules import Rules
+from services.base.config import (
+    DatabaseSettings,
+    RedisSettings,
+    Secret,
+    SecretSettings,
+    Settings,
+    StreamSettings,
+)
+from services.db import accounts as db_accounts
+from services.db import bots as db_bots
+from services.db.migrate import migrate_url
+from services.worker.live import LivePublisher
+
+SPECTATORS = 100
+PAGES = 3
+THINK_S = 0.15
+CHROMIUM = os.environ.get("TRUCO_CHROMIUM", "/usr/bin/chromium")
+
+
+class Thinking(InProcessBot):
+    async def act(self, request: Any, bank: Any) -> Any:
+        await asyncio.sleep(THINK_S)
+        return await super().act(request, bank)
+
+
+def _serve(settings: Settings) -> tuple[uvicorn.Server, threading.Thread, str]:
+    from services.launch.app import create_app
+
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(settings), host="127.0.0.1", port=0, log_level="warning", lifespan="on"
+        )
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.05)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    return server, thread, f"http://127.0.0.1:{port}"
+
+
+async def _match(url: str) -> int:
+    """A running 1v1 match between two stored bots (never called: the bench plays it)."""
+    async with asyncpg.create_pool(url, min_size=1, max_size=1) as pool:
+        owner = await db_accounts.create_account(
+            pool, f"bench-{secrets.token_hex(4)}", secrets.token_bytes(32)
+        )
+        bots = []
+        for side in (0, 1):
+            async with pool.acquire() as conn:
+                bot = await db_bots.create_bot(
+                    conn,
+                    owner_id=owner.id,
+                    name=f"bench-bot-{side}-{secrets.token_hex(3)}",
+                    url="http://127.0.0.1:9",
+                    encrypt_secret=lambda bot_id: b"\x00" * 32,
+                    key_id="bench",
+                )
+            bots.append(bot.id)
+        mid: int = await pool.fetchval(
+            """INSERT INTO matches (mode, status, seed, games_per_match, rules, started_at)
+               VALUES ('1v1', 'running', 7, 1, '{"points_to_win": 15}', now()) RETURNING id"""
+        )
+        for side, bot_id in enumerate(bots):
+            await pool.execute(
+                "INSERT INTO match_entrants (match_id, slot, bot_id, side) VALUES ($1, $2, $3, $2)",
+                mid,
+                side,
+                bot_id,
+            )
+        return mid
+
+
+async def _sse(base: str, mid: int, got: list[tuple[int, float]], ready: asyncio.Event) -> None:
+    async with (
+        httpx.AsyncClient(timeout=None) as client,
+        client.stream("GET", f"{base}/v1/matches/{mid}/stream") as response,
+    ):
+        ready.set()
+        event_id = None
+        async for line in response.aiter_lines():
+            if line.startswith("id: "):
+                event_id = int(line[4:])
+            elif line.startswith("event: end"):
+                return
+            elif line == "" and event_id is not None:
+                got.append((event_id, time.time()))
+                event_id = None
+
+
+LISTEN = """() => new Promise(resolve => {
+  const wait = () => {
+    const s = window.__trucoStream;
+    if (!s || s.readyState !== 1) return setTimeout(wait, 50);
+    window.__seen = [];
+    s.addEventListener('message', e => window.__seen.push([+e.lastEventId, Date.now() / 1000]));
+    resolve(true);
+  };
+  wait();
+})"""
+
+
+async def _run(spectators: int, pages: int) -> dict[str, Any]:
+    from playwright.async_api import async_playwright
+
+    admin = server_url()
+    name = f"bench_live_pages_{secrets.token_hex(4)}"
+    conn = await asyncpg.connect(admin)
+    await conn.execute(f'CREATE DATABASE "{name}"')
+    await conn.close()
+    url = with_database(admin, name)
+    redis_url = os.environ.get("REDIS_URL", "").strip() or "redis://127.0.0.1:6379/0"
+    prefix = f"bench-pages-{secrets.token_hex(4)}:"
+    server = thread = None
+    try:
+        await migrate_url(url)
+        mid = await _match(url)
+        settings = Settings(
+            database=DatabaseSettings(url=url),
+            secrets=SecretSettings(key=Secret("b" * 48)),
+            redis=RedisSettings(url=redis_url, prefix=prefix),
+            streams=StreamSettings(per_address=spectators + 10, total=spectators + 10),
+        )
+        writer = redis.Redis.from_url(redis_url)
+        publisher = LivePublisher(writer, prefix, mid)
+        publisher.begin()
+        server, thread, base = _serve(settings)
+        sse_got: list[tuple[int, float]] = []
+        readies = [asyncio.Event() for _ in range(spectators - pages)]
+        clients = [asyncio.create_task(_sse(base, mid, sse_got, ready)) for ready in readies]
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(
+                executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
+            )
+            tabs = []
+            for _ in range(pages):
+                tab = await browser.new_page()
+                await tab.goto(f"{base}/matches/{mid}")
+                await tab.evaluate(LISTEN)
+                tabs.append(tab)
+            await asyncio.gather(*(r.wait() for r in readies))
+            await asyncio.sleep(0.5)
+            answered: list[float] = []  # by item index - 1 (the header is item 0)
+
+            def progress(index: int, state: Any, decision: Any, events: Any) -> None:
+                answered.append(time.time())
+                publisher.progress(index, state, decision, events)
+
+            bots = [
+                (
+                    EntrantRecord(n, f"builtin:{n}"),
+                    Thinking(n, strategy_decider(n, k)),
+                )
+                for k, n in enumerate(("heuristic", "random"))
+            ]
+            cpu = time.process_time()
+            await run_match(
+                f"m{mid}",
+                7,
+                MatchSettings(rules=Rules(points_to_win=15), games_per_match=1),
+                bots,
+                progress,
+            )
+            publisher.close()
+            await asyncio.sleep(1.5)
+            cpu = time.process_time() - cpu
+            dom: list[float] = []
+            for tab in tabs:
+                for index, at in await tab.evaluate("window.__seen"):
+                    if 1 <= index <= len(answered):
+                        dom.append(at - answered[index - 1])
+            await browser.close()
+        async with asyncpg.create_pool(url, min_size=1, max_size=1) as pool:
+            await pool.execute("UPDATE matches SET status = 'done' WHERE id = $1", mid)
+        await asyncio.wait_for(asyncio.gather(*clients, return_exceptions=True), 10)
+        sse = [at - answered[i - 1] for i, at in sse_got if 1 <= i <= len(answered)]
+        writer.delete(f"{prefix}live:{mid}")
+        writer.close()
+        return {
+            "spectators": spectators,
+            "pages": pages,
+            "decisions": len(answered),
+            "think_ms": round(THINK_S * 1000),
+            "dom": _stats(dom),
+            "sse": _stats(sse),
+            "api_cpu_us_per_message": round(1e6 * cpu / max(1, len(dom) + len(sse)), 1),
+        }
+    finally:
+        if server is not None and thread is not None:
+            server.should_exit = True
+            thread.join(10)
+        conn = await asyncpg.connect(admin)
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await conn.close()
+
+
+def _stats(values: list[float]) -> dict[str, Any]:
+    if not values:
+        return {"n": 0}
+    ordered = sorted(values)
+    return {
+        "n": len(ordered),
+        "p50_ms": round(1000 * statistics.median(ordered), 1),
+        "p95_ms": round(1000 * ordered[int(0.95 * (len(ordered) - 1))], 1),
+        "max_ms": round(1000 * ordered[-1], 1),
+    }
+
+
+def measure(spectators: int = SPECTATORS, pages: int = PAGES) -> dict[str, Any]:
+    return asyncio.run(_run(spectators, pages))
+
+
+def main() -> None:
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        print("  skipped: Playwright is not installed")
+        return
+    if not os.access(CHROMIUM, os.X_OK):
+        print(f"  skipped: no Chromium at {CHROMIUM}")
+        return
+    s = measure()
+    for side in ("dom", "sse"):
+        f = s[side]
+        print(
+            f"  {side}: {f['n']} deliveries to {s['pages'] if side == 'dom' else s['spectators'] - s['pages']}"
+            f" spectators: bot answer -> {'DOM change' if side == 'dom' else 'SSE frame'} "
+            f"p50 {f.get('p50_ms')} ms, p95 {f.get('p95_ms')} ms, max {f.get('max_ms')} ms"
+        )
+    print(
+        f"  {s['decisions']} decisions ({s['think_ms']} ms thinking each); "
+        f"{s['api_cpu_us_per_message']} us process CPU a message delivered"
+    )
+    print(msgspec.json.encode({"live_pages": s}).decode())

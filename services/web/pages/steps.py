@@ -1,0 +1,63 @@
+"""``/matches/{id}/steps``: one game of a finished match's replay, every step, for the in-page
+viewer (``static/live.js``; :mod:`services.web.views.frames`). A page's data, not the API:
+the replay itself is ``GET /v1/matches/{id}/replay``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import asyncpg
+from litestar import Response, get
+from litestar.di import NamedDependency
+from litestar.exceptions import NotFoundException
+from litestar.params import Parameter
+
+from services.db import pages as db
+from services.web.i18n import gettext as _
+from services.web.pages.render import SECURITY_HEADERS, Id
+from services.web.pages.replays import decoded
+from services.web.views.common import side_links
+from services.web.views.frames import frames
+
+
+def words() -> dict[str, str]:
+    """The viewer's labels in the page's language (the server-rendered steps use the same)."""
+    return {
+        "hidden": _("hidden card"),
+        "faults": _("faults this hand so far"),
+        "fault": _("fault:"),
+        "sena": _("seña:"),
+        "shows": _("shows"),
+        "timeline": _("Hand %(n)d: timeline"),
+        "back": _("back"),
+        "next": _("next"),
+        "hand": _("hand"),
+        "first_title": _("first event"),
+        "last_title": _("last event"),
+        "prev_hand_title": _("previous hand"),
+        "next_hand_title": _("next hand"),
+        "back_title": _("back (←)"),
+        "next_title": _("forward (→)"),
+        "announce": _("Step %(n)d of %(m)d: %(caption)s"),
+    }
+
+
+@get("/matches/{match_id:int}/steps", name="web:match-steps")
+async def match_steps(
+    pool: NamedDependency[asyncpg.Pool],
+    match_id: Id,
+    game: Annotated[int, Parameter(ge=1, le=1000)] = 1,
+    view: Annotated[str, Parameter(max_length=16)] = "all",
+) -> Response[dict[str, Any]]:
+    data = await db.match(pool, match_id)
+    stored = decoded({match_id: data.replay}).get(match_id) if data is not None else None
+    if data is None or stored is None:
+        raise NotFoundException(_("No replay stored for this match."))
+    sides = (side_links(data.match, 0), side_links(data.match, 1))
+    found = frames(stored, sides, game, view)
+    if found is None:
+        raise NotFoundException(_("No replay stored for this match."))
+    return Response(
+        {**found, "words": words()},
+        headers={**SECURITY_HEADERS, "Cache-Control": "private, max-age=300"},
+    )

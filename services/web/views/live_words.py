@@ -1,0 +1,58 @@
+"""The words a live match page's script needs to narrate the stream's events in place
+(``static/live.js``): the narration's own sentences (:func:`arena.game.narrate.describe`,
+the replay viewer's ``_describe``) as templates in the page's language, the names of the cards,
+calls and seats. The same catalogue entries as the server-rendered steps: nothing new to
+translate, and the line the script appends reads as the line a reload would show."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.game.narrate import WORDS
+from engine.cards import DECK
+from engine.spoken import NAMED, SAID
+from services.web.i18n import gettext as _
+from services.web.i18n import pgettext
+from services.web.views.causes import FAULT_TAGS, fault_tag
+from services.web.views.common import card_name
+from services.web.views.replay import ANSWERS, ReplayView
+
+TEMPLATES = {
+    "hand_started": "Hand %(hand)d: cards dealt, %(mano)s is mano",
+    "play": "%(who)s plays the %(card)s",
+    "round_parda": "Round %(round)d: parda",
+    "round_to": "Round %(round)d to %(team)s",
+    "envido": "%(chain)s: %(answer)s, %(points)d to %(team)s%(stated)s",
+    "envido_cancelled": "Envido cancelled (%(reason)s)",
+    "flor": "%(bet)s (%(outcome)s): %(points)d to %(team)s",
+    "truco": "%(level)s %(answer)s by %(who)s",
+    "hand_over": "Hand %(hand)d ends: the game is over",
+    "hand_to": "Hand %(hand)d to %(team)s: %(points)d (%(reason)s)",
+    "game_over": "Game over: %(team)s wins %(a)d-%(b)d",
+}
+"""The narration's sentences by event (the msgids of ``arena/game/narrate.py`` and
+``services/web/views/replay.py``; tests/web/test_live_words.py checks they match)."""
+
+
+def live_words(r: ReplayView) -> dict[str, Any]:
+    """Everything the script needs for the live viewer ``r`` (a spectator's)."""
+    return {
+        "seats": [s.name.name for s in r.table.seats],
+        "teams": list(r.team_names),
+        "hand": r.table.hand,
+        "t": {k: _(v) for k, v in TEMPLATES.items()},
+        "cards": {c: card_name(c) for c in DECK},
+        "said": {k: _(v) for k, v in SAID.items()},
+        "named": {k: _(v) for k, v in NAMED.items()},
+        "words": {k: _(v) for k, v in WORDS.items()},
+        "faults": {k: fault_tag(k) for k in FAULT_TAGS},
+        "answers": sorted(ANSWERS),
+        "son_buenas": _("son buenas"),
+        "hidden": _("hidden card"),
+        "fault": _("fault:"),
+        "shows": _("shows"),
+        "timeline": _("Hand %(n)d: timeline"),
+        "hand_n": _("hand %(n)d"),
+        "round_n": pgettext("trick", "round %(n)d"),
+        "r_n": pgettext("trick", "R%(n)d:"),
+    }
