@@ -22,14 +22,16 @@ import pytest
 import redis
 import uvicorn
 
+from arena.client.connection import InProcessBot
 from arena.match.replay import EntrantRecord
-from arena.match.runner import InProcessBot, MatchSettings, run_match
+from arena.match.runner import MatchSettings, run_match
+from arena.sdk import strategy_decider
 from engine.rules import Rules
 from services.base.config import RedisSettings
 from services.worker.live import LivePublisher, live_key
 from tests.servers import RedisTarget
 from tests.web.conftest import WebData, run_async, settings, shot
-from tests.web.seed import NAMES, STRATEGIES, strategy_decider
+from tests.web.seed import NAMES, STRATEGIES
 
 expect = pytest.importorskip(
     "playwright.sync_api", reason="browser tests skipped: Playwright is not installed"
@@ -140,6 +142,15 @@ def _played(items: list[bytes]) -> list[str]:
     return cards
 
 
+def _eventually(page: Any, expression: str) -> None:
+    """Wait until ``expression`` is true in the page (polled: the CSP forbids the eval that
+    ``wait_for_function`` uses)."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"never true: {expression}"
+        page.wait_for_timeout(50)
+
+
 def _felt_cards(page: Any) -> list[str]:
     return list(page.eval_on_selector_all("#felt svg.card", "ns => ns.map(n => n.dataset.card)"))
 
@@ -154,7 +165,7 @@ def test_a_live_page_applies_each_pushed_event_in_place(
     feed.rpush(key, *items[:first])
     tab.goto(f"/matches/{mid}")
     assert tab.locator(".tabs.views a").all_inner_texts() == ["Spectator (live)"]
-    tab.wait_for_function("window.__trucoStream && window.__trucoStream.readyState === 1")
+    _eventually(tab, "!!window.__trucoStream && window.__trucoStream.readyState === 1")
     # mark the nodes an update must keep: a re-render would lose the marks
     tab.evaluate(
         """() => { window.__same_page = true;
@@ -235,7 +246,7 @@ def test_the_replay_steps_plays_and_the_address_follows(tab: Any, web_data: WebD
     tab.select_option("#speed", "4")
     tab.locator("#play").click()
     expect(tab.locator("#play")).to_have_attribute("aria-pressed", "true")
-    tab.wait_for_function(f"window.__trucoPlayer.step() >= {at + 3}", timeout=WAIT_MS)
+    _eventually(tab, f"window.__trucoPlayer.step() >= {at + 3}")
     tab.locator("#play").click()
     expect(tab.locator("#play")).to_have_attribute("aria-pressed", "false")
     stopped = _step_of(tab)
