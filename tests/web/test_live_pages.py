@@ -172,7 +172,8 @@ def test_a_live_page_applies_each_pushed_event_in_place(
                    document.querySelector('#timeline ol.timeline').dataset.mark = 'kept';
                    document.querySelector('#score').dataset.mark = 'kept'; }"""
     )
-    for k in range(first, first + 12):
+    rows_at_load = tab.locator("#hands tbody tr").count()
+    for k in range(first, first + 30):
         before = tab.locator("#step-count").inner_text()
         feed.rpush(key, items[k])
         expect(tab.locator("#step-count")).not_to_have_text(before, timeout=WAIT_MS)
@@ -180,7 +181,7 @@ def test_a_live_page_applies_each_pushed_event_in_place(
         assert tab.locator(".hand svg.card[data-card]").count() == 0
         assert set(_felt_cards(tab)) <= set(_played(items[: k + 1]))
     # every pushed item got in: the last card played is on the felt, its line in the timeline
-    last_card = _played(items[: first + 12])[-1]
+    last_card = _played(items[: first + 30])[-1]
     expect(tab.locator(f'#felt svg.card[data-card="{last_card}"]').first).to_be_attached(
         timeout=WAIT_MS
     )
@@ -188,6 +189,25 @@ def test_a_live_page_applies_each_pushed_event_in_place(
     assert tab.evaluate("window.__same_page") is True
     assert tab.evaluate("document.querySelector('#timeline ol.timeline').dataset.mark") == "kept"
     shot(tab, "live-match-streamed")
+    # the script's lines read as the server's: a reload shows the same hand, score, caption
+    streamed = _live_snapshot(tab)
+    assert len(streamed["rows"]) > rows_at_load  # a hand ended while streamed
+    tab.goto(f"/matches/{mid}")
+    assert _live_snapshot(tab) == streamed
+
+
+def _live_snapshot(page: Any) -> dict[str, Any]:
+    return {
+        "timeline": page.locator("#timeline ol li").all_inner_texts(),
+        "heading": page.locator("#timeline h2").inner_text(),
+        "score": page.locator("#score").inner_text(),
+        "caption": page.locator("#caption").inner_text(),
+        "felt": _felt_cards(page),
+        "backs": page.locator(".hand svg.card.back").count(),
+        "count": page.locator("#step-count").inner_text(),
+        "rows": page.locator("#hands tbody tr").all_inner_texts(),
+        "on": page.locator("#hands tbody tr.on").count(),
+    }
 
 
 def test_a_live_page_without_eventsource_polls(
@@ -312,3 +332,20 @@ def test_the_replay_controls_speak_spanish(tab: Any, web_data: WebData) -> None:
     assert "Pausa" in tab.locator("#play").inner_text()
     tab.locator("#play").click()
     expect(tab.locator("#announce")).to_contain_text("Paso")
+
+
+def test_the_player_fits_and_is_accessible_at_every_width(tab: Any, web_data: WebData) -> None:
+    """The controls the script shows, after a few steps in the page: axe clean, and nothing
+    wider than the screen or cut off from 320 to 1280 px."""
+    from tests.web.accessibility import violations_by_width
+    from tests.web.fit import problems
+
+    s = web_data.seeded
+    tab.goto(f"/matches/{s.replay_match}?lang=es")
+    _ready(tab)
+    for _ in range(5):
+        tab.keyboard.press("ArrowRight")
+    assert violations_by_width(tab) == {}
+    for width in (320, 390, 800, 1280):
+        tab.set_viewport_size({"width": width, "height": 900})
+        assert problems(tab) == [], width

@@ -85,7 +85,7 @@ async def match_page(
             stream=stream,
             stream_kind="match",
             seen=seen,
-            words=live_words(viewer) if stream and viewer is not None else None,
+            words=live_words(viewer, shown) if stream and viewer and shown else None,
         )
         return Rendered(html.encode(), live)
 

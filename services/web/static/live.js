@@ -130,6 +130,10 @@
     var lastSeat = {}; // seat -> its decision record (latency, fault) awaiting its action
     var rounds = 0;
     var handNow = words ? words.hand : 0;
+    var open = words ? words.open_hand : null; // the score-by-hand summary of the hand so far
+
+    function tantos(n) { return fmt(words.tanto[n === 1 ? 0 : 1], { num: n }); }
+    function cut(text, n) { return text.length <= n + 5 ? text : text.slice(0, n - 1) + "…"; }
 
     var count = document.getElementById("step-count");
     var at = count ? count.textContent.split("/") : [];
@@ -200,7 +204,7 @@
         document.querySelectorAll("#table .seat").forEach(function (box) {
           var seat = parseInt(box.dataset.seat, 10);
           var hand = box.querySelector(".hand");
-          if (hand) hand.innerHTML = backSvg(words.hidden) + backSvg(words.hidden) + backSvg(words.hidden);
+          if (hand) hand.innerHTML = ""; // a spectator sees no hand (as the server's page)
           box.querySelectorAll(".bubble, .shown").forEach(function (n) { n.remove(); });
           var who = box.querySelector(".who");
           var mano = who && who.querySelector(".mano");
@@ -216,6 +220,8 @@
         var head = document.querySelector("#timeline h2");
         if (head) head.textContent = fmt(words.timeline, { n: event.hand + 1 });
         setScore(event.score);
+        open = { said: [], truco: words.not_called, before: event.score };
+        document.querySelectorAll("#hands tbody tr.on").forEach(function (row) { row.classList.remove("on"); });
         timeline("hand", fmt(words.t.hand_started, { hand: event.hand + 1, mano: seatName(event.mano) }));
         return;
       }
@@ -261,6 +267,7 @@
           return seatName(d.seat) + " " + (d.points != null ? d.points : words.son_buenas);
         }).join(", ");
         setScore(event.score);
+        open.said.push("envido: " + team(event.winner) + ", " + tantos(event.points));
         timeline("settle", fmt(words.t.envido, {
           chain: chain, answer: event.querido ? "querido" : "no querido", points: event.points,
           team: team(event.winner), stated: stated ? " (" + stated + ")" : ""
@@ -273,6 +280,7 @@
       }
       if (type === "flor_settled") {
         setScore(event.score);
+        open.said.push("flor: " + team(event.winner) + ", " + tantos(event.points));
         timeline("settle", fmt(words.t.flor, {
           bet: words.named[event.bet] || event.bet, outcome: words.words[event.outcome] || event.outcome,
           points: event.points, team: team(event.winner)
@@ -280,6 +288,8 @@
         return;
       }
       if (type === "truco_settled") {
+        var level = words.named[event.level] || event.level;
+        open.truco = event.querido ? level : fmt(words.not_wanted, { level: level });
         timeline("settle", fmt(words.t.truco, {
           level: words.named[event.level] || event.level, answer: event.querido ? "querido" : "no querido",
           who: seatName(event.seat)
@@ -298,10 +308,21 @@
             reason: words.words[event.reason] || event.reason });
         timeline("end", text, event.winner == null ? null : { points: "+" + event.points + " " + team(event.winner) });
         var body = document.querySelector("#hands tbody");
-        if (body && event.winner != null) {
-          body.insertAdjacentHTML("beforeend", '<tr><td class="num">' + (event.hand + 1) + '</td><td class="name">' +
-            esc(team(event.winner)) + '</td><td class="num" data-label="+">' + event.points +
-            '</td><td class="num" data-score>' + event.score[0] + "-" + event.score[1] + "</td></tr>");
+        var won = event.winner, points = event.points, line;
+        if (won == null) { // the game ended inside the hand (an envido or flor reached the end)
+          var gained = [event.score[0] - open.before[0], event.score[1] - open.before[1]];
+          won = gained[0] > gained[1] ? 0 : gained[1] > gained[0] ? 1 : null;
+          points = won == null ? 0 : Math.max(gained[0], gained[1]);
+          line = open.said.concat([words.ended_in_hand]).join(" · ");
+        } else {
+          line = open.said.concat(["truco: " + team(won) + ", " + tantos(points) + " (" + open.truco + ")"]).join(" · ");
+        }
+        if (body) {
+          var label = body.closest("table").querySelector("thead th:last-child").textContent;
+          body.insertAdjacentHTML("beforeend", '<tr class="on"><td class="num">' + (event.hand + 1) + '</td><td class="name">' +
+            esc(won == null ? "—" : cut(team(won), 20)) + '<span class="summary">' + esc(line) +
+            '</span></td><td class="num" data-label="+">' + points + '</td><td class="num" data-label="' +
+            esc(label) + '" data-score>' + event.score[0] + "-" + event.score[1] + "</td></tr>");
         }
         return;
       }

@@ -9,13 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from arena.game.narrate import WORDS
+from arena.match.replay import Replay
 from engine.cards import DECK
 from engine.spoken import NAMED, SAID
 from services.web.i18n import gettext as _
-from services.web.i18n import pgettext
+from services.web.i18n import ngettext, pgettext
 from services.web.views.causes import FAULT_TAGS, fault_tag
 from services.web.views.common import card_name
-from services.web.views.replay import ANSWERS, ReplayView
+from services.web.views.replay import ANSWERS, ReplayView, game_steps, open_hand
 
 TEMPLATES = {
     "hand_started": "Hand %(hand)d: cards dealt, %(mano)s is mano",
@@ -34,9 +35,15 @@ TEMPLATES = {
 ``services/web/views/replay.py``; tests/web/test_live_words.py checks they match)."""
 
 
-def live_words(r: ReplayView) -> dict[str, Any]:
-    """Everything the script needs for the live viewer ``r`` (a spectator's)."""
+def live_words(r: ReplayView, replay: Replay) -> dict[str, Any]:
+    """Everything the script needs for the live viewer ``r`` (a spectator's) of ``replay``."""
+    steps = game_steps(replay.games[r.game - 1].events)
     return {
+        "open_hand": open_hand(steps, r.team_names),
+        "not_called": _("not called"),
+        "not_wanted": _("%(level)s not wanted"),
+        "ended_in_hand": _("the game ended in the hand"),
+        "tanto": [ngettext("%(num)d tanto", "%(num)d tantos", n) for n in (1, 2)],
         "seats": [s.name.name for s in r.table.seats],
         "teams": list(r.team_names),
         "hand": r.table.hand,

@@ -433,6 +433,26 @@ def _hand_rows(
     return rows
 
 
+def open_hand(steps: Sequence[Step], team_names: tuple[str, str]) -> dict[str, object]:
+    """The score-by-hand summary so far of the last hand when it is not over (what a live
+    page's script continues from: :mod:`services.web.views.live_words`): its envido or flor
+    lines, its truco, and the score it started from."""
+    said: list[str] = []
+    truco = _("not called")
+    before: tuple[int, int] = (0, 0)
+    for s in steps:
+        ev = s.event
+        if isinstance(ev, HandStarted):
+            said, truco, before = [], _("not called"), ev.score
+        elif isinstance(ev, EnvidoSettled | FlorSettled):
+            kind = "envido" if isinstance(ev, EnvidoSettled) else "flor"
+            said.append(f"{kind}: {team_names[ev.winner]}, {_tantos(ev.points)}")
+        elif isinstance(ev, TrucoSettled):
+            level = _(named(ev.level))
+            truco = level if ev.querido else _("%(level)s not wanted") % {"level": level}
+    return {"said": said, "truco": truco, "before": list(before)}
+
+
 def _tantos(points: int) -> str:
     return ngettext("%(num)d tanto", "%(num)d tantos", points) % {"num": points}
 
