@@ -2,7 +2,7 @@
 between two built-in bots (each thinking ``THINK_S`` a decision) whose runner writes the live
 feed through the worker's own :class:`~services.worker.live.LivePublisher` (its batching
 included) to the real Redis; the platform served by uvicorn on 127.0.0.1 (one API process);
-``SPECTATORS`` spectators of the match: ``PAGES`` of them Chromium pages of ``/matches/{id}``
+``SPECTATORS`` (then ``STREAMS``) spectators of the match: ``PAGES`` of them Chromium pages of ``/matches/{id}``
 (``static/live.js`` following the stream and applying each message to the DOM), the others
 SSE clients of ``/v1/matches/{id}/stream``.
 
@@ -49,6 +49,7 @@ from services.db.migrate import migrate_url
 from services.worker.live import LivePublisher
 
 SPECTATORS = 100
+STREAMS = 1000  # the second run: 1,000 open streams on the one API process
 PAGES = 3
 THINK_S = 0.15
 CHROMIUM = os.environ.get("TRUCO_CHROMIUM", "/usr/bin/chromium")
@@ -99,7 +100,7 @@ async def _match(url: str) -> int:
             bots.append(bot.id)
         mid: int = await pool.fetchval(
             """INSERT INTO matches (mode, status, seed, games_per_match, rules, started_at)
-               VALUES ('1v1', 'running', 7, 1, '{"points_to_win": 15}', now()) RETURNING id"""
+               VALUES ('1v1', 'running', 7, 1, '{"points_to_win": 30}', now()) RETURNING id"""
         )
         for side, bot_id in enumerate(bots):
             await pool.execute(
@@ -111,11 +112,14 @@ async def _match(url: str) -> int:
         return mid
 
 
-async def _sse(base: str, mid: int, got: list[tuple[int, float]], ready: asyncio.Event) -> None:
-    async with (
-        httpx.AsyncClient(timeout=None) as client,
-        client.stream("GET", f"{base}/v1/matches/{mid}/stream") as response,
-    ):
+async def _sse(
+    client: httpx.AsyncClient,
+    base: str,
+    mid: int,
+    got: list[tuple[int, float]],
+    ready: asyncio.Event,
+) -> None:
+    async with client.stream("GET", f"{base}/v1/matches/{mid}/stream") as response:
         ready.set()
         event_id = None
         async for line in response.aiter_lines():
@@ -167,52 +171,60 @@ async def _run(spectators: int, pages: int) -> dict[str, Any]:
         server, thread, base = _serve(settings)
         sse_got: list[tuple[int, float]] = []
         readies = [asyncio.Event() for _ in range(spectators - pages)]
-        clients = [asyncio.create_task(_sse(base, mid, sse_got, ready)) for ready in readies]
+        client = httpx.AsyncClient(
+            timeout=None, limits=httpx.Limits(max_connections=None, max_keepalive_connections=0)
+        )
+        clients = [
+            asyncio.create_task(_sse(client, base, mid, sse_got, ready)) for ready in readies
+        ]
+        answered: list[float] = []  # by item index - 1 (the header is item 0)
+
+        def progress(index: int, state: Any, decision: Any, events: Any) -> None:
+            answered.append(time.time())
+            publisher.progress(index, state, decision, events)
+
+        bots = [
+            (EntrantRecord(n, f"builtin:{n}"), Thinking(n, strategy_decider(n, k)))
+            for k, n in enumerate(("heuristic", "random"))
+        ]
+        await asyncio.gather(*(r.wait() for r in readies))
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(
                 executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
             )
+            cpu = time.process_time()
+            match = asyncio.create_task(
+                run_match(
+                    f"m{mid}",
+                    7,
+                    MatchSettings(rules=Rules(points_to_win=30), games_per_match=1),
+                    bots,
+                    progress,
+                )
+            )
+            while len(answered) < 2:  # the page is built from the first items, then follows
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.6)
             tabs = []
             for _ in range(pages):
                 tab = await browser.new_page()
                 await tab.goto(f"{base}/matches/{mid}")
                 await tab.evaluate(LISTEN)
-                tabs.append(tab)
-            await asyncio.gather(*(r.wait() for r in readies))
-            await asyncio.sleep(0.5)
-            answered: list[float] = []  # by item index - 1 (the header is item 0)
-
-            def progress(index: int, state: Any, decision: Any, events: Any) -> None:
-                answered.append(time.time())
-                publisher.progress(index, state, decision, events)
-
-            bots = [
-                (
-                    EntrantRecord(n, f"builtin:{n}"),
-                    Thinking(n, strategy_decider(n, k)),
-                )
-                for k, n in enumerate(("heuristic", "random"))
-            ]
-            cpu = time.process_time()
-            await run_match(
-                f"m{mid}",
-                7,
-                MatchSettings(rules=Rules(points_to_win=15), games_per_match=1),
-                bots,
-                progress,
-            )
+                tabs.append((tab, time.time()))
+            await match
             publisher.close()
             await asyncio.sleep(1.5)
             cpu = time.process_time() - cpu
             dom: list[float] = []
-            for tab in tabs:
-                for index, at in await tab.evaluate("window.__seen"):
-                    if 1 <= index <= len(answered):
+            for tab, listening in tabs:
+                for index, at in await tab.evaluate("window.__seen || []"):
+                    if 1 <= index <= len(answered) and answered[index - 1] >= listening:
                         dom.append(at - answered[index - 1])
             await browser.close()
         async with asyncpg.create_pool(url, min_size=1, max_size=1) as pool:
             await pool.execute("UPDATE matches SET status = 'done' WHERE id = $1", mid)
-        await asyncio.wait_for(asyncio.gather(*clients, return_exceptions=True), 10)
+        await asyncio.wait_for(asyncio.gather(*clients, return_exceptions=True), 30)
+        await client.aclose()
         sse = [at - answered[i - 1] for i, at in sse_got if 1 <= i <= len(answered)]
         writer.delete(f"{prefix}live:{mid}")
         writer.close()
@@ -259,7 +271,11 @@ def main() -> None:
     if not os.access(CHROMIUM, os.X_OK):
         print(f"  skipped: no Chromium at {CHROMIUM}")
         return
-    s = measure()
+    for spectators in (SPECTATORS, STREAMS):
+        _report(measure(spectators))
+
+
+def _report(s: dict[str, Any]) -> None:
     for side in ("dom", "sse"):
         f = s[side]
         print(
@@ -271,4 +287,4 @@ def main() -> None:
         f"  {s['decisions']} decisions ({s['think_ms']} ms thinking each); "
         f"{s['api_cpu_us_per_message']} us process CPU a message delivered"
     )
-    print(msgspec.json.encode({"live_pages": s}).decode())
+    print(msgspec.json.encode({"live_pages": s}).decode(), flush=True)
