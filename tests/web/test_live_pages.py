@@ -133,6 +133,28 @@ def _running_match(web: WebData) -> int:
     return run_async(make())
 
 
+def _delete(web: WebData, mid: int) -> None:
+    """Take a match this module made out again (the session's other page tests count matches)."""
+
+    async def delete() -> None:
+        conn = await asyncpg.connect(web.url)
+        try:
+            await conn.execute("DELETE FROM matches WHERE id = $1", mid)
+        finally:
+            await conn.close()
+
+    run_async(delete())
+
+
+@pytest.fixture
+def made(web_data: WebData) -> Iterator[list[int]]:
+    """Matches the test makes, deleted afterwards."""
+    found: list[int] = []
+    yield found
+    for mid in found:
+        _delete(web_data, mid)
+
+
 def _played(items: list[bytes]) -> list[str]:
     cards = []
     for raw in items[1:]:
@@ -156,9 +178,10 @@ def _felt_cards(page: Any) -> list[str]:
 
 
 def test_a_live_page_applies_each_pushed_event_in_place(
-    tab: Any, web_data: WebData, redis_target: RedisTarget, feed: redis.Redis
+    tab: Any, web_data: WebData, redis_target: RedisTarget, feed: redis.Redis, made: list[int]
 ) -> None:
     mid = _running_match(web_data)
+    made.append(mid)
     items = _items(mid)
     key = live_key(redis_target.prefix, mid)
     first = 6
@@ -211,9 +234,10 @@ def _live_snapshot(page: Any) -> dict[str, Any]:
 
 
 def test_a_live_page_without_eventsource_polls(
-    tab: Any, web_data: WebData, redis_target: RedisTarget, feed: redis.Redis
+    tab: Any, web_data: WebData, redis_target: RedisTarget, feed: redis.Redis, made: list[int]
 ) -> None:
     mid = _running_match(web_data)
+    made.append(mid)
     items = _items(mid)
     key = live_key(redis_target.prefix, mid)
     feed.rpush(key, *items[:4])
@@ -349,3 +373,71 @@ def test_the_player_fits_and_is_accessible_at_every_width(tab: Any, web_data: We
     for width in (320, 390, 800, 1280):
         tab.set_viewport_size({"width": width, "height": 900})
         assert problems(tab) == [], width
+
+
+def _board_match(web: WebData, status: str) -> int:
+    """A new match on a new board of the running Swiss round (the pages list it)."""
+
+    async def make() -> int:
+        conn = await asyncpg.connect(web.url)
+        try:
+            tid = web.seeded.swiss_id
+            rid = await conn.fetchval(
+                "SELECT id FROM rounds WHERE tournament_id = $1 ORDER BY number DESC LIMIT 1", tid
+            )
+            board = await conn.fetchval(
+                "SELECT coalesce(max(board), 0) + 1 FROM matches WHERE round_id = $1", rid
+            )
+            mid: int = await conn.fetchval(
+                """INSERT INTO matches (tournament_id, round_id, bracket, board, mode, status,
+                       seed, games_per_match, rules)
+                   VALUES ($1, $2, 'main', $3, '1v1', $4, 5, 2, '{"points_to_win": 15}')
+                   RETURNING id""",
+                tid,
+                rid,
+                board,
+                status,
+            )
+            for side, name in enumerate(NAMES[:2]):
+                await conn.execute(
+                    "INSERT INTO match_entrants (match_id, slot, bot_id, side) "
+                    "VALUES ($1, $2, $3, $4)",
+                    mid,
+                    side,
+                    web.seeded.bots[name],
+                    side,
+                )
+            return mid
+        finally:
+            await conn.close()
+
+    return run_async(make())
+
+
+def _set_status(web: WebData, mid: int, status: str) -> None:
+    async def update() -> None:
+        conn = await asyncpg.connect(web.url)
+        try:
+            await conn.execute("UPDATE matches SET status = $2 WHERE id = $1", mid, status)
+        finally:
+            await conn.close()
+
+    run_async(update())
+
+
+def test_a_tournament_page_changes_a_status_cell_in_place(
+    tab: Any, web_data: WebData, made: list[int]
+) -> None:
+    mid = _board_match(web_data, "queued")
+    made.append(mid)
+    tab.goto(f"/tournaments/{web_data.seeded.swiss_id}")
+    _eventually(tab, "!!window.__trucoStream && window.__trucoStream.readyState === 1")
+    cell = tab.locator(f'#rounds a[href="/matches/{mid}"]').locator("xpath=../..")
+    expect(cell.locator(".status")).to_have_text("queued")
+    tab.evaluate(
+        "() => { window.__same_page = true; document.querySelector('#rounds').dataset.mark = 'kept'; }"
+    )
+    _set_status(web_data, mid, "running")
+    expect(cell.locator(".status")).to_have_text("running", timeout=WAIT_MS)
+    assert tab.evaluate("document.querySelector('#rounds').dataset.mark") == "kept"
+    assert tab.evaluate("window.__same_page") is True
