@@ -9,13 +9,15 @@ SSE clients of ``/v1/matches/{id}/stream``.
 Latency is from the runner's progress call for a decision (the bot's answer applied) to:
 the page's listener running after ``live.js`` changed the DOM for that item (``dom``), and to
 an SSE client reading the item's frame (``sse``); p50/p95/max over every item and spectator.
-``api_cpu_us_per_message`` is the process CPU (uvicorn, the match and the SSE clients share
-it) over the messages delivered. Skips with the reason without PostgreSQL, Redis or Chromium.
+``api_cpu_us_per_message`` is the CPU of the API's process (uvicorn, and the match and the
+browser's driver beside it; the SSE clients run in a process of their own) over the messages
+delivered. Skips with the reason without PostgreSQL, Redis or Chromium.
 """
 
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 import secrets
 import statistics
@@ -37,6 +39,7 @@ from bench.database import server_url, with_database
 from engine.rules import Rules
 from services.base.config import (
     DatabaseSettings,
+    RateLimits,
     RedisSettings,
     Secret,
     SecretSettings,
@@ -66,7 +69,12 @@ def _serve(settings: Settings) -> tuple[uvicorn.Server, threading.Thread, str]:
 
     server = uvicorn.Server(
         uvicorn.Config(
-            create_app(settings), host="127.0.0.1", port=0, log_level="warning", lifespan="on"
+            # the bench's clients all come from 127.0.0.1: the per-address budgets are off
+            create_app(settings, rate_limits=RateLimits(enabled=False)),
+            host="127.0.0.1",
+            port=0,
+            log_level="warning",
+            lifespan="on",
         )
     )
     thread = threading.Thread(target=server.run, daemon=True)
@@ -121,6 +129,8 @@ async def _sse(
 ) -> None:
     async with client.stream("GET", f"{base}/v1/matches/{mid}/stream") as response:
         ready.set()
+        if response.status_code != 200:
+            raise RuntimeError(f"stream refused: {response.status_code}")
         event_id = None
         async for line in response.aiter_lines():
             if line.startswith("id: "):
@@ -130,6 +140,29 @@ async def _sse(
             elif line == "" and event_id is not None:
                 got.append((event_id, time.time()))
                 event_id = None
+
+
+def _spectate(base: str, mid: int, n: int, queue: Any) -> None:
+    """The SSE clients, in a process of their own (not sharing the API's CPU and GIL): says
+    "ready" once all are connected, then sends every (id, arrival time) once they ended."""
+
+    async def run() -> list[tuple[int, float]]:
+        got: list[tuple[int, float]] = []
+        readies = [asyncio.Event() for _ in range(n)]
+        async with httpx.AsyncClient(
+            timeout=None, limits=httpx.Limits(max_connections=None, max_keepalive_connections=0)
+        ) as client:
+            tasks = [asyncio.create_task(_sse(client, base, mid, got, r)) for r in readies]
+            try:
+                await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), 120)
+            except TimeoutError:
+                queue.put("timeout")
+                raise
+            queue.put("ready")
+            await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 600)
+        return got
+
+    queue.put(asyncio.run(run()))
 
 
 LISTEN = """() => new Promise(resolve => {
@@ -169,14 +202,13 @@ async def _run(spectators: int, pages: int) -> dict[str, Any]:
         publisher = LivePublisher(writer, prefix, mid)
         publisher.begin()
         server, thread, base = _serve(settings)
-        sse_got: list[tuple[int, float]] = []
-        readies = [asyncio.Event() for _ in range(spectators - pages)]
-        client = httpx.AsyncClient(
-            timeout=None, limits=httpx.Limits(max_connections=None, max_keepalive_connections=0)
+        rss_before = _rss_kib()
+        ctx = multiprocessing.get_context("spawn")
+        queue = ctx.Queue()
+        spectating = ctx.Process(
+            target=_spectate, args=(base, mid, spectators - pages, queue), daemon=True
         )
-        clients = [
-            asyncio.create_task(_sse(client, base, mid, sse_got, ready)) for ready in readies
-        ]
+        spectating.start()
         answered: list[float] = []  # by item index - 1 (the header is item 0)
 
         def progress(index: int, state: Any, decision: Any, events: Any) -> None:
@@ -187,7 +219,11 @@ async def _run(spectators: int, pages: int) -> dict[str, Any]:
             (EntrantRecord(n, f"builtin:{n}"), Thinking(n, strategy_decider(n, k)))
             for k, n in enumerate(("heuristic", "random"))
         ]
-        await asyncio.gather(*(r.wait() for r in readies))
+        ready = await asyncio.to_thread(queue.get, True, 300)
+        if ready != "ready":
+            raise RuntimeError(f"the SSE clients did not connect: {ready}")
+        await asyncio.sleep(1)
+        kib_per_stream = (_rss_kib() - rss_before) / max(1, spectators - pages)
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(
                 executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
@@ -223,8 +259,8 @@ async def _run(spectators: int, pages: int) -> dict[str, Any]:
             await browser.close()
         async with asyncpg.create_pool(url, min_size=1, max_size=1) as pool:
             await pool.execute("UPDATE matches SET status = 'done' WHERE id = $1", mid)
-        await asyncio.wait_for(asyncio.gather(*clients, return_exceptions=True), 30)
-        await client.aclose()
+        sse_got = await asyncio.to_thread(queue.get, True, 120)
+        spectating.join(30)
         sse = [at - answered[i - 1] for i, at in sse_got if 1 <= i <= len(answered)]
         writer.delete(f"{prefix}live:{mid}")
         writer.close()
@@ -236,6 +272,7 @@ async def _run(spectators: int, pages: int) -> dict[str, Any]:
             "dom": _stats(dom),
             "sse": _stats(sse),
             "api_cpu_us_per_message": round(1e6 * cpu / max(1, len(dom) + len(sse)), 1),
+            "api_kib_per_stream": round(kib_per_stream, 1),
         }
     finally:
         if server is not None and thread is not None:
@@ -244,6 +281,15 @@ async def _run(spectators: int, pages: int) -> dict[str, Any]:
         conn = await asyncpg.connect(admin)
         await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await conn.close()
+
+
+def _rss_kib() -> int:
+    """This process's resident memory (the API's: uvicorn runs in a thread of it)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
 
 
 def _stats(values: list[float]) -> dict[str, Any]:
@@ -285,6 +331,7 @@ def _report(s: dict[str, Any]) -> None:
         )
     print(
         f"  {s['decisions']} decisions ({s['think_ms']} ms thinking each); "
-        f"{s['api_cpu_us_per_message']} us process CPU a message delivered"
+        f"{s['api_cpu_us_per_message']} us API process CPU a message delivered; "
+        f"{s['api_kib_per_stream']} KiB API memory an open stream"
     )
     print(msgspec.json.encode({"live_pages": s}).decode(), flush=True)
