@@ -1,5 +1,5 @@
 """``/matches/{id}/steps``: one game of a finished match's replay, every step, for the in-page
-viewer (``static/live.js``; :mod:`services.web.views.frames`). A page's data, not the API:
+viewer (a 404 for a match not over, whose page shows only the spectator's view) (``static/live.js``; :mod:`services.web.views.frames`). A page's data, not the API:
 the replay itself is ``GET /v1/matches/{id}/replay``."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from litestar.exceptions import NotFoundException
 from litestar.params import Parameter
 
 from services.db import pages as db
+from services.domain import FINISHED_STATUSES
 from services.web.i18n import gettext as _
 from services.web.pages.render import SECURITY_HEADERS, Id
 from services.web.pages.replays import decoded
@@ -50,8 +51,11 @@ async def match_steps(
     view: Annotated[str, Parameter(max_length=16)] = "all",
 ) -> Response[dict[str, Any]]:
     data = await db.match(pool, match_id)
-    stored = decoded({match_id: data.replay}).get(match_id) if data is not None else None
-    if data is None or stored is None:
+    if data is None or data.match.status not in FINISHED_STATUSES:
+        # a match not over is shown only as a spectator sees it (R-11), by its page
+        raise NotFoundException(_("No replay stored for this match."))
+    stored = decoded({match_id: data.replay}).get(match_id)
+    if stored is None:
         raise NotFoundException(_("No replay stored for this match."))
     sides = (side_links(data.match, 0), side_links(data.match, 1))
     found = frames(stored, sides, game, view)
