@@ -40,19 +40,9 @@ expect = pytest.importorskip(
 WAIT_MS = 20_000
 
 
-@pytest.fixture(scope="module")
-def served(web_data: WebData, redis_target: RedisTarget) -> Iterator[str]:
-    """The platform on 127.0.0.1 reading the live feed from the test Redis."""
-    from services.launch.app import create_app
-
-    base = settings(web_data.url)
-    app = create_app(
-        msgspec.structs.replace(
-            base, redis=RedisSettings(url=redis_target.url, prefix=redis_target.prefix)
-        )
-    )
+def _uvicorn(app: Any, port: int = 0) -> tuple[uvicorn.Server, threading.Thread, int]:
     server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -60,7 +50,24 @@ def served(web_data: WebData, redis_target: RedisTarget) -> Iterator[str]:
     while not server.started:
         assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
         time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
+    return server, thread, server.servers[0].sockets[0].getsockname()[1]
+
+
+def _app(web_data: WebData, redis_target: RedisTarget) -> Any:
+    from services.launch.app import create_app
+
+    base = settings(web_data.url)
+    return create_app(
+        msgspec.structs.replace(
+            base, redis=RedisSettings(url=redis_target.url, prefix=redis_target.prefix)
+        )
+    )
+
+
+@pytest.fixture(scope="module")
+def served(web_data: WebData, redis_target: RedisTarget) -> Iterator[str]:
+    """The platform on 127.0.0.1 reading the live feed from the test Redis."""
+    server, thread, port = _uvicorn(_app(web_data, redis_target))
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
@@ -441,3 +448,60 @@ def test_a_tournament_page_changes_a_status_cell_in_place(
     expect(cell.locator(".status")).to_have_text("running", timeout=WAIT_MS)
     assert tab.evaluate("document.querySelector('#rounds').dataset.mark") == "kept"
     assert tab.evaluate("window.__same_page") is True
+
+
+def test_a_live_page_resumes_after_an_api_restart(
+    browser: Any,
+    web_data: WebData,
+    redis_target: RedisTarget,
+    feed: redis.Redis,
+    made: list[int],
+) -> None:
+    """The API goes away and comes back on the same address: the page's EventSource
+    reconnects with Last-Event-ID and goes on in place, every item once, none twice."""
+    mid = _running_match(web_data)
+    made.append(mid)
+    items = _items(mid)
+    key = live_key(redis_target.prefix, mid)
+    feed.rpush(key, *items[:6])
+    server, thread, port = _uvicorn(_app(web_data, redis_target))
+    context = browser.new_context(base_url=f"http://127.0.0.1:{port}")
+    tab = context.new_page()
+    try:
+        tab.goto(f"/matches/{mid}")
+        _eventually(tab, "!!window.__trucoStream && window.__trucoStream.readyState === 1")
+        tab.evaluate(
+            "() => { window.__same_page = true;"
+            " document.querySelector('#score').dataset.mark = 'kept'; }"
+        )
+        before = tab.locator("#step-count").inner_text()
+        feed.rpush(key, items[6])
+        expect(tab.locator("#step-count")).not_to_have_text(before, timeout=WAIT_MS)
+        server.should_exit = True  # the API restarts
+        thread.join(10)
+        feed.rpush(key, *items[7:12])  # written while it is away
+        server, thread, _ = _uvicorn(_app(web_data, redis_target), port)
+        _eventually(tab, "window.__trucoStream.readyState === 1")
+        feed.rpush(key, *items[12:16])
+        # every item once: the page equals a fresh render of the same feed
+        streamed_count = int(
+            tab.evaluate("document.querySelector('#step-count').textContent.split('/')[1]")
+        )
+        deadline = time.monotonic() + WAIT_MS / 1000
+        fresh = context.new_page()
+        fresh.add_init_script("delete window.EventSource")
+        fresh.goto(f"/matches/{mid}")
+        want = int(fresh.locator("#step-count").inner_text().split("/")[1])
+        while streamed_count != want:
+            assert time.monotonic() < deadline, (streamed_count, want)
+            tab.wait_for_timeout(100)
+            streamed_count = int(
+                tab.evaluate("document.querySelector('#step-count').textContent.split('/')[1]")
+            )
+        assert _live_snapshot(tab) == _live_snapshot(fresh)
+        assert tab.evaluate("document.querySelector('#score').dataset.mark") == "kept"
+        assert tab.evaluate("window.__same_page") is True
+    finally:
+        context.close()
+        server.should_exit = True
+        thread.join(10)

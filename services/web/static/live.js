@@ -105,6 +105,7 @@
       source.close();
       schedule();
     }
+    source.onopen = function () { failures = 0; };
     source.onerror = function () {
       // CLOSED: refused (a 429, a 404); CONNECTING: the browser retries with Last-Event-ID
       failures += 1;
