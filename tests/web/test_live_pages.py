@@ -505,3 +505,27 @@ def test_a_live_page_resumes_after_an_api_restart(
         context.close()
         server.should_exit = True
         thread.join(10)
+
+
+def test_autoplay_to_the_end_and_back(tab: Any, web_data: WebData) -> None:
+    s = web_data.seeded
+    tab.goto(f"/matches/{s.replay_match}")
+    _ready(tab)
+    tab.keyboard.press("End")
+    last = _step_of(tab)
+    for _ in range(4):
+        tab.keyboard.press("ArrowLeft")
+    tab.select_option("#speed", "4")
+    tab.locator("#play").click()
+    # it plays to the game's last event and stops there by itself
+    expect(tab.locator("#play")).to_have_attribute("aria-pressed", "false", timeout=WAIT_MS)
+    assert _step_of(tab) == last and f"step={last}" in tab.url
+    expect(tab.locator("#announce")).to_contain_text(f"{last + 1}")
+    assert tab.locator("#next").count() == 0  # the stepper's "next" is off at the end
+    # and back to the start; Play from the end starts over
+    tab.keyboard.press("Home")
+    assert _step_of(tab) == 0 and "step=0" in tab.url
+    tab.keyboard.press("End")
+    tab.locator("#play").click()
+    _eventually(tab, "window.__trucoPlayer.step() < 3")
+    tab.locator("#play").click()
