@@ -63,5 +63,10 @@ async def match_steps(
         raise NotFoundException(_("No replay stored for this match."))
     return Response(
         {**found, "words": words()},
-        headers={**SECURITY_HEADERS, "Cache-Control": "private, max-age=300"},
+        # worded in the request's language: a cache keeps one copy per language
+        headers={
+            **SECURITY_HEADERS,
+            "Cache-Control": "private, max-age=300",
+            "Vary": "Accept-Language, Cookie",
+        },
     )
