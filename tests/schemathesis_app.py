@@ -40,7 +40,7 @@ JSON inside ``text/event-stream``, which schemathesis reads against the body's s
 
 
 async def no_matches(pool: object, match_ids: list[int]) -> None:
-    """The dispatcher: matches are created but never played."""
+    """The sender: matches are created but never played."""
     return None
 
 
@@ -50,7 +50,7 @@ def fuzzed_app(database_url: str, **options: Any) -> Iterator[Litestar]:
     lifespans are shut down on leaving, closing its pool before the database is dropped."""
     app = create_app(
         app_settings(database_url),
-        dispatcher=no_matches,
+        sender=no_matches,
         rate_limits=RateLimits(enabled=False),
         **options,
     )

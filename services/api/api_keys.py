@@ -20,7 +20,7 @@ from services.api.auth import (
     hash_api_key,
     new_api_key,
 )
-from services.api.deps import services
+from services.api.deps import services_of
 from services.api.params import KeyIdParam
 from services.api.problems import ProblemError, problem_responses
 from services.api.schemas import ApiKeyCreated, ApiKeyRead
@@ -86,7 +86,7 @@ class ApiKeyController(Controller):
         pool: NamedDependency[asyncpg.Pool],
         account: NamedDependency[Account],
     ) -> ApiKeyCreated:
-        most = services(request.app.state).settings.keys.per_account
+        most = services_of(request.app.state).settings.keys.per_account
         secret = new_api_key()
         async with pool.acquire() as conn:
             try:

@@ -25,9 +25,9 @@ from services.api.client_address import client_address_reader
 from services.api.content_type import json_body_hook
 from services.api.deps import (
     BotClientFactory,
-    Dispatcher,
+    MatchSender,
     Services,
-    default_dispatcher,
+    default_sender,
     default_stopper,
     get_pool,
 )
@@ -65,7 +65,7 @@ def create_api(
     settings: Settings,
     pool: asyncpg.Pool | None = None,
     bot_client_factory: BotClientFactory | None = None,
-    dispatcher: Dispatcher | None = None,
+    sender: MatchSender | None = None,
     rate_limits: RateLimits | None = None,
     rate_counter: Counter | None = None,
     pages: Sequence[ControllerRouterHandler] = (),
@@ -79,8 +79,8 @@ def create_api(
     one on ``settings.database.url`` at start-up and closes it at shutdown; an injected pool is
     left to its owner.
 
-    ``dispatcher(pool, match_ids)`` hands new matches to the workers (default:
-    ``services.worker.dispatch.enqueue`` with this app's secret box if importable, else a
+    ``sender(pool, match_ids)`` hands new matches to the workers (default:
+    ``services.worker.senders.send_matches`` with this app's secret box if importable, else a
     no-op that logs). ``rate_limits`` (default ``settings.rate_limits``) replaces the
     settings' budgets; counters are in Redis when ``settings.redis.url`` is set, else in
     memory (or pass ``rate_counter``).
@@ -92,7 +92,7 @@ def create_api(
         settings=settings,
         secret_box=secret_box,
         bot_client_factory=bot_client_factory or default_bot_client_factory,
-        dispatcher=dispatcher or default_dispatcher(secret_box),
+        sender=sender or default_sender(secret_box),
         pool=pool,
         stopper=default_stopper(settings),
     )

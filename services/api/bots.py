@@ -16,7 +16,7 @@ from arena.client.signing import InvalidSecret, check_secret, generate_secret, n
 from arena.wire.protocol import API_VERSION, BotInfo
 from services import flow
 from services.api.auth import SECURITY, current_account, require_owner
-from services.api.deps import BotClientFactory, dispatch, services, stop
+from services.api.deps import BotClientFactory, send_matches, services_of, stop
 from services.api.names import check_name
 from services.api.params import BotIdParam
 from services.api.problems import FieldError, ProblemError, problem_responses
@@ -108,7 +108,7 @@ def chosen_secret(secret: str | None) -> str:
 
 
 def _policy(state: State) -> EgressPolicy:
-    return EgressPolicy(allow_loopback=services(state).settings.allow_loopback_bots)
+    return EgressPolicy(allow_loopback=services_of(state).settings.allow_loopback_bots)
 
 
 _STATUSES: dict[str, BotStatus] = {
@@ -241,7 +241,7 @@ class BotController(Controller):
         account: NamedDependency[Account],
     ) -> BotCreated:
         check_name(data.name)
-        svc = services(request.app.state)
+        svc = services_of(request.app.state)
         most = svc.settings.sizes.bots_per_account
         assert svc.pool is not None
         if await db_bots.live_bot_count(svc.pool, account.id) >= most:  # before the handshake
@@ -303,7 +303,7 @@ class BotController(Controller):
         account: NamedDependency[Account],
         data: JSONBody[SecretRotate],
     ) -> SecretRotated:
-        svc = services(request.app.state)
+        svc = services_of(request.app.state)
         assert svc.pool is not None
         await _owned_bot(svc.pool, bot_id, account)
         secret = chosen_secret(data.signing_secret)
@@ -397,7 +397,7 @@ class BotController(Controller):
         check_name(data.name)
         bot = await _owned_bot(pool, bot_id, account)
         if data.url is not None and data.url != bot.url:
-            svc = services(request.app.state)
+            svc = services_of(request.app.state)
             # the handshake's signature uses a throwaway secret: GET / carries no game data
             await handshake(
                 svc.bot_client_factory, data.url, generate_secret(), _policy(request.app.state)
@@ -446,6 +446,6 @@ class BotController(Controller):
         # it forfeits what is left of its running tournaments (a match being played stops);
         # the events go on
         withdrawal = await flow.withdraw_bot(pool, bot_id)
-        await stop(services(request.app.state), withdrawal.forfeited)
-        await dispatch(services(request.app.state), withdrawal.ready)
+        await stop(services_of(request.app.state), withdrawal.forfeited)
+        await send_matches(services_of(request.app.state), withdrawal.ready)
         await flow_ladder.bot_deleted(pool, bot_id)  # and leaves the ladders

@@ -12,7 +12,7 @@ from arena.game.deals import MEMORY_RISK
 from engine.errors import RulesError
 from services import flow
 from services.api.auth import SECURITY, current_account
-from services.api.deps import dispatch, services
+from services.api.deps import send_matches, services_of
 from services.api.head_to_head import caller_may_pit
 from services.api.match_schemas import ChallengeCreate, ChallengeCreated
 from services.api.problems import ProblemError, problem_responses
@@ -66,7 +66,7 @@ class ChallengeController(Controller):
             data.bot_b,
             refused=f"bot {data.bot_b} accepts challenges only from its owner's bots",
         )
-        limits = services(request.app.state).settings.challenges
+        limits = services_of(request.app.state).settings.challenges
         quota = challenge_quota(
             account.id,
             target.id,
@@ -103,7 +103,7 @@ class ChallengeController(Controller):
             raise flow_problem(exc) from None
         match = await db_matches.get_match(pool, match_id)
         assert match is not None and match.master_seed is not None
-        await dispatch(services(request.app.state), [match_id])
+        await send_matches(services_of(request.app.state), [match_id])
         return ChallengeCreated(
             match_id=match_id,
             status="pending",

@@ -20,8 +20,8 @@ from services.base.secretbox import SecretBox
 BotClientFactory = Callable[[str, str, EgressPolicy], BotClient]
 """``(base_url, signing_secret, policy) -> BotClient`` used for the registration handshake."""
 
-Dispatcher = Callable[[asyncpg.Pool, list[int]], Awaitable[None]]
-"""``(pool, match_ids)``: hand new matches to the workers (``services.worker.dispatch.enqueue``
+MatchSender = Callable[[asyncpg.Pool, list[int]], Awaitable[None]]
+"""``(pool, match_ids)``: hand new matches to the workers (``services.worker.senders.send_matches``
 in production; tests run them in process)."""
 
 
@@ -31,7 +31,7 @@ play (``services.worker.stops.request_stops`` on the platform's Redis)."""
 
 
 class EnqueueWith(Protocol):
-    """``services.worker.dispatch.enqueue``."""
+    """``services.worker.senders.send_matches``."""
 
     def __call__(
         self, pool: asyncpg.Pool, match_ids: list[int], *, secret_box: SecretBox | None = None
@@ -41,26 +41,26 @@ class EnqueueWith(Protocol):
 logger = logging.getLogger("services.api")
 
 
-async def log_only_dispatcher(pool: asyncpg.Pool, match_ids: list[int]) -> None:
+async def log_only_sender(pool: asyncpg.Pool, match_ids: list[int]) -> None:
     """The fallback when the worker package is missing: the matches stay pending."""
     if match_ids:
-        logger.warning("no dispatcher: matches %s stay pending until one runs them", match_ids)
+        logger.warning("no sender: matches %s stay pending until one runs them", match_ids)
 
 
-def default_dispatcher(secret_box: SecretBox) -> Dispatcher:
-    """``services.worker.dispatch.enqueue`` (decrypting bots' signing secrets with
-    ``secret_box``) if it can be imported, else :func:`log_only_dispatcher`."""
+def default_sender(secret_box: SecretBox) -> MatchSender:
+    """``services.worker.senders.send_matches`` (decrypting bots' signing secrets with
+    ``secret_box``) if it can be imported, else :func:`log_only_sender`."""
     try:
-        module = importlib.import_module("services.worker.dispatch")
+        module = importlib.import_module("services.worker.senders")
     except ImportError:
-        logger.warning("services.worker.dispatch is not importable; matches will not be queued")
-        return log_only_dispatcher
-    enqueue = cast(EnqueueWith, module.enqueue)
+        logger.warning("services.worker.senders is not importable; matches will not be queued")
+        return log_only_sender
+    send_matches = cast(EnqueueWith, module.send_matches)
 
-    async def dispatch(pool: asyncpg.Pool, match_ids: list[int]) -> None:
-        await enqueue(pool, match_ids, secret_box=secret_box)
+    async def send(pool: asyncpg.Pool, match_ids: list[int]) -> None:
+        await send_matches(pool, match_ids, secret_box=secret_box)
 
-    return dispatch
+    return send
 
 
 async def log_only_stopper(match_ids: list[int]) -> None:
@@ -98,21 +98,21 @@ class Services:
     settings: Settings
     secret_box: SecretBox
     bot_client_factory: BotClientFactory
-    dispatcher: Dispatcher = log_only_dispatcher
+    sender: MatchSender = log_only_sender
     pool: asyncpg.Pool | None = None
     stopper: Stopper = log_only_stopper
 
 
-async def dispatch(svc: Services, match_ids: list[int]) -> None:
-    """Hand matches to the dispatcher; a failure is logged (the matches stay pending and can be
+async def send_matches(svc: Services, match_ids: list[int]) -> None:
+    """Hand matches to the sender; a failure is logged (the matches stay pending and can be
     queued again), never an error for the request that created them."""
     if not match_ids:
         return
     assert svc.pool is not None
     try:
-        await svc.dispatcher(svc.pool, match_ids)
+        await svc.sender(svc.pool, match_ids)
     except Exception:
-        logger.exception("dispatching matches %s failed; they stay pending", match_ids)
+        logger.exception("sending matches %s failed; they stay pending", match_ids)
 
 
 async def stop(svc: Services, match_ids: list[int]) -> None:
@@ -127,13 +127,13 @@ async def stop(svc: Services, match_ids: list[int]) -> None:
         logger.exception("stop flags of matches %s not set; the sweeper sets them", match_ids)
 
 
-def services(state: State) -> Services:
+def services_of(state: State) -> Services:
     found: Services = state["services"]
     return found
 
 
 def get_pool(state: State) -> asyncpg.Pool:
-    pool = services(state).pool
+    pool = services_of(state).pool
     if pool is None:
         raise RuntimeError("the database pool is not open")
     return pool

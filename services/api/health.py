@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable
 from litestar import Request, get
 from litestar.datastructures import State
 
-from services.api.deps import Services, services
+from services.api.deps import Services, services_of
 from services.api.problems import ProblemError, problem_responses
 from services.worker.checks import check_broker, check_workers
 
@@ -122,7 +122,7 @@ def health_cache(state: State) -> HealthCache:
 )
 async def health(request: Request[object, object, State]) -> dict[str, str]:
     state = request.app.state
-    svc = services(state)
+    svc = services_of(state)
     cache = health_cache(state)
     names = list(CHECKS)
     results = await asyncio.gather(*(cache.result(name, svc) for name in names))

@@ -17,7 +17,7 @@ from litestar.response import Stream
 from arena.client.signing import generate_secret
 from services.api.auth import SECURITY, current_account
 from services.api.bots import _policy, handshake
-from services.api.deps import services
+from services.api.deps import services_of
 from services.api.ladder_schemas import (
     LadderDayMatch,
     LadderDayRead,
@@ -189,7 +189,7 @@ class LadderController(Controller):
         account: NamedDependency[Account],
     ) -> LadderEntryRead:
         ladder = _ladder(name)
-        svc = services(request.app.state)
+        svc = services_of(request.app.state)
         bot = await db_bots.get_bot(pool, data.bot_id)
         if bot is None or bot.status == "deleted":
             raise ProblemError(404, f"there is no bot {data.bot_id}")
@@ -237,7 +237,7 @@ class LadderController(Controller):
         account: NamedDependency[Account],
     ) -> LadderEntryRead:
         ladder = _ladder(name)
-        settings = services(request.app.state).settings.ladder
+        settings = services_of(request.app.state).settings.ladder
         try:
             await flow_ladder.update(
                 pool,

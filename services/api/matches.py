@@ -13,7 +13,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
 from arena.match.replay import Replay
-from services.api.deps import services
+from services.api.deps import services_of
 from services.api.match_schemas import LiveReplay, MatchPage, MatchRead
 from services.api.params import BotIdParam
 from services.api.problems import ProblemError, problem_responses
@@ -115,7 +115,7 @@ async def _live(
     """The live document of an open match; None if the match finished while reading (its
     live items are deleted once the result is stored: serve the stored replay then)."""
     state = request.app.state
-    reader = reader_for(state, services(state).settings.redis)
+    reader = reader_for(state, services_of(state).settings.redis)
     items = await reader.items(match.id)
     if not items:
         now = await db_matches.get_match(pool, match.id)

@@ -38,7 +38,7 @@ from arena.wire.protocol import ActResponse
 from engine.rules import Rules
 from services.api.auth import request_account
 from services.api.client_address import client_address_reader
-from services.api.deps import Services, services
+from services.api.deps import Services, services_of
 from services.api.play_schemas import Opponent, PlayAct, PlayCreate, PlayCreated, PlayView
 from services.api.play_sessions import PlayRoom, PlaySession
 from services.api.problems import ProblemError, problem_responses
@@ -79,7 +79,7 @@ After = Annotated[
 def room_of(state: State) -> PlayRoom:
     found = state.get(_ROOM)
     if not isinstance(found, PlayRoom):
-        limits = services(state).settings.play
+        limits = services_of(state).settings.play
         found = state[_ROOM] = PlayRoom(
             StreamCaps(per_address=limits.per_address, total=limits.total)
         )
@@ -122,7 +122,7 @@ async def _opponent(
     pool: asyncpg.Pool, request: Request[Any, Any, State], bot_id: int | None
 ) -> Bot:
     """The bot to play: a house bot by default; any open bot (or one's own) when signed in."""
-    svc = services(request.app.state)
+    svc = services_of(request.app.state)
     house_name = HOUSE_ACCOUNT if svc.settings.allow_loopback_bots else None
     house = await db_play.house_bots(pool, house_account=house_name)
     if bot_id is None:
@@ -208,7 +208,7 @@ class PlayController(Controller):
         data: JSONBody[PlayCreate],
         pool: NamedDependency[asyncpg.Pool],
     ) -> PlayCreated:
-        svc = services(request.app.state)
+        svc = services_of(request.app.state)
         limits = svc.settings.play
         bot = await _opponent(pool, request, data.bot_id)
         partner = None if data.players == 2 else await _opponent(pool, request, None)
@@ -321,7 +321,7 @@ class PlayController(Controller):
         self, request: Request[Any, Any, State], play_id: PlayId, token: Token = None
     ) -> Stream:
         session = _session(request, play_id, token)
-        settings = services(request.app.state).settings
+        settings = services_of(request.app.state).settings
         address = client_address_reader(settings.web.trusted_proxies)(request)
         slot = caps_of(request.app.state).acquire(address)  # the live streams' caps
         if slot is None:

@@ -27,7 +27,7 @@ class SpecConflict(ValueError):
 
 def rest_openapi() -> dict[str, Any]:
     """The REST API's document as the app serves it at ``/schema/openapi.json``."""
-    app = create_api(_SPEC_SETTINGS, dispatcher=_never)
+    app = create_api(_SPEC_SETTINGS, sender=_never)
     document: dict[str, Any] = app.openapi_schema.to_schema()
     return document
 

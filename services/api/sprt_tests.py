@@ -18,7 +18,7 @@ from arena.sprt.stats import elo_estimate
 from engine.errors import RulesError
 from services import flow
 from services.api.auth import SECURITY, current_account
-from services.api.deps import dispatch, services, stop
+from services.api.deps import send_matches, services_of, stop
 from services.api.head_to_head import caller_may_pit
 from services.api.problems import FieldError, ProblemError, problem_responses
 from services.api.sprt_schemas import SprtCreate, SprtCreated, SprtPairs, SprtRead
@@ -151,7 +151,7 @@ class SprtController(Controller):
             max_games=data.max_games,
             concurrency=data.concurrency,
         )
-        limits = services(request.app.state).settings.sprt
+        limits = services_of(request.app.state).settings.sprt
         quota = sprt_quota(
             account.id,
             target.id,
@@ -181,7 +181,7 @@ class SprtController(Controller):
             raise mirrored_problem(exc, "body.deals") from None
         except flow.FlowError as exc:
             raise flow_problem(exc) from None
-        await dispatch(services(request.app.state), match_ids)
+        await send_matches(services_of(request.app.state), match_ids)
         return SprtCreated(test_id=test_id, status="running")
 
     @get(
@@ -225,7 +225,7 @@ class SprtController(Controller):
             raise ProblemError(403, str(exc)) from None
         except flow_sprt.SprtStateError as exc:
             raise ProblemError(409, str(exc), slug="test-state") from None
-        await stop(services(request.app.state), cancelled)  # a pair being played stops
+        await stop(services_of(request.app.state), cancelled)  # a pair being played stops
         test = await db_sprt.get_test(pool, test_id)
         assert test is not None
         return sprt_read(test)

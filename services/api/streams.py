@@ -22,7 +22,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.response import Stream
 
 from services.api.client_address import client_address_reader
-from services.api.deps import services
+from services.api.deps import services_of
 from services.api.live_feeds import (
     Feed,
     Hub,
@@ -68,13 +68,13 @@ def hub_of(state: State) -> Hub:
 def caps_of(state: State) -> StreamCaps:
     found = state.get(_CAPS)
     if not isinstance(found, StreamCaps):
-        limits = services(state).settings.streams
+        limits = services_of(state).settings.streams
         found = state[_CAPS] = StreamCaps(per_address=limits.per_address, total=limits.total)
     return found
 
 
 def _slot(request: Request[Any, Any, State]) -> Slot:
-    settings = services(request.app.state).settings
+    settings = services_of(request.app.state).settings
     address = client_address_reader(settings.web.trusted_proxies)(request)
     slot = caps_of(request.app.state).acquire(address)
     if slot is None:
@@ -149,7 +149,7 @@ class StreamController(Controller):
             return _stream(_once(end_of_match(match, match_id)))
         slot = _slot(request)
         state = request.app.state
-        reader = reader_for(state, services(state).settings.redis)
+        reader = reader_for(state, services_of(state).settings.redis)
 
         async def poller(feed: Feed) -> None:
             await poll_match(feed, reader, match_id, decided_in(pool, match_id))

@@ -31,7 +31,7 @@ from litestar.response import Stream
 
 from services import flow
 from services.api.client_address import client_address_reader
-from services.api.deps import services
+from services.api.deps import services_of
 from services.api.problems import ProblemError, problem_responses
 from services.api.stream_caps import Slot, StreamCaps
 from services.api.tournaments import TournamentId, flow_problem
@@ -49,7 +49,7 @@ _CAPS, _CACHE = "export_caps", "export_cache"
 def caps_of(state: State) -> StreamCaps:
     found = state.get(_CAPS)
     if not isinstance(found, StreamCaps):
-        limits = services(state).settings.exports
+        limits = services_of(state).settings.exports
         found = state[_CAPS] = StreamCaps(per_address=limits.per_address, total=limits.total)
     return found
 
@@ -57,12 +57,12 @@ def caps_of(state: State) -> StreamCaps:
 def cache_of(state: State) -> ExportCache:
     found = state.get(_CACHE)
     if not isinstance(found, ExportCache):
-        found = state[_CACHE] = ExportCache(services(state).settings.export_cache_dir)
+        found = state[_CACHE] = ExportCache(services_of(state).settings.export_cache_dir)
     return found
 
 
 def _slot(request: Request[Any, Any, State]) -> Slot:
-    settings = services(request.app.state).settings
+    settings = services_of(request.app.state).settings
     address = client_address_reader(settings.web.trusted_proxies)(request)
     caps = caps_of(request.app.state)
     slot = caps.acquire(address)

@@ -16,7 +16,7 @@ from arena.game.deals import MEMORY_RISK
 from engine.errors import RulesError
 from services import flow
 from services.api.auth import SECURITY, current_account, require_owner
-from services.api.deps import dispatch, services, stop
+from services.api.deps import send_matches, services_of, stop
 from services.api.names import check_name
 from services.api.params import BotIdParam
 from services.api.problems import FieldError, ProblemError, problem_responses
@@ -310,7 +310,7 @@ class TournamentController(Controller):
                 raise ProblemError(
                     403, "an open bot may be entered by its owner or the tournament's organiser"
                 )
-        fair_play = services(request.app.state).settings.fair_play
+        fair_play = services_of(request.app.state).settings.fair_play
         try:
             entry = await flow.enter_tournament(
                 pool,
@@ -321,7 +321,7 @@ class TournamentController(Controller):
                 check=flow.open_entry_quota(
                     tournament.organiser_id, fair_play.open_entries_per_account
                 ),
-                most=services(request.app.state).settings.sizes.entries_per_event,
+                most=services_of(request.app.state).settings.sizes.entries_per_event,
             )
         except flow.FlowError as exc:
             raise flow_problem(exc) from None
@@ -403,13 +403,13 @@ class TournamentController(Controller):
     ) -> TournamentStarted:
         await _organised_by(pool, tournament_id, account, "start")
         try:
-            floors = flow.floors_of(services(request.app.state).settings.fair_play)
+            floors = flow.floors_of(services_of(request.app.state).settings.fair_play)
             queued = await flow.start_tournament(pool, tournament_id, floors)
         except flow.FlowError as exc:
             raise flow_problem(exc) from None
         except flow.MirroredDealsRefused as exc:
             raise mirrored_problem(exc) from None
-        await dispatch(services(request.app.state), queued)
+        await send_matches(services_of(request.app.state), queued)
         return TournamentStarted(id=tournament_id, status="running", queued=queued)
 
     @post(
@@ -439,7 +439,7 @@ class TournamentController(Controller):
             cancelled = await flow.cancel_tournament(pool, tournament_id)
         except flow.FlowError as exc:
             raise flow_problem(exc) from None
-        await stop(services(request.app.state), cancelled)  # the ones being played stop
+        await stop(services_of(request.app.state), cancelled)  # the ones being played stop
         return TournamentCancelled(
             id=tournament_id, status="cancelled", cancelled_matches=cancelled
         )

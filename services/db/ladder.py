@@ -318,3 +318,11 @@ async def places(conn: Executor, match_ids: Sequence[int]) -> dict[int, LadderMa
         )
         for r in rows
     }
+
+
+async def placing_match(conn: Executor, match_id: int) -> bool:
+    """Whether the match is a ladder match chosen for a bot still placing."""
+    reason: str | None = await conn.fetchval(
+        "SELECT ladder_reason FROM matches WHERE id = $1", match_id
+    )
+    return reason == "placing"

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Generic, TypeVar
 
 from services.db.accounts import Executor
-from services.db.pages import _TOURNAMENT_SELECT, TournamentRow, _tournament
+from services.db.page_reads import _TOURNAMENT_SELECT, TournamentRow, _tournament
 
 T = TypeVar("T")
 

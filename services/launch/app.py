@@ -21,7 +21,7 @@ from services.worker.app import app as worker_app
 def create_app(settings: Settings, **options: Any) -> Litestar:
     """The API with the web pages (and HTML error pages off the API's paths) and the API
     reference (``/schema/reference``); ``options`` are
-    :func:`services.api.app.create_api`'s (``pool``, ``bot_client_factory``, ``dispatcher``,
+    :func:`services.api.app.create_api`'s (``pool``, ``bot_client_factory``, ``sender``,
     ``rate_limits``, ``rate_counter``)."""
     return create_api(
         settings,

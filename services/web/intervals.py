@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.db.pages import LeaderRow, RatingRow
+from services.db.page_reads import LeaderRow, RatingRow
 from services.web import i18n
 from services.web.i18n import N_
 from services.web.i18n import gettext as _

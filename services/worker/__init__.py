@@ -10,7 +10,7 @@ schedule            -          beat's schedule (from the settings)
 names               -          queue and task names (shared by senders and workers)
 messages            -          the wire shapes of task arguments (no database types)
 slots               -          per-bot cap on concurrent matches (a Redis semaphore)
-dispatch            -          ``enqueue(pool, match_ids)`` and the other task senders
+senders             -          ``send_matches(pool, match_ids)`` and the other task senders
 tasks_play          matches    ``truco.play_match``: runs one match, sends the replay back
 tasks_probe         matches    ``truco.probe_bots``: ``GET {url}/`` of each bot (health)
 tasks_store         results    ``truco.store_result``: stores a result, queues what follows;

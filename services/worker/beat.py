@@ -39,10 +39,10 @@ from services.db import bot_health
 from services.domain.probe_plan import ProbePolicy, plan_probes
 from services.worker.app import app
 from services.worker.db import run_db
-from services.worker.dispatch import enqueue, send_probe, stop_matches
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import CHECK_BOT_HEALTH, RECORD_BOT_HEALTH, START_DUE_TOURNAMENTS
 from services.worker.schedule import HEALTH_EVERY_S
+from services.worker.senders import send_matches, send_probe, stop_matches
 from services.worker.task import platform_task
 
 logger = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ async def start_due(
     for tournament_id in await flow.due_tournaments(pool, now, floors):
         try:
             match_ids = await flow.start_tournament(pool, tournament_id, floors)
-            await enqueue(pool, match_ids)
+            await send_matches(pool, match_ids)
         except Exception:
             logger.exception("could not start due tournament %s", tournament_id)
             continue
@@ -120,7 +120,7 @@ async def record_health(
             changes["unavailable"].append(outcome.bot_id)
             withdrawal = await flow.withdraw_bot(pool, outcome.bot_id)
             await asyncio.to_thread(stop_matches, withdrawal.forfeited)
-            await enqueue(pool, withdrawal.ready)
+            await send_matches(pool, withdrawal.ready)
         elif recorded.came_back:
             logger.info("bot %s answers again: active", outcome.bot_id)
             changes["active"].append(outcome.bot_id)

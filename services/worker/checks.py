@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import asyncio
 
-from services.worker import dispatch
+from services.worker import senders
 
 PING_TIMEOUT_S = 1.0
 
 
 def _broker_answers() -> None:
-    with dispatch.current_app().connection_for_write() as connection:
+    with senders.current_app().connection_for_write() as connection:
         connection.ensure_connection(max_retries=1, timeout=PING_TIMEOUT_S)
 
 
 def _workers() -> list[str]:
-    replies = dispatch.current_app().control.ping(timeout=PING_TIMEOUT_S) or []
+    replies = senders.current_app().control.ping(timeout=PING_TIMEOUT_S) or []
     return [name for reply in replies for name in reply]
 
 

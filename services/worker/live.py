@@ -186,8 +186,8 @@ def _encode(item: dict[str, Any]) -> bytes:
 
 def send_started(match_id: int) -> None:
     """Tell the trusted worker that the match is being played (best effort)."""
-    from services.worker.dispatch import current_app
     from services.worker.names import RESULTS
+    from services.worker.senders import current_app
 
     try:
         current_app().send_task(MATCH_STARTED, args=[match_id], queue=RESULTS)

@@ -19,8 +19,8 @@ from services.base.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
 from services.flow import ladder as flow_ladder
 from services.worker.app import app
 from services.worker.db import run_db
-from services.worker.dispatch import enqueue
 from services.worker.names import LADDER, LADDER_TICK
+from services.worker.senders import send_matches
 from services.worker.task import platform_task
 
 logger = logging.getLogger(__name__)
@@ -36,7 +36,7 @@ async def ladder_tick(pool: asyncpg.Pool, settings: LadderSettings, now: datetim
             return []
         try:
             match_ids = await flow_ladder.tick(pool, settings, now)
-            await enqueue(pool, match_ids, queue=LADDER)
+            await send_matches(pool, match_ids, queue=LADDER)
         finally:
             await conn.execute("SELECT pg_advisory_unlock($1)", LEASE_KEY)
     if match_ids:

@@ -54,11 +54,11 @@ from services.domain.match_order import EntrantOrder, MatchOrder
 from services.worker.admission import Admission
 from services.worker.app import app
 from services.worker.attempts import next_attempt
-from services.worker.dispatch import send_result, send_stopped
 from services.worker.live import LivePublisher, send_started
 from services.worker.live_sink import QueuedRedis
 from services.worker.loop_thread import BOT_CALLS, LoopThread, process_loop
 from services.worker.names import PLAY_MATCH
+from services.worker.senders import send_result, send_stopped
 from services.worker.slots import BotSlots
 from services.worker.stops import StopWatch, flags_client
 from services.worker.task import platform_task
@@ -272,7 +272,7 @@ def busy_countdown(retries: int) -> float:
 )
 def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
     """Play the match ``spec`` (a ``MatchOrder`` as JSON); send ``truco.store_result``.
-    (The limits are the cap; each match is sent with its own, ``dispatch.play_options``.)"""
+    (The limits are the cap; each match is sent with its own, ``senders.play_options``.)"""
     message = msgspec.convert(spec, MatchOrder)
     settings: Settings = app.settings
     loop = match_loop()

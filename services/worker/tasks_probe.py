@@ -20,10 +20,10 @@ from arena.match.entrants import BadBotSpec, builtin_bot, builtin_name
 from arena.wire.protocol import API_VERSION, BotInfo
 from services.base.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
 from services.worker.app import app
-from services.worker.dispatch import send_health
 from services.worker.loop_thread import BOT_CALLS, process_loop
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import PROBE_BOTS
+from services.worker.senders import send_health
 from services.worker.task import platform_task
 
 PROBE_TIMEOUT_MS = 5000.0

@@ -18,6 +18,7 @@ may be shown.
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 import asyncpg
 import kombu.exceptions
@@ -25,13 +26,15 @@ import kombu.exceptions
 from arena.match.replay import Replay, VerifyError, load_replay
 from arena.match.verify import verify_replay
 from services.base.limits import STORE_HARD_LIMIT_S, STORE_SOFT_LIMIT_S
+from services.db import ladder as db_ladder
 from services.db import sprt_tests as db_sprt
 from services.worker.app import app
 from services.worker.db import run_db
-from services.worker.dispatch import enqueue, stop_matches
 from services.worker.live import clear_live
 from services.worker.names import MATCH_STARTED, MATCH_STOPPED, STORE_RESULT
+from services.worker.senders import send_matches, stop_matches
 from services.worker.task import Retry, platform_task
+from services.worker.tasks_ladder import ladder_tick
 
 TRANSIENT = (
     OSError,
@@ -66,12 +69,17 @@ async def store(
 ) -> list[int]:
     """Record the result (idempotent) and queue the matches it unlocked; returns their ids. A
     result that ended an SPRT test cancelled its pairs still in play: their workers are asked
-    to stop (:mod:`services.worker.stops`)."""
+    to stop (:mod:`services.worker.stops`). A ladder match chosen for a bot still placing runs
+    the matchmaker at once (:func:`services.worker.tasks_ladder.ladder_tick`, under its lease)."""
     from services import flow
 
     next_ids: list[int] = await flow.record_result(pool, match_id, replay, task_id)
-    await enqueue(pool, next_ids)
+    await send_matches(pool, next_ids)
     await asyncio.to_thread(stop_matches, await db_sprt.stopping_pairs_of(pool, match_id))
+    if await db_ladder.placing_match(pool, match_id):
+        # a bot still placing plays its next match now, not at the next beat (up to
+        # TRUCO_LADDER_EVERY_S later): placement is about fifty matches in a row
+        await ladder_tick(pool, app.settings.ladder, datetime.now(UTC))
     return next_ids
 
 

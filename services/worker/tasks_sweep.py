@@ -4,7 +4,7 @@ Matches get lost in two ways, and this finds both:
 
 * **never sent**: a match still ``pending`` ``TRUCO_SWEEP_PENDING_AFTER_S`` (60 s) after it was
   created. ``flow.record_result`` commits the next round and only then does the trusted
-  worker send it (``dispatch.enqueue``); a worker that dies in between, or a broker that is
+  worker send it (``senders.send_matches``); a worker that dies in between, or a broker that is
   down at that moment, leaves the round ``pending`` for good.
 * **sent, never finished**: a match ``queued`` (or ``running``) for longer than its task's
   hard time limit (``limits.match_task_limits``, from its own settings) plus
@@ -12,7 +12,7 @@ Matches get lost in two ways, and this finds both:
   the process that runs it. Its message was lost with a worker killed outright (Redis would
   hand it out again only after the 2 h visibility timeout), or with the broker's data.
 
-Both are sent again through ``dispatch.enqueue`` (``attempts`` + 1). A match that is stale
+Both are sent again through ``senders.send_matches`` (``attempts`` + 1). A match that is stale
 again after ``TRUCO_SWEEP_MAX_ATTEMPTS`` (5) sends is given up: in a tournament it is decided
 with **no winner and no rating change** (status ``forfeit``, result reason ``error``, nobody is
 the forfeiting side: Swiss and round robin count it as a draw, a bracket sends the better seed
@@ -61,8 +61,8 @@ from services.db import matches as db_matches
 from services.db import sweep as db_sweep
 from services.worker.app import app
 from services.worker.db import run_db
-from services.worker.dispatch import enqueue, stop_matches
 from services.worker.names import MATCHES, REQUEUE_STALE, RESULTS
+from services.worker.senders import send_matches, stop_matches
 from services.worker.task import platform_task
 
 logger = logging.getLogger(__name__)
@@ -184,10 +184,10 @@ async def sweep(
         resend.append(match.id)
     if resend:
         logger.warning("re-sending stale matches %s", resend)
-        await enqueue(pool, resend)
+        await send_matches(pool, resend)
         report.requeued = resend
     if report.advanced:
-        await enqueue(pool, report.advanced)
+        await send_matches(pool, report.advanced)
     await sweep_stopping(pool, settings, report)
     return report
 

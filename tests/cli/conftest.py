@@ -24,7 +24,7 @@ from services.launch.app import create_app
 from tests.conftest import ROOT
 from tests.services.api_helpers import NetworkGuard, settings
 from tests.services.api_play_helpers import NO_LIMITS
-from tests.services.flow_helpers import InProcessDispatcher, over_http
+from tests.services.flow_helpers import InProcessSender, over_http
 from truco_cli.main import main
 
 ROOT_ENV = {
@@ -60,7 +60,7 @@ def platform_url(api_database_url: str, guard: NetworkGuard) -> Iterator[str]:
     app = create_app(
         settings(api_database_url),
         bot_client_factory=guard.factory,
-        dispatcher=InProcessDispatcher(over_http),
+        sender=InProcessSender(over_http),
         rate_limits=NO_LIMITS,
     )
     with served(app) as url:

@@ -65,7 +65,7 @@ def held_platform(api_database_url: str, guard: NetworkGuard) -> Iterator[str]:
     app = create_app(
         settings(api_database_url),
         bot_client_factory=guard.factory,
-        dispatcher=hold,
+        sender=hold,
         rate_limits=NO_LIMITS,
     )
     with served(app) as url:

@@ -30,7 +30,7 @@ from arena.wire.protocol import ActRequest
 from engine import Action
 from services import flow
 from services.base.config import WORKER_NEEDS, load_settings
-from services.worker import dispatch
+from services.worker import senders
 from services.worker.app import WorkerApp
 from tests.worker.fixtures import SECRET_KEY, make_account, make_bot
 from tests.worker.processes import descendants, lower_priority, start, stop, wait_for
@@ -58,7 +58,7 @@ def base_env(database_url: str, redis_url: str, prefix: str, data_dir: Path) -> 
 
 def sender_for(env: Mapping[str, str]) -> WorkerApp:
     """A Celery app sending to the test's broker and prefix, with the test's master key
-    (``dispatch.current_app``)."""
+    (``senders.current_app``)."""
     settings = load_settings(env, needs=WORKER_NEEDS)
     return WorkerApp(f"truco-test-sender-{secrets.token_hex(2)}", settings=settings)
 
@@ -370,5 +370,5 @@ async def ratings_consistent(pool: asyncpg.Pool, bot_ids: list[int]) -> None:
 def use_sender(monkeypatch: Any, env: Mapping[str, str]) -> WorkerApp:
     """This test process sends with the test's broker settings and master key."""
     sender = sender_for(env)
-    monkeypatch.setattr(dispatch, "current_app", lambda: sender)
+    monkeypatch.setattr(senders, "current_app", lambda: sender)
     return sender

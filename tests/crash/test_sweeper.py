@@ -1,7 +1,7 @@
 """The recovery sweeper (``services.worker.tasks_sweep``) against a real PostgreSQL database.
 
 Matches are made old by moving their timestamps back; sends go to a recording Celery stand-in
-(``dispatch.current_app``), so ``enqueue`` runs for real up to the broker."""
+(``senders.current_app``), so ``send_matches`` runs for real up to the broker."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from services import flow
 from services.base.config import WORKER_NEEDS, ConfigError, Settings, SweepSettings, load_settings
 from services.base.secretbox import SecretBox
 from services.db import sweep as db_sweep
-from services.worker import dispatch, tasks_sweep
+from services.worker import senders, tasks_sweep
 from services.worker.app import make_config
 from services.worker.celery_app import app
 from services.worker.names import REQUEUE_STALE, RESULTS
@@ -47,7 +47,7 @@ class RecordingApp:
 @pytest.fixture
 def broker(monkeypatch: pytest.MonkeyPatch) -> RecordingApp:
     recording = RecordingApp()
-    monkeypatch.setattr(dispatch, "current_app", lambda: recording)
+    monkeypatch.setattr(senders, "current_app", lambda: recording)
     return recording
 
 
@@ -78,7 +78,7 @@ async def test_pending_matches_of_a_new_round_are_sent_once_they_are_old(
     _, ids = await _swiss(pool)
     assert [await _status(pool, m) for m in ids] == [("pending", 0)] * 2
     report = await tasks_sweep.sweep(pool, FAST)
-    assert not set(ids) & set(report.requeued)  # just created: the dispatcher may be on it
+    assert not set(ids) & set(report.requeued)  # just created: the sender may be on it
     await _age(pool, ids, "created_at", 31)
     report = await tasks_sweep.sweep(pool, FAST)
     assert set(ids) <= set(report.requeued) and set(ids) <= set(broker.sent)
@@ -91,7 +91,7 @@ async def test_a_lost_task_is_sent_again_after_its_hard_limit_and_the_margin(
     pool: asyncpg.Pool, broker: RecordingApp
 ) -> None:
     _, ids = await _swiss(pool)
-    await dispatch.enqueue(pool, ids)
+    await senders.send_matches(pool, ids)
     assert broker.sent == ids
     match = (await db_sweep.open_matches(pool, pending_after_s=0.5, queued_after_s=0.0))[-1]
     # default settings: 2 games, 30 s banks, 1 s calls -> deadline 160 s, hard limit 220 s
@@ -116,7 +116,7 @@ async def test_a_backlog_in_the_broker_holds_queued_matches_but_not_pending_ones
     pool: asyncpg.Pool, broker: RecordingApp
 ) -> None:
     _, queued = await _swiss(pool)
-    await dispatch.enqueue(pool, queued)
+    await senders.send_matches(pool, queued)
     await _age(pool, queued, "queued_at", 3600)
     _, pending = await _swiss(pool)
     await _age(pool, pending, "created_at", 3600)
@@ -132,7 +132,7 @@ async def test_after_max_attempts_a_match_is_decided_without_winner_and_the_even
 ) -> None:
     tournament_id, ids = await _swiss(pool)
     for _ in range(FAST.max_attempts):
-        await dispatch.enqueue(pool, ids)
+        await senders.send_matches(pool, ids)
     await _age(pool, ids, "queued_at", 3600)
     ratings_before = await pool.fetchval("SELECT count(*) FROM rating_history")
     report = await tasks_sweep.sweep(pool, FAST)
@@ -166,7 +166,7 @@ async def test_a_challenge_given_up_becomes_error(pool: asyncpg.Pool, broker: Re
         pool, a, b, mode="1v1", rules={}, games_per_match=2, rated=True
     )
     for _ in range(FAST.max_attempts):
-        await dispatch.enqueue(pool, [match_id])
+        await senders.send_matches(pool, [match_id])
     await _age(pool, [match_id], "queued_at", 3600)
     report = await tasks_sweep.sweep(pool, FAST)
     assert match_id in report.gave_up and report.advanced == []
@@ -181,7 +181,7 @@ async def test_a_result_that_lands_first_wins_over_giving_up(
 ) -> None:
     _, ids = await _swiss(pool)
     for _ in range(FAST.max_attempts):
-        await dispatch.enqueue(pool, ids)
+        await senders.send_matches(pool, ids)
     await _age(pool, ids, "queued_at", 3600)
     found = {
         m.id: m for m in await db_sweep.open_matches(pool, pending_after_s=1, queued_after_s=1)
@@ -262,7 +262,7 @@ async def test_a_test_pair_given_up_fails_its_test_and_cancels_the_others(
         pool, owner_id=owner, bot_a=a, bot_b=b, mode="1v1", rules={}, params=params
     )
     for _ in range(FAST.max_attempts):
-        await dispatch.enqueue(pool, [stuck])
+        await senders.send_matches(pool, [stuck])
     await _age(pool, [stuck], "queued_at", 3600)
     report = await tasks_sweep.sweep(pool, FAST)
     assert stuck in report.gave_up and report.advanced == []

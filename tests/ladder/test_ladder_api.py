@@ -17,7 +17,7 @@ from services.flow import ladder as flow_ladder
 from services.tournaments.export import decode_ladder_day
 from services.worker.tasks_fit import refit
 from tests.services.api_helpers import Api
-from tests.services.flow_helpers import InProcessDispatcher, in_process, make_bot
+from tests.services.flow_helpers import InProcessSender, in_process, make_bot
 from truco_cli.verify_event import Discrepancy
 from truco_cli.verify_ladder import verify_ladder_day
 
@@ -79,7 +79,7 @@ async def play_a_day(
 
     await pool.execute("DELETE FROM ladder_entries")
     ids = await ladder_bots(pool, owners=bots)
-    run = InProcessDispatcher(in_process({b: "heuristic" for b in ids[:2]}))
+    run = InProcessSender(in_process({b: "heuristic" for b in ids[:2]}))
     settings = LadderSettings(hourly_cap=1000)
     for k in range(4):
         await run(pool, await flow_ladder.tick(pool, settings, day + timedelta(seconds=5 * k)))

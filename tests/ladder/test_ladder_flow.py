@@ -15,6 +15,7 @@ import pytest
 from arena.client.connection import BotConnection
 from arena.client.signing import new_secret
 from arena.match.replay import EntrantRecord
+from services import flow
 from services.base.config import LadderSettings
 from services.db import bot_health
 from services.db import ladder as db_ladder
@@ -24,9 +25,11 @@ from services.domain import seeds
 from services.domain.match_order import EntrantOrder
 from services.flow import ladder as flow_ladder
 from services.flow.errors import BotNotFound, BotUnavailable
+from services.worker import senders, tasks_store
 from services.worker.tasks_fit import refit
 from tests.services.flow_helpers import (
-    InProcessDispatcher,
+    BOX,
+    InProcessSender,
     in_process,
     make_account,
     make_bot,
@@ -191,7 +194,7 @@ async def test_walkovers_in_a_row_pause_a_bot_and_its_owner_resumes_it(
         # the others play in process; the gone bot is called where nothing listens
         return (over_http if entrant.bot_id == gone else played)(entrant, seed)
 
-    run = InProcessDispatcher(connect)
+    run = InProcessSender(connect)
     paused = None
     for k in range(8):
         ids = await flow_ladder.tick(flow_pool, SETTINGS, NOW + timedelta(minutes=k))
@@ -220,7 +223,7 @@ async def test_a_ladder_places_its_bots_as_it_plays(flow_pool: asyncpg.Pool) -> 
     await flow_pool.execute("DELETE FROM rating_intervals WHERE mode = '1v1'")
     bots = await ladder_bots(flow_pool, owners=8)
     strong = set(bots[:4])
-    run = InProcessDispatcher(in_process({b: "heuristic" for b in strong}))
+    run = InProcessSender(in_process({b: "heuristic" for b in strong}))
     settings = LadderSettings(pair_per_day=3, hourly_cap=1000)
     for k in range(30):
         ids = await flow_ladder.tick(flow_pool, settings, NOW + timedelta(seconds=5 * k))
@@ -260,3 +263,46 @@ def test_the_hourly_cap_is_a_pace_for_placed_bots_and_owners_caps() -> None:
     assert available(placed=False, cap=60, ago_s=5, last_hour=60)  # placing: not held
     assert not available(placed=False, cap=10, ago_s=300, last_hour=1)  # its owner's pace
     assert available(placed=False, cap=10, ago_s=361, last_hour=1)
+
+
+async def test_a_placing_result_starts_the_next_match_without_waiting_for_beat(
+    flow_pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The trusted worker stores a ladder match chosen for a bot still placing, and runs the
+    matchmaker at once: the bot's next match is made and sent before any beat tick."""
+    await flow_pool.execute("DELETE FROM ladder_entries")
+    # nothing else waits to be played (tournaments and challenges would come first)
+    await flow_pool.execute(
+        "UPDATE matches SET status = 'error' WHERE status IN ('pending', 'queued', 'running')"
+    )
+    await ladder_bots(flow_pool, owners=2)
+    (first,) = await flow_ladder.tick(flow_pool, SETTINGS, datetime.now(UTC))
+    sent: list[str] = []
+
+    class Sender:
+        secret_box = BOX  # the bots' secrets were sealed with it
+
+        def send_task(self, name: str, args: list[Any], **options: Any) -> object:
+            sent.append(name)
+            return type("Sent", (), {"id": "t"})()
+
+    monkeypatch.setattr(senders, "current_app", lambda: Sender())
+    played = InProcessSender(in_process({}))
+    monkeypatch.setattr(flow, "record_result", _store_nothing)  # play, keep the replay
+    await played(flow_pool, [first])
+    monkeypatch.undo()
+    monkeypatch.setattr(senders, "current_app", lambda: Sender())
+
+    assert await db_ladder.placing_match(flow_pool, first)
+    await tasks_store.store(flow_pool, first, played.replays[first])
+    made = await flow_pool.fetch(
+        "SELECT id, status FROM matches WHERE ladder_pool = '1v1' AND id > $1", first
+    )
+    assert [r["status"] for r in made] == ["queued"] and sent == ["truco.play_match"]
+
+
+async def _store_nothing(
+    pool: asyncpg.Pool, match_id: int, replay: Any, task_id: Any = None
+) -> list[int]:
+    """``flow.record_result`` that stores nothing (the test stores through the worker)."""
+    return []

@@ -21,7 +21,7 @@ PER_ACCOUNT, PER_BOT = 6, 3
 
 @pytest.fixture
 async def quota_api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[Api]:
-    """The API with small quotas and a dispatcher that queues nothing: challenges stay open."""
+    """The API with small quotas and a sender that queues nothing: challenges stay open."""
     queued: list[int] = []
 
     async def hold(pool: asyncpg.Pool, match_ids: list[int]) -> None:
@@ -29,7 +29,7 @@ async def quota_api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator
 
     fields = {"challenges": ChallengeQuota(per_account=PER_ACCOUNT, per_bot=PER_BOT)}
     async with app_client(
-        api_database_url, guard, pool_size=8, settings_fields=fields, dispatcher=hold
+        api_database_url, guard, pool_size=8, settings_fields=fields, sender=hold
     ) as (pool, client):
         yield Api(client, pool, guard)
 

@@ -3,7 +3,7 @@ into a rated round robin with ``timeout_ms: 10``, ``fault_limit: 1``, ``games_pe
 the victim forfeited and the attacker gained rating, repeatably; the entry could not be
 withdrawn, closing the bot left it in place, and such entries had no quota.
 
-Each attack is made here through the API (bots on 127.0.0.1; a dispatcher that queues nothing,
+Each attack is made here through the API (bots on 127.0.0.1; a sender that queues nothing,
 so entries and matches stay as the requests leave them)."""
 
 from __future__ import annotations
@@ -28,14 +28,14 @@ HARSH = {"timeout_ms": 10, "fault_limit": 1, "games_per_match": 1}
 @pytest.fixture
 async def fair_api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[Api]:
     """The API with the default floors, a quota of ``QUOTA`` entries of others' bots, and a
-    dispatcher that queues nothing."""
+    sender that queues nothing."""
 
     async def hold(pool: asyncpg.Pool, match_ids: list[int]) -> None:
         return None
 
     fields = {"fair_play": FairPlaySettings(open_entries_per_account=QUOTA)}
     async with app_client(
-        api_database_url, guard, pool_size=8, settings_fields=fields, dispatcher=hold
+        api_database_url, guard, pool_size=8, settings_fields=fields, sender=hold
     ) as (pool, client):
         yield Api(client, pool, guard)
 

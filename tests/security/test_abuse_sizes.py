@@ -31,14 +31,14 @@ BOTS, ENTRIES = 3, 5
 
 @pytest.fixture
 async def sized_api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[Api]:
-    """The API with small size limits and a dispatcher that queues nothing."""
+    """The API with small size limits and a sender that queues nothing."""
 
     async def hold(pool: asyncpg.Pool, match_ids: list[int]) -> None:
         return None
 
     fields = {"sizes": SizeLimits(bots_per_account=BOTS, entries_per_event=ENTRIES)}
     async with app_client(
-        api_database_url, guard, pool_size=8, settings_fields=fields, dispatcher=hold
+        api_database_url, guard, pool_size=8, settings_fields=fields, sender=hold
     ) as (pool, client):
         yield Api(client, pool, guard)
 
@@ -124,7 +124,7 @@ async def big_api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[A
     async def hold(pool: asyncpg.Pool, match_ids: list[int]) -> None:
         return None
 
-    async with app_client(api_database_url, guard, pool_size=6, dispatcher=hold) as (
+    async with app_client(api_database_url, guard, pool_size=6, sender=hold) as (
         pool,
         client,
     ):

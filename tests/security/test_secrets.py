@@ -144,7 +144,7 @@ async def test_keys_and_secrets_are_stored_hashed_or_encrypted_and_never_logged(
     )
     assert challenge.status_code == 202, challenge.text
     match_id = challenge.json()["match_id"]
-    assert api.dispatcher is not None and match_id in api.dispatcher.played
+    assert api.sender is not None and match_id in api.sender.played
     match = await api.client.get(f"/v1/matches/{match_id}")
     assert match.json()["status"] == "done", match.text
     replay = await api.client.get(f"/v1/matches/{match_id}/replay")

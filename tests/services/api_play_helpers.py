@@ -1,6 +1,6 @@
 """Fixtures for the API tests of tournaments, matches and leaderboards.
 
-``play_api`` is the app on the API tests' database with a dispatcher that runs matches in
+``play_api`` is the app on the API tests' database with a sender that runs matches in
 this process over real HTTP against SDK bot servers on 127.0.0.1 (``bot_servers``), so a
 whole tournament runs inside one request to ``/start``; ``idle_api`` leaves matches pending.
 """
@@ -15,17 +15,17 @@ import asyncpg
 import pytest
 
 from arena.sdk import BotServer, strategy_decider
-from services.api.deps import Dispatcher
+from services.api.deps import MatchSender
 from services.base.config import RateLimits
 from tests.services.api_helpers import Api, NetworkGuard, app_client
-from tests.services.flow_helpers import InProcessDispatcher, over_http
+from tests.services.flow_helpers import InProcessSender, over_http
 
 NO_LIMITS = RateLimits(enabled=False)
 
 
 @dataclass
 class PlayApi(Api):
-    dispatcher: InProcessDispatcher | None = None
+    sender: InProcessSender | None = None
 
     async def bots(self, headers: dict[str, str], servers: list[BotServer]) -> list[int]:
         ids = []
@@ -49,9 +49,9 @@ class PlayApi(Api):
 
 
 async def _api(
-    database_url: str, guard: NetworkGuard, dispatcher: Dispatcher | None
+    database_url: str, guard: NetworkGuard, sender: MatchSender | None
 ) -> AsyncIterator[tuple[asyncpg.Pool, PlayApi]]:
-    options = {"dispatcher": dispatcher, "rate_limits": NO_LIMITS}
+    options = {"sender": sender, "rate_limits": NO_LIMITS}
     async with app_client(database_url, guard, pool_size=8, **options) as (pool, client):
         yield pool, PlayApi(client, pool, guard)
     assert guard.refused == [], f"non-loopback network use: {guard.refused}"
@@ -59,20 +59,20 @@ async def _api(
 
 @pytest.fixture
 async def play_api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[PlayApi]:
-    dispatcher = InProcessDispatcher(over_http)
-    async for _, api in _api(api_database_url, guard, dispatcher):
-        api.dispatcher = dispatcher
+    sender = InProcessSender(over_http)
+    async for _, api in _api(api_database_url, guard, sender):
+        api.sender = sender
         yield api
 
 
-async def _no_dispatch(pool: asyncpg.Pool, match_ids: list[int]) -> None:
+async def _no_send(pool: asyncpg.Pool, match_ids: list[int]) -> None:
     return None
 
 
 @pytest.fixture
 async def idle_api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[PlayApi]:
-    """The app with a dispatcher that queues nothing: matches stay pending."""
-    async for _, api in _api(api_database_url, guard, _no_dispatch):
+    """The app with a sender that queues nothing: matches stay pending."""
+    async for _, api in _api(api_database_url, guard, _no_send):
         yield api
 
 

@@ -1,4 +1,4 @@
-"""Helpers for the workflow tests: bots straight in the database, and a dispatcher that runs
+"""Helpers for the workflow tests: bots straight in the database, and a sender that runs
 matches in this process (the job Celery does in production) and records their results,
 recursively for the rounds that follow, so a whole tournament runs without workers."""
 
@@ -55,8 +55,8 @@ def over_http(entrant: EntrantOrder, seed: int) -> tuple[EntrantRecord, BotConne
 
 
 @dataclass
-class InProcessDispatcher:
-    """``Dispatcher`` for tests: runs the matches now, concurrently, and records the results.
+class InProcessSender:
+    """``MatchSender`` for tests: runs the matches now, concurrently, and records the results.
 
     ``before_record(match_id)`` runs after a match is played and before its result is stored
     (a test may withdraw a bot there); ``replays`` keeps what each match produced;

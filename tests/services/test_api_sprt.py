@@ -33,13 +33,13 @@ QUOTA = SprtQuota(per_account=3, per_bot=1)
 @pytest.fixture
 async def quota_api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[PlayApi]:
     """The app with the quotas of :data:`QUOTA` (``TRUCO_RUNNING_TESTS_PER_*``) and a
-    dispatcher that queues nothing: tests stay running."""
+    sender that queues nothing: tests stay running."""
 
     async def hold(pool: asyncpg.Pool, match_ids: list[int]) -> None:
         return None
 
     fields = {"sprt": QUOTA}
-    options = {"dispatcher": hold, "rate_limits": NO_LIMITS}
+    options = {"sender": hold, "rate_limits": NO_LIMITS}
     async with app_client(
         api_database_url, guard, pool_size=8, settings_fields=fields, **options
     ) as (pool, client):

@@ -19,7 +19,7 @@ from services.db.matches import StoredMatch
 from services.flow import export as flow_export
 from services.tournaments.export import ExportMatch, TournamentExport, decode_export
 from tests.services.flow_helpers import (
-    InProcessDispatcher,
+    InProcessSender,
     in_process,
     make_tournament,
 )
@@ -58,8 +58,8 @@ async def test_every_format_exports_a_document_that_verifies(
     tid, bot_ids = await make_tournament(
         flow_pool, format, bots, mode=mode, partnership=partnership, games_per_match=1
     )
-    dispatcher = InProcessDispatcher(in_process({bot_ids[0]: "heuristic"}))
-    await dispatcher(flow_pool, await flow.start_tournament(flow_pool, tid))
+    sender = InProcessSender(in_process({bot_ids[0]: "heuristic"}))
+    await sender(flow_pool, await flow.start_tournament(flow_pool, tid))
     doc = _checked(await _export(flow_pool, tid))
     assert doc.tournament.status == "finished" and doc.seeds.master_seed is not None
     assert {m.seed_scheme for m in doc.matches} == {"derived-v1"}
@@ -84,8 +84,8 @@ async def test_matches_played_again_are_exported_with_their_attempt_and_verify(
     from truco_cli.verify_event import Discrepancy
 
     tid, bot_ids = await make_tournament(flow_pool, "swiss", 4, rounds=2, games_per_match=1)
-    dispatcher = InProcessDispatcher(in_process({bot_ids[0]: "heuristic"}), attempt=2)
-    await dispatcher(flow_pool, await flow.start_tournament(flow_pool, tid))
+    sender = InProcessSender(in_process({bot_ids[0]: "heuristic"}), attempt=2)
+    await sender(flow_pool, await flow.start_tournament(flow_pool, tid))
     data = await _export(flow_pool, tid)
     doc = decode_export(data)
     lines: list[str] = []
@@ -112,8 +112,8 @@ async def test_a_withdrawal_mid_event_still_verifies(flow_pool: asyncpg.Pool) ->
             left.append(match_id)
             await flow.withdraw_bot(pool, leaver)
 
-    dispatcher = InProcessDispatcher(in_process({}), before_record=withdraw_once)
-    await dispatcher(flow_pool, await flow.start_tournament(flow_pool, tid))
+    sender = InProcessSender(in_process({}), before_record=withdraw_once)
+    await sender(flow_pool, await flow.start_tournament(flow_pool, tid))
     doc = _checked(await _export(flow_pool, tid))
     assert any(e.withdrawn for e in doc.entries)
     unplayed = [m for m in doc.matches if m.status == "forfeit" and m.replay is None]
@@ -156,9 +156,7 @@ async def test_an_event_without_a_master_seed_goes_on_with_legacy_seeds(
     seeds, each marked legacy; its export says the seeds cannot be verified, the rest can."""
     tid, _ = await make_tournament(flow_pool, "round_robin", 3, games_per_match=1)
     await flow_pool.execute("UPDATE tournaments SET master_seed = NULL WHERE id = $1", tid)
-    await InProcessDispatcher(in_process({}))(
-        flow_pool, await flow.start_tournament(flow_pool, tid)
-    )
+    await InProcessSender(in_process({}))(flow_pool, await flow.start_tournament(flow_pool, tid))
     doc = decode_export(await _export(flow_pool, tid))
     assert doc.seeds.scheme == "legacy" and doc.seeds.commitment is None
     assert {m.seed_scheme for m in doc.matches} == {"legacy"}

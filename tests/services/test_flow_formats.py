@@ -9,13 +9,13 @@ from services import flow
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
 from services.tournaments import played as fp
-from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
+from tests.services.flow_helpers import InProcessSender, in_process, make_tournament
 
 pytestmark = pytest.mark.anyio
 
 
-async def _run(pool: asyncpg.Pool, tid: int, dispatcher: InProcessDispatcher) -> None:
-    await dispatcher(pool, await flow.start_tournament(pool, tid))
+async def _run(pool: asyncpg.Pool, tid: int, sender: InProcessSender) -> None:
+    await sender(pool, await flow.start_tournament(pool, tid))
     tournament = await db_tournaments.get_tournament(pool, tid)
     assert tournament is not None and tournament.status == "finished"
 
@@ -36,8 +36,8 @@ async def test_single_elimination_with_five_bots_gives_byes_to_the_top_seeds(
         ("W1-2", (seeds[4], seeds[5])),
         ("W2-2", (seeds[2], seeds[3])),
     }
-    dispatcher = InProcessDispatcher(in_process({seeds[1]: "heuristic"}))
-    await dispatcher(flow_pool, first)
+    sender = InProcessSender(in_process({seeds[1]: "heuristic"}))
+    await sender(flow_pool, first)
     tournament = await db_tournaments.get_tournament(flow_pool, tid)
     assert tournament is not None and tournament.status == "finished"
 
@@ -62,7 +62,7 @@ async def test_single_elimination_with_five_bots_gives_byes_to_the_top_seeds(
 
 async def test_double_elimination_with_four_bots_finishes(flow_pool: asyncpg.Pool) -> None:
     tid, _ = await make_tournament(flow_pool, "double_elimination", 4)
-    await _run(flow_pool, tid, InProcessDispatcher(in_process({})))
+    await _run(flow_pool, tid, InProcessSender(in_process({})))
     matches = await db_matches.tournament_matches(flow_pool, tid)
     codes = {m.bracket_match for m in matches}
     assert codes - {"GF2"} == {"W1-1", "W1-2", "W2-1", "L1-1", "L2-1", "GF"}
@@ -76,7 +76,7 @@ async def test_double_elimination_with_four_bots_finishes(flow_pool: asyncpg.Poo
 
 async def test_round_robin_with_four_bots_pairs_everyone_once(flow_pool: asyncpg.Pool) -> None:
     tid, _bots = await make_tournament(flow_pool, "round_robin", 4)
-    await _run(flow_pool, tid, InProcessDispatcher(in_process({})))
+    await _run(flow_pool, tid, InProcessSender(in_process({})))
     matches = await db_matches.tournament_matches(flow_pool, tid)
     assert len(matches) == 6
     assert len({frozenset(m.bots) for m in matches}) == 6
@@ -96,7 +96,7 @@ async def test_round_robin_with_four_bots_pairs_everyone_once(flow_pool: asyncpg
 
 async def test_round_robin_with_five_bots_rests_one_a_round(flow_pool: asyncpg.Pool) -> None:
     tid, _bots = await make_tournament(flow_pool, "round_robin", 5, games_per_match=1)
-    await _run(flow_pool, tid, InProcessDispatcher(in_process({})))
+    await _run(flow_pool, tid, InProcessSender(in_process({})))
     matches = await db_matches.tournament_matches(flow_pool, tid)
     assert len(matches) == 10 and not any(m.bye for m in matches)
     assert len({frozenset(m.bots) for m in matches}) == 10

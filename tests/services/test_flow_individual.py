@@ -14,7 +14,7 @@ from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
 from services.domain.ratings import RatedMatch, compute_ratings
 from tests.services.flow_helpers import (
-    InProcessDispatcher,
+    InProcessSender,
     in_process,
     make_account,
     make_tournament,
@@ -40,8 +40,8 @@ async def test_six_bots_swiss_one_table_and_two_byes_a_round(flow_pool: asyncpg.
         owners=list(range(6)),
         rounds=3,
     )
-    dispatcher = InProcessDispatcher(in_process({bots[0]: "heuristic", bots[1]: "heuristic"}))
-    await dispatcher(flow_pool, await flow.start_tournament(flow_pool, tid))
+    sender = InProcessSender(in_process({bots[0]: "heuristic", bots[1]: "heuristic"}))
+    await sender(flow_pool, await flow.start_tournament(flow_pool, tid))
     matches = await _finished(flow_pool, tid)
     rounds = max(m.round_number or 0 for m in matches)
     assert rounds == 3
@@ -58,7 +58,7 @@ async def test_six_bots_swiss_one_table_and_two_byes_a_round(flow_pool: asyncpg.
     assert sorted(byes.values()) == [1] * 6  # each bot sits out once in three rounds
     assert max(partners.values()) == 1
     # every finished replay has the four bots in slot order and plays them one seat each
-    for match_id, replay in dispatcher.replays.items():
+    for match_id, replay in sender.replays.items():
         row = next(m for m in matches if m.id == match_id)
         assert [e.name for e in replay.entrants] == [
             (await _names(flow_pool, row.seats))[b] for b in row.seats
@@ -91,7 +91,7 @@ async def test_elo_is_per_bot_in_its_own_pool_partners_move_together(
         owners=[0, 1, 2, 3],
         games_per_match=1,
     )
-    await InProcessDispatcher(in_process({bots[0]: "heuristic"}))(
+    await InProcessSender(in_process({bots[0]: "heuristic"}))(
         flow_pool, await flow.start_tournament(flow_pool, tid)
     )
     matches = await _finished(flow_pool, tid)
@@ -144,8 +144,8 @@ async def test_a_withdrawn_bot_forfeits_its_side_and_the_event_goes_on(
 
         return asyncio.ensure_future(go())
 
-    dispatcher = InProcessDispatcher(in_process({}), before_record=withdraw_once)
-    await dispatcher(flow_pool, await flow.start_tournament(flow_pool, tid))
+    sender = InProcessSender(in_process({}), before_record=withdraw_once)
+    await sender(flow_pool, await flow.start_tournament(flow_pool, tid))
     matches = await _finished(flow_pool, tid)
     forfeits = [m for m in matches if m.status == "forfeit"]
     assert len(forfeits) == 1 and leaver in forfeits[0].seats
@@ -219,7 +219,7 @@ async def test_two_bots_per_owner_never_share_a_table(flow_pool: asyncpg.Pool) -
         owners=[0, 1, 2, 3, 0, 1, 2, 3],
         rounds=3,
     )
-    await InProcessDispatcher(in_process({bots[0]: "heuristic"}))(
+    await InProcessSender(in_process({bots[0]: "heuristic"}))(
         flow_pool, await flow.start_tournament(flow_pool, tid)
     )
     matches = await _finished(flow_pool, tid)

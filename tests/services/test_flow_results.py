@@ -19,7 +19,7 @@ from services.db import tournaments as db_tournaments
 from services.domain.ratings import RatedMatch, compute_ratings
 from tests.services.flow_helpers import (
     BOX,
-    InProcessDispatcher,
+    InProcessSender,
     in_process,
     make_account,
     make_bot,
@@ -86,7 +86,7 @@ async def test_stored_ratings_equal_a_recomputation_from_history(
     flow_pool: asyncpg.Pool,
 ) -> None:
     tid, bots = await make_tournament(flow_pool, "round_robin", 4, games_per_match=1)
-    await InProcessDispatcher(in_process({bots[0]: "heuristic"}))(
+    await InProcessSender(in_process({bots[0]: "heuristic"}))(
         flow_pool, await flow.start_tournament(flow_pool, tid)
     )
     rows = await flow_pool.fetch(
@@ -131,9 +131,9 @@ async def test_a_withdrawn_bot_forfeits_and_the_event_still_finishes(
     def hook(pool: asyncpg.Pool, match_id: int) -> asyncio.Future[None]:
         return asyncio.ensure_future(withdraw_once(pool, match_id))
 
-    dispatcher = InProcessDispatcher(in_process({}), before_record=hook)
+    sender = InProcessSender(in_process({}), before_record=hook)
     first = await flow.start_tournament(flow_pool, tid)
-    await dispatcher(flow_pool, first)
+    await sender(flow_pool, first)
 
     tournament = await db_tournaments.get_tournament(flow_pool, tid)
     assert tournament is not None and tournament.status == "finished"
@@ -156,8 +156,8 @@ async def test_a_withdrawn_bot_forfeits_and_the_event_still_finishes(
     # round 1 was still open when the bot left: nothing new to queue then
     assert withdrawn == [[]]
     # the forfeited match was played anyway; its late result changed nothing
-    assert forfeits[0].id in dispatcher.played
-    late = dispatcher.replays[forfeits[0].id]
+    assert forfeits[0].id in sender.played
+    late = sender.replays[forfeits[0].id]
     assert await flow.record_result(flow_pool, forfeits[0].id, late) == []
     assert (
         await flow_pool.fetchval("SELECT count(*) FROM replays WHERE match_id = $1", forfeits[0].id)

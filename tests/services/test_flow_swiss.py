@@ -8,7 +8,7 @@ import pytest
 from services import flow
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
-from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
+from tests.services.flow_helpers import InProcessSender, in_process, make_tournament
 
 pytestmark = pytest.mark.anyio
 
@@ -23,10 +23,10 @@ async def _ratings(pool: asyncpg.Pool, bots: list[int]) -> dict[int, tuple[float
 
 async def test_four_bot_swiss_runs_to_the_end(flow_pool: asyncpg.Pool) -> None:
     tid, bots = await make_tournament(flow_pool, "swiss", 4)
-    dispatcher = InProcessDispatcher(in_process({bots[0]: "heuristic"}))
+    sender = InProcessSender(in_process({bots[0]: "heuristic"}))
     first = await flow.start_tournament(flow_pool, tid)
     assert len(first) == 2
-    await dispatcher(flow_pool, first)
+    await sender(flow_pool, first)
 
     tournament = await db_tournaments.get_tournament(flow_pool, tid)
     assert tournament is not None and tournament.status == "finished"
@@ -34,7 +34,7 @@ async def test_four_bot_swiss_runs_to_the_end(flow_pool: asyncpg.Pool) -> None:
     assert tournament.finished_at is not None and tournament.current_round == 3
     matches = await db_matches.tournament_matches(flow_pool, tid)
     assert len(matches) == 6 and all(m.status == "done" for m in matches)
-    assert sorted(dispatcher.played) == sorted(m.id for m in matches)
+    assert sorted(sender.played) == sorted(m.id for m in matches)
     # every pair met at most once (three rounds of four: everyone met everyone)
     pairs = [frozenset(m.bots) for m in matches]
     assert len(set(pairs)) == 6
@@ -65,8 +65,8 @@ async def test_five_bot_swiss_gives_one_bye_a_round_and_counts_it(
     flow_pool: asyncpg.Pool,
 ) -> None:
     tid, _bots = await make_tournament(flow_pool, "swiss", 5)
-    dispatcher = InProcessDispatcher(in_process({}))
-    await dispatcher(flow_pool, await flow.start_tournament(flow_pool, tid))
+    sender = InProcessSender(in_process({}))
+    await sender(flow_pool, await flow.start_tournament(flow_pool, tid))
 
     tournament = await db_tournaments.get_tournament(flow_pool, tid)
     assert tournament is not None and tournament.status == "finished"
@@ -78,7 +78,7 @@ async def test_five_bot_swiss_gives_one_bye_a_round_and_counts_it(
     assert {m.round_number for m in byes} == {1, 2, 3}
     played = [m for m in matches if not m.bye]
     assert len(played) == 6 and len({frozenset(m.bots) for m in played}) == 6
-    assert not set(dispatcher.played) & {m.id for m in byes}  # byes are never queued
+    assert not set(sender.played) & {m.id for m in byes}  # byes are never queued
 
     entrants, rows = await flow.event_state(flow_pool, tid)
     standings = flow.standings("swiss", entrants, rows, third_place=False)

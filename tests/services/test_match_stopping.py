@@ -53,7 +53,7 @@ async def _running_cup(api: PlayApi, servers: list[BotServer]) -> tuple[dict[str
         assert entered.status_code == 201, entered.text
     started = await api.client.post(f"/v1/tournaments/{tid}/start", headers=organiser)
     (match_id,) = started.json()["queued"]
-    assert await flow.match_specs(api.pool, [match_id], secret_box=BOX)  # as the dispatcher
+    assert await flow.match_specs(api.pool, [match_id], secret_box=BOX)  # as the sender
     return organiser, tid, match_id
 
 
@@ -88,7 +88,7 @@ async def test_a_pending_match_cancelled_never_waits(
         )
     (match_id,) = (await api.client.post(f"/v1/tournaments/{tid}/start", headers=organiser)).json()[
         "queued"
-    ]  # never sent: the idle dispatcher keeps it pending
+    ]  # never sent: the idle sender keeps it pending
     await api.client.post(f"/v1/tournaments/{tid}/cancel", headers=organiser)
     assert not await _stopping(api, match_id)
     assert (await _seeds(api, tid, match_id))["master"] is not None

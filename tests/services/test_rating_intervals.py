@@ -23,7 +23,7 @@ from tests.servers import PostgresServer, migrated_database
 from tests.services.api_helpers import NetworkGuard, app_client
 from tests.services.flow_helpers import (
     BOX,
-    InProcessDispatcher,
+    InProcessSender,
     in_process,
     make_account,
     make_bot,
@@ -211,12 +211,12 @@ async def test_individual_2v2_fits_each_bot_of_a_side(own_database: str) -> None
         tid, bots = await make_tournament(
             pool, "swiss", 6, mode="2v2", partnership="individual", rounds=3
         )
-        dispatcher = InProcessDispatcher(in_process({bots[0]: "heuristic"}))
-        await dispatcher(pool, await flow.start_tournament(pool, tid))
+        sender = InProcessSender(in_process({bots[0]: "heuristic"}))
+        await sender(pool, await flow.start_tournament(pool, tid))
         # the sides from the replays (entrants in seat order, side = seat % 2), not the tables
         named = {row["name"]: row["id"] for row in await pool.fetch("SELECT id, name FROM bots")}
         games = []
-        for replay in dispatcher.replays.values():
+        for replay in sender.replays.values():
             if replay.result.reason == "walkover":
                 continue
             seat = [named[e.name] for e in replay.entrants]

@@ -14,7 +14,7 @@ from services import flow
 from services.db import matches as db_matches
 from services.domain import MatchStatus
 from services.tournaments import played as fp
-from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
+from tests.services.flow_helpers import InProcessSender, in_process, make_tournament
 
 pytestmark = pytest.mark.anyio
 
@@ -46,7 +46,7 @@ async def test_a_swiss_round_is_paired_by_its_last_result_only(flow_pool: asyncp
     tid, _ = await make_tournament(flow_pool, "swiss", 8, rounds=2)
     first = await flow.start_tournament(flow_pool, tid)
     connect = in_process({})
-    specs = await flow.match_specs(flow_pool, first, secret_box=InProcessDispatcher(connect).box)
+    specs = await flow.match_specs(flow_pool, first, secret_box=InProcessSender(connect).box)
     created = []
     for spec in specs:
         entrants = [connect(e, spec.seed % 1_000_000) for e in spec.entrants]

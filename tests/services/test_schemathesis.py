@@ -4,7 +4,7 @@ headers, body) as the document says.
 
 The app owns its pool (opened by its lifespan in schemathesis's own event loop thread). Bot
 registration may only touch loopback: other addresses fail to resolve or connect at once, which
-the API answers with its documented 422. Matches are never run (the dispatcher does nothing).
+the API answers with its documented 422. Matches are never run (the sender does nothing).
 Bounded: a few examples per operation, well under a minute.
 """
 

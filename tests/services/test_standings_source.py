@@ -23,7 +23,7 @@ from services.api.tournament_schemas import StandingRead, TournamentCreate
 from services.api.views import standings_of
 from services.db import tournaments as db_tournaments
 from services.db.matches import StoredMatch
-from services.db.pages import EntryRow
+from services.db.page_reads import EntryRow
 from services.domain.result import ResultReason, StoredResult
 from services.tournaments import played as fp
 from services.tournaments.event import Planned, SeededEntrant
@@ -36,7 +36,7 @@ from services.tournaments.formats import (
 )
 from services.web.views.standings import TIEBREAK_LABELS, standings_view
 from tests.services.api_helpers import Api
-from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
+from tests.services.flow_helpers import InProcessSender, in_process, make_tournament
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -181,11 +181,11 @@ async def test_the_page_shows_the_apis_standings_mid_event_and_at_the_end(
 ) -> None:
     tid, _ = await make_tournament(api.pool, format, bots, games_per_match=1)
     first = await flow.start_tournament(api.pool, tid)
-    dispatcher = InProcessDispatcher(in_process({}))
-    await dispatcher(api.pool, first[:1])  # one match of the first round played, others wait
+    sender = InProcessSender(in_process({}))
+    await sender(api.pool, first[:1])  # one match of the first round played, others wait
     from_api, from_page = await _both(api, tid)
     assert from_api and from_page == from_api
-    await dispatcher(api.pool, first[1:])
+    await sender(api.pool, first[1:])
     tournament = await db_tournaments.get_tournament(api.pool, tid)
     assert tournament is not None and tournament.status == "finished"
     from_api, from_page = await _both(api, tid)

@@ -13,7 +13,7 @@ from services.db import bot_health
 from services.db.pool import create_pool
 from services.flow import ladder as flow_ladder
 from services.worker.tasks_fit import refit
-from tests.services.flow_helpers import InProcessDispatcher, in_process, make_account, make_bot
+from tests.services.flow_helpers import InProcessSender, in_process, make_account, make_bot
 
 SETTINGS = LadderSettings(pair_per_day=3, hourly_cap=1000)
 TICKS = 10
@@ -37,7 +37,7 @@ async def seed_ladder(url: str) -> LadderSeed:
             await bot_health.record_check(pool, bot, ok=True, error=None, failures_to_unavailable=3)
             await flow_ladder.join(pool, "1v1", bot, owner, SETTINGS)
             bots.append(bot)
-        run = InProcessDispatcher(in_process({b: "heuristic" for b in bots[:4]}))
+        run = InProcessSender(in_process({b: "heuristic" for b in bots[:4]}))
         now = datetime.now(UTC).replace(microsecond=0)
         for k in range(TICKS):
             ids = await flow_ladder.tick(pool, SETTINGS, now + timedelta(seconds=k))

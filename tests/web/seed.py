@@ -444,7 +444,7 @@ async def _played_by_flow(url: str, seeded: Seeded) -> None:
     from services import flow
     from services.db import matches as db_matches
     from services.db.pool import create_pool
-    from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
+    from tests.services.flow_helpers import InProcessSender, in_process, make_tournament
 
     pool = await create_pool(url, min_size=1, max_size=4)
     try:
@@ -460,8 +460,8 @@ async def _played_by_flow(url: str, seeded: Seeded) -> None:
                 "UPDATE tournaments SET name = $2 WHERE id = $1", tid, f"Copa {mode} a eliminar"
             )
             strategies = dict.fromkeys(bot_ids, "heuristic")
-            dispatch = InProcessDispatcher(in_process(strategies))
-            await dispatch(pool, await flow.start_tournament(pool, tid))
+            send = InProcessSender(in_process(strategies))
+            await send(pool, await flow.start_tournament(pool, tid))
             if mode == "1v1":
                 seeded.knockout_id = tid
             else:
@@ -481,7 +481,7 @@ INDIVIDUAL_NAMES = ["solo-uno", "solo-dos", "solo-tres", "solo-cuatro", "solo-ci
 async def _individual(pool: asyncpg.Pool, seeded: Seeded) -> None:
     """An individual 2v2 Swiss of five bots, played by flow."""
     from services import flow
-    from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
+    from tests.services.flow_helpers import InProcessSender, in_process, make_tournament
 
     tid, bot_ids = await make_tournament(
         pool, "swiss", 5, mode="2v2", partnership="individual", owners=list(range(5))
@@ -490,7 +490,7 @@ async def _individual(pool: asyncpg.Pool, seeded: Seeded) -> None:
         await pool.execute("UPDATE bots SET name = $2 WHERE id = $1", bot_id, name)
         seeded.bots[name] = bot_id
     await pool.execute("UPDATE tournaments SET name = 'Copa de a uno' WHERE id = $1", tid)
-    await InProcessDispatcher(in_process({}))(pool, await flow.start_tournament(pool, tid))
+    await InProcessSender(in_process({}))(pool, await flow.start_tournament(pool, tid))
     seeded.individual_id = tid
 
 
@@ -499,7 +499,7 @@ async def _faults(pool: asyncpg.Pool, seeded: Seeded) -> None:
     (:data:`tests.web.seed_faults.FAILURES`): walkovers and forfeits of every fault kind."""
     from services import flow
     from services.db import matches as db_matches
-    from tests.services.flow_helpers import InProcessDispatcher, make_tournament
+    from tests.services.flow_helpers import InProcessSender, make_tournament
     from tests.web.seed_faults import FAILURES, connector
 
     names = ["sano", *FAILURES]
@@ -509,7 +509,7 @@ async def _faults(pool: asyncpg.Pool, seeded: Seeded) -> None:
         seeded.bots[name] = bot_id
     await pool.execute("UPDATE tournaments SET name = 'Copa de las fallas' WHERE id = $1", tid)
     failing = {bot_id: name for bot_id, name in zip(bot_ids, names, strict=True) if name != "sano"}
-    await InProcessDispatcher(connector(failing))(pool, await flow.start_tournament(pool, tid))
+    await InProcessSender(connector(failing))(pool, await flow.start_tournament(pool, tid))
     seeded.faults_id = tid
     for m in await db_matches.tournament_matches(pool, tid):
         ids = set(m.bots)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from services import flow
 from services.db.pool import create_pool
-from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
+from tests.services.flow_helpers import InProcessSender, in_process, make_tournament
 
 EVENT_BOTS = 40
 EVENT_MATCHES = EVENT_BOTS * (EVENT_BOTS - 1) // 2  # 780
@@ -21,8 +21,8 @@ async def seed_event(url: str) -> int:
             await conn.execute(
                 "UPDATE bots SET name = 'contender-' || lpad(id::text, 3, '0') || '-heuristic-v2'"
             )
-        dispatch = InProcessDispatcher(in_process({}))
-        await dispatch(pool, await flow.start_tournament(pool, tid))
+        send = InProcessSender(in_process({}))
+        await send(pool, await flow.start_tournament(pool, tid))
         status = await pool.fetchval("SELECT status FROM tournaments WHERE id = $1", tid)
         assert status == "finished", status
         return tid

@@ -20,7 +20,7 @@ from engine.rules import Rules
 from services import flow
 from services.db.pool import create_pool
 from services.domain.result import played_result
-from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
+from tests.services.flow_helpers import InProcessSender, in_process, make_tournament
 
 SWISS_BOTS = 100
 SWISS_ROUNDS = 7
@@ -65,7 +65,7 @@ async def seed_large(url: str) -> Large:
             await conn.execute(
                 "UPDATE bots SET name = 'contender-' || lpad(id::text, 3, '0') || '-heuristic-v2'"
             )
-        await InProcessDispatcher(in_process({}))(pool, await flow.start_tournament(pool, tid))
+        await InProcessSender(in_process({}))(pool, await flow.start_tournament(pool, tid))
         async with pool.acquire() as conn:
             long_match = await _casual_match(conn, bots[0], bots[1])
             replay_hands = hands(

@@ -11,7 +11,7 @@ import pytest
 from services import flow
 from services.db import matches as db_matches
 from services.db.pool import create_pool
-from tests.services.flow_helpers import InProcessDispatcher, in_process, make_tournament
+from tests.services.flow_helpers import InProcessSender, in_process, make_tournament
 from tests.web.conftest import WebData
 
 pytestmark = pytest.mark.anyio
@@ -23,7 +23,7 @@ async def test_individual_event_pages(client: httpx.AsyncClient, web_data: WebDa
         tid, bots = await make_tournament(
             pool, "swiss", 5, mode="2v2", partnership="individual", owners=list(range(5))
         )
-        await InProcessDispatcher(in_process({}))(pool, await flow.start_tournament(pool, tid))
+        await InProcessSender(in_process({}))(pool, await flow.start_tournament(pool, tid))
         matches = [m for m in await db_matches.tournament_matches(pool, tid) if not m.bye]
         names = await db_matches.entrant_names(pool, bots)
     finally:

@@ -9,7 +9,7 @@ import re
 import httpx
 import pytest
 
-from services.db.pages import LeaderRow, RatingRow
+from services.db.page_reads import LeaderRow, RatingRow
 from services.db.pool import create_pool
 from services.web.intervals import EXPLAINED, error_bars, los_next, percent, rating_interval
 from services.worker import tasks_fit

@@ -12,7 +12,7 @@ import httpx
 import msgspec
 import pytest
 
-from services.db import pages as db
+from services.db import page_reads as db
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool
 from tests.web.conftest import (

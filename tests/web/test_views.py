@@ -26,7 +26,7 @@ from engine.events import (
     Shown,
 )
 from engine.rules import Rules
-from services.db.pages import Entrant, EntryRow, HistoryPoint, LeaderRow, MatchRow
+from services.db.page_reads import Entrant, EntryRow, HistoryPoint, LeaderRow, MatchRow
 from services.domain.result import ResultReason, StoredResult
 from services.tournaments.event import Played, SeededEntrant
 from services.tournaments.formats import bracket_format
@@ -264,7 +264,7 @@ def test_the_podium_is_named_once_there_is_a_champion() -> None:
 
 
 def test_crosstable_and_chart() -> None:
-    from services.db.pages import EntryRow
+    from services.db.page_reads import EntryRow
 
     entries = [
         EntryRow(1, "a", 1, 1500, False),
@@ -283,7 +283,7 @@ def test_crosstable_and_chart() -> None:
 
 def test_bot_page_lists_recent_faults_with_kinds_and_the_cause_of_a_loss() -> None:
     from arena.match.replay import Cause
-    from services.db.pages import BotRow
+    from services.db.page_reads import BotRow
 
     walkover = match(7, 1, 1, 5, 6, winner=1)
     played = match(8, 1, 1, 6, 5, winner=1)  # bot 5 on side 1: it won

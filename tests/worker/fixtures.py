@@ -21,7 +21,7 @@ from services.base.config import WORKER_NEEDS, Secret, load_settings
 from services.base.secretbox import SecretBox
 from services.db import accounts as db_accounts
 from services.db.pool import create_pool
-from services.worker import dispatch
+from services.worker import senders
 from services.worker.app import WorkerApp
 from tests.servers import (
     RedisTarget,
@@ -35,7 +35,7 @@ BOX = SecretBox(Secret(SECRET_KEY))
 @contextlib.contextmanager
 def worker_settings(environ: dict[str, str]) -> Iterator[WorkerApp]:
     """This process's worker app with the settings a worker booted in ``environ`` reads."""
-    app = dispatch.current_app()
+    app = senders.current_app()
     app.use_settings(load_settings(environ, needs=WORKER_NEEDS))
     try:
         yield app
@@ -45,7 +45,7 @@ def worker_settings(environ: dict[str, str]) -> Iterator[WorkerApp]:
 
 def change_worker_settings(**changes: Any) -> None:
     """Change this process's worker settings for one test (``worker_env`` restores them)."""
-    app = dispatch.current_app()
+    app = senders.current_app()
     app.use_settings(msgspec.structs.replace(app.settings, **changes))
 
 
@@ -119,7 +119,7 @@ class Sent:
 @pytest.fixture
 def sent(monkeypatch: pytest.MonkeyPatch) -> Sent:
     capture = Sent()
-    monkeypatch.setattr(dispatch.current_app(), "send_task", capture)
+    monkeypatch.setattr(senders.current_app(), "send_task", capture)
     return capture
 
 
@@ -170,6 +170,6 @@ def stack_env(
         "PYTHONUNBUFFERED": "1",
     }
     sender = WorkerApp("truco-test-sender", settings=load_settings(env, needs=WORKER_NEEDS))
-    monkeypatch.setattr(dispatch, "current_app", lambda: sender)
+    monkeypatch.setattr(senders, "current_app", lambda: sender)
     yield env
     sender.close()

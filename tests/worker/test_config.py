@@ -16,8 +16,8 @@ from services.domain.match_order import EntrantOrder, MatchOrder
 from services.worker import task as task_module
 from services.worker.app import celery_broker_url
 from services.worker.celery_app import app, make_config
-from services.worker.dispatch import play_options
 from services.worker.names import LADDER, MATCHES, RESULTS, TASK_QUEUES
+from services.worker.senders import play_options
 from services.worker.task import Retry, task_options
 
 NAMES = {

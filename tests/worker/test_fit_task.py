@@ -15,7 +15,7 @@ import pytest
 from arena.match.runner import run_match
 from services import flow
 from services.db import rating_fits as db_fits
-from services.worker import dispatch
+from services.worker import senders
 from services.worker.names import FIT_RATINGS
 from tests.services.flow_helpers import in_process
 from tests.worker.fixtures import BOX, make_account, make_bot
@@ -43,7 +43,7 @@ async def test_the_trusted_worker_fits_once_for_two_messages(
         await _rated(pool, bots[a], bots[b])
     log = tmp_path / "worker.log"
     with celery_worker(stack_env, log, queues="results"):
-        sender = dispatch.current_app()
+        sender = senders.current_app()
         for _ in range(2):  # two beat periods' messages waiting at once
             sender.send_task(FIT_RATINGS, queue="results")
         wait_for(lambda: log.read_text().count(f"Task {FIT_RATINGS}") >= 4, 120, "fits", log)

@@ -13,7 +13,7 @@ import asyncpg
 import httpx
 import pytest
 
-from services.worker import dispatch
+from services.worker import senders
 from tests.worker.fixtures import BOX, rated_challenge
 from tests.worker.processes import (
     api_process,
@@ -34,8 +34,8 @@ async def test_real_worker_stores_a_match_once_even_when_it_runs_twice(
     log = tmp_path / "worker.log"
     with celery_worker(stack_env, log):
         specs = await flow.match_specs(pool, [match_id], secret_box=BOX)
-        dispatch.send_matches(specs)
-        dispatch.send_matches(specs)  # the same match twice: a redelivery, a double click
+        senders.send_orders(specs)
+        senders.send_orders(specs)  # the same match twice: a redelivery, a double click
         await wait_for_row(pool, "SELECT status = 'done' FROM matches WHERE id = $1", match_id)
         wait_for(
             lambda: log.read_text().count("truco.store_result") >= 4,  # 2 received, 2 done

@@ -13,7 +13,7 @@ import pytest
 from services.base.config import Secret, SecretSettings, Settings
 from services.db import bot_health
 from services.domain.match_order import MatchOrder
-from services.worker import beat, dispatch, tasks_play, tasks_store
+from services.worker import beat, senders, tasks_play, tasks_store
 from services.worker.app import WorkerApp
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.tasks_probe import probe_all
@@ -35,7 +35,7 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[Any]]]:
         "truco-test-sender", settings=Settings(secrets=SecretSettings(key=Secret(SECRET_KEY)))
     )
     monkeypatch.setattr(sender, "send_task", send_task)
-    monkeypatch.setattr(dispatch, "current_app", lambda: sender)
+    monkeypatch.setattr(senders, "current_app", lambda: sender)
     return calls
 
 
@@ -44,7 +44,7 @@ async def test_result_is_stored_once_when_the_match_ran_twice(
 ) -> None:
 
     match_id, bots, keys = await rated_challenge(pool, bot_server_factory)
-    await dispatch.enqueue(pool, [match_id])  # marks it queued, sends truco.play_match
+    await senders.send_matches(pool, [match_id])  # marks it queued, sends truco.play_match
     assert [name for name, _ in captured] == ["truco.play_match"]
     message = msgspec.convert(captured[0][1][0], MatchOrder)
     assert message.match_id == match_id and message.entrants[0].secret == keys[0]
@@ -153,7 +153,7 @@ async def test_unavailable_bot_withdraws_from_its_tournament(
     )
     for bot in bots:
         await flow.enter_tournament(pool, tournament.id, bot)
-    await dispatch.enqueue(pool, await flow.start_tournament(pool, tournament.id))
+    await senders.send_matches(pool, await flow.start_tournament(pool, tournament.id))
     failing = [ProbeOutcome(bots[0], False, "connect: refused")]
     for _ in range(2):
         assert await beat.record_health(pool, failing, 3) == {"unavailable": [], "active": []}

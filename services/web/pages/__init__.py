@@ -1,4 +1,4 @@
-"""The pages, one module per page: handlers fetch rows (``services.db.pages``), build view
+"""The pages, one module per page: handlers fetch rows (``services.db.page_reads``), build view
 models (``services.web.views``) and render templates (:mod:`.render`). :func:`web_router`
 mounts them all."""
 

@@ -10,7 +10,7 @@ from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
 
 from services.db import matches as db_matches
-from services.db import pages as db
+from services.db import page_reads as db
 from services.db import play as db_play
 from services.db import sprt_tests as db_sprt
 from services.domain import FINISHED_STATUSES

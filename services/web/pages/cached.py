@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl
 from litestar import Request, Response
 from litestar.datastructures import State
 
-from services.api.deps import services
+from services.api.deps import services_of
 from services.web import i18n
 from services.web.page_cache import PageCache, Rendered
 from services.web.pages.render import HTML, SECURITY_HEADERS, language_of_response, use_language
@@ -29,7 +29,7 @@ def page_cache(state: State) -> PageCache:
     """This app's cache of rendered pages (made on first use, from ``settings.web``)."""
     cache = state.get(STATE_KEY)
     if cache is None:
-        web = services(state).settings.web
+        web = services_of(state).settings.web
         cache = PageCache(web.page_cache_bytes, web.page_max_age_s)
         state[STATE_KEY] = cache
     assert isinstance(cache, PageCache)

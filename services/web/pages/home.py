@@ -8,7 +8,7 @@ import asyncpg
 from litestar import Request, Response, get
 from litestar.di import NamedDependency
 
-from services.db import pages as db
+from services.db import page_reads as db
 from services.domain import LIVE_TOURNAMENT_STATUSES
 from services.domain.ratings import POOLS
 from services.web.i18n import gettext as _

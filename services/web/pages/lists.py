@@ -11,7 +11,7 @@ from litestar.di import NamedDependency
 from litestar.params import Parameter, QueryParameter
 
 from services.db import page_lists
-from services.db import pages as db
+from services.db import page_reads as db
 from services.domain.ratings import POOLS
 from services.web.i18n import gettext as _
 from services.web.intervals import EXPLAINED

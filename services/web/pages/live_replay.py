@@ -11,9 +11,9 @@ from litestar import Request
 from arena.match.replay import FORMAT, EntrantRecord, GameRecord, MatchResult, Replay, ReplayEvent
 from arena.match.runner import seat_entrants
 from engine.rules import Rules
-from services.api.deps import services
+from services.api.deps import services_of
 from services.db import matches as db_matches
-from services.db import pages as db
+from services.db import page_reads as db
 from services.web.i18n import gettext as _
 from services.web.views.common import side_links
 from services.worker.live import live_document, reader_for, to_replay_events
@@ -21,7 +21,7 @@ from services.worker.live import live_document, reader_for, to_replay_events
 
 def reader(request: Request[Any, Any, Any]) -> Any:
     state = request.app.state
-    return reader_for(state, services(state).settings.redis)
+    return reader_for(state, services_of(state).settings.redis)
 
 
 async def live_replay(

@@ -10,7 +10,7 @@ from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
 from litestar.params import Parameter
 
-from services.db import pages as db
+from services.db import page_reads as db
 from services.domain import FINISHED_STATUSES, OPEN_STATUSES
 from services.tournaments.outcome import match_outcome
 from services.web.i18n import gettext as _

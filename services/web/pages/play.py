@@ -15,7 +15,7 @@ import asyncpg
 from litestar import Request, Response, get
 from litestar.di import NamedDependency
 
-from services.api.deps import services
+from services.api.deps import services_of
 from services.api.play import HOUSE_ACCOUNT
 from services.db import play as db_play
 from services.web.pages.render import Id, render
@@ -26,7 +26,7 @@ from services.web.views.play import play_words
 async def play_page(
     request: Request[Any, Any, Any], pool: NamedDependency[asyncpg.Pool]
 ) -> Response[str]:
-    local = services(request.app.state).settings.allow_loopback_bots
+    local = services_of(request.app.state).settings.allow_loopback_bots
     house = await db_play.house_bots(pool, house_account=HOUSE_ACCOUNT if local else None)
     return render(request, "play.html", house=house, words=play_words())
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import asyncpg
 
 from arena.match.replay import Replay, VerifyError, load_replay
-from services.db import pages as db
+from services.db import page_reads as db
 
 
 async def replays(pool: asyncpg.Pool, match_ids: list[int]) -> dict[int, Replay]:

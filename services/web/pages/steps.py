@@ -12,7 +12,7 @@ from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
 from litestar.params import Parameter
 
-from services.db import pages as db
+from services.db import page_reads as db
 from services.domain import FINISHED_STATUSES
 from services.web.i18n import gettext as _
 from services.web.pages.render import SECURITY_HEADERS, Id

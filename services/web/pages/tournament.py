@@ -11,8 +11,8 @@ from litestar.exceptions import NotFoundException
 from litestar.params import QueryParameter
 
 from services import flow
-from services.api.deps import services
-from services.db import pages as db
+from services.api.deps import services_of
+from services.db import page_reads as db
 from services.db import tournaments as db_tournaments
 from services.domain import LIVE_TOURNAMENT_STATUSES, OPEN_STATUSES
 from services.tournaments.event import Played
@@ -51,7 +51,7 @@ def _views(request: Request[Any, Any, Any]) -> Memo[TournamentView]:
     state = request.app.state
     memo = state.get(VIEWS_KEY)
     if memo is None:
-        web = services(state).settings.web
+        web = services_of(state).settings.web
         memo = Memo(
             VIEW_ITEMS if web.page_cache_bytes else 0,
             weigh=_weight,

@@ -1,7 +1,7 @@
 """Pure view models for the pages: plain data in (rows, replays), plain data out.
 
 Nothing here touches the database or the network; the handlers in ``pages/`` fetch rows with
-``services.db.pages`` and pass them through these functions, and the templates only lay out
+``services.db.page_reads`` and pass them through these functions, and the templates only lay out
 what comes back. Every string that a bot or user supplied stays a plain ``str`` here: the
 templates escape it (Jinja2 autoescape).
 

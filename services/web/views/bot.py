@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from arena.match.replay import Decision, Replay, StartFault
-from services.db.pages import BotRow, HistoryPoint, MatchRow, RatingRow
+from services.db.page_reads import BotRow, HistoryPoint, MatchRow, RatingRow
 from services.domain.ratings import POOLS, PROVISIONAL_UNTIL
 from services.web.i18n import decimal
 from services.web.intervals import rating_interval

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from arena.match.replay import Replay
-from services.db.pages import EntryRow, MatchRow
+from services.db.page_reads import EntryRow, MatchRow
 from services.tournaments.bracket_format import COLUMN_OF_KIND, BracketFormat
 from services.tournaments.brackets import (
     BYE,

@@ -13,7 +13,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from arena.match.replay import Cause, Decision, Replay
-from services.db.pages import MatchRow
+from services.db.page_reads import MatchRow
 from services.web.i18n import N_
 from services.web.i18n import gettext as _
 from services.web.views.common import BotLink, side_links

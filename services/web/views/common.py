@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from arena.match.replay import Replay
 from engine.cards import RANK, SUIT
 from engine.spoken import named
-from services.db.pages import FINISHED_MATCH, MatchRow
+from services.db.page_reads import FINISHED_MATCH, MatchRow
 from services.tournaments.played import knockout_decision
 from services.web.i18n import N_, pgettext
 from services.web.i18n import gettext as _

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.db.pages import LeaderRow
+from services.db.page_reads import LeaderRow
 from services.domain.ratings import PROVISIONAL_UNTIL
 from services.web.intervals import ErrorBar, error_bars, los_next
 from services.web.views.common import BotLink

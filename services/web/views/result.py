@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.db.pages import MatchRow
+from services.db.page_reads import MatchRow
 from services.tournaments.outcome import match_outcome
 from services.web.i18n import N_
 from services.web.i18n import gettext as _

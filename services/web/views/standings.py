@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.match.replay import Replay
-from services.db.pages import EntryRow, MatchRow, TournamentRow
+from services.db.page_reads import EntryRow, MatchRow, TournamentRow
 from services.tournaments.formats import StandingRow, get_format
 from services.web.i18n import N_, number
 from services.web.i18n import gettext as _

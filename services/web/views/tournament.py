@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from arena.game.deals import MIRRORED
 from arena.match.replay import Replay
-from services.db.pages import EntryRow, MatchRow, TournamentRow
+from services.db.page_reads import EntryRow, MatchRow, TournamentRow
 from services.domain import INDIVIDUAL, LIVE_TOURNAMENT_STATUSES
 from services.tournaments.bracket_format import BracketFormat
 from services.tournaments.event import Played

@@ -1,4 +1,4 @@
-"""Sending tasks. ``enqueue(pool, match_ids)`` is what the API and the trusted worker call.
+"""Sending tasks. ``send_matches(pool, match_ids)`` is what the API and the trusted worker call.
 
 Tasks are sent by name (``app.send_task``) to their queue: a sender never runs task code, and
 what travels is JSON of the shapes in :mod:`services.worker.messages`.
@@ -52,9 +52,9 @@ def play_options(message: MatchOrder, queue: str = MATCHES) -> dict[str, Any]:
     return {"queue": queue, "soft_time_limit": soft, "time_limit": hard}
 
 
-def send_matches(specs: Sequence[object], queue: str = MATCHES) -> list[str]:
-    """Send ``truco.play_match`` for each spec (a ``MatchOrder`` or a MatchOrder) to
-    ``queue`` (``matches``, or ``ladder`` for ladder matches)."""
+def send_orders(specs: Sequence[MatchOrder], queue: str = MATCHES) -> list[str]:
+    """Send ``truco.play_match`` for each match order to ``queue`` (``matches``, or
+    ``ladder`` for ladder matches)."""
     task_ids = []
     for spec in specs:
         body = msgspec.to_builtins(spec)
@@ -69,7 +69,7 @@ def worker_secret_box() -> SecretBox:
     return current_app().secret_box
 
 
-async def enqueue(
+async def send_matches(
     pool: asyncpg.Pool,
     match_ids: list[int],
     *,
@@ -85,7 +85,7 @@ async def enqueue(
 
     box = secret_box if secret_box is not None else worker_secret_box()
     specs = await flow.match_specs(pool, match_ids, secret_box=box)
-    await asyncio.to_thread(send_matches, specs, queue)
+    await asyncio.to_thread(send_orders, specs, queue)
 
 
 RESULT_RETRY_POLICY = {

@@ -1,4 +1,4 @@
-"""Read-only queries behind the web pages (``services/web``): plain rows, no rendering.
+"""The pages' read model: read-only queries behind ``services/web``, plain rows, no rendering.
 
 Every function takes a connection or pool and only reads (SELECT). The pages turn these rows
 into view models with the pure functions of ``services/web/views/``. Replays come back as their
