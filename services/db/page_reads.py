@@ -454,14 +454,18 @@ async def match(conn: Executor, match_id: int) -> MatchData | None:
 
 
 async def match_version(conn: Executor, match_id: int) -> str | None:
-    """Changes whenever a live match's page would change (its status or its stored replay)."""
+    """Changes whenever a match's page would change: its status, its stored replay, whether it
+    is still stopping (its seed is shown once it has stopped) and its event's status (a
+    knockout's note, the master seed once the event is over)."""
     row = await conn.fetchrow(
         """
-        SELECT m.status, COALESCE(r.size_bytes, -1) AS size
-        FROM matches m LEFT JOIN replays r ON r.match_id = m.id WHERE m.id = $1
+        SELECT m.status, COALESCE(r.size_bytes, -1) AS size,
+               m.stopping_since IS NOT NULL AS stopping, t.status AS event
+        FROM matches m LEFT JOIN replays r ON r.match_id = m.id
+        LEFT JOIN tournaments t ON t.id = m.tournament_id WHERE m.id = $1
         """,
         match_id,
     )
     if row is None:
         return None
-    return f"{row['status']}.{row['size']}"
+    return f"{row['status']}.{row['size']}.{int(row['stopping'])}.{row['event'] or '-'}"

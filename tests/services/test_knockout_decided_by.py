@@ -5,12 +5,32 @@ result is then set level on games (a level result of real bots is a matter of lu
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import pytest
 
 from arena.sdk import BotServer
-from tests.services.api_play_helpers import PlayApi
+from services.base.config import WebSettings
+from tests.services.api_helpers import NetworkGuard, app_client
+from tests.services.api_play_helpers import NO_LIMITS, PlayApi
+from tests.services.flow_helpers import InProcessSender, over_http
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+async def play_api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[PlayApi]:
+    """The platform without its cache of rendered pages: these tests rewrite a stored result,
+    which the platform itself never does, so a page cached before would rightly not show it."""
+    sender = InProcessSender(over_http)
+    uncached = WebSettings(page_cache_bytes=0)
+    fields = {"rate_limits": NO_LIMITS, "web": uncached}
+    async with app_client(
+        api_database_url, guard, pool_size=8, settings_fields=fields, sender=sender
+    ) as (pool, client):
+        api = PlayApi(client, pool, guard)
+        api.sender = sender
+        yield api
 
 
 async def _set_result(

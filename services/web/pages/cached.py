@@ -4,8 +4,12 @@ proxies keep it ``TRUCO_PAGE_MAX_AGE_S`` and ``If-None-Match`` gets a 304 withou
 live one is rendered at most once a second (``Cache-Control: no-cache``: browsers ask again,
 with its ``ETag``).
 
-The key is the page's path, its whole query but ``lang`` (the page's links repeat the query)
-and the language the page is in (which ``lang``, the cookie or ``Accept-Language`` chose).
+The key is the page's path, its whole query but ``lang`` (the page's links repeat the query),
+the language the page is in (which ``lang``, the cookie or ``Accept-Language`` chose) and the
+version of what the page shows (``db.page_reads.tournament_version``, ``match_version``: one
+cheap read a view), so a page is never served from before a change: a result, a new round, the
+end of the event and its revealed seed show at once, while a burst of views of an unchanged
+page costs one rendering.
 """
 
 from __future__ import annotations
@@ -44,15 +48,18 @@ def _matches(if_none_match: str | None, etag: str) -> bool:
 
 
 async def cached_page(
-    request: Request[Any, Any, Any], render: Callable[[], Awaitable[Rendered]]
+    request: Request[Any, Any, Any],
+    render: Callable[[], Awaitable[Rendered]],
+    version: str | None = None,
 ) -> Response[bytes]:
-    """The page ``render`` makes for ``request``, from the cache when it holds it."""
+    """The page ``render`` makes for ``request``, from the cache when it holds it for this
+    ``version`` of what the page shows."""
     lang = use_language(request)
     query = sorted(
         (k, v) for k, v in parse_qsl(request.url.query, keep_blank_values=True) if k != i18n.COOKIE
     )
     cache = page_cache(request.app.state)
-    entry = await cache.page((request.url.path, tuple(query), lang), render)
+    entry = await cache.page((request.url.path, tuple(query), lang, version), render)
     language_headers, cookies = language_of_response(request)
     if entry.live:
         caching = "no-cache"

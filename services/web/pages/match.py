@@ -37,6 +37,8 @@ async def match_page(
     view: Annotated[str, Parameter(max_length=16)] = "all",
     whole: Annotated[int, Parameter(ge=0, le=1)] = 0,
 ) -> Response[bytes]:
+    version = await _match_version(request, pool, match_id)
+
     async def produce() -> Rendered:
         data = await db.match(pool, match_id)
         if data is None:
@@ -59,7 +61,6 @@ async def match_page(
             shown_game = game if game is not None else (len(shown.games) if live else 1)
             viewer = replay_view(shown, sides, shown_game, start, view, live, whole=bool(whole))
         out = outcome(m, stored)
-        version = await _match_version(request, pool, match_id) if live else None
         html = render_html(
             request,
             "match.html",
@@ -80,7 +81,7 @@ async def match_page(
             result=stored.result if stored is not None else None,
             causes=match_causes(m, stored),
             r=viewer,
-            version=version,
+            version=version if live else None,
             poll=f"/matches/{match_id}/live" if live else None,
             stream=stream,
             stream_kind="match",
@@ -89,7 +90,7 @@ async def match_page(
         )
         return Rendered(html.encode(), live)
 
-    return await cached_page(request, produce)
+    return await cached_page(request, produce, version)
 
 
 async def _match_version(

@@ -63,10 +63,10 @@ def _views(request: Request[Any, Any, Any]) -> Memo[TournamentView]:
 
 
 async def _view(
-    request: Request[Any, Any, Any], pool: asyncpg.Pool, tournament_id: int
+    request: Request[Any, Any, Any], pool: asyncpg.Pool, tournament_id: int, version: str | None
 ) -> TournamentView:
     return await _views(request).value(
-        (tournament_id, current()), lambda: _tournament_view(pool, tournament_id)
+        (tournament_id, current(), version), lambda: _tournament_view(pool, tournament_id)
     )
 
 
@@ -115,8 +115,10 @@ async def tournament_page(
     tournament_id: Id,
     round_number: Annotated[int | None, QueryParameter(name="round", ge=1, le=10_000)] = None,
 ) -> Response[bytes]:
+    version = await db.tournament_version(pool, tournament_id)
+
     async def produce() -> Rendered:
-        view = await _view(request, pool, tournament_id)
+        view = await _view(request, pool, tournament_id, version)
         try:
             shown = paging.round_shown(
                 [r.number for r in view.rounds],
@@ -127,14 +129,13 @@ async def tournament_page(
             raise NotFoundException(
                 _("There is no round %(n)d in this tournament.") % {"n": round_number}
             ) from exc
-        version = await db.tournament_version(pool, tournament_id) if view.live else None
         poll = f"/tournaments/{tournament_id}/live" if view.live else None
         html = render_html(
             request,
             "tournament.html",
             t=view,
             shown_round=shown,
-            version=version,
+            version=version if view.live else None,
             poll=poll,
             stream=f"/v1/tournaments/{tournament_id}/stream" if view.live else None,
             stream_kind="tournament",
@@ -143,7 +144,7 @@ async def tournament_page(
         )
         return Rendered(html.encode(), not settled(view))
 
-    return await cached_page(request, produce)
+    return await cached_page(request, produce, version)
 
 
 def settled(view: TournamentView) -> bool:
@@ -163,9 +164,10 @@ async def crosstable_page(
 ) -> Response[bytes]:
     """One part of a large crosstable (:func:`services.web.paging.cross_parts`); a crosstable
     small enough for the tournament's page is there, not here."""
+    version = await db.tournament_version(pool, tournament_id)
 
     async def produce() -> Rendered:
-        view = await _view(request, pool, tournament_id)
+        view = await _view(request, pool, tournament_id, version)
         if view.crosstable is None or not view.cross_parts:
             raise NotFoundException(
                 _("The crosstable of this tournament is on its page.")
@@ -178,7 +180,7 @@ async def crosstable_page(
         html = render_html(request, "crosstable.html", t=view, part=part, first=first, end=end)
         return Rendered(html.encode(), not settled(view))
 
-    return await cached_page(request, produce)
+    return await cached_page(request, produce, version)
 
 
 @get("/tournaments/{tournament_id:int}/live", name="web:tournament-live")
