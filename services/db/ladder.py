@@ -46,6 +46,8 @@ class LadderRow:
     last_hour: int
     playing: bool
     last_started: datetime | None = None  # its latest ladder match's creation
+    last_hour_placing: int = 0  # of ``last_hour``, the matches chosen to place a bot
+    last_paced: datetime | None = None  # its latest ladder match not chosen to place a bot
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +182,12 @@ SELECT e.bot_id, b.name AS bot_name, b.owner_id, a.name AS owner_name, b.status 
            AND m.created_at > $2::timestamptz - interval '1 hour')::int AS last_hour,
        (SELECT max(m.created_at) FROM match_entrants me JOIN matches m ON m.id = me.match_id
          WHERE me.bot_id = e.bot_id AND m.ladder_pool = e.pool) AS last_started,
+       (SELECT count(*) FROM match_entrants me JOIN matches m ON m.id = me.match_id
+         WHERE me.bot_id = e.bot_id AND m.ladder_pool = e.pool AND m.ladder_reason = 'placing'
+           AND m.created_at > $2::timestamptz - interval '1 hour')::int AS last_hour_placing,
+       (SELECT max(m.created_at) FROM match_entrants me JOIN matches m ON m.id = me.match_id
+         WHERE me.bot_id = e.bot_id AND m.ladder_pool = e.pool
+           AND m.ladder_reason IS DISTINCT FROM 'placing') AS last_paced,
        EXISTS (SELECT 1 FROM match_entrants me JOIN matches m ON m.id = me.match_id
          WHERE me.bot_id = e.bot_id AND m.ladder_pool IS NOT NULL
            AND m.status IN ('pending', 'queued', 'running')) AS playing

@@ -165,19 +165,27 @@ def ladder_bot(row: LadderRow, pool_mean: float, platform_cap: int, now: datetim
     that joins together does not spend its whole hour in its first minutes and then stand
     still (leaving a newcomer no one to play). A bot still placing whose owner kept the
     platform's cap (``platform_cap``, ``TRUCO_LADDER_HOURLY_CAP``) is held by neither, so a new
-    bot is placed in minutes (about fifty matches, one at a time); a cap its owner lowered
-    holds always. Placement ends by itself (the interval narrows with every match), and
+    bot is placed in minutes (about fifty matches, one at a time), and the matches chosen to
+    place a bot do not count against the platform's cap of either bot (else a pool that placed
+    itself together, or served a newcomer, would have spent its hour and leave the next
+    newcomer no one to play: the live bench saw exactly that); a cap its owner lowered counts
+    every match, always. Placement ends by itself (the interval narrows with every match), and
     leaving and joining again does not start it over (the interval is the pool fit's)."""
     if row.rating is None or row.low is None or row.high is None:
         rating, halfwidth = pool_mean, NEW_BOT_HALFWIDTH
     else:
         rating, halfwidth = row.rating, max((row.high - row.low) / 2, 1.0)
     placed = halfwidth < PLACEMENT_HALFWIDTH
-    held = placed or row.hourly_cap < platform_cap
+    owners_cap = row.hourly_cap < platform_cap
+    if owners_cap:  # every match counts against a cap the owner lowered
+        count, last = row.last_hour, row.last_started
+    else:  # matches that placed a bot (its own or a newcomer's) do not spend the platform's
+        count, last = row.last_hour - row.last_hour_placing, row.last_paced
+    held = placed or owners_cap
     # (a last match stamped after ``now`` is the two clocks' skew, or a test's clock: not paced)
-    since = None if row.last_started is None else (now - row.last_started).total_seconds()
+    since = None if last is None else (now - last).total_seconds()
     too_soon = since is not None and 0 <= since < 3600 / row.hourly_cap
-    capped = held and (row.last_hour >= row.hourly_cap or too_soon)
+    capped = held and (count >= row.hourly_cap or too_soon)
     return LadderBot(
         bot_id=row.bot_id,
         owner_id=row.owner_id,
