@@ -153,11 +153,15 @@ async def test_a_slow_call_after_many_fast_ones_is_cut_at_its_own_deadline(
     async with client_for(arena_bot, timeout_ms=300) as client:
         began = time.perf_counter()
         while time.perf_counter() - began < 0.2:  # fast calls for 200 ms of a 300 ms timer
-            assert isinstance(await client.act({}, TimeBank(10_000)), Reply)
+            fast = await client.act({}, TimeBank(10_000))
+            # a loaded machine may hold a fast call past its deadline: then it is cut at its own
+            assert isinstance(fast, Reply) or (fast.kind == "timeout" and fast.latency_ms >= 295)
         arena_bot.routes["/act"] = drip(total=100, interval=0.1)
         result = await client.act({}, TimeBank(10_000))
     assert isinstance(result, Fault) and result.kind == "timeout"
-    assert 295 <= result.latency_ms < 450, result  # neither the old due time nor much later
+    # not at the first call's due time (100 ms into this one), nor for ever: the bound above
+    # is loose, a loaded machine runs the timer late
+    assert 295 <= result.latency_ms < 1300, result
 
 
 async def test_a_low_time_bank_brings_the_timer_forward(arena_bot: ArenaTestBot) -> None:
@@ -167,7 +171,7 @@ async def test_a_low_time_bank_brings_the_timer_forward(arena_bot: ArenaTestBot)
         assert isinstance(await client.info(), Reply)  # arms the timer 2 s ahead
         result = await client.act({}, TimeBank(150))
     assert isinstance(result, Fault) and result.kind == "timeout"
-    assert 145 <= result.latency_ms < 400, result
+    assert 145 <= result.latency_ms < 1150, result  # the bank's 150 ms, not the 2 s timeout
 
 
 async def test_concurrent_calls_on_one_client_each_keep_their_deadline(
@@ -181,7 +185,7 @@ async def test_concurrent_calls_on_one_client_each_keep_their_deadline(
         fast = await client.info()
         cut = await slow
     assert isinstance(fast, Reply)
-    assert isinstance(cut, Fault) and cut.kind == "timeout" and cut.latency_ms < 450
+    assert isinstance(cut, Fault) and cut.kind == "timeout" and cut.latency_ms < 1300
 
 
 async def test_cancelling_a_call_from_outside_is_not_a_timeout(arena_bot: ArenaTestBot) -> None:

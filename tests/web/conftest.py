@@ -22,7 +22,7 @@ import pytest
 import uvicorn
 from litestar import Litestar
 
-from services.base.config import DatabaseSettings, Secret, SecretSettings, Settings
+from services.base.config import DatabaseSettings, RateLimits, Secret, SecretSettings, Settings
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool
 from services.launch.app import create_app
@@ -46,8 +46,12 @@ CHROMIUM_ARGS = [
 
 
 def settings(url: str) -> Settings:
+    """The pages' tests read many pages from one address in a minute: the page budget is
+    lifted (tests/web/test_event_pages.py tests it with a budget of its own)."""
     return Settings(
-        database=DatabaseSettings(url=url), secrets=SecretSettings(key=Secret("w" * 48))
+        database=DatabaseSettings(url=url),
+        secrets=SecretSettings(key=Secret("w" * 48)),
+        rate_limits=RateLimits(pages_per_minute=1_000_000),
     )
 
 
