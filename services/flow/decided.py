@@ -9,15 +9,13 @@ does its own writes; the locks and what follows are these:
 * :func:`lock_owner` first, then the match's row (``FOR UPDATE``): the match's owner is its
   tournament (row lock) or, outside tournaments, its SPRT test if it is a pair of one. Cancels,
   starts and a test's end take the same order, so no two of them deadlock.
-* :func:`follow`, in the same transaction: a ladder match counts for its bots' health on the
+* :func:`follow_played` or :func:`follow_given_up`, in the same transaction: a ladder match counts for its bots' health on the
   ladder (played results only); a tournament's match advances the event (its next round or its
   end); a pair of an SPRT test counts for the test (a played result), or fails it (given up).
   It returns the ids of the new matches to send once the transaction commits.
 """
 
 from __future__ import annotations
-
-from typing import Literal
 
 from arena.match.replay import Replay
 from services.db import tournaments as db_tournaments
@@ -26,8 +24,6 @@ from services.db.matches import StoredMatch
 from services.domain.result import StoredResult
 from services.flow import ladder, sprt_pairs
 from services.flow.advance import advance
-
-Decision = Literal["played", "given_up"]
 
 
 async def lock_owner(conn: Connection, match_id: int, tournament_id: int | None) -> None:
