@@ -22,15 +22,12 @@ import statistics
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 import asyncpg
 
-from bench.database import server_url, with_database
+from bench.database import NoServer, scratch_pool
 from services.db import ratings as db_ratings
 from services.db.accounts import Executor
-from services.db.migrate import migrate_url
-from services.db.pool import create_pool
 
 BOTS = 10_000
 ROUNDS = 400
@@ -112,28 +109,13 @@ async def _measure(pool: asyncpg.Pool) -> dict[str, float]:
 
 
 async def run() -> dict[str, Any]:
-    server = server_url()
-    name = f"bench_leaderboard_{secrets.token_hex(4)}"
     try:
-        admin = await asyncpg.connect(server, timeout=5)
-    except (OSError, asyncpg.PostgresError) as exc:
-        print(f"leaderboard: skipped, no PostgreSQL at {urlsplit(server).hostname}: {exc}")
+        async with scratch_pool("leaderboard") as pool:
+            await _fill(pool)
+            return await _measure(pool)
+    except NoServer as exc:
+        print(f"leaderboard: skipped, {exc}")
         return {"skipped": "no PostgreSQL"}
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        url = with_database(server, name)
-        try:
-            await migrate_url(url)
-            pool = await create_pool(url, min_size=1, max_size=2)
-            try:
-                await _fill(pool)
-                return await _measure(pool)
-            finally:
-                await pool.close()
-        finally:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
 
 
 def main() -> None:

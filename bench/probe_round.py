@@ -17,19 +17,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
 import statistics
 import time
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 import asyncpg
 
-from bench.database import server_url, with_database
+from bench.database import NoServer, scratch_pool
 from services.base.config import WorkerSettings
-from services.db.migrate import migrate_url
-from services.db.pool import create_pool
 from services.worker.beat import health_targets
 
 ACCOUNTS = 10
@@ -108,28 +104,13 @@ async def _phases(pool: asyncpg.Pool) -> dict[str, float]:
 
 
 async def run() -> dict[str, Any]:
-    server = server_url()
-    name = f"bench_probe_round_{secrets.token_hex(4)}"
     try:
-        admin = await asyncpg.connect(server, timeout=5)
-    except (OSError, asyncpg.PostgresError) as exc:
-        print(f"probe_round: skipped, no PostgreSQL at {urlsplit(server).hostname}: {exc}")
+        async with scratch_pool("probe_round") as pool:
+            await _fill(pool)
+            return await _phases(pool)
+    except NoServer as exc:
+        print(f"probe_round: skipped, {exc}")
         return {"skipped": "no PostgreSQL"}
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        url = with_database(server, name)
-        try:
-            await migrate_url(url)
-            pool = await create_pool(url, min_size=1, max_size=2)
-            try:
-                await _fill(pool)
-                return await _phases(pool)
-            finally:
-                await pool.close()
-        finally:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
 
 
 def main() -> None:
