@@ -3,7 +3,7 @@
 due: the worst round), then ten minutes ago (the idle ones not due: a round in the steady state).
 
 ``before``: the round as it was until this change (every live bot, least recently checked
-first: each was probed every minute); ``after``: :func:`services.worker.beat.health_targets`
+first: each was probed every minute); ``after``: :func:`services.worker.results.periodic.health_targets`
 (busy bots every round, idle ones hourly, at most 20 probes a minute per account). The figures:
 the probes of one round, and the median time of the round's query and plan (in turns on one
 connection, so the machine's load falls on both alike). The database is made for the run and
@@ -26,7 +26,7 @@ import asyncpg
 
 from bench.database import NoServer, scratch_pool
 from services.base.config import WorkerSettings
-from services.worker.beat import health_targets
+from services.worker.results.periodic import health_targets
 
 ACCOUNTS = 10
 BOTS_EACH = 1_000

@@ -18,9 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # each may import only those before it
 PACKAGES = ("engine", "arena", "truco_env", "services", "truco_cli")
 
-# services: each folder is a room (docs/architecture.md); a module's room is the folder it is in,
-# one line per folder. ``services`` itself is only the package's ``__init__``; a module loose
-# in ``services/`` has no room, and a test fails on it.
+# services: each folder is a room (docs/architecture.md); a module's room is the innermost folder
+# named here that it is in, one line per folder. ``services`` itself is only the package's
+# ``__init__``; a module loose in ``services/`` has no room, and a test fails on it.
 ROOMS = {
     "base": "base",  # settings and plumbing
     "domain": "pure",  # the platform's domain words, ratings, names, seeds
@@ -28,7 +28,9 @@ ROOMS = {
     "ladder": "pure",  # the ladder's matchmaker and its words
     "db": "db",
     "flow": "flow",
-    "worker": "worker",
+    "worker": "worker",  # what the worker processes share: the app, names, messages, senders
+    "worker.matches": "worker",  # the bot-calling worker (queues matches, ladder)
+    "worker.results": "worker",  # the trusted worker (queue results)
     "api": "api",
     "web": "web",
     "launch": "app",  # make run, the ASGI app, the house bots, embedded servers
@@ -162,7 +164,11 @@ def room(module: str) -> str | None:
     parts = module.split(".")
     if parts[0] != "services":
         return None
-    return "base" if len(parts) == 1 else ROOMS.get(parts[1])
+    for end in range(len(parts), 1, -1):
+        found = ROOMS.get(".".join(parts[1:end]))
+        if found is not None:
+            return found
+    return "base" if len(parts) == 1 else None
 
 
 def arena_room(module: str) -> str | None:

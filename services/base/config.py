@@ -219,7 +219,7 @@ class WorkerSettings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SweepSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """The recovery sweeper's thresholds (``services.worker.tasks_sweep``)."""
+    """The recovery sweeper's thresholds (``services.worker.results.sweep``)."""
 
     every_s: float = 30.0
     pending_after_s: float = 60.0

@@ -1,4 +1,4 @@
-"""SQL of the recovery sweeper (``services.worker.tasks_sweep``): open matches nobody runs.
+"""SQL of the recovery sweeper (``services.worker.results.sweep``): open matches nobody runs.
 
 A match is open while ``pending`` (created, never sent), ``queued`` (sent: ``attempts`` counts
 the sends) or ``running``. The sweeper looks for open matches that have stayed so for too long

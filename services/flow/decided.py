@@ -3,7 +3,7 @@ what follows (as lila's Swiss module answers every finished game through one ``f
 
 A match is decided three ways: its result is stored (:func:`services.flow.results.record_result`),
 a bot that left forfeits it (:func:`services.flow.advance.forfeit`, inside a tournament's
-transaction), or the recovery sweeper gives up on it (``services.worker.tasks_sweep``). Each
+transaction), or the recovery sweeper gives up on it (``services.worker.results.sweep``). Each
 does its own writes; the locks and what follows are these:
 
 * :func:`lock_owner` first, then the match's row (``FOR UPDATE``): the match's owner is its

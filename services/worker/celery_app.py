@@ -5,8 +5,8 @@ Two queues:
 * ``matches``: the bot-calling worker. Runs matches and health probes; no database
   credentials; needs egress to bots only.
 * ``results``: the trusted worker. Stores results, advances tournaments, starts due
-  tournaments, records health, re-sends lost matches (``tasks_sweep``), fits the ratings'
-  intervals (``tasks_fit``); needs the database, never calls bots.
+  tournaments, records health, re-sends lost matches (``results.sweep``), fits the ratings'
+  intervals (``results.fit``); needs the database, never calls bots.
 
 Messages are JSON. No result backend: tasks hand their results on as new task messages.
 Every task is declared with :func:`services.worker.task.platform_task`: idempotent, so
@@ -17,29 +17,22 @@ the visibility timeout (see ``services.base.limits``). Settings are read when th
 
 from __future__ import annotations
 
-from services.worker import (
-    beat,
-    tasks_fit,
-    tasks_ladder,
-    tasks_play,
-    tasks_probe,
-    tasks_store,
-    tasks_sweep,
-    wakeup,
-)
+from services.worker import wakeup
 from services.worker.app import app, make_config
+from services.worker.matches import play, probe
+from services.worker.results import fit, ladder, periodic, store, sweep
 
 # Importing the task modules above registers their tasks on ``app``; ``wakeup`` connects the
 # timer that keeps a threads-pool consumer taking messages as tasks finish.
 __all__ = [
     "app",
-    "beat",
+    "fit",
+    "ladder",
     "make_config",
-    "tasks_fit",
-    "tasks_ladder",
-    "tasks_play",
-    "tasks_probe",
-    "tasks_store",
-    "tasks_sweep",
+    "periodic",
+    "play",
+    "probe",
+    "store",
+    "sweep",
     "wakeup",
 ]

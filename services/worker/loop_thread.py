@@ -4,8 +4,8 @@ A synchronous Celery task hands a coroutine to :meth:`LoopThread.run` and blocks
 All the coroutines of a process share the one loop: a thousand matches waiting on their bots
 are a thousand tasks of one loop (a few kilobytes each), not a thousand loops, and a Celery
 thread that waits on its future costs no CPU. Used by the bot-calling worker (the matches,
-:mod:`services.worker.tasks_play`) and by the trusted worker (its database pool,
-:mod:`services.worker.db`).
+:mod:`services.worker.matches.play`) and by the trusted worker (its database pool,
+:mod:`services.worker.results.db`).
 
 Process-bound: a loop cannot cross a fork, so :func:`process_loop` makes a new one in a
 prefork pool process (the parent's, if it had one, is never touched there).
@@ -54,7 +54,7 @@ class LoopThread:
 
     def watch_lag(self, watch: Callable[[float], None]) -> None:
         """Call ``watch(ms late)`` on the loop's thread with every lag sample, every
-        :data:`LAG_EVERY_S` (the admission of matches: :mod:`services.worker.admission`)."""
+        :data:`LAG_EVERY_S` (the admission of matches: :mod:`services.worker.matches.admission`)."""
         self.loop.call_soon_threadsafe(self._lag_watchers.append, watch)
 
     def submit(self, make: Callable[[], Coroutine[Any, Any, T]]) -> Future[T]:

@@ -1,5 +1,5 @@
-"""Celery beat's schedule: which task runs how often (the tasks are in :mod:`beat`,
-:mod:`tasks_sweep` and :mod:`tasks_fit`; what each does is described there).
+"""Celery beat's schedule: which task runs how often (the tasks are in :mod:`results.periodic`,
+:mod:`results.sweep` and :mod:`results.fit`; what each does is described there).
 
 Scheduled messages expire after one period, so a pile of them never builds up while the
 workers are down. The sweeper's period is a setting (``TRUCO_SWEEP_EVERY_S``), so the schedule
@@ -22,7 +22,7 @@ from services.worker.names import (
 
 START_DUE_EVERY_S = 30.0
 HEALTH_EVERY_S = 60.0
-FIT_EVERY_S = 30.0  # the rating fit (services.worker.tasks_fit): a pool only when it changed
+FIT_EVERY_S = 30.0  # the rating fit (services.worker.results.fit): a pool only when it changed
 
 
 def _every(task: str, seconds: float) -> dict[str, Any]:

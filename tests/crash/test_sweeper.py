@@ -1,4 +1,4 @@
-"""The recovery sweeper (``services.worker.tasks_sweep``) against a real PostgreSQL database.
+"""The recovery sweeper (``services.worker.results.sweep``) against a real PostgreSQL database.
 
 Matches are made old by moving their timestamps back; sends go to a recording Celery stand-in
 (``senders.current_app``), so ``send_matches`` runs for real up to the broker."""
@@ -17,10 +17,11 @@ from services import flow
 from services.base.config import WORKER_NEEDS, ConfigError, Settings, SweepSettings, load_settings
 from services.base.secretbox import SecretBox
 from services.db import sweep as db_sweep
-from services.worker import senders, tasks_sweep
+from services.worker import senders
 from services.worker.app import make_config
 from services.worker.celery_app import app
 from services.worker.names import REQUEUE_STALE, RESULTS
+from services.worker.results import sweep
 from tests.services.flow_helpers import SECRET_KEY, make_account, make_bot, make_tournament
 
 pytestmark = pytest.mark.anyio
@@ -77,13 +78,13 @@ async def test_pending_matches_of_a_new_round_are_sent_once_they_are_old(
     """The trusted worker died after record_result committed round 1 and before it sent it."""
     _, ids = await _swiss(pool)
     assert [await _status(pool, m) for m in ids] == [("pending", 0)] * 2
-    report = await tasks_sweep.sweep(pool, FAST)
+    report = await sweep.sweep(pool, FAST)
     assert not set(ids) & set(report.requeued)  # just created: the sender may be on it
     await _age(pool, ids, "created_at", 31)
-    report = await tasks_sweep.sweep(pool, FAST)
+    report = await sweep.sweep(pool, FAST)
     assert set(ids) <= set(report.requeued) and set(ids) <= set(broker.sent)
     assert [await _status(pool, m) for m in ids] == [("queued", 1)] * 2
-    again = await tasks_sweep.sweep(pool, FAST)  # now queued and fresh: left alone
+    again = await sweep.sweep(pool, FAST)  # now queued and fresh: left alone
     assert not set(ids) & set(again.requeued)
 
 
@@ -95,20 +96,20 @@ async def test_a_lost_task_is_sent_again_after_its_hard_limit_and_the_margin(
     assert broker.sent == ids
     match = (await db_sweep.open_matches(pool, pending_after_s=0.5, queued_after_s=0.0))[-1]
     # default settings: 2 games, 30 s banks, 1 s calls -> deadline 160 s, hard limit 220 s
-    assert tasks_sweep.stale_after_s(match, FAST) == 220 + 60
+    assert sweep.stale_after_s(match, FAST) == 220 + 60
     await _age(pool, ids, "queued_at", 250)
-    assert not set(ids) & set((await tasks_sweep.sweep(pool, FAST)).requeued)
+    assert not set(ids) & set((await sweep.sweep(pool, FAST)).requeued)
     await _age(pool, ids[:1], "queued_at", 281)
     await pool.execute(  # the other one is being played: 'running' counts from its start
         "UPDATE matches SET status = 'running', started_at = now() - interval '10 s', "
         "queued_at = now() - interval '900 s' WHERE id = $1",
         ids[1],
     )
-    report = await tasks_sweep.sweep(pool, FAST)
+    report = await sweep.sweep(pool, FAST)
     assert ids[0] in report.requeued and ids[1] not in report.requeued
     assert await _status(pool, ids[0]) == ("queued", 2)
     await _age(pool, ids[1:], "started_at", 300)
-    assert ids[1] in (await tasks_sweep.sweep(pool, FAST)).requeued
+    assert ids[1] in (await sweep.sweep(pool, FAST)).requeued
     assert await _status(pool, ids[1]) == ("queued", 2)
 
 
@@ -120,10 +121,10 @@ async def test_a_backlog_in_the_broker_holds_queued_matches_but_not_pending_ones
     await _age(pool, queued, "queued_at", 3600)
     _, pending = await _swiss(pool)
     await _age(pool, pending, "created_at", 3600)
-    report = await tasks_sweep.sweep(pool, FAST, waiting_in_broker=7)
+    report = await sweep.sweep(pool, FAST, waiting_in_broker=7)
     assert set(pending) <= set(report.requeued)
     assert not set(queued) & set(report.requeued)
-    report = await tasks_sweep.sweep(pool, FAST, waiting_in_broker=0)
+    report = await sweep.sweep(pool, FAST, waiting_in_broker=0)
     assert set(queued) <= set(report.requeued)
 
 
@@ -135,7 +136,7 @@ async def test_after_max_attempts_a_match_is_decided_without_winner_and_the_even
         await senders.send_matches(pool, ids)
     await _age(pool, ids, "queued_at", 3600)
     ratings_before = await pool.fetchval("SELECT count(*) FROM rating_history")
-    report = await tasks_sweep.sweep(pool, FAST)
+    report = await sweep.sweep(pool, FAST)
     assert set(ids) <= set(report.gave_up)
     assert len(report.advanced) == 2  # round 2 of the Swiss, sent at once
     assert set(report.advanced) <= set(broker.sent)
@@ -168,7 +169,7 @@ async def test_a_challenge_given_up_becomes_error(pool: asyncpg.Pool, broker: Re
     for _ in range(FAST.max_attempts):
         await senders.send_matches(pool, [match_id])
     await _age(pool, [match_id], "queued_at", 3600)
-    report = await tasks_sweep.sweep(pool, FAST)
+    report = await sweep.sweep(pool, FAST)
     assert match_id in report.gave_up and report.advanced == []
     assert await _status(pool, match_id) == ("error", FAST.max_attempts)
     assert (
@@ -189,7 +190,7 @@ async def test_a_result_that_lands_first_wins_over_giving_up(
     await pool.execute(  # a result (or another send) lands between the scan and the decision
         "UPDATE matches SET attempts = attempts + 1 WHERE id = $1", ids[0]
     )
-    assert await tasks_sweep._give_up(pool, found[ids[0]], FAST.max_attempts) == (False, [])
+    assert await sweep._give_up(pool, found[ids[0]], FAST.max_attempts) == (False, [])
     assert await _status(pool, ids[0]) == ("queued", FAST.max_attempts + 1)
 
 
@@ -208,18 +209,18 @@ async def test_cancelled_and_finished_tournaments_are_left_alone(
         tournament_id,
         status,
     )
-    report = await tasks_sweep.sweep(pool, FAST)
+    report = await sweep.sweep(pool, FAST)
     assert not set(ids) & set(report.requeued)
     assert not set(ids) & set(report.gave_up)
     assert [await _status(pool, match_id) for match_id in ids] == before
 
 
 def test_settings_schedule_and_route(tmp_path: Path) -> None:
-    def sweep(environ: dict[str, str]) -> SweepSettings:
+    def sweep_settings(environ: dict[str, str]) -> SweepSettings:
         return load_settings({**environ, "TRUCO_DATA_DIR": str(tmp_path)}, needs=WORKER_NEEDS).sweep
 
-    assert sweep({}) == SweepSettings()
-    fast = sweep(
+    assert sweep_settings({}) == SweepSettings()
+    fast = sweep_settings(
         {
             "TRUCO_SWEEP_EVERY_S": "1",
             "TRUCO_SWEEP_PENDING_AFTER_S": "2",
@@ -232,9 +233,9 @@ def test_settings_schedule_and_route(tmp_path: Path) -> None:
         every_s=1, pending_after_s=2, queued_after_s=6, margin_s=0, max_attempts=2
     )
     with pytest.raises(ConfigError, match="TRUCO_SWEEP_EVERY_S"):
-        sweep({"TRUCO_SWEEP_EVERY_S": "soon"})
+        sweep_settings({"TRUCO_SWEEP_EVERY_S": "soon"})
     with pytest.raises(ConfigError, match="TRUCO_SWEEP_MAX_ATTEMPTS"):
-        sweep({"TRUCO_SWEEP_MAX_ATTEMPTS": "0"})
+        sweep_settings({"TRUCO_SWEEP_MAX_ATTEMPTS": "0"})
     entry = app.conf.beat_schedule["requeue-stale-matches"]
     assert entry["task"] == REQUEUE_STALE and entry["schedule"] == app.settings.sweep.every_s
     assert entry["options"] == {"queue": RESULTS, "expires": app.settings.sweep.every_s}
@@ -264,7 +265,7 @@ async def test_a_test_pair_given_up_fails_its_test_and_cancels_the_others(
     for _ in range(FAST.max_attempts):
         await senders.send_matches(pool, [stuck])
     await _age(pool, [stuck], "queued_at", 3600)
-    report = await tasks_sweep.sweep(pool, FAST)
+    report = await sweep.sweep(pool, FAST)
     assert stuck in report.gave_up and report.advanced == []
     assert await _status(pool, stuck) == ("error", FAST.max_attempts)
     assert (await _status(pool, other))[0] == "cancelled"

@@ -15,7 +15,7 @@ from arena.sdk import BotServer
 from services.base.config import LadderSettings
 from services.flow import ladder as flow_ladder
 from services.tournaments.export import decode_ladder_day
-from services.worker.tasks_fit import refit
+from services.worker.results.fit import refit
 from tests.services.api_helpers import Api
 from tests.services.flow_helpers import InProcessSender, in_process, make_bot
 from truco_cli.verify_event import Discrepancy

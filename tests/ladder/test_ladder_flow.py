@@ -25,8 +25,9 @@ from services.domain import seeds
 from services.domain.match_order import EntrantOrder
 from services.flow import ladder as flow_ladder
 from services.flow.errors import BotNotFound, BotUnavailable
-from services.worker import senders, tasks_store
-from services.worker.tasks_fit import refit
+from services.worker import senders
+from services.worker.results import store
+from services.worker.results.fit import refit
 from tests.services.flow_helpers import (
     BOX,
     InProcessSender,
@@ -304,7 +305,7 @@ async def test_a_placing_result_starts_the_next_match_without_waiting_for_beat(
     monkeypatch.setattr(senders, "current_app", lambda: Sender())
 
     assert await db_ladder.placing_match(flow_pool, first)
-    await tasks_store.store(flow_pool, first, played.replays[first])
+    await store.store(flow_pool, first, played.replays[first])
     made = await flow_pool.fetch(
         "SELECT id, status FROM matches WHERE ladder_pool = '1v1' AND id > $1", first
     )

@@ -12,7 +12,7 @@ from services import flow
 from services.base.config import FairPlaySettings
 from services.flow.fair_play import Floors, floors_of, refusal
 from services.flow.settings import TournamentSettings
-from services.worker import beat
+from services.worker.results import periodic
 from tests.services.flow_helpers import make_tournament
 
 FLOORS = Floors(timeout_ms=200, fault_limit=3, games_per_match=2)
@@ -69,7 +69,7 @@ async def test_a_scheduled_start_leaves_out_the_bots_that_refuse(flow_pool: asyn
     with pytest.raises(flow.NotEnoughEntrants):
         await flow.start_tournament(flow_pool, refused, floors_of(FairPlaySettings()))
     await flow_pool.execute("UPDATE tournaments SET start_at = now() WHERE id = $1", refused)
-    started = await beat.start_due(flow_pool, datetime.now(UTC), FairPlaySettings())
+    started = await periodic.start_due(flow_pool, datetime.now(UTC), FairPlaySettings())
     assert refused not in started
     status = await flow_pool.fetchval("SELECT status FROM tournaments WHERE id = $1", refused)
     assert status == "cancelled"

@@ -163,24 +163,24 @@ async def test_the_sweeper_flags_stopping_matches_and_stops_them_after_the_longe
     idle_api: PlayApi, bot_servers: list[BotServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from services.base.config import SweepSettings
-    from services.worker import tasks_sweep
+    from services.worker.results import sweep
 
     api = idle_api
     organiser, tid, match_id = await _running_cup(api, bot_servers)
     await api.client.post(f"/v1/tournaments/{tid}/cancel", headers=organiser)
     flagged: list[list[int]] = []
-    monkeypatch.setattr(tasks_sweep, "stop_matches", lambda ids: flagged.append(list(ids)))
+    monkeypatch.setattr(sweep, "stop_matches", lambda ids: flagged.append(list(ids)))
 
-    report = tasks_sweep.SweepReport()
-    await tasks_sweep.sweep_stopping(api.pool, SweepSettings(), report)
+    report = sweep.SweepReport()
+    await sweep.sweep_stopping(api.pool, SweepSettings(), report)
     assert match_id in report.flagged and match_id not in report.stopped
     assert any(match_id in ids for ids in flagged) and await _stopping(api, match_id)
     # decided longer ago than the longest match can run: no worker can still be playing it
     await api.pool.execute(
         "UPDATE matches SET stopping_since = now() - interval '2 hours' WHERE id = $1", match_id
     )
-    report = tasks_sweep.SweepReport()
-    await tasks_sweep.sweep_stopping(api.pool, SweepSettings(), report)
+    report = sweep.SweepReport()
+    await sweep.sweep_stopping(api.pool, SweepSettings(), report)
     assert match_id in report.stopped and not await _stopping(api, match_id)
     assert (await _seeds(api, tid, match_id))["master"] is not None
 
@@ -193,7 +193,7 @@ async def test_a_result_that_ends_an_sprt_test_stops_its_pairs_in_play(
     from arena.client.bot_client import Fault
     from arena.client.connection import InProcessBot, random_decider
     from arena.match.replay import EntrantRecord
-    from services.worker import tasks_store
+    from services.worker.results import store
 
     class Unreachable(InProcessBot):
         async def open(self) -> Fault | None:
@@ -217,14 +217,14 @@ async def test_a_result_that_ends_an_sprt_test_stops_its_pairs_in_play(
         secret_box=BOX,
     )
     flagged: list[list[int]] = []
-    monkeypatch.setattr(tasks_store, "stop_matches", lambda ids: flagged.append(list(ids)))
+    monkeypatch.setattr(store, "stop_matches", lambda ids: flagged.append(list(ids)))
     entrants = [
         (EntrantRecord("up", "bot:a"), InProcessBot("up", random_decider(1))),
         (EntrantRecord("down", "bot:b"), Unreachable("down", random_decider(2))),
     ]
     replay = await run_match(str(first.match_id), first.seed, first.settings, entrants)
     assert replay.result.reason == "walkover"
-    assert await tasks_store.store(api.pool, first.match_id, replay) == []
+    assert await store.store(api.pool, first.match_id, replay) == []
     assert (await api.client.get(f"/v1/tests/{test_id}")).json()["status"] == "failed"
     assert flagged == [[second.match_id]] and await _stopping(api, second.match_id)
     assert (await api.client.get(f"/v1/matches/{second.match_id}")).json()["master_seed"] is None

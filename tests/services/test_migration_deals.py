@@ -55,7 +55,7 @@ def test_the_trusted_worker_reads_a_result_sent_by_the_previous_version() -> Non
     from arena.client.connection import InProcessBot, random_decider
     from arena.match.replay import EntrantRecord
     from arena.match.runner import MatchSettings, run_match
-    from services.worker.tasks_store import BadResult, check_replay
+    from services.worker.results.store import BadResult, check_replay
 
     entrants = [
         (EntrantRecord(n, "builtin:random"), InProcessBot(n, random_decider(k)))

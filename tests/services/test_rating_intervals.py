@@ -18,7 +18,7 @@ from services.db import rating_fits as db_fits
 from services.db.pool import create_pool
 from services.domain.rating_fit import FittedRating, Game, GameTable, fit_ratings
 from services.domain.ratings import BotId
-from services.worker import tasks_fit
+from services.worker.results import fit
 from tests.servers import PostgresServer, migrated_database
 from tests.services.api_helpers import NetworkGuard, app_client
 from tests.services.flow_helpers import (
@@ -104,10 +104,10 @@ async def test_a_fit_fills_the_leaderboard_and_runs_again_only_after_new_results
     assert len(before["entries"]) == 4 and before["fitted_at"] is None
     assert all(e["interval"] is None and e["los_next"] is None for e in before["entries"])
 
-    report = await tasks_fit.refit(pool, "1v1")
+    report = await fit.refit(pool, "1v1")
     assert report is not None and (report.games, report.bots) == (12, 4)
-    assert await tasks_fit.refit(pool, "1v1") is None  # nothing changed: no second fit
-    assert await tasks_fit.refit(pool, "2v2") is None  # an empty pool is never fitted
+    assert await fit.refit(pool, "1v1") is None  # nothing changed: no second fit
+    assert await fit.refit(pool, "2v2") is None  # an empty pool is never fitted
 
     expected = await expected_fit(pool, "1v1", games)
     after = await board(client)
@@ -155,9 +155,9 @@ async def test_a_fit_fills_the_leaderboard_and_runs_again_only_after_new_results
 
     # five more results: still one fit, over all 17 games
     games += [await play(pool, bots[1], bots[2], strong) for _ in range(5)]
-    report = await tasks_fit.refit(pool, "1v1")
+    report = await fit.refit(pool, "1v1")
     assert report is not None and report.games == 17
-    assert await tasks_fit.refit(pool, "1v1") is None
+    assert await fit.refit(pool, "1v1") is None
     expected = await expected_fit(pool, "1v1", games)
     for entry in (await board(client))["entries"]:
         same(entry, expected[entry["bot_id"]])
@@ -174,11 +174,11 @@ async def test_deleting_a_bot_refits_and_the_los_skips_it(
         for _ in range(2)
         for a, b in ((bots[0], bots[1]), (bots[1], bots[2]), (bots[2], bots[0]))
     ]
-    assert await tasks_fit.refit(pool, "1v1") is not None
+    assert await fit.refit(pool, "1v1") is not None
     middle = (await board(client))["entries"][1]["bot_id"]
     async with pool.acquire() as conn:
         assert await db_bots.soft_delete_bot(conn, middle)
-    report = await tasks_fit.refit(pool, "1v1")  # no new result, but the order changed
+    report = await fit.refit(pool, "1v1")  # no new result, but the order changed
     assert report is not None and report.bots == 3  # the deleted bot's games still count
     entries = (await board(client))["entries"]
     assert middle not in [e["bot_id"] for e in entries] and len(entries) == 2
@@ -197,9 +197,9 @@ async def test_a_pool_leased_by_another_worker_is_left_alone_until_the_lease_lap
     await play(pool, a, b, {})
     assert await db_fits.claim(pool, "1v1", 60)  # another worker is fitting
     assert not await db_fits.claim(pool, "1v1", 60)
-    assert await tasks_fit.refit(pool, "1v1") is None
+    assert await fit.refit(pool, "1v1") is None
     await pool.execute("UPDATE rating_fits SET lease_until = now() - interval '1 second'")
-    report = await tasks_fit.refit(pool, "1v1")  # that worker died: its lease lapsed
+    report = await fit.refit(pool, "1v1")  # that worker died: its lease lapsed
     assert report is not None and report.games == 1
     lease = await pool.fetchval("SELECT lease_until FROM rating_fits WHERE mode = '1v1'")
     assert lease is None  # released with the stored fit
@@ -223,7 +223,7 @@ async def test_individual_2v2_fits_each_bot_of_a_side(own_database: str) -> None
             score = {0: 1.0, 1: 0.0, None: 0.5}[replay.result.winner]
             games.append(Game((seat[0], seat[2]), (seat[1], seat[3]), score))
         assert len(games) >= 3
-        report = await tasks_fit.refit(pool, "2v2-individual")
+        report = await fit.refit(pool, "2v2-individual")
         played = {b for g in games for b in (*g.side_a, *g.side_b)}
         assert report is not None and report.games == len(games) and report.bots == len(played)
         expected = await expected_fit(pool, "2v2-individual", games)
@@ -246,10 +246,10 @@ async def test_a_pool_above_the_size_limit_is_not_fitted_and_shows_no_intervals(
     owner = await make_account(pool)
     bots = [await make_bot(pool, owner) for _ in range(3)]
     await play(pool, bots[0], bots[1], {})
-    assert await tasks_fit.refit(pool, "1v1") is not None  # two bots: fitted
-    monkeypatch.setattr(tasks_fit, "MAX_BOTS", 2)
+    assert await fit.refit(pool, "1v1") is not None  # two bots: fitted
+    monkeypatch.setattr(fit, "MAX_BOTS", 2)
     await play(pool, bots[1], bots[2], {})  # a third bot: over the limit
-    assert await tasks_fit.refit(pool, "1v1") is None
+    assert await fit.refit(pool, "1v1") is None
     entries = (await board(client))["entries"]
     assert len(entries) == 3 and all(e["interval"] is None for e in entries)
     assert await pool.fetchval("SELECT count(*) FROM rating_intervals") == 0

@@ -12,7 +12,7 @@ import pytest
 from services.db.page_reads import LeaderRow, RatingRow
 from services.db.pool import create_pool
 from services.web.intervals import EXPLAINED, error_bars, los_next, percent, rating_interval
-from services.worker import tasks_fit
+from services.worker.results import fit
 from tests.web.conftest import WebData
 
 
@@ -70,7 +70,7 @@ async def test_pages_draw_the_stored_intervals_after_a_fit(
 ) -> None:
     pool = await create_pool(web_data.url, min_size=1, max_size=2)
     try:
-        await tasks_fit.refit(pool, "1v1")  # None if an earlier test fitted it already
+        await fit.refit(pool, "1v1")  # None if an earlier test fitted it already
         stored = await pool.fetch(
             "SELECT i.bot_id, i.low, i.high FROM rating_intervals i JOIN bots b "
             "ON b.id = i.bot_id WHERE i.mode = '1v1' AND b.status <> 'deleted'"

@@ -1,5 +1,5 @@
-"""The cap on matches playing at once (:mod:`services.worker.active_cap`), on plain numbers, and
-the gate built on it (:mod:`services.worker.admission`), with threads but no loop."""
+"""The cap on matches playing at once (:mod:`services.worker.matches.active_cap`), on plain numbers, and
+the gate built on it (:mod:`services.worker.matches.admission`), with threads but no loop."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from services.worker.active_cap import ActiveCap, CapSettings
-from services.worker.admission import Admission
+from services.worker.matches.active_cap import ActiveCap, CapSettings
+from services.worker.matches.admission import Admission
 
 SETTINGS = CapSettings(start=10, floor=4, ceiling=60, target_ms=20.0, cut_ms=40.0, window=3)
 

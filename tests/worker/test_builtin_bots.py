@@ -14,10 +14,10 @@ from arena.match.replay import Replay
 from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.domain.match_order import EntrantOrder, MatchOrder
-from services.worker import tasks_play
+from services.worker.matches import play
+from services.worker.matches.probe import probe_all
 from services.worker.messages import ProbeTarget
-from services.worker.tasks_probe import probe_all
-from services.worker.tasks_store import check_replay
+from services.worker.results.store import check_replay
 from tests.servers import RedisTarget
 from tests.worker.fixtures import Sent, change_worker_settings
 
@@ -35,14 +35,14 @@ def test_builtin_house_bots_play_in_process_in_production(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     change_worker_settings(env="production")  # loopback refused
-    monkeypatch.setattr(tasks_play, "BotClient", NoNetwork())
+    monkeypatch.setattr(play, "BotClient", NoNetwork())
     settings = MatchSettings(rules=Rules(points_to_win=15), games_per_match=2)
     entrants = [
         EntrantOrder(21, "house-heuristic", "builtin:heuristic", generate_secret()),
         EntrantOrder(22, "house-random", "builtin:random", generate_secret()),
     ]
     message = MatchOrder(601, 99, settings, entrants)
-    outcome = tasks_play.play_match.apply(args=[msgspec.to_builtins(message)])
+    outcome = play.play_match.apply(args=[msgspec.to_builtins(message)])
     assert outcome.successful(), outcome.traceback
     replay = msgspec.json.decode(sent.calls[-1][1][1], type=Replay)
     assert replay.result.reason != "walkover" and len(replay.games) == 2
@@ -62,7 +62,7 @@ def test_a_url_bot_beside_a_builtin_one_still_goes_through_the_guard(
         EntrantOrder(24, "sneaky", "http://127.0.0.1:9/", generate_secret()),
     ]
     message = MatchOrder(602, 5, MatchSettings(), entrants)
-    assert tasks_play.play_match.apply(args=[msgspec.to_builtins(message)]).successful()
+    assert play.play_match.apply(args=[msgspec.to_builtins(message)]).successful()
     replay = msgspec.json.decode(sent.calls[-1][1][1], type=Replay)
     assert replay.result.reason == "walkover" and replay.result.walkover == (1,)
 

@@ -27,7 +27,7 @@ def test_one_worker_process_plays_fifty_matches_at_once_without_faults(
     assert figures["results"] == MATCHES
     assert figures["faults"] == 0
     # every message was taken and held unacknowledged at once; the cap on matches playing
-    # (services.worker.admission) starts at 16 and grows while the loop keeps up, so nearly
+    # (services.worker.matches.admission) starts at 16 and grows while the loop keeps up, so nearly
     # all play together, not a few threads' worth
     assert figures["peak_held"] == MATCHES
     assert figures["peak_in_flight"] >= MATCHES * 0.8

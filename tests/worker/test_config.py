@@ -188,7 +188,7 @@ def test_the_sweeper_waits_for_four_time_banks_in_individual_2v2() -> None:
 
     from services.base.config import SweepSettings
     from services.db.sweep import OpenMatch
-    from services.worker import tasks_sweep
+    from services.worker.results import sweep
 
     def open_match(partnership: str) -> OpenMatch:
         return OpenMatch(
@@ -206,8 +206,8 @@ def test_the_sweeper_waits_for_four_time_banks_in_individual_2v2() -> None:
         )
 
     settings = SweepSettings(pending_after_s=30, queued_after_s=None, margin_s=60, max_attempts=3)
-    team = tasks_sweep.stale_after_s(open_match("team"), settings)
-    individual = tasks_sweep.stale_after_s(open_match("individual"), settings)
+    team = sweep.stale_after_s(open_match("team"), settings)
+    individual = sweep.stale_after_s(open_match("individual"), settings)
     assert individual - team == 2 * 2 * 30 + 2  # 2 more banks of 30 s a game, 2 handshakes
 
 

@@ -32,7 +32,8 @@ from engine.state import State
 from services.base.config import RateLimits, RedisSettings, Secret, SecretSettings, Settings
 from services.domain.match_order import EntrantOrder, MatchOrder
 from services.launch.app import create_app
-from services.worker import live, senders, tasks_play
+from services.worker import live, senders
+from services.worker.matches import play
 from tests.servers import RedisTarget
 from tests.worker.fixtures import SECRET_KEY, make_account, make_bot
 from tests.worker.processes import celery_worker
@@ -125,7 +126,7 @@ async def test_the_live_feed_shows_only_what_spectators_may_see(
     bots = [bot_server_factory("heuristic", keys[0]), bot_server_factory("random", keys[1])]
     match_id = 600 + players
     message = _message(bots, keys, match_id, players=players, sena_seen_by_opponents=0.5)
-    settings = tasks_play.app.settings
+    settings = play.app.settings
     reader = redis.Redis.from_url(worker_env.url)
     key = live.live_key(settings.redis.prefix, match_id)
     checked: list[int] = []
@@ -138,7 +139,7 @@ async def test_the_live_feed_shows_only_what_spectators_may_see(
 
     def check_after(self: live.LivePublisher, reset: bool = False) -> None:
         flush(self, reset)
-        tasks_play.live_writes(worker_env.url).flush()  # written by the feed's own thread
+        play.live_writes(worker_env.url).flush()  # written by the feed's own thread
         if not latest:
             return
         index, state = latest[0]
@@ -149,7 +150,7 @@ async def test_the_live_feed_shows_only_what_spectators_may_see(
 
     monkeypatch.setattr(live.LivePublisher, "progress", remember)
     monkeypatch.setattr(live.LivePublisher, "flush", check_after)
-    replay = await tasks_play.play(message, allow_loopback=True, live=settings)
+    replay = await play.play(message, allow_loopback=True, live=settings)
     verify_replay(replay)
     assert len(checked) > 5 and set(checked) == {0, 1}
     latest.clear()

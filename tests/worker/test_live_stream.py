@@ -26,7 +26,8 @@ from services.base.config import (
     SecretSettings,
     Settings,
 )
-from services.worker import live, tasks_play
+from services.worker import live
+from services.worker.matches import play
 from tests.servers import RedisTarget
 from tests.services.sse_client import Message, messages, serve
 from tests.worker.fixtures import SECRET_KEY, make_account, make_bot
@@ -51,7 +52,7 @@ async def test_a_spectator_stream_never_shows_a_card_before_it_is_played(
     bot_server_factory: Any,
     players: int,
 ) -> None:
-    settings = tasks_play.app.settings
+    settings = play.app.settings
     keys = [generate_secret(), generate_secret()]
     bots = [bot_server_factory("heuristic", keys[0]), bot_server_factory("random", keys[1])]
     owner = await make_account(pool)
@@ -74,8 +75,8 @@ async def test_a_spectator_stream_never_shows_a_card_before_it_is_played(
         async with httpx.AsyncClient(timeout=60) as client, client.stream("GET", url) as response:
             assert response.status_code == 200
             spectator = asyncio.create_task(_collect(response, received))
-            replay = await tasks_play.play(message, allow_loopback=True, live=settings)
-            tasks_play.live_writes(worker_env.url).flush()
+            replay = await play.play(message, allow_loopback=True, live=settings)
+            play.live_writes(worker_env.url).flush()
             length = feed.llen(key)
             for _ in range(400):
                 if len(received) >= length:

@@ -14,8 +14,8 @@ from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.base.config import WorkerSettings
 from services.domain.match_order import EntrantOrder, MatchOrder
-from services.worker import tasks_play
-from services.worker.tasks_store import BadResult, check_replay
+from services.worker.matches import play
+from services.worker.results.store import BadResult, check_replay
 from tests.servers import RedisTarget
 from tests.worker.fixtures import Sent, change_worker_settings
 
@@ -32,12 +32,12 @@ def _message(bots: list[Any], secrets_: list[str], match_id: int = 501) -> Match
 def test_play_match_without_database_sends_the_replay(
     worker_env: RedisTarget, bot_server_factory: Any, sent: Sent
 ) -> None:
-    assert tasks_play.app.settings.database.url is None  # no database credentials
+    assert play.app.settings.database.url is None  # no database credentials
     keys = [generate_secret(), generate_secret()]
     bots = [bot_server_factory("heuristic", keys[0]), bot_server_factory("random", keys[1])]
     message = _message(bots, keys)
 
-    outcome = tasks_play.play_match.apply(args=[msgspec.to_builtins(message)], task_id="play-1")
+    outcome = play.play_match.apply(args=[msgspec.to_builtins(message)], task_id="play-1")
     assert outcome.successful(), outcome.traceback
 
     # first truco.match_started (the match is running), then the result
@@ -54,7 +54,7 @@ def test_play_match_without_database_sends_the_replay(
     assert [e.source for e in replay.entrants] == ["bot:10", "bot:11"]
     assert all("decision" in msgspec.json.encode(g.events).decode() for g in replay.games)
     # the slots were given back
-    slots = tasks_play.bot_slots(tasks_play.app.settings)
+    slots = play.bot_slots(play.app.settings)
     assert slots.in_use(10) == 0 and slots.in_use(11) == 0
 
 
@@ -63,7 +63,7 @@ def test_wrong_secret_means_faults_not_a_crash(
 ) -> None:
     bots = [bot_server_factory("random", generate_secret()), bot_server_factory("random")]
     message = _message(bots, [generate_secret(), generate_secret()], match_id=502)
-    outcome = tasks_play.play_match.apply(args=[msgspec.to_builtins(message)])
+    outcome = play.play_match.apply(args=[msgspec.to_builtins(message)])
     assert outcome.successful(), outcome.traceback
     replay = msgspec.json.decode(sent.calls[-1][1][1], type=Replay)
     # the bot that refuses our signature (401 on /start) cannot be played: a walkover to the
@@ -78,7 +78,7 @@ def test_a_bot_at_its_cap_is_retried_later(
     change_worker_settings(worker=WorkerSettings(bot_max_matches=1))
     bot = bot_server_factory("random")
     message = _message([bot, bot_server_factory("random")], ["whsec_" + "A" * 32] * 2, 503)
-    slots = tasks_play.bot_slots(tasks_play.app.settings)
+    slots = play.bot_slots(play.app.settings)
     held = slots.acquire([10])
     assert held is not None
 
@@ -91,9 +91,9 @@ def test_a_bot_at_its_cap_is_retried_later(
         countdowns.append(kwargs["countdown"])
         return Retried()
 
-    monkeypatch.setattr(tasks_play.play_match, "retry", retry)
+    monkeypatch.setattr(play.play_match, "retry", retry)
     with pytest.raises(Retried):
-        tasks_play.play_match(msgspec.to_builtins(message))
+        play.play_match(msgspec.to_builtins(message))
     assert sent.calls == [] and len(countdowns) == 1 and 3 <= countdowns[0] <= 7
     assert slots.in_use(11) == 0  # all or nothing: the free bot's slot was not kept
     slots.release([10], held)
@@ -105,7 +105,7 @@ def test_loopback_is_refused_in_production(
     change_worker_settings(env="production")
     bots = [bot_server_factory("random"), bot_server_factory("random")]
     message = _message(bots, [generate_secret(), generate_secret()], match_id=504)
-    outcome = tasks_play.play_match.apply(args=[msgspec.to_builtins(message)])
+    outcome = play.play_match.apply(args=[msgspec.to_builtins(message)])
     assert outcome.successful(), outcome.traceback
     replay = msgspec.json.decode(sent.calls[-1][1][1], type=Replay)
     assert replay.result.reason == "walkover" and replay.result.walkover == (0, 1)
@@ -116,7 +116,7 @@ def test_store_side_refuses_foreign_or_forged_replays(
 ) -> None:
     bots = [bot_server_factory("random"), bot_server_factory("heuristic")]
     message = _message(bots, [generate_secret(), generate_secret()], match_id=505)
-    assert tasks_play.play_match.apply(args=[msgspec.to_builtins(message)]).successful()
+    assert play.play_match.apply(args=[msgspec.to_builtins(message)]).successful()
     replay_json = sent.calls[-1][1][1]
     with pytest.raises(BadResult, match="for match '505'"):
         check_replay(506, replay_json)
@@ -143,7 +143,7 @@ def test_a_match_begun_again_is_dealt_afresh_and_both_attempts_verify(
     message = msgspec.structs.replace(message, seed=secrets.randbelow(2**62))  # fresh counter
     replays = []
     for _ in range(2):
-        outcome = tasks_play.play_match.apply(args=[msgspec.to_builtins(message)])
+        outcome = play.play_match.apply(args=[msgspec.to_builtins(message)])
         assert outcome.successful(), outcome.traceback
         replays.append(check_replay(504, sent.calls[-1][1][1]))
     assert [r.attempt for r in replays] == [0, 1]

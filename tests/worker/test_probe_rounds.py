@@ -13,7 +13,7 @@ import asyncpg
 import pytest
 
 from services.base.config import WorkerSettings
-from services.worker.beat import health_targets
+from services.worker.results.periodic import health_targets
 from tests.worker.fixtures import make_account
 
 pytestmark = pytest.mark.anyio

@@ -14,7 +14,7 @@ import redis
 from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.domain.match_order import EntrantOrder, MatchOrder
-from services.worker import tasks_play
+from services.worker.matches import play
 from services.worker.stops import StopWatch, flagged, request_stops, stop_key
 from tests.servers import RedisTarget
 from tests.worker.fixtures import Sent
@@ -63,14 +63,14 @@ def test_a_match_flagged_before_it_begins_calls_no_bot(
     client = _client(worker_env)
     request_stops(client, worker_env.prefix, [match_id])
     try:
-        outcome = tasks_play.play_match.apply(args=[msgspec.to_builtins(message)])
+        outcome = play.play_match.apply(args=[msgspec.to_builtins(message)])
         assert outcome.successful(), outcome.traceback
         assert outcome.result == {"match_id": match_id, "stopped": True}
         # no truco.match_started, no result: only the word that it stopped
         assert [(c[0], c[1], c[2]["queue"]) for c in sent.calls] == [
             ("truco.match_stopped", [match_id], "results")
         ]
-        slots = tasks_play.bot_slots(tasks_play.app.settings)
+        slots = play.bot_slots(play.app.settings)
         assert slots.in_use(20) == 0 and slots.in_use(21) == 0
     finally:
         client.delete(stop_key(worker_env.prefix, match_id))

@@ -13,10 +13,12 @@ import pytest
 from services.base.config import Secret, SecretSettings, Settings
 from services.db import bot_health
 from services.domain.match_order import MatchOrder
-from services.worker import beat, senders, tasks_play, tasks_store
+from services.worker import senders
 from services.worker.app import WorkerApp
+from services.worker.matches import play
+from services.worker.matches.probe import probe_all
 from services.worker.messages import ProbeOutcome, ProbeTarget
-from services.worker.tasks_probe import probe_all
+from services.worker.results import periodic, store
 from tests.services.api_helpers import NetworkGuard
 from tests.worker.fixtures import BOX, SECRET_KEY, make_account, make_bot, rated_challenge
 
@@ -50,11 +52,11 @@ async def test_result_is_stored_once_when_the_match_ran_twice(
     assert message.match_id == match_id and message.entrants[0].secret == keys[0]
 
     # the bot-calling worker runs it twice (say Redis redelivered it): two results are sent
-    first = await tasks_play.play(message, allow_loopback=True)
-    second = await tasks_play.play(message, allow_loopback=True)
+    first = await play.play(message, allow_loopback=True)
+    second = await play.play(message, allow_loopback=True)
     for task_id, replay in (("a", first), ("b", second)):
-        checked = tasks_store.check_replay(match_id, msgspec.json.encode(replay))
-        await tasks_store.store(pool, match_id, checked, task_id)
+        checked = store.check_replay(match_id, msgspec.json.encode(replay))
+        await store.store(pool, match_id, checked, task_id)
 
     assert (
         await pool.fetchval("SELECT count(*) FROM match_results WHERE match_id = $1", match_id) == 1
@@ -139,7 +141,7 @@ async def test_unavailable_bot_withdraws_from_its_tournament(
     from services import flow
 
     flagged: list[list[int]] = []
-    monkeypatch.setattr(beat, "stop_matches", lambda ids: flagged.append(list(ids)))
+    monkeypatch.setattr(periodic, "stop_matches", lambda ids: flagged.append(list(ids)))
 
     owner = await make_account(pool)
     bots = [await make_bot(pool, owner, f"http://127.0.0.1:{9000 + i}") for i in range(4)]
@@ -156,8 +158,11 @@ async def test_unavailable_bot_withdraws_from_its_tournament(
     await senders.send_matches(pool, await flow.start_tournament(pool, tournament.id))
     failing = [ProbeOutcome(bots[0], False, "connect: refused")]
     for _ in range(2):
-        assert await beat.record_health(pool, failing, 3) == {"unavailable": [], "active": []}
-    assert await beat.record_health(pool, failing, 3) == {"unavailable": [bots[0]], "active": []}
+        assert await periodic.record_health(pool, failing, 3) == {"unavailable": [], "active": []}
+    assert await periodic.record_health(pool, failing, 3) == {
+        "unavailable": [bots[0]],
+        "active": [],
+    }
     withdrawn = await pool.fetchval(
         "SELECT withdrawn_at FROM tournament_entries WHERE tournament_id = $1 AND bot_id = $2",
         tournament.id,
@@ -173,7 +178,7 @@ async def test_unavailable_bot_withdraws_from_its_tournament(
     )
     assert forfeited["status"] == "forfeit" and forfeited["stopping_since"] is not None
     assert flagged == [[forfeited["id"]]]
-    assert await beat.record_health(pool, [ProbeOutcome(bots[0], True)], 3) == {
+    assert await periodic.record_health(pool, [ProbeOutcome(bots[0], True)], 3) == {
         "unavailable": [],
         "active": [bots[0]],
     }
@@ -198,8 +203,8 @@ async def test_due_tournaments_start_and_queue(
     )
     for bot in bots:
         await flow.enter_tournament(pool, tournament.id, bot)
-    started = await beat.start_due(pool, now)
+    started = await periodic.start_due(pool, now)
     assert list(started) == [tournament.id] and len(started[tournament.id]) == 1
     assert [name for name, _ in captured] == ["truco.play_match"]
-    assert await beat.start_due(pool, now) == {}
+    assert await periodic.start_due(pool, now) == {}
     assert BOX.key_id

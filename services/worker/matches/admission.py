@@ -2,7 +2,7 @@
 
 The Celery thread of a match calls :meth:`Admission.enter` before it takes its bots' slots, and
 :meth:`Admission.leave` once its match is over. ``enter`` blocks while as many matches play as
-the cap (:class:`~services.worker.active_cap.ActiveCap`) allows; the cap is updated on every lag
+the cap (:class:`~services.worker.matches.active_cap.ActiveCap`) allows; the cap is updated on every lag
 sample of the process's loop (:meth:`Admission.observe`, called from the loop's thread). A
 waiting match has its message (received, unacknowledged: a killed worker's matches are
 delivered again) and nothing else: no slot, no connection, no coroutine.
@@ -18,7 +18,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from services.worker.active_cap import ActiveCap
+from services.worker.matches.active_cap import ActiveCap
 
 START_EVERY_S = 0.005  # at most 200 starts a second
 POLL_S = 0.05

@@ -14,10 +14,10 @@ The schedule itself is :mod:`services.worker.schedule` (made when the app is con
   its tournaments (it forfeits what is left; the events go on); an unavailable bot that answers
   again becomes 'active';
 * every 30 s (``TRUCO_SWEEP_EVERY_S``) ``truco.requeue_stale_matches``: the recovery sweeper
-  (``services.worker.tasks_sweep``): sends again the matches that were never sent or whose
+  (``services.worker.results.sweep``): sends again the matches that were never sent or whose
   task was lost, and gives up on a match after too many attempts;
 * every 30 s ``truco.fit_ratings``: refits the rating pools whose results changed since their
-  last fit (``services.worker.tasks_fit``: intervals and LOS for the leaderboards).
+  last fit (``services.worker.results.fit``: intervals and LOS for the leaderboards).
 
 Scheduled messages expire after one period. Run exactly one beat
 (``celery -A services.worker.celery_app beat``).
@@ -38,9 +38,9 @@ from services.base.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
 from services.db import bot_health
 from services.domain.probe_plan import ProbePolicy, plan_probes
 from services.worker.app import app
-from services.worker.db import run_db
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import CHECK_BOT_HEALTH, RECORD_BOT_HEALTH, START_DUE_TOURNAMENTS
+from services.worker.results.db import run_db
 from services.worker.schedule import HEALTH_EVERY_S
 from services.worker.senders import send_matches, send_probe, stop_matches
 from services.worker.task import platform_task

@@ -18,8 +18,8 @@ from services.base.config import LadderSettings
 from services.base.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
 from services.flow import ladder as flow_ladder
 from services.worker.app import app
-from services.worker.db import run_db
 from services.worker.names import LADDER, LADDER_TICK
+from services.worker.results.db import run_db
 from services.worker.senders import send_matches
 from services.worker.task import platform_task
 

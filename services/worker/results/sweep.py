@@ -60,8 +60,8 @@ from services.base.limits import (
 from services.db import matches as db_matches
 from services.db import sweep as db_sweep
 from services.worker.app import app
-from services.worker.db import run_db
 from services.worker.names import MATCHES, REQUEUE_STALE, RESULTS
+from services.worker.results.db import run_db
 from services.worker.senders import send_matches, stop_matches
 from services.worker.task import platform_task
 

@@ -29,12 +29,12 @@ from services.base.limits import STORE_HARD_LIMIT_S, STORE_SOFT_LIMIT_S
 from services.db import ladder as db_ladder
 from services.db import sprt_tests as db_sprt
 from services.worker.app import app
-from services.worker.db import run_db
 from services.worker.live import clear_live
 from services.worker.names import MATCH_STARTED, MATCH_STOPPED, STORE_RESULT
+from services.worker.results.db import run_db
+from services.worker.results.ladder import ladder_tick
 from services.worker.senders import send_matches, stop_matches
 from services.worker.task import Retry, platform_task
-from services.worker.tasks_ladder import ladder_tick
 
 TRANSIENT = (
     OSError,
@@ -70,7 +70,7 @@ async def store(
     """Record the result (idempotent) and queue the matches it unlocked; returns their ids. A
     result that ended an SPRT test cancelled its pairs still in play: their workers are asked
     to stop (:mod:`services.worker.stops`). A ladder match chosen for a bot still placing runs
-    the matchmaker at once (:func:`services.worker.tasks_ladder.ladder_tick`, under its lease)."""
+    the matchmaker at once (:func:`services.worker.results.ladder.ladder_tick`, under its lease)."""
     from services import flow
 
     next_ids: list[int] = await flow.record_result(pool, match_id, replay, task_id)
@@ -97,7 +97,7 @@ def store_result(match_id: int, replay_json: str, task_id: str | None = None) ->
 
 def drop_live(match_id: int) -> None:
     """Delete the live feed of a stored match (it expires by itself if this fails)."""
-    from services.worker.tasks_play import live_redis
+    from services.worker.matches.play import live_redis
 
     redis_settings = app.settings.redis
     clear_live(live_redis(redis_settings.url_or_local), redis_settings.prefix, match_id)

@@ -51,15 +51,15 @@ from arena.match.runner import run_match
 from services.base.config import Settings
 from services.base.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
 from services.domain.match_order import EntrantOrder, MatchOrder
-from services.worker.admission import Admission
 from services.worker.app import app
-from services.worker.attempts import next_attempt
 from services.worker.live import LivePublisher, send_started
 from services.worker.live_sink import QueuedRedis
 from services.worker.loop_thread import BOT_CALLS, LoopThread, process_loop
+from services.worker.matches.admission import Admission
+from services.worker.matches.attempts import next_attempt
+from services.worker.matches.slots import BotSlots
 from services.worker.names import PLAY_MATCH
 from services.worker.senders import send_result, send_stopped
-from services.worker.slots import BotSlots
 from services.worker.stops import StopWatch, flags_client
 from services.worker.task import platform_task
 
@@ -231,7 +231,7 @@ _admission_lock = threading.Lock()
 
 def match_admission(loop: LoopThread) -> Admission:
     """The gate before a match starts on ``loop`` (one per loop, so one per process): at most as
-    many matches play at once as the loop keeps up with (:mod:`services.worker.admission`).
+    many matches play at once as the loop keeps up with (:mod:`services.worker.matches.admission`).
     One process's core is its limit: past it every call of every match would wait longer, and
     the bots would be charged (time banks, timeouts) for the platform's delay. A match beyond
     the cap waits in its Celery thread, its message held and unacknowledged."""
@@ -311,7 +311,7 @@ def play_unless_stopped(message: MatchOrder, settings: Settings, loop: LoopThrea
     if watch.requested(message.match_id):
         logger.info("match %s: decided before it began; not played", message.match_id)
         return None
-    # each beginning is dealt afresh (services.worker.attempts)
+    # each beginning is dealt afresh (services.worker.matches.attempts)
     attempt = next_attempt(
         _redis_client(settings.redis.url_or_local),
         settings.redis.prefix,

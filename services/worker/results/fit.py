@@ -25,8 +25,8 @@ import asyncpg
 from services.base.limits import FIT_HARD_LIMIT_S, FIT_SOFT_LIMIT_S
 from services.db import rating_fits as db_fits
 from services.domain.ratings import POOLS, BotId
-from services.worker.db import run_db
 from services.worker.names import FIT_RATINGS
+from services.worker.results.db import run_db
 from services.worker.task import platform_task
 
 logger = logging.getLogger(__name__)

@@ -1,0 +1,15 @@
+"""The trusted worker (queue ``results``): it has the database and never calls a bot.
+
+==================  =========  ============================================================
+module              queue      what
+==================  =========  ============================================================
+store               results    ``truco.store_result``: stores a result, queues what follows;
+                               ``truco.match_started``, ``truco.match_stopped``
+sweep               results    ``truco.requeue_stale_matches``: the recovery sweeper
+fit                 results    ``truco.fit_ratings``: the ratings' intervals
+ladder              results    ``truco.ladder_tick``: the ladders' matchmaker
+periodic            results    ``truco.start_due_tournaments``, ``truco.check_bot_health``,
+                               ``truco.record_bot_health``
+db                  -          the per-process event loop and asyncpg pool the tasks use
+==================  =========  ============================================================
+"""
