@@ -29,8 +29,9 @@ ROOMS = {
     "db": "db",
     "flow": "flow",
     "worker": "worker",  # what the worker processes share: the app, names, messages, senders
-    "worker.matches": "worker",  # the bot-calling worker (queues matches, ladder)
-    "worker.results": "worker",  # the trusted worker (queue results)
+    "worker.matches": "bot-calling",  # the bot-calling worker (queues matches, ladder)
+    "worker.results": "trusted",  # the trusted worker (queue results)
+    "worker.celery_app": "boot",  # the ``celery -A`` target: every task module, registered
     "api": "api",
     "web": "web",
     "launch": "app",  # make run, the ASGI app, the house bots, embedded servers
@@ -40,10 +41,15 @@ _BELOW = {
     "base": set[str](),
     "db": {"pure", "base"},
     "flow": {"db", "pure", "base"},
-    "worker": {"flow", "db", "pure", "base"},
-    "api": {"worker", "flow", "db", "pure", "base"},
-    "web": {"api", "worker", "flow", "db", "pure", "base"},
-    "app": {"web", "api", "worker", "flow", "db", "pure", "base"},
+    # the worker processes: what they share reaches no database; each imports only that and
+    # its own folder (and only the trusted one the database)
+    "worker": {"pure", "base"},
+    "bot-calling": {"worker", "pure", "base"},
+    "trusted": {"worker", "flow", "db", "pure", "base"},
+    "boot": {"bot-calling", "trusted", "worker", "flow", "db", "pure", "base"},
+    "api": {"trusted", "worker", "flow", "db", "pure", "base"},
+    "web": {"api", "trusted", "worker", "flow", "db", "pure", "base"},
+    "app": {"web", "api", "boot", "bot-calling", "trusted", "worker", "flow", "db", "pure", "base"},
 }
 MAY_IMPORT = {room: below | {room} for room, below in _BELOW.items()}
 
@@ -296,3 +302,30 @@ def test_truco_verify_imports_no_workflow_or_database_module() -> None:
     assert "services.tournaments.ranked" in reached and "services.domain.result" in reached
     impure = sorted(m for m in reached if room(m) in {"db", "flow", "worker", "api", "web", "app"})
     assert impure == []
+
+
+def external_imports(path: Path) -> set[str]:
+    """The top-level names of every package ``path`` imports (wherever the import is written)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.partition(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module.partition(".")[0])
+    return found
+
+
+def test_the_bot_calling_worker_reaches_no_database() -> None:
+    """The bot-calling worker's modules (``services/worker/matches/``) and everything they import,
+    even indirectly or inside a function, import neither asyncpg nor the database, the workflow
+    or the trusted worker's modules: it runs strangers' bots and holds no credentials."""
+    paths = modules(ROOT, PACKAGES)
+    graph = import_graph(ROOT, PACKAGES)
+    own = [m for m in graph if room(m) == "bot-calling"]
+    assert "services.worker.matches.play" in own and "services.worker.matches.probe" in own
+    reached = set().union(*(_reachable(graph, m) for m in own))
+    assert "services.worker.senders" in reached  # the check follows imports
+    trusted = sorted(m for m in reached if room(m) in {"db", "flow", "trusted", "boot"})
+    assert trusted == []
+    with_asyncpg = sorted(m for m in reached if "asyncpg" in external_imports(paths[m]))
+    assert with_asyncpg == []

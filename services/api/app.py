@@ -80,8 +80,8 @@ def create_api(
     left to its owner.
 
     ``sender(pool, match_ids)`` hands new matches to the workers (default:
-    ``services.worker.senders.send_matches`` with this app's secret box if importable, else a
-    no-op that logs). ``rate_limits`` (default ``settings.rate_limits``) replaces the
+    ``services.worker.results.dispatch.send_matches`` with this app's secret box if importable,
+    else a no-op that logs). ``rate_limits`` (default ``settings.rate_limits``) replaces the
     settings' budgets; counters are in Redis when ``settings.redis.url`` is set, else in
     memory (or pass ``rate_counter``).
     """

@@ -21,8 +21,8 @@ BotClientFactory = Callable[[str, str, EgressPolicy], BotClient]
 """``(base_url, signing_secret, policy) -> BotClient`` used for the registration handshake."""
 
 MatchSender = Callable[[asyncpg.Pool, list[int]], Awaitable[None]]
-"""``(pool, match_ids)``: hand new matches to the workers (``services.worker.senders.send_matches``
-in production; tests run them in process)."""
+"""``(pool, match_ids)``: hand new matches to the workers
+(``services.worker.results.dispatch.send_matches`` in production; tests run them in process)."""
 
 
 Stopper = Callable[[list[int]], Awaitable[None]]
@@ -31,7 +31,7 @@ play (``services.worker.stops.request_stops`` on the platform's Redis)."""
 
 
 class EnqueueWith(Protocol):
-    """``services.worker.senders.send_matches``."""
+    """``services.worker.results.dispatch.send_matches``."""
 
     def __call__(
         self, pool: asyncpg.Pool, match_ids: list[int], *, secret_box: SecretBox | None = None
@@ -48,12 +48,14 @@ async def log_only_sender(pool: asyncpg.Pool, match_ids: list[int]) -> None:
 
 
 def default_sender(secret_box: SecretBox) -> MatchSender:
-    """``services.worker.senders.send_matches`` (decrypting bots' signing secrets with
+    """``services.worker.results.dispatch.send_matches`` (decrypting bots' signing secrets with
     ``secret_box``) if it can be imported, else :func:`log_only_sender`."""
     try:
-        module = importlib.import_module("services.worker.senders")
+        module = importlib.import_module("services.worker.results.dispatch")
     except ImportError:
-        logger.warning("services.worker.senders is not importable; matches will not be queued")
+        logger.warning(
+            "services.worker.results.dispatch is not importable; matches will not be queued"
+        )
         return log_only_sender
     send_matches = cast(EnqueueWith, module.send_matches)
 

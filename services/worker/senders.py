@@ -1,21 +1,25 @@
-"""Sending tasks. ``send_matches(pool, match_ids)`` is what the API and the trusted worker call.
+"""Sending tasks, by both worker processes and the API. No database here: matches are sent from
+the database by :func:`services.worker.results.dispatch.send_matches`, which reads their orders
+and hands them to :func:`send_orders`.
 
 Tasks are sent by name (``app.send_task``) to their queue: a sender never runs task code, and
-what travels is JSON of the shapes in :mod:`services.worker.messages`.
+what travels is JSON of the shapes in :mod:`services.worker.messages` and
+:class:`services.domain.match_order.MatchOrder`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 import redis
 
 from services.base.limits import match_task_limits
+from services.base.secretbox import SecretBox
 from services.domain.match_order import MatchOrder
+from services.worker.app import WorkerApp, app
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import (
     MATCH_STOPPED,
@@ -28,21 +32,13 @@ from services.worker.names import (
 )
 from services.worker.stops import flags_client, request_stops
 
-if TYPE_CHECKING:
-    import asyncpg
-
-    from services.base.secretbox import SecretBox
-    from services.worker.app import WorkerApp
-
 logger = logging.getLogger(__name__)
 
 PROBE_EXPIRES_S = 120  # a probe not started by then is dropped: the next round of checks comes
 
 
 def current_app() -> WorkerApp:
-    """The Celery app (imported when first sending: the task modules import this module)."""
-    from services.worker.app import app
-
+    """The Celery app every sender sends with (tests replace this function to capture sends)."""
     return app
 
 
@@ -67,25 +63,6 @@ def send_orders(specs: Sequence[MatchOrder], queue: str = MATCHES) -> list[str]:
 def worker_secret_box() -> SecretBox:
     """The sending app's cipher of bots' signing secrets (from its settings)."""
     return current_app().secret_box
-
-
-async def send_matches(
-    pool: asyncpg.Pool,
-    match_ids: list[int],
-    *,
-    secret_box: SecretBox | None = None,
-    queue: str = MATCHES,
-) -> None:
-    """Mark the matches queued (``flow.match_specs``) and send one play task per match, with
-    the bots' signing secrets decrypted by ``secret_box`` (the API's; by default the worker
-    app's, from its settings)."""
-    if not match_ids:
-        return
-    from services import flow  # the database layer: only senders with a pool import it
-
-    box = secret_box if secret_box is not None else worker_secret_box()
-    specs = await flow.match_specs(pool, match_ids, secret_box=box)
-    await asyncio.to_thread(send_orders, specs, queue)
 
 
 RESULT_RETRY_POLICY = {

@@ -28,7 +28,7 @@ import asyncpg
 import pytest
 
 from services import flow
-from services.worker import senders
+from services.worker.results import dispatch
 from tests.crash.stack import (
     SlowBots,
     pool_children,
@@ -58,7 +58,7 @@ async def _kill_mid_match(
     pool: asyncpg.Pool, bots: SlowBots, match_id: int, kill: Callable[[], None]
 ) -> int:
     """Send the match, wait until it is surely being played, kill; the /act calls so far."""
-    await senders.send_matches(pool, [match_id])
+    await dispatch.send_matches(pool, [match_id])
     await wait_until(lambda: bots.acts >= 8, 30, "the match under way")
     kill()
     await asyncio.sleep(0.2)  # a call already on the wire may still land: count after it
@@ -190,7 +190,7 @@ async def test_trusted_worker_killed_after_storing_before_sending_next_round(
             extra={"TRUCO_TEST_BLOCK_AFTER_RECORD": str(marker)},
         )
         crew.bot_worker()
-        await senders.send_matches(pool, await flow.start_tournament(pool, tournament_id))
+        await dispatch.send_matches(pool, await flow.start_tournament(pool, tournament_id))
         await wait_until(marker.exists, 60, "the hook after record_result")
         pid, stored_match, next_ids = marker.read_text().split()
         assert int(pid) in {hooked.pid, *pool_children(hooked)}

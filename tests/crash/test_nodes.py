@@ -20,7 +20,7 @@ import asyncpg
 import pytest
 
 from services import flow
-from services.worker import senders
+from services.worker.results import dispatch
 from tests.crash.stack import (
     Proc,
     SlowBots,
@@ -80,7 +80,7 @@ async def test_two_nodes_of_each_kind_one_of_each_killed_mid_round(
         assert len(names) == 4  # four nodes, each under its own name
         first_round = await flow.start_tournament(pool, tournament_id)
         assert len(first_round) == BOTS // 2
-        await senders.send_matches(pool, first_round)
+        await dispatch.send_matches(pool, first_round)
 
         # the middle of round 1: a result stored, and both bot-calling nodes still playing
         await wait_until(

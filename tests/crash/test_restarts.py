@@ -20,7 +20,7 @@ from services import flow
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool
 from services.launch.embedded import EmbeddedPostgres, EmbeddedRedis
-from services.worker import senders
+from services.worker.results import dispatch
 from tests.crash.stack import (
     SlowBots,
     base_env,
@@ -76,7 +76,7 @@ async def test_postgres_then_redis_restart_while_a_tournament_runs(
                     await asyncio.sleep(0.5)
 
             watching = asyncio.create_task(supervisor())
-            await senders.send_matches(pool, await flow.start_tournament(pool, tournament_id))
+            await dispatch.send_matches(pool, await flow.start_tournament(pool, tournament_id))
             # PostgreSQL goes away while round 1 is being played
             await asyncio.sleep(1.0)
             await pool.close()

@@ -21,7 +21,7 @@ from services.worker import senders
 from services.worker.app import make_config
 from services.worker.celery_app import app
 from services.worker.names import REQUEUE_STALE, RESULTS
-from services.worker.results import sweep
+from services.worker.results import dispatch, sweep
 from tests.services.flow_helpers import SECRET_KEY, make_account, make_bot, make_tournament
 
 pytestmark = pytest.mark.anyio
@@ -92,7 +92,7 @@ async def test_a_lost_task_is_sent_again_after_its_hard_limit_and_the_margin(
     pool: asyncpg.Pool, broker: RecordingApp
 ) -> None:
     _, ids = await _swiss(pool)
-    await senders.send_matches(pool, ids)
+    await dispatch.send_matches(pool, ids)
     assert broker.sent == ids
     match = (await db_sweep.open_matches(pool, pending_after_s=0.5, queued_after_s=0.0))[-1]
     # default settings: 2 games, 30 s banks, 1 s calls -> deadline 160 s, hard limit 220 s
@@ -117,7 +117,7 @@ async def test_a_backlog_in_the_broker_holds_queued_matches_but_not_pending_ones
     pool: asyncpg.Pool, broker: RecordingApp
 ) -> None:
     _, queued = await _swiss(pool)
-    await senders.send_matches(pool, queued)
+    await dispatch.send_matches(pool, queued)
     await _age(pool, queued, "queued_at", 3600)
     _, pending = await _swiss(pool)
     await _age(pool, pending, "created_at", 3600)
@@ -133,7 +133,7 @@ async def test_after_max_attempts_a_match_is_decided_without_winner_and_the_even
 ) -> None:
     tournament_id, ids = await _swiss(pool)
     for _ in range(FAST.max_attempts):
-        await senders.send_matches(pool, ids)
+        await dispatch.send_matches(pool, ids)
     await _age(pool, ids, "queued_at", 3600)
     ratings_before = await pool.fetchval("SELECT count(*) FROM rating_history")
     report = await sweep.sweep(pool, FAST)
@@ -167,7 +167,7 @@ async def test_a_challenge_given_up_becomes_error(pool: asyncpg.Pool, broker: Re
         pool, a, b, mode="1v1", rules={}, games_per_match=2, rated=True
     )
     for _ in range(FAST.max_attempts):
-        await senders.send_matches(pool, [match_id])
+        await dispatch.send_matches(pool, [match_id])
     await _age(pool, [match_id], "queued_at", 3600)
     report = await sweep.sweep(pool, FAST)
     assert match_id in report.gave_up and report.advanced == []
@@ -182,7 +182,7 @@ async def test_a_result_that_lands_first_wins_over_giving_up(
 ) -> None:
     _, ids = await _swiss(pool)
     for _ in range(FAST.max_attempts):
-        await senders.send_matches(pool, ids)
+        await dispatch.send_matches(pool, ids)
     await _age(pool, ids, "queued_at", 3600)
     found = {
         m.id: m for m in await db_sweep.open_matches(pool, pending_after_s=1, queued_after_s=1)
@@ -263,7 +263,7 @@ async def test_a_test_pair_given_up_fails_its_test_and_cancels_the_others(
         pool, owner_id=owner, bot_a=a, bot_b=b, mode="1v1", rules={}, params=params
     )
     for _ in range(FAST.max_attempts):
-        await senders.send_matches(pool, [stuck])
+        await dispatch.send_matches(pool, [stuck])
     await _age(pool, [stuck], "queued_at", 3600)
     report = await sweep.sweep(pool, FAST)
     assert stuck in report.gave_up and report.advanced == []

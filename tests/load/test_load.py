@@ -28,7 +28,7 @@ import pytest
 
 from services import flow
 from services.launch.embedded import EmbeddedRedis
-from services.worker import senders
+from services.worker.results import dispatch
 from tests.crash.stack import Stack, base_env, stack, stored_once, use_sender, wait_db
 from tests.worker.fixtures import make_account, make_bot
 from tests.worker.processes import free_port, lower_priority, start, stop, wait_for
@@ -194,7 +194,7 @@ async def _run(
             try:
                 time.sleep(0.5)
                 began = time.monotonic()
-                await senders.send_matches(pool, match_ids)
+                await dispatch.send_matches(pool, match_ids)
                 await wait_db(
                     pool,
                     "SELECT count(*) = $2 FROM matches WHERE id = ANY($1::bigint[]) "

@@ -32,8 +32,9 @@ from engine.state import State
 from services.base.config import RateLimits, RedisSettings, Secret, SecretSettings, Settings
 from services.domain.match_order import EntrantOrder, MatchOrder
 from services.launch.app import create_app
-from services.worker import live, senders
+from services.worker import live
 from services.worker.matches import play
+from services.worker.results import dispatch
 from tests.servers import RedisTarget
 from tests.worker.fixtures import SECRET_KEY, make_account, make_bot
 from tests.worker.processes import celery_worker
@@ -226,7 +227,7 @@ async def test_real_worker_live_replay_and_health(
                 rated=False,
             )
             with celery_worker(stack_env, tmp_path / "worker.log"):
-                await senders.send_matches(pool, [match_id])
+                await dispatch.send_matches(pool, [match_id])
                 seen_live: list[dict[str, Any]] = []
                 deadline = time.monotonic() + 90
                 while time.monotonic() < deadline:

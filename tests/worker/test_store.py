@@ -18,7 +18,7 @@ from services.worker.app import WorkerApp
 from services.worker.matches import play
 from services.worker.matches.probe import probe_all
 from services.worker.messages import ProbeOutcome, ProbeTarget
-from services.worker.results import periodic, store
+from services.worker.results import dispatch, periodic, store
 from tests.services.api_helpers import NetworkGuard
 from tests.worker.fixtures import BOX, SECRET_KEY, make_account, make_bot, rated_challenge
 
@@ -46,7 +46,7 @@ async def test_result_is_stored_once_when_the_match_ran_twice(
 ) -> None:
 
     match_id, bots, keys = await rated_challenge(pool, bot_server_factory)
-    await senders.send_matches(pool, [match_id])  # marks it queued, sends truco.play_match
+    await dispatch.send_matches(pool, [match_id])  # marks it queued, sends truco.play_match
     assert [name for name, _ in captured] == ["truco.play_match"]
     message = msgspec.convert(captured[0][1][0], MatchOrder)
     assert message.match_id == match_id and message.entrants[0].secret == keys[0]
@@ -155,7 +155,7 @@ async def test_unavailable_bot_withdraws_from_its_tournament(
     )
     for bot in bots:
         await flow.enter_tournament(pool, tournament.id, bot)
-    await senders.send_matches(pool, await flow.start_tournament(pool, tournament.id))
+    await dispatch.send_matches(pool, await flow.start_tournament(pool, tournament.id))
     failing = [ProbeOutcome(bots[0], False, "connect: refused")]
     for _ in range(2):
         assert await periodic.record_health(pool, failing, 3) == {"unavailable": [], "active": []}

@@ -53,6 +53,7 @@ from services.base.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_d
 from services.domain.match_order import EntrantOrder, MatchOrder
 from services.worker.app import app
 from services.worker.live import LivePublisher, send_started
+from services.worker.live_client import live_redis
 from services.worker.live_sink import QueuedRedis
 from services.worker.loop_thread import BOT_CALLS, LoopThread, process_loop
 from services.worker.matches.admission import Admission
@@ -98,18 +99,6 @@ def _redis_client(url: str) -> redis.Redis:
     if _redis is None or _redis[0] != url:
         _redis = (url, slots_client(url))
     return _redis[1]
-
-
-_live_redis: tuple[str, redis.Redis] | None = None
-
-
-def live_redis(url: str) -> redis.Redis:
-    """A client for the live feed with short timeouts (a slow Redis must not stall a match)."""
-    global _live_redis
-    if _live_redis is None or _live_redis[0] != url:
-        client = redis.Redis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5)
-        _live_redis = (url, client)
-    return _live_redis[1]
 
 
 _live_writes: tuple[str, int, QueuedRedis] | None = None

@@ -11,5 +11,7 @@ ladder              results    ``truco.ladder_tick``: the ladders' matchmaker
 periodic            results    ``truco.start_due_tournaments``, ``truco.check_bot_health``,
                                ``truco.record_bot_health``
 db                  -          the per-process event loop and asyncpg pool the tasks use
+dispatch            -          ``send_matches(pool, match_ids)``: matches sent from the
+                               database (the trusted worker and the API call it)
 ==================  =========  ============================================================
 """

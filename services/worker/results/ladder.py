@@ -20,7 +20,7 @@ from services.flow import ladder as flow_ladder
 from services.worker.app import app
 from services.worker.names import LADDER, LADDER_TICK
 from services.worker.results.db import run_db
-from services.worker.senders import send_matches
+from services.worker.results.dispatch import send_matches
 from services.worker.task import platform_task
 
 logger = logging.getLogger(__name__)

@@ -33,6 +33,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
+from services import flow
 from services.base.config import FairPlaySettings, WorkerSettings
 from services.base.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
 from services.db import bot_health
@@ -41,8 +42,9 @@ from services.worker.app import app
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import CHECK_BOT_HEALTH, RECORD_BOT_HEALTH, START_DUE_TOURNAMENTS
 from services.worker.results.db import run_db
+from services.worker.results.dispatch import send_matches
 from services.worker.schedule import HEALTH_EVERY_S
-from services.worker.senders import send_matches, send_probe, stop_matches
+from services.worker.senders import send_probe, stop_matches
 from services.worker.task import platform_task
 
 logger = logging.getLogger(__name__)
@@ -59,8 +61,6 @@ async def start_due(
     One tournament that fails to start is logged and does not stop the others. Entries of
     other owners' bots that do not accept the event's settings (``fair_play``'s floors, the
     bot's own minimum timeout) are left out (``services.flow.fair_play``)."""
-    from services import flow
-
     floors = flow.floors_of(fair_play or FairPlaySettings())
     started: dict[int, list[int]] = {}
     for tournament_id in await flow.due_tournaments(pool, now, floors):
@@ -102,8 +102,6 @@ async def record_health(
     pool: asyncpg.Pool, outcomes: list[ProbeOutcome], failures_to_unavailable: int
 ) -> dict[str, list[int]]:
     """Record probe outcomes; withdraw bots that just became unavailable, queue what follows."""
-    from services import flow
-
     changes: dict[str, list[int]] = {"unavailable": [], "active": []}
     for outcome in outcomes:
         recorded = await bot_health.record_check(

@@ -25,15 +25,18 @@ import kombu.exceptions
 
 from arena.match.replay import Replay, VerifyError, load_replay
 from arena.match.verify import verify_replay
+from services import flow
 from services.base.limits import STORE_HARD_LIMIT_S, STORE_SOFT_LIMIT_S
 from services.db import ladder as db_ladder
 from services.db import sprt_tests as db_sprt
 from services.worker.app import app
 from services.worker.live import clear_live
+from services.worker.live_client import live_redis
 from services.worker.names import MATCH_STARTED, MATCH_STOPPED, STORE_RESULT
 from services.worker.results.db import run_db
+from services.worker.results.dispatch import send_matches
 from services.worker.results.ladder import ladder_tick
-from services.worker.senders import send_matches, stop_matches
+from services.worker.senders import stop_matches
 from services.worker.task import Retry, platform_task
 
 TRANSIENT = (
@@ -71,8 +74,6 @@ async def store(
     result that ended an SPRT test cancelled its pairs still in play: their workers are asked
     to stop (:mod:`services.worker.stops`). A ladder match chosen for a bot still placing runs
     the matchmaker at once (:func:`services.worker.results.ladder.ladder_tick`, under its lease)."""
-    from services import flow
-
     next_ids: list[int] = await flow.record_result(pool, match_id, replay, task_id)
     await send_matches(pool, next_ids)
     await asyncio.to_thread(stop_matches, await db_sprt.stopping_pairs_of(pool, match_id))
@@ -97,8 +98,6 @@ def store_result(match_id: int, replay_json: str, task_id: str | None = None) ->
 
 def drop_live(match_id: int) -> None:
     """Delete the live feed of a stored match (it expires by itself if this fails)."""
-    from services.worker.matches.play import live_redis
-
     redis_settings = app.settings.redis
     clear_live(live_redis(redis_settings.url_or_local), redis_settings.prefix, match_id)
 
@@ -108,8 +107,6 @@ def drop_live(match_id: int) -> None:
 )
 def match_started(match_id: int) -> bool:
     """The bot-calling worker began playing ``match_id``: mark it running (idempotent)."""
-    from services import flow
-
     changed: bool = run_db(lambda pool: flow.mark_running(pool, match_id))
     return changed
 
@@ -120,8 +117,6 @@ def match_started(match_id: int) -> bool:
 def match_stopped(match_id: int) -> bool:
     """The bot-calling worker stopped playing ``match_id``, which was decided without its play:
     it is no longer ``stopping`` (idempotent)."""
-    from services import flow
-
     changed: bool = run_db(lambda pool: flow.match_stopped(pool, match_id))
     drop_live(match_id)  # its spectator feed ends with it
     return changed

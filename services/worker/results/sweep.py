@@ -4,7 +4,7 @@ Matches get lost in two ways, and this finds both:
 
 * **never sent**: a match still ``pending`` ``TRUCO_SWEEP_PENDING_AFTER_S`` (60 s) after it was
   created. ``flow.record_result`` commits the next round and only then does the trusted
-  worker send it (``senders.send_matches``); a worker that dies in between, or a broker that is
+  worker send it (``dispatch.send_matches``); a worker that dies in between, or a broker that is
   down at that moment, leaves the round ``pending`` for good.
 * **sent, never finished**: a match ``queued`` (or ``running``) for longer than its task's
   hard time limit (``limits.match_task_limits``, from its own settings) plus
@@ -12,7 +12,7 @@ Matches get lost in two ways, and this finds both:
   the process that runs it. Its message was lost with a worker killed outright (Redis would
   hand it out again only after the 2 h visibility timeout), or with the broker's data.
 
-Both are sent again through ``senders.send_matches`` (``attempts`` + 1). A match that is stale
+Both are sent again through ``dispatch.send_matches`` (``attempts`` + 1). A match that is stale
 again after ``TRUCO_SWEEP_MAX_ATTEMPTS`` (5) sends is given up: in a tournament it is decided
 with **no winner and no rating change** (status ``forfeit``, result reason ``error``, nobody is
 the forfeiting side: Swiss and round robin count it as a draw, a bracket sends the better seed
@@ -59,10 +59,13 @@ from services.base.limits import (
 )
 from services.db import matches as db_matches
 from services.db import sweep as db_sweep
+from services.flow import TournamentSettings, decided
+from services.flow.matches import match_settings as settings_of_match
 from services.worker.app import app
 from services.worker.names import MATCHES, REQUEUE_STALE, RESULTS
 from services.worker.results.db import run_db
-from services.worker.senders import send_matches, stop_matches
+from services.worker.results.dispatch import send_matches
+from services.worker.senders import stop_matches
 from services.worker.task import platform_task
 
 logger = logging.getLogger(__name__)
@@ -70,9 +73,6 @@ logger = logging.getLogger(__name__)
 
 def match_settings(match: db_sweep.OpenMatch) -> MatchSettings:
     """The settings the match is played under (``flow.match_settings``, as it was sent)."""
-    from services.flow import TournamentSettings
-    from services.flow.matches import match_settings as settings_of_match
-
     event = (
         TournamentSettings()
         if match.tournament_settings is None
@@ -137,8 +137,6 @@ async def _give_up(
     """Decide ``match`` without a winner (see the module docstring): (given up?, the matches
     that made ready). Locks in the platform's order (``flow.decided.lock_owner``, then the
     match) and re-checks: a result or a send that landed meanwhile wins."""
-    from services.flow import decided
-
     async with pool.acquire() as conn, conn.transaction():
         await decided.lock_owner(conn, match.id, match.tournament_id)
         locked = await db_sweep.lock_open(conn, match.id)
