@@ -19,13 +19,15 @@ from __future__ import annotations
 
 from services.worker import wakeup
 from services.worker.app import app, make_config
-from services.worker.matches import play, probe
+from services.worker.matches import boot, play, probe
 from services.worker.results import fit, ladder, periodic, store, sweep
 
 # Importing the task modules above registers their tasks on ``app``; ``wakeup`` connects the
-# timer that keeps a threads-pool consumer taking messages as tasks finish.
+# timer that keeps a threads-pool consumer taking messages as tasks finish, ``boot`` the
+# bot-calling worker's garbage collector tuning.
 __all__ = [
     "app",
+    "boot",
     "fit",
     "ladder",
     "make_config",

@@ -394,7 +394,7 @@ def test_matches_starting_together_do_not_stall_the_loop() -> None:
         tick.cancel()
         return list(replays)
 
-    # As the bot-calling worker does once booted (services.worker.matches.play.match_admission), what already
+    # As the bot-calling worker does once booted (services.worker.matches.boot), what already
     # lives is frozen out of the collector: in the full suite that is every earlier test's
     # leftovers, and one full collection over them ran 425 ms on the loop's thread (CI).
     gc.collect()

@@ -46,6 +46,7 @@ async def test_real_worker_stores_a_match_once_even_when_it_runs_twice(
     text = log.read_text()
     assert text.count("Task truco.play_match") == 4  # two received, two succeeded
     assert "Traceback" not in text
+    assert "garbage collector:" in text  # it calls bots: tuned when ready (matches/boot.py)
     # no line per bot call (httpx logs each request at INFO): the log grows per task, not per
     # HTTP request (two matches make hundreds of calls)
     assert "HTTP Request" not in text

@@ -13,5 +13,6 @@ admission           -          the gate before a match starts: as many as the lo
 active_cap          -          the cap that gate follows (pure arithmetic on the loop's lag)
 slots               -          per-bot cap on concurrent matches (a Redis semaphore)
 attempts            -          which attempt at a match this is (a Redis counter)
+boot                -          the garbage collector tuned when the worker is up
 ==================  =========  ============================================================
 """

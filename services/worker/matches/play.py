@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import gc
 import logging
 import os
 import random
@@ -210,10 +209,6 @@ def match_loop() -> LoopThread:
     return process_loop(BOT_CALLS)
 
 
-GC_THRESHOLDS = (50_000, 20, 20)
-"""The bot-calling process's garbage collector: a young collection every 50,000 net
-allocations instead of 700; the older generations as often relative to it as by default."""
-
 _admission: tuple[LoopThread, Admission] | None = None
 _admission_lock = threading.Lock()
 
@@ -229,13 +224,6 @@ def match_admission(loop: LoopThread) -> Admission:
         if _admission is None or _admission[0] is not loop:
             admission = Admission()
             loop.watch_lag(admission.observe)
-            # The process has booted: what lives now (modules, Celery) lives for good. Frozen,
-            # it is left out of every full garbage collection, which then pauses the loop less.
-            gc.freeze()
-            # Hundreds of matches allocate fast and keep their replays alive to the end: at
-            # the default threshold (700 allocations) the collector ran a tenth of the
-            # process's CPU, walking the same live records again and again.
-            gc.set_threshold(*GC_THRESHOLDS)
             _admission = (loop, admission)
         return _admission[1]
 
