@@ -21,7 +21,7 @@ run: install
 # one more worker or beat by hand (set REDIS_URL; the results worker also needs DATABASE_URL;
 # beat only sends messages)
 worker-matches: install
-	env -u DATABASE_URL -u TRUCO_SECRET_KEY $(BIN)/celery -A services.worker.celery_app worker -Q matches,ladder -n matches@%h --pool=threads --concurrency=1000 --loglevel=INFO
+	env -u DATABASE_URL -u TRUCO_SECRET_KEY $(BIN)/celery -A services.worker.matches.celery_app worker -Q matches,ladder -n matches@%h --pool=threads --concurrency=1000 --loglevel=INFO
 
 worker-results: install
 	$(BIN)/celery -A services.worker.celery_app worker -Q results -n results@%h --pool=threads --concurrency=4 --loglevel=INFO

@@ -20,6 +20,7 @@ holds the rooms to it.
 module              what
 ==================  ============================================================
 celery_app          the ``celery -A`` target: the app with every task registered
+                    (the bot-calling worker's own: :mod:`matches.celery_app`)
 app                 the Celery app object with the settings read at boot
 task                ``platform_task``: the decorator every task is declared with
 schedule            beat's schedule (from the settings)

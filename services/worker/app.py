@@ -1,7 +1,8 @@
 """The Celery app object and its configuration: broker, queues, routes, time limits, schedule.
 
-The task modules (``tasks_*``, ``beat``) import ``app`` from here; :mod:`celery_app` (the
-``celery -A`` target) imports them to register the tasks. Keeping the app in a module of its
+The task modules (in ``matches/`` and ``results/``) import ``app`` from here; :mod:`celery_app`
+(the ``celery -A`` target; the bot-calling worker's is ``matches.celery_app``) imports them to
+register the tasks. Keeping the app in a module of its
 own means no module imports its own importer.
 
 The app carries the platform's :class:`~services.base.config.Settings`. Nothing is read at import:

@@ -6,7 +6,18 @@ One place for the flags every worker runs with, whoever starts it: ``make run``
 
 from __future__ import annotations
 
+from services.worker.names import LADDER, MATCHES
+
 CELERY_APP = "services.worker.celery_app"
+"""Every task registered: any worker, and beat."""
+BOT_CALLING_APP = "services.worker.matches.celery_app"
+"""The bot-calling tasks only: a worker of the ``matches`` and ``ladder`` queues loads nothing of
+the trusted worker's (no database code)."""
+
+
+def celery_app_for(queues: str) -> str:
+    """The ``celery -A`` target of a worker consuming ``queues`` (comma-separated)."""
+    return BOT_CALLING_APP if set(queues.split(",")) <= {MATCHES, LADDER} else CELERY_APP
 
 
 def worker_argv(
@@ -27,7 +38,7 @@ def worker_argv(
         "-m",
         "celery",
         "-A",
-        CELERY_APP,
+        celery_app_for(queues),
         "worker",
         "-Q",
         queues,

@@ -1,5 +1,6 @@
 """A bot-calling worker started with platform credentials in production exits before it takes a
-message (issue 11, finding 1): a real ``celery worker`` process against the run's Redis."""
+message (issue 11, finding 1): a real ``celery worker`` process against the run's Redis. And the
+bot-calling worker's code loads none of the trusted worker's: no database module at all."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import redis
 
 from services.base.config import WORKER_NEEDS, load_settings
 from services.worker.app import EX_CONFIG, WorkerApp, bot_worker_credentials
+from services.worker.command import BOT_CALLING_APP, CELERY_APP, celery_app_for
 from tests.servers import RedisTarget
 from tests.worker.processes import start, stop, worker_argv
 
@@ -69,3 +71,34 @@ def test_production_bot_worker_with_credentials_exits_before_consuming(
         assert f"has {credential} in its environment" in text
         assert client.llen(queue_key) == 1  # the message was never taken
         assert not client.exists(f"{prefix}unacked")
+
+
+LOADED = """
+import sys
+import services.worker.matches.celery_app as target
+print(sorted(name for name in target.app.tasks if name.startswith("truco.")))
+print(sorted(name for name in sys.modules if name.split(".")[0] == "asyncpg"
+             or name.startswith(("services.db", "services.flow", "services.worker.results"))))
+"""
+
+
+def test_the_bot_calling_worker_loads_no_database_code() -> None:
+    """A worker of the bot-calling queues is started on its own ``celery -A`` target, which in a
+    fresh interpreter registers only its two tasks and imports no asyncpg, no database or
+    workflow module and nothing of the trusted worker's (the architecture test checks the
+    imports as written; this checks what a real process loads)."""
+    assert celery_app_for("matches,ladder") == celery_app_for("matches") == BOT_CALLING_APP
+    assert celery_app_for("results") == celery_app_for("matches,ladder,results") == CELERY_APP
+    assert worker_argv("matches,ladder", "bots")[4] == BOT_CALLING_APP
+    done = subprocess.run(
+        [sys.executable, "-c", LOADED], capture_output=True, text=True, timeout=60, check=True
+    )
+    tasks, loaded = done.stdout.splitlines()
+    assert tasks == str(["truco.play_match", "truco.probe_bots"])
+    assert loaded == "[]"
+    # the same check sees them when they are there: the full app loads the trusted worker
+    full = LOADED.replace("services.worker.matches.celery_app", "services.worker.celery_app")
+    done = subprocess.run(
+        [sys.executable, "-c", full], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert "asyncpg" in done.stdout and "services.worker.results.store" in done.stdout

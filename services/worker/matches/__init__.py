@@ -14,5 +14,6 @@ active_cap          -          the cap that gate follows (pure arithmetic on the
 slots               -          per-bot cap on concurrent matches (a Redis semaphore)
 attempts            -          which attempt at a match this is (a Redis counter)
 boot                -          the garbage collector tuned when the worker is up
+celery_app          -          this worker's ``celery -A`` target: only the tasks above
 ==================  =========  ============================================================
 """
