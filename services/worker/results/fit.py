@@ -24,6 +24,7 @@ import asyncpg
 
 from services.base.limits import FIT_HARD_LIMIT_S, FIT_SOFT_LIMIT_S
 from services.db import rating_fits as db_fits
+from services.domain.rating_fit import Game, GameTable, fit_ratings
 from services.domain.ratings import POOLS, BotId
 from services.worker.names import FIT_RATINGS
 from services.worker.results.db import run_db
@@ -47,9 +48,6 @@ class FitReport:
 
 
 def _fit(pool_games: db_fits.PoolGames) -> dict[int, db_fits.Fitted]:
-    # imported here: numpy and scipy load in the process that fits, not in every worker
-    from services.domain.rating_fit import Game, GameTable, fit_ratings
-
     table = GameTable.from_games(Game(a, b, score) for a, b, score in pool_games.games)
     elo: dict[BotId, float] = {bot: rating for bot, rating in pool_games.elo.items()}
     order: list[BotId] = list(pool_games.order)
