@@ -23,10 +23,9 @@ import uvicorn
 from litestar import Litestar
 
 from services.base.config import DatabaseSettings, RateLimits, Secret, SecretSettings, Settings
-from services.db.migrate import migrate_url
 from services.db.pool import create_pool
 from services.launch.app import create_app
-from tests.servers import PostgresServer, create_database, drop_database, new_database_name
+from tests.servers import PostgresServer, migrated_database
 from tests.web.seed import Seeded, seed
 
 T = TypeVar("T")
@@ -69,14 +68,8 @@ class WebData:
 @pytest.fixture(scope="session")
 def web_data(postgres_server: PostgresServer) -> Iterator[WebData]:
     """A migrated database of the page tests' own, filled with real matches and events."""
-    name = new_database_name()
-    url = asyncio.run(create_database(postgres_server, name))
-    try:
-        asyncio.run(migrate_url(url))
-        seeded = asyncio.run(seed(url))
-        yield WebData(url, seeded)
-    finally:
-        asyncio.run(drop_database(postgres_server, name))
+    with migrated_database(postgres_server) as url:
+        yield WebData(url, asyncio.run(seed(url)))
 
 
 @pytest.fixture

@@ -15,13 +15,8 @@ import pytest
 from services.db import page_reads as db
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool
-from tests.web.conftest import (
-    PostgresServer,
-    create_database,
-    drop_database,
-    new_database_name,
-    web_app,
-)
+from tests.servers import PostgresServer, create_database, drop_database, new_database_name
+from tests.web.conftest import web_app
 from tests.web.seed import NAMES, Seeded, Seeder
 
 pytestmark = pytest.mark.anyio
