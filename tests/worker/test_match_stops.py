@@ -165,13 +165,17 @@ async def test_a_match_decided_mid_play_stops_calling_and_hides_its_seeds_until_
                 assert answer.status_code == 204, answer.text
             decided_at = (decided_at + time.monotonic()) / 2
             stopped_at, polls = await _watch_until_stopped(pool, client, tid, match_id)
-            assert polls >= 1  # the seeds were asked for while the match was stopping
+            # every read while the match was stopping found its seeds hidden (asserted in the
+            # watch); a loaded machine may stop it before the first read (it did, under -n 4 at
+            # load average 12), so none is required here:
+            # tests/services/test_match_stopping.py holds a match stopping and reads it
             time.sleep(3.0)  # a worker still playing would call again by now
             after = sum(b.after(decided_at) for b in bots)
             last = max(b.last() for b in bots)
             print(
                 f"\n{how}: last bot call {max(0.0, last - decided_at):.2f}s after the decision, "
                 f"{after} call(s) after it; seeds served {stopped_at - decided_at:.2f}s after it"
+                f" ({polls} read(s) while stopping)"
             )
             assert after <= CALLS_AFTER_STOP, after
             assert last < stopped_at  # nothing called once the row says stopped
