@@ -66,7 +66,7 @@ async def test_normal_answer_is_signed_and_decoded(arena_bot: ArenaTestBot) -> N
     assert isinstance(result, Reply)
     assert result.status == 200
     assert result.body == b'{"action": "play", "card": "7O"}'
-    assert 0 < result.latency_ms < 400
+    assert 0 < result.latency_ms < 1000  # measured, and inside the call's 1 s deadline
     assert result.decode(Answer) == Answer("play", "7O")
     [seen] = arena_bot.requests
     assert (seen.method, seen.path) == ("POST", "/act")
@@ -340,15 +340,17 @@ async def test_ipv6_loopback_bot() -> None:
 async def test_concurrent_clients_do_not_slow_each_other(arena_bot: ArenaTestBot) -> None:
     """A bot stuck in a drip costs only its own deadline."""
     arena_bot.routes["/slow/act"] = drip(total=100, interval=1.0)
-    slow_client = make_client(arena_bot, timeout_ms=700, path="/slow")
+    # the slow call's deadline, 2 s, leaves the five fast calls room on a loaded machine
+    slow_client = make_client(arena_bot, timeout_ms=2000, path="/slow")
     async with slow_client as slow, make_client(arena_bot) as fast:
-        began = time.perf_counter()
         slow_task = asyncio.create_task(slow.act({}, TimeBank(10_000)))
+        await asyncio.sleep(0)  # the slow call is on its way
         fast_results = [await fast.act({}, TimeBank(5000)) for _ in range(5)]
-        fast_wall = time.perf_counter() - began
+        # all five answered while the slow call still waits for its drip (not a wall-clock
+        # bound on the five: what shows they were not held up is that they came first)
+        assert not slow_task.done()
         fault(await slow_task, "timeout")
     assert all(isinstance(r, Reply) for r in fast_results)
-    assert fast_wall < 0.45  # well before the slow call's 700 ms deadline
 
 
 async def test_a_401_is_a_fault_with_its_status(arena_bot: ArenaTestBot) -> None:

@@ -193,11 +193,13 @@ def test_a_busy_loop_shows_its_lag_to_its_watchers() -> None:
     runner.watch_lag(samples.append)
     time.sleep(0.3)
     assert len(samples) >= 3  # one every LAG_EVERY_S
-    assert max(samples) < 50  # idle: on time
+    # idle: well under the stall below (not "under 50 ms": a loaded machine may run the
+    # loop's thread late by more than that)
+    assert max(samples) < 300
     runner.loop.call_soon_threadsafe(time.sleep, 0.4)  # the loop's core taken for 0.4 s
     time.sleep(0.45)
     assert max(samples) > 300  # the sample after the stall shows it
     count = len(samples)
     time.sleep(0.3)
-    assert len(samples) > count and samples[-1] < 50  # on time again
+    assert len(samples) > count and samples[-1] < 300  # on time again
     runner.stop()
