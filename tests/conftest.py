@@ -22,6 +22,7 @@ from pathlib import Path
 
 pytest_plugins = (
     "tests.servers",
+    "tests.slow_first",
     "tests.services.api_helpers",
     "tests.services.flow_helpers",
     "tests.services.api_play_helpers",

@@ -43,6 +43,8 @@ from tests.schemathesis_app import CHECKS, STREAMS, fuzzed_app
 from tests.servers import PostgresServer, migrated_database
 from tests.services.api_helpers import NetworkGuard
 
+pytestmark = pytest.mark.slow  # run early (tests/slow_first.py)
+
 BOT_URL_OPERATIONS = {"createBot", "updateBot"}
 PLAY_OPERATIONS = (
     "createPlay",

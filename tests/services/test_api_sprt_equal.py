@@ -24,7 +24,7 @@ from arena.sprt.stats import elo_of
 from services.domain import seeds
 from tests.services.api_play_helpers import PlayApi
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 # docs/sprt.md, "How many games?", the row for two copies of one bot at 15 points:
 # 90% of tests end between 35 and 322 pairs (2,000 simulated tests of arena.sprt.stats)

@@ -38,6 +38,8 @@ from services.tournaments.export import decode_export
 from tests.services.served_api import SLACK_S, Served, serve_api
 from truco_cli.verify_event import verify_export
 
+pytestmark = pytest.mark.slow  # run early (tests/slow_first.py)
+
 WRITE_DEADLINE_S = 2.0
 PER_ADDRESS, TOTAL = 2, 3
 STALLED = 40

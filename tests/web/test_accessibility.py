@@ -14,6 +14,8 @@ from tests.web.accessibility import violations_by_width
 from tests.web.conftest import WebData
 from tests.web.page_types import page_types
 
+pytestmark = pytest.mark.slow  # run early (tests/slow_first.py)
+
 pytest.importorskip(
     "axe_playwright_python", reason="accessibility tests skipped: axe-playwright-python missing"
 )

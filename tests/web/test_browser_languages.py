@@ -13,6 +13,8 @@ import pytest
 
 from tests.web.conftest import WebData, shot
 
+pytestmark = pytest.mark.slow  # run early (tests/slow_first.py)
+
 pytest.importorskip(
     "playwright.sync_api", reason="browser tests skipped: Playwright is not installed"
 )

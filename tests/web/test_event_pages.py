@@ -30,6 +30,8 @@ from tests.web.fit import problems
 from tests.web.seed_event import EVENT_BOTS, seed_event
 from tests.web.test_page_weight import _serve
 
+pytestmark = pytest.mark.slow  # run early (tests/slow_first.py)
+
 LIMIT = 100 * 1024
 
 

@@ -33,6 +33,8 @@ from tests.servers import RedisTarget
 from tests.web.conftest import WebData, run_async, settings, shot
 from tests.web.seed import NAMES, STRATEGIES
 
+pytestmark = pytest.mark.slow  # run early (tests/slow_first.py)
+
 expect = pytest.importorskip(
     "playwright.sync_api", reason="browser tests skipped: Playwright is not installed"
 ).expect

@@ -23,6 +23,8 @@ from services.flow import sprt as flow_sprt
 from tests.web.accessibility import violations_by_width
 from tests.web.conftest import WebData, run_async, shot
 
+pytestmark = pytest.mark.slow  # run early (tests/slow_first.py)
+
 expect = pytest.importorskip(
     "playwright.sync_api", reason="browser tests skipped: Playwright is not installed"
 ).expect

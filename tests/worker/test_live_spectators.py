@@ -24,7 +24,7 @@ from engine.rules import Rules
 from services.worker import live
 from tests.servers import RedisTarget
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 MATCHES = 12
 SPECTATORS = 2
 STRATEGIES = ("heuristic", "random", "weak-heuristic")
