@@ -23,9 +23,9 @@ from pathlib import Path
 pytest_plugins = (
     "tests.servers",
     "tests.slow_first",
-    "tests.services.api_helpers",
-    "tests.services.flow_helpers",
-    "tests.services.api_play_helpers",
+    "tests.services.helpers.api_helpers",
+    "tests.services.helpers.flow_helpers",
+    "tests.services.helpers.api_play_helpers",
     "tests.worker.fixtures",
 )
 

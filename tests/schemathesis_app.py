@@ -21,7 +21,7 @@ from schemathesis.python import asgi
 
 from services.base.config import RateLimits
 from services.launch.app import create_app
-from tests.services.api_helpers import settings as app_settings
+from tests.services.helpers.api_helpers import settings as app_settings
 
 CHECKS = [
     not_a_server_error,

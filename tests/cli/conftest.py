@@ -22,9 +22,9 @@ from litestar import Litestar
 from arena.sdk import BotServer, strategy_decider
 from services.launch.app import create_app
 from tests.conftest import ROOT
-from tests.services.api_helpers import NetworkGuard, settings
-from tests.services.api_play_helpers import NO_LIMITS
-from tests.services.flow_helpers import InProcessSender, over_http
+from tests.services.helpers.api_helpers import NetworkGuard, settings
+from tests.services.helpers.api_play_helpers import NO_LIMITS
+from tests.services.helpers.flow_helpers import InProcessSender, over_http
 from truco_cli.main import main
 
 ROOT_ENV = {

@@ -28,8 +28,8 @@ from tests.cli.conftest import ROOT_ENV
 from tests.cli.shells import Block, sh_blocks, start_background, stop_group, terminals
 from tests.conftest import ROOT
 from tests.servers import RedisTarget
+from tests.services.launch.test_local import launcher_env
 from tests.worker.processes import free_port
-from tests.worker.test_local import launcher_env
 
 pytestmark = pytest.mark.slow
 

@@ -13,8 +13,8 @@ import pytest
 from arena.sdk import BotServer
 from services.launch.app import create_app
 from tests.cli.conftest import Truco, served, unique
-from tests.services.api_helpers import NetworkGuard, settings
-from tests.services.api_play_helpers import NO_LIMITS
+from tests.services.helpers.api_helpers import NetworkGuard, settings
+from tests.services.helpers.api_play_helpers import NO_LIMITS
 
 
 def _two_bots(truco: Truco, platform_url: str, bots: list[BotServer]) -> list[str]:

@@ -22,7 +22,7 @@ from services.worker.app import make_config
 from services.worker.celery_app import app
 from services.worker.names import REQUEUE_STALE, RESULTS
 from services.worker.results import dispatch, sweep
-from tests.services.flow_helpers import SECRET_KEY, make_account, make_bot, make_tournament
+from tests.services.helpers.flow_helpers import SECRET_KEY, make_account, make_bot, make_tournament
 
 pytestmark = pytest.mark.anyio
 

@@ -16,8 +16,8 @@ from services.base.config import LadderSettings
 from services.flow import ladder as flow_ladder
 from services.tournaments.export import decode_ladder_day
 from services.worker.results.fit import refit
-from tests.services.api_helpers import Api
-from tests.services.flow_helpers import InProcessSender, in_process, make_bot
+from tests.services.helpers.api_helpers import Api
+from tests.services.helpers.flow_helpers import InProcessSender, in_process, make_bot
 from truco_cli.verify_event import Discrepancy
 from truco_cli.verify_ladder import verify_ladder_day
 

@@ -28,7 +28,7 @@ from services.flow.errors import BotNotFound, BotUnavailable
 from services.worker import senders
 from services.worker.results import store
 from services.worker.results.fit import refit
-from tests.services.flow_helpers import (
+from tests.services.helpers.flow_helpers import (
     BOX,
     InProcessSender,
     in_process,

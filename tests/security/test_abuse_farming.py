@@ -18,7 +18,7 @@ import pytest
 from arena.sdk import BotServer
 from services.base.config import FairPlaySettings
 from tests.security.helpers import assert_problem
-from tests.services.api_helpers import Api, NetworkGuard, app_client, unique
+from tests.services.helpers.api_helpers import Api, NetworkGuard, app_client, unique
 
 pytestmark = pytest.mark.anyio
 QUOTA = 3

@@ -9,7 +9,7 @@ import pytest
 from arena.sdk import BotServer
 from arena.wire.visible_text import is_hidden
 from tests.security.helpers import assert_problem
-from tests.services.api_helpers import Api, unique
+from tests.services.helpers.api_helpers import Api, unique
 
 pytestmark = pytest.mark.anyio
 

@@ -22,7 +22,7 @@ from services.base.config import ConfigError, RateLimits, WebSettings, load_sett
 from services.launch.embedded._process import choose_port
 from services.launch.local import api_argv, without
 from tests.security.helpers import assert_problem
-from tests.services.api_helpers import FrozenCounter, NetworkGuard, app_client, unique
+from tests.services.helpers.api_helpers import FrozenCounter, NetworkGuard, app_client, unique
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[2]

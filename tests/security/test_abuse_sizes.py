@@ -21,8 +21,8 @@ from services.base.config import SizeLimits
 from services.db import matches as db_matches
 from services.domain.names import name_key
 from tests.security.helpers import assert_problem
-from tests.services.api_helpers import Api, NetworkGuard, app_client, unique
-from tests.services.flow_helpers import make_account, make_bot
+from tests.services.helpers.api_helpers import Api, NetworkGuard, app_client, unique
+from tests.services.helpers.flow_helpers import make_account, make_bot
 
 pytestmark = pytest.mark.anyio
 flow_advance = importlib.import_module("services.flow.advance")  # the package names a function so

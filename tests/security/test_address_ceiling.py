@@ -17,7 +17,7 @@ import pytest
 
 from services.base.config import RateLimits, WebSettings
 from tests.security.helpers import assert_problem
-from tests.services.api_helpers import FrozenCounter, NetworkGuard, app_client, unique
+from tests.services.helpers.api_helpers import FrozenCounter, NetworkGuard, app_client, unique
 
 pytestmark = pytest.mark.anyio
 Limited = Callable[[RateLimits], AbstractAsyncContextManager[httpx.AsyncClient]]

@@ -15,7 +15,7 @@ import pytest
 from arena.sdk import BotServer
 from services.api.auth import new_api_key
 from tests.security.helpers import assert_problem, write_operations
-from tests.services.api_helpers import Api, unique
+from tests.services.helpers.api_helpers import Api, unique
 
 pytestmark = pytest.mark.anyio
 

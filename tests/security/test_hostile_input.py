@@ -21,7 +21,7 @@ from arena.sdk import BotServer
 from services.api.app import MAX_BODY_BYTES
 from services.base.config import RateLimits
 from tests.security.helpers import PROBLEM, Operation, assert_problem, operations
-from tests.services.api_helpers import Api, FrozenCounter, NetworkGuard, app_client, unique
+from tests.services.helpers.api_helpers import Api, FrozenCounter, NetworkGuard, app_client, unique
 
 pytestmark = pytest.mark.anyio
 BODY_OPERATIONS = [op for op in operations() if op.has_body]

@@ -32,8 +32,8 @@ from services.base.config import Secret
 from services.base.secretbox import SecretBox, SecretBoxError
 from services.db.pool import create_pool
 from services.launch.app import create_app
-from tests.services.api_helpers import client_for, settings, unique
-from tests.services.api_play_helpers import PlayApi
+from tests.services.helpers.api_helpers import client_for, settings, unique
+from tests.services.helpers.api_play_helpers import PlayApi
 
 pytestmark = pytest.mark.anyio
 

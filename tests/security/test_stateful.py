@@ -41,7 +41,7 @@ from services.db.migrate import TABLE as MIGRATIONS_TABLE
 from services.db.pool import connect
 from tests.schemathesis_app import CHECKS, STREAMS, fuzzed_app
 from tests.servers import PostgresServer, migrated_database
-from tests.services.api_helpers import NetworkGuard
+from tests.services.helpers.api_helpers import NetworkGuard
 
 pytestmark = pytest.mark.slow  # run early (tests/slow_first.py)
 

@@ -13,7 +13,7 @@ from services.db import bot_health
 from services.db.pool import create_pool
 from services.flow import ladder as flow_ladder
 from services.worker.results.fit import refit
-from tests.services.flow_helpers import InProcessSender, in_process, make_account, make_bot
+from tests.services.helpers.flow_helpers import InProcessSender, in_process, make_account, make_bot
 
 SETTINGS = LadderSettings(pair_per_day=3, hourly_cap=1000)
 TICKS = 10

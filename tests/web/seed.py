@@ -444,7 +444,7 @@ async def _played_by_flow(url: str, seeded: Seeded) -> None:
     from services import flow
     from services.db import matches as db_matches
     from services.db.pool import create_pool
-    from tests.services.flow_helpers import InProcessSender, in_process, make_tournament
+    from tests.services.helpers.flow_helpers import InProcessSender, in_process, make_tournament
 
     pool = await create_pool(url, min_size=1, max_size=4)
     try:
@@ -481,7 +481,7 @@ INDIVIDUAL_NAMES = ["solo-uno", "solo-dos", "solo-tres", "solo-cuatro", "solo-ci
 async def _individual(pool: asyncpg.Pool, seeded: Seeded) -> None:
     """An individual 2v2 Swiss of five bots, played by flow."""
     from services import flow
-    from tests.services.flow_helpers import InProcessSender, in_process, make_tournament
+    from tests.services.helpers.flow_helpers import InProcessSender, in_process, make_tournament
 
     tid, bot_ids = await make_tournament(
         pool, "swiss", 5, mode="2v2", partnership="individual", owners=list(range(5))
@@ -499,7 +499,7 @@ async def _faults(pool: asyncpg.Pool, seeded: Seeded) -> None:
     (:data:`tests.web.seed_faults.FAILURES`): walkovers and forfeits of every fault kind."""
     from services import flow
     from services.db import matches as db_matches
-    from tests.services.flow_helpers import InProcessSender, make_tournament
+    from tests.services.helpers.flow_helpers import InProcessSender, make_tournament
     from tests.web.seed_faults import FAILURES, connector
 
     names = ["sano", *FAILURES]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from services import flow
 from services.db.pool import create_pool
-from tests.services.flow_helpers import InProcessSender, in_process, make_tournament
+from tests.services.helpers.flow_helpers import InProcessSender, in_process, make_tournament
 
 EVENT_BOTS = 40
 EVENT_MATCHES = EVENT_BOTS * (EVENT_BOTS - 1) // 2  # 780

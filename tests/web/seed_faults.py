@@ -18,7 +18,7 @@ from arena.match.replay import EntrantRecord
 from arena.sdk import strategy_decider
 from arena.wire.protocol import ActRequest, ActResponse, EndRequest, StartRequest
 from services.domain.match_order import EntrantOrder
-from tests.services.flow_helpers import Connector
+from tests.services.helpers.flow_helpers import Connector
 
 
 @dataclass

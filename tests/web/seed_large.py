@@ -20,7 +20,7 @@ from engine.rules import Rules
 from services import flow
 from services.db.pool import create_pool
 from services.domain.result import played_result
-from tests.services.flow_helpers import InProcessSender, in_process, make_tournament
+from tests.services.helpers.flow_helpers import InProcessSender, in_process, make_tournament
 
 SWISS_BOTS = 100
 SWISS_ROUNDS = 7

@@ -23,7 +23,7 @@ from services.web.page_cache import LIVE_S
 from services.web.pages.cached import page_cache
 from services.web.pages.tournament import VIEWS_KEY
 from tests.servers import PostgresServer, create_database, drop_database, new_database_name
-from tests.services.api_helpers import FrozenCounter
+from tests.services.helpers.api_helpers import FrozenCounter
 from tests.web.accessibility import violations_by_width
 from tests.web.conftest import WebData, run_async, settings
 from tests.web.fit import problems

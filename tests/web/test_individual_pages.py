@@ -11,7 +11,7 @@ import pytest
 from services import flow
 from services.db import matches as db_matches
 from services.db.pool import create_pool
-from tests.services.flow_helpers import InProcessSender, in_process, make_tournament
+from tests.services.helpers.flow_helpers import InProcessSender, in_process, make_tournament
 from tests.web.conftest import WebData
 
 pytestmark = pytest.mark.anyio

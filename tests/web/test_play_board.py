@@ -16,9 +16,9 @@ import pytest
 
 from services.db import play as db_play
 from services.db.pool import create_pool
-from tests.services.api_helpers import settings as app_settings
-from tests.services.flow_helpers import make_account, make_bot
-from tests.services.sse_client import Served, serve
+from tests.services.helpers.api_helpers import settings as app_settings
+from tests.services.helpers.flow_helpers import make_account, make_bot
+from tests.services.helpers.sse_client import Served, serve
 from tests.web.accessibility import violations_by_width
 from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS
 

@@ -26,7 +26,7 @@ from services.worker.app import WorkerApp
 from tests.servers import (
     RedisTarget,
 )
-from tests.services import flow_helpers
+from tests.services.helpers import flow_helpers
 
 SECRET_KEY = "k" * 48
 BOX = SecretBox(Secret(SECRET_KEY))

@@ -17,7 +17,7 @@ from services import flow
 from services.db import rating_fits as db_fits
 from services.worker import senders
 from services.worker.names import FIT_RATINGS
-from tests.services.flow_helpers import in_process
+from tests.services.helpers.flow_helpers import in_process
 from tests.worker.fixtures import BOX, make_account, make_bot
 from tests.worker.processes import celery_worker, wait_for
 

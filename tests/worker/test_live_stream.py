@@ -29,7 +29,7 @@ from services.base.config import (
 from services.worker import live
 from services.worker.matches import play
 from tests.servers import RedisTarget
-from tests.services.sse_client import Message, messages, serve
+from tests.services.helpers.sse_client import Message, messages, serve
 from tests.worker.fixtures import SECRET_KEY, make_account, make_bot
 from tests.worker.test_live import _message, cards_in, expected_spectator_events, keys_in
 

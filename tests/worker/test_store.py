@@ -19,7 +19,7 @@ from services.worker.matches import play
 from services.worker.matches.probe import probe_all
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.results import dispatch, periodic, store
-from tests.services.api_helpers import NetworkGuard
+from tests.services.helpers.api_helpers import NetworkGuard
 from tests.worker.fixtures import BOX, SECRET_KEY, make_account, make_bot, rated_challenge
 
 pytestmark = pytest.mark.anyio

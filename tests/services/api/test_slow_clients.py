@@ -1,0 +1,218 @@
+"""Slow and broken clients against the API as it is served (``services.api.serve``: uvicorn with
+the head deadline, keep-alive, connection limit; the app's body deadline), over raw sockets on
+127.0.0.1 (issue 11, finding 6). Timeouts are shortened to keep the test quick; each case
+checks the server acts at the deadline, not long after it."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tests.services.api.served_api import (
+    BODY_S,
+    HEAD_S,
+    KEEP_ALIVE_S,
+    MAX_CONNECTIONS,
+    SLACK_S,
+    Served,
+    serve_api,
+)
+
+
+@pytest.fixture(scope="module")
+def served(database_url: str) -> Iterator[Served]:
+    with serve_api(database_url) as server:
+        yield server
+
+
+def read_until_closed(sock: socket.socket) -> tuple[bytes, float]:
+    """Everything the server sends until it closes; and when it closed (monotonic)."""
+    chunks = []
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks), time.monotonic()
+
+
+def test_an_incomplete_request_head_is_closed_at_its_deadline(served: Served) -> None:
+    with served.connect() as sock:
+        began = time.monotonic()
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        answer, closed = read_until_closed(sock)
+    assert answer == b""
+    assert HEAD_S - 0.2 <= closed - began <= HEAD_S + SLACK_S
+
+
+def test_dripping_header_lines_does_not_extend_the_head_deadline(served: Served) -> None:
+    with served.connect() as sock:
+        began = time.monotonic()
+        sock.sendall(b"GET /health HTTP/1.1\r\n")
+        closed_at = None
+        for n in range(20):  # one header line every 0.3 s, for up to 6 s
+            time.sleep(0.3)
+            try:
+                sock.sendall(f"X-Drip-{n}: {n}\r\n".encode())
+            except OSError:
+                closed_at = time.monotonic()
+                break
+        if closed_at is None:
+            _, closed_at = read_until_closed(sock)
+    assert closed_at - began <= HEAD_S + SLACK_S
+
+
+def test_a_silent_connection_is_closed(served: Served) -> None:
+    with served.connect() as sock:
+        began = time.monotonic()
+        answer, closed = read_until_closed(sock)
+    assert answer == b"" and closed - began <= HEAD_S + SLACK_S
+
+
+def test_an_incomplete_body_gets_a_408_and_the_connection_closes(served: Served) -> None:
+    with served.connect() as sock:
+        sock.sendall(
+            b"POST /v1/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+            b'{"name": "sl'
+        )
+        began = time.monotonic()
+        answer, closed = read_until_closed(sock)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408 "), answer[:300]
+    assert b"content-type: application/problem+json" in head.lower()
+    assert b"connection: close" in head.lower()
+    assert b'"status":408' in body
+    assert closed - began <= BODY_S + SLACK_S
+
+
+def test_a_dripped_body_has_one_deadline_for_the_whole_body(served: Served) -> None:
+    with served.connect() as sock:
+        sock.sendall(
+            b"POST /v1/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 60\r\n\r\n"
+        )
+        began = time.monotonic()
+        for _ in range(30):  # a byte every 0.2 s: 6 s for the body if nobody stops it
+            time.sleep(0.2)
+            try:
+                sock.sendall(b" ")
+            except OSError:
+                break
+            if time.monotonic() - began > BODY_S + SLACK_S:
+                break
+        answer, closed = read_until_closed(sock)
+    assert answer.startswith(b"HTTP/1.1 408 "), answer[:300]
+    assert closed - began <= BODY_S + SLACK_S
+
+
+def test_a_client_leaving_mid_body_is_logged_as_a_disconnect_not_a_500(
+    served: Served, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    with served.connect() as sock:
+        sock.sendall(
+            b"POST /v1/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+            b'{"name": "le'
+        )
+        time.sleep(0.3)  # the handler is reading the body now
+    deadline = time.monotonic() + 5
+    while "closed the connection before sending the whole body" not in caplog.text:
+        assert time.monotonic() < deadline, caplog.text
+        time.sleep(0.05)
+    time.sleep(0.3)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
+    assert "Traceback" not in caplog.text and " 500" not in caplog.text
+    disconnect = next(r for r in caplog.records if "closed the connection" in r.getMessage())
+    assert disconnect.levelno == logging.INFO and disconnect.exc_info is None
+
+
+def test_keep_alive_closes_an_idle_connection_after_a_response(served: Served) -> None:
+    with served.connect() as sock:
+        sock.sendall(b"GET /schema/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        began = time.monotonic()
+        answer, closed = read_until_closed(sock)
+    assert answer.startswith(b"HTTP/1.1 200 ")
+    assert closed - began <= KEEP_ALIVE_S + SLACK_S
+
+
+def test_a_second_request_head_after_keep_alive_data_has_its_own_deadline(
+    served: Served,
+) -> None:
+    with served.connect() as sock:
+        sock.sendall(b"GET /schema/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        time.sleep(0.3)
+        sock.sendall(b"GET /health HTTP/1.1\r\n")  # cancels keep-alive; then nothing more
+        began = time.monotonic()
+        answer, closed = read_until_closed(sock)
+    assert answer.startswith(b"HTTP/1.1 200 ") and answer.count(b"HTTP/1.1 ") == 1
+    assert closed - began <= HEAD_S + SLACK_S
+
+
+def test_past_the_connection_limit_requests_get_a_503_at_once(served: Served) -> None:
+    idle = [served.connect() for _ in range(MAX_CONNECTIONS)]
+    try:
+        time.sleep(0.2)
+        with served.connect() as sock:
+            began = time.monotonic()
+            sock.sendall(b"GET /schema/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            answer = sock.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 503 "), answer[:200]
+        # at once, not after the idle connections let go (they are held until the end)
+        assert time.monotonic() - began < 30
+    finally:
+        for sock in idle:
+            sock.close()
+    time.sleep(0.3)
+    with served.connect() as sock:  # the limit frees as connections go
+        sock.sendall(b"GET /schema/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+
+
+def test_an_oversized_incomplete_request_head_is_a_431_and_closed(served: Served) -> None:
+    with served.connect() as sock:
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 20_000)
+        answer, _ = read_until_closed(sock)
+    assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
+    assert b'"status":431' in answer
+
+
+def complete_head(size: int) -> bytes:
+    """A complete request head of exactly ``size`` bytes."""
+    start = b"GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nX-Pad: "
+    return start + b"a" * (size - len(start) - 4) + b"\r\n\r\n"
+
+
+@pytest.mark.parametrize("size", [17 * 1024, 20 * 1024, 60 * 1024])
+def test_a_complete_request_head_over_16_kib_is_a_431(served: Served, size: int) -> None:
+    """Sent in one piece, a complete head is parsed at once: it is measured too (issue 21)."""
+    with served.connect() as sock:
+        sock.sendall(complete_head(size))
+        answer, _ = read_until_closed(sock)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431 "), answer[:200]
+    assert b"content-type: application/problem+json" in head.lower()
+    assert b'"status":431' in body and b"16384 bytes" in body
+
+
+def test_a_request_head_within_16_kib_is_answered(served: Served) -> None:
+    with served.connect() as sock:
+        sock.sendall(complete_head(16 * 1024 - 64))
+        answer, _ = read_until_closed(sock)
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]
+
+
+def test_garbage_is_a_400_problem(served: Served) -> None:
+    with served.connect() as sock:
+        sock.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+        answer, _ = read_until_closed(sock)
+    assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]
+    assert b'"status":400' in answer
