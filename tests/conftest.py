@@ -4,8 +4,8 @@ fixtures every test folder may ask for.
 The fixtures live in plain modules, registered here once as pytest plugins, so a test names a
 fixture as a parameter and imports nothing: real PostgreSQL and Redis (``tests/servers.py``),
 the API over its own database with a loopback-only network guard
-(``tests/services/api_helpers.py``), tournaments played in process
-(``tests/services/flow_helpers.py``, ``tests/services/api_play_helpers.py``), and worker
+(``tests/services/helpers/api_helpers.py``), tournaments played in process
+(``tests/services/helpers/flow_helpers.py``, ``tests/services/helpers/api_play_helpers.py``), and worker
 processes with SDK bots on 127.0.0.1 (``tests/worker/fixtures.py``). Helpers that are not
 fixtures (``Api``, ``make_bot``, ...) are imported from those modules as usual.
 

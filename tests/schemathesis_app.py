@@ -1,4 +1,4 @@
-"""The one schemathesis setup both fuzzers use (``tests/services/test_schemathesis.py``, every
+"""The one schemathesis setup both fuzzers use (``tests/services/api/test_schemathesis.py``, every
 operation; ``tests/security/test_stateful.py``, the links between them): the checks every
 answer must pass, and the app they run against in process (its own pool, no match ever
 played, no rate limit to trip)."""
@@ -34,7 +34,7 @@ CHECKS = [
 
 
 STREAMS = ["streamMatch", "streamTournament", "streamPlay"]
-"""Left to tests/services/test_api_streams.py (and test_api_play_stream.py): a live stream stays open while its match or
+"""Left to tests/services/api/test_api_streams.py (and test_api_play_stream.py): a live stream stays open while its match or
 tournament is live, by design (an in-process call would wait for ever), and its events are
 JSON inside ``text/event-stream``, which schemathesis reads against the body's string schema."""
 

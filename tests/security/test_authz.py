@@ -93,7 +93,7 @@ OWNER_STATUS = {
 }
 # writes that need no key, on purpose: making an account; playing a house bot at /play needs
 # no account (rate-limited per address), and a play session's act and leave are guarded by the
-# session's own token (X-Play-Token), not an API key: tests/services/test_api_play.py asserts
+# session's own token (X-Play-Token), not an API key: tests/services/api/test_api_play.py asserts
 # that another session's token is a 403 and none a 401
 PUBLIC_WRITES = {"createAccount", "createPlay", "actInPlay", "leavePlay"}
 OPERATIONS = {op.operation_id: op for op in write_operations()}
@@ -224,7 +224,7 @@ async def test_another_accounts_key_cannot_be_revoked(api: Api) -> None:
 async def test_public_writes_ignore_keys(api: Api) -> None:
     """createAccount (a write without security, as the matrix test above proves) works with
     no key and with every bad one: a key is neither needed nor checked there (the play
-    session's writes: tests/services/test_api_play.py)."""
+    session's writes: tests/services/api/test_api_play.py)."""
     assert {"createAccount"} == PUBLIC_WRITES - {"createPlay", "actInPlay", "leavePlay"}
     for label, headers in BAD_KEYS.items():
         response = await api.client.post(

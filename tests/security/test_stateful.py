@@ -242,7 +242,7 @@ def test_stateful_links_no_server_error_no_schema_violation(
     # /health answers 503 while no worker runs (as documented): it is not the API under test.
     # The play sessions (/v1/play) link to nothing and nothing links to them: a random walk
     # among them only dilutes the linked scenarios (their answers are checked as documented by
-    # test_schemathesis, their flow by tests/services/test_api_play.py)
+    # test_schemathesis, their flow by tests/services/api/test_api_play.py)
     schema = schemathesis.openapi.from_dict(full_openapi()).exclude(
         operation_id=["getHealth", *PLAY_OPERATIONS]
     )

@@ -263,7 +263,7 @@ async def test_a_cancelled_sprt_test_stops_its_pairs_in_play_and_hides_their_see
             )
             # every read while a pair was stopping found its seed hidden (asserted in the loop);
             # a loaded machine may stop both pairs before the first read, so none is required
-            # here (tests/services/test_match_stopping.py holds a pair stopping and reads it)
+            # here (tests/services/flow/test_match_stopping.py holds a pair stopping and reads it)
             assert after <= CALLS_AFTER_STOP and last < stopped_at
             for match_id in stopping:
                 assert client.get(f"/v1/matches/{match_id}").json()["master_seed"] is not None

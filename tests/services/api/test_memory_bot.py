@@ -1,4 +1,4 @@
-"""A bot with memory (tests/services/memory_bot.py) plays default challenges over real HTTP
+"""A bot with memory (tests/services/api/memory_bot.py) plays default challenges over real HTTP
 through the platform and predicts its opponent's hands no better than chance; with mirrored
 deals, the control, it predicts every hand of every second game exactly."""
 
