@@ -23,7 +23,7 @@ from arena.wire.protocol import (
 )
 from engine.events import Event, HandStarted
 from engine.observe import Observation
-from tests.arena import protocol_doc
+from tests.arena.wire import protocol_doc
 from tests.conftest import ROOT
 
 DOC_TEXT = protocol_doc.DOC.read_text()
@@ -36,7 +36,7 @@ def test_the_example_exchange_is_what_the_code_produces() -> None:
     for name, text in wanted.items():
         assert found[name] == text, (
             f"docs/protocol.md example {name!r} drifted from the code; rewrite the blocks with "
-            "`python -m tests.arena.protocol_doc --write`"
+            "`python -m tests.arena.wire.protocol_doc --write`"
         )
 
 

@@ -21,7 +21,7 @@ from engine import Action
 from engine.actions import WORDS
 from truco_cli import check as check_cli
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SECRET = signing.generate_secret()
 
 

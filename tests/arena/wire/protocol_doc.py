@@ -2,10 +2,10 @@
 
 Every JSON block of the page between ``<!-- example: NAME -->`` and ``<!-- /example -->`` is
 one of :func:`examples` (the arena's own protocol types, encoded as the arena sends them), so
-the page shows real requests and answers; ``tests/arena/test_protocol_doc.py`` fails when they
+the page shows real requests and answers; ``tests/arena/wire/test_protocol_doc.py`` fails when they
 drift. After changing the protocol, rewrite the blocks with::
 
-    PYTHONPATH=$PWD .venv/bin/python -m tests.arena.protocol_doc --write
+    PYTHONPATH=$PWD .venv/bin/python -m tests.arena.wire.protocol_doc --write
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from arena.wire.protocol import (
 from engine import Action, Rules, State, apply, legal_actions, new_game, observation
 from engine.play import with_deal
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "protocol.md"
 MARKER = re.compile(
     r"(<!-- example: (?P<name>[a-z_]+) -->\n```(?:json|http|text)\n)(?P<body>.*?)(```\n<!-- /example -->)",
     re.S,

@@ -26,7 +26,7 @@ from engine.observe import observation
 from engine.rules import Rules
 from tests.engine.strategies import random_game, rules_strategy
 
-SCHEMA = Path(__file__).resolve().parents[2] / "api-spec" / "bot-protocol-v1.schema.json"
+SCHEMA = Path(__file__).resolve().parents[3] / "api-spec" / "bot-protocol-v1.schema.json"
 TYPES = (
     protocol.BotInfo,
     protocol.StartRequest,
