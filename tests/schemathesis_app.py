@@ -1,7 +1,7 @@
 """The one schemathesis setup both fuzzers use (``tests/services/api/test_schemathesis.py``, every
 operation; ``tests/security/test_stateful.py``, the links between them): the checks every
-answer must pass, and the app they run against in process (its own pool, no match ever
-played, no rate limit to trip)."""
+answer must pass, the account and tournament they start from, and the app they run against in
+process (its own pool, no match ever played, no rate limit to trip)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+import asyncpg
 from litestar import Litestar
 from schemathesis.checks import (
     content_type_conformance,
@@ -19,6 +20,7 @@ from schemathesis.checks import (
 )
 from schemathesis.python import asgi
 
+from services.api.auth import hash_api_key
 from services.base.config import RateLimits
 from services.launch.app import create_app
 from tests.services.helpers.api_helpers import settings as app_settings
@@ -42,6 +44,24 @@ JSON inside ``text/event-stream``, which schemathesis reads against the body's s
 async def no_matches(pool: object, match_ids: list[int]) -> None:
     """The sender: matches are created but never played."""
     return None
+
+
+async def seed_organiser(
+    conn: asyncpg.Connection, account: str, tournament: str, api_key: str
+) -> None:
+    """One account named ``account`` holding ``api_key``, organising a Swiss (1v1) named
+    ``tournament``, so the operations that take an id find one."""
+    account_id = await conn.fetchval(
+        "INSERT INTO accounts (name, api_key_hash) VALUES ($1, $2) RETURNING id",
+        account,
+        hash_api_key(api_key),
+    )
+    await conn.execute(
+        "INSERT INTO tournaments (organiser_id, name, format, mode) "
+        "VALUES ($1, $2, 'swiss', '1v1')",
+        account_id,
+        tournament,
+    )
 
 
 @contextlib.contextmanager

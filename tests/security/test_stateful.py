@@ -35,11 +35,11 @@ from schemathesis.core.transport import Response
 from schemathesis.generation.stateful.state_machine import APIStateMachine
 
 from arena.sdk import BotServer, strategy_decider
-from services.api.auth import hash_api_key, new_api_key
+from services.api.auth import new_api_key
 from services.api.spec import LINKS, full_openapi
 from services.db.migrate import TABLE as MIGRATIONS_TABLE
 from services.db.pool import connect
-from tests.schemathesis_app import CHECKS, STREAMS, fuzzed_app
+from tests.schemathesis_app import CHECKS, STREAMS, fuzzed_app, seed_organiser
 from tests.servers import PostgresServer, migrated_database
 from tests.services.helpers.api_helpers import NetworkGuard
 
@@ -94,15 +94,7 @@ class Reset:
         names = ", ".join(row["name"] for row in self._tables)
         async with self._conn.transaction():
             await self._conn.execute(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
-            account = await self._conn.fetchval(
-                "INSERT INTO accounts (name, api_key_hash) VALUES ('stateful', $1) RETURNING id",
-                hash_api_key(self.key),
-            )
-            await self._conn.execute(
-                "INSERT INTO tournaments (organiser_id, name, format, mode) "
-                "VALUES ($1, 'stateful cup', 'swiss', '1v1')",
-                account,
-            )
+            await seed_organiser(self._conn, "stateful", "stateful cup", self.key)
 
     def close(self) -> None:
         self._loop.run_until_complete(self._conn.close())

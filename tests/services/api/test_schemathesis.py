@@ -22,11 +22,11 @@ from litestar import Litestar
 from arena.client.bot_client import BotClient, ClientConfig
 from arena.client.egress import EgressPolicy
 from services.api import health
-from services.api.auth import hash_api_key, new_api_key
+from services.api.auth import new_api_key
 from services.api.spec import full_openapi
 from services.db.pool import connect
 from tests.loopback import LoopbackBackend
-from tests.schemathesis_app import CHECKS, STREAMS, fuzzed_app
+from tests.schemathesis_app import CHECKS, STREAMS, fuzzed_app, seed_organiser
 
 
 async def _no_dns(host: str, port: int) -> list[str]:
@@ -48,16 +48,7 @@ async def _seed(database_url: str) -> str:
     key = new_api_key()
     conn = await connect(database_url)
     try:
-        account = await conn.fetchval(
-            "INSERT INTO accounts (name, api_key_hash) VALUES ($1, $2) RETURNING id",
-            f"fuzz-{secrets.token_hex(4)}",
-            hash_api_key(key),
-        )
-        await conn.execute(
-            "INSERT INTO tournaments (organiser_id, name, format, mode) "
-            "VALUES ($1, 'fuzz cup', 'swiss', '1v1')",
-            account,
-        )
+        await seed_organiser(conn, f"fuzz-{secrets.token_hex(4)}", "fuzz cup", key)
     finally:
         await conn.close()
     return key
