@@ -4,7 +4,7 @@ The bot protocol (:mod:`arena.wire.protocol`, docs/protocol.md) sends rules, an 
 actions and events. These are NOT the engine's types but copies owned by the protocol, filled
 by the converters below (``*_to_wire``), so a refactor of the engine cannot silently change
 what bots receive: a renamed or retyped engine field breaks a converter (mypy, the tests), and
-an added one stays off the wire until it is added here. ``tests/arena/test_wire.py`` pins the
+an added one stays off the wire until it is added here. ``tests/arena/wire/test_wire.py`` pins the
 JSON Schema of the whole protocol to the committed ``api-spec/bot-protocol.schema.json``.
 
 The class names, docstrings, field order and options match the engine's as they stood when
