@@ -88,6 +88,39 @@ def _pair_value(first: NDArray[np.float64], second: NDArray[np.float64]) -> NDAr
     return np.maximum(first, second) + SECOND_SHARE * np.minimum(first, second)
 
 
+def _placing_rank(first: NDArray[np.bool_], second: NDArray[np.bool_]) -> NDArray[np.int64]:
+    """Which pairs choose first: a bot still placing against a placed one (2), then two bots
+    still placing (1: a cold start, or no placed bot left within reach), then the rest (0).
+    Two newcomers meeting each other mostly learn their difference, not where they stand, and
+    the match counts as one of each one's placement."""
+    return (first ^ second).astype(np.int64) * 2 + (first & second).astype(np.int64)
+
+
+def _met_before(
+    bots: Sequence[LadderBot],
+    ready: Sequence[int],
+    order: NDArray[np.intp],
+    met_today: Mapping[Pair, int],
+    pairs: int,
+    window: int,
+) -> NDArray[np.float64]:
+    """Per candidate pair (in :func:`pick_1v1`'s order: by offset in rating order, then by
+    the lower place), how often its two bots met today. Walks today's meetings, not the
+    ``O(n window)`` pairs: the pair of places ``p < p + d`` is candidate
+    ``(d - 1) n - (d - 1) d / 2 + p``."""
+    met = np.zeros(pairs)
+    n = len(ready)
+    place = {bots[ready[int(k)]].bot_id: at for at, k in enumerate(order)}
+    for (a, b), times in met_today.items():
+        pa, pb = place.get(a), place.get(b)
+        if pa is None or pb is None:
+            continue
+        low, d = min(pa, pb), abs(pa - pb)
+        if 1 <= d <= min(window, n - 1):
+            met[(d - 1) * n - (d - 1) * d // 2 + low] = times
+    return met
+
+
 def _fraction(
     variance: NDArray[np.float64], information: NDArray[np.float64]
 ) -> NDArray[np.float64]:
@@ -135,18 +168,21 @@ def pick_1v1(
         seconds.append(order[offset:])
     i = np.concatenate(firsts)
     j = np.concatenate(seconds)
+    met_before = _met_before(bots, ready, order, met_today, len(i), rules.window)
     keep = owner[i] != owner[j]
     i, j = i[keep], j[keep]
     if len(i) == 0:
         return []
     p = special.expit(Q * _g(var[i] + var[j]) * (mu[i] - mu[j]))
-    noise = 1.0 / (Q * Q * p * (1 - p)) + OPPONENT_NOISE * (var[i] + var[j])
-    value = _pair_value(w[i] * var[i] / noise, w[j] * var[j] / noise)
+    base = 1.0 / (Q * Q * p * (1 - p)) + var[i] + var[j]
+    again = OPPONENT_NOISE * (2 * met_before[keep])
+    value = _pair_value(
+        w[i] * var[i] / (base + again * var[j]), w[j] * var[j] / (base + again * var[i])
+    )
     placing = np.array([not bots[k].placed for k in ready])
-    first = placing[i] | placing[j]  # a bot still placing chooses its match first
     picks: list[Pick] = []
     used: set[int] = set()
-    for best in np.lexsort((-value, ~first)):
+    for best in np.lexsort((-value, -_placing_rank(placing[i], placing[j]))):
         a, b = int(i[best]), int(j[best])
         if a in used or b in used:
             continue

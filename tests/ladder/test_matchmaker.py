@@ -126,6 +126,33 @@ def test_two_new_bots_are_not_spent_on_each_other_while_known_bots_are_free() ->
         assert sum(1 for b in pick.seats if b >= 900) == 1
 
 
+def test_a_placing_bot_meets_a_placed_bot_before_another_placing_bot() -> None:
+    """Two bots half placed (+-200) and one placed bot (+-90), all at 1500: counted by value
+    alone, the two placing bots would meet (the needier's share plus a tenth of the other's,
+    0.162, against 0.158); a placing bot meets a placed one first."""
+    half = [LadderBot(k, k, 1500, 200) for k in (1, 2)]
+    known = LadderBot(3, 3, 1500, 90)
+    picks = pick_1v1([*half, known], {}, MatchmakerRules(slots=2))
+    assert len(picks) == 1 and 3 in picks[0].seats and picks[0].reason == "placing"
+    # with no placed bot within reach, two placing bots still meet (a cold start)
+    (cold,) = pick_1v1(half, {}, MatchmakerRules(slots=1))
+    assert set(cold.seats) == {1, 2}
+
+
+def test_a_new_bot_meets_an_opponent_it_has_not_met_today_before_one_it_has() -> None:
+    """A new bot's estimate leans on its opponents' ratings: errors of different opponents
+    average out, those of one opponent met again add up. Of two placed bots at its estimate,
+    the slightly better known one (+-60 against +-64), already met once today, gives way."""
+    new = LadderBot(1, 1, 1500, 300)
+    met_once = LadderBot(2, 2, 1500, 60)
+    fresh = LadderBot(3, 3, 1500, 64)
+    rules = MatchmakerRules(slots=1)
+    (first,) = pick_1v1([new, met_once, fresh], {}, rules)
+    assert set(first.seats) == {1, 2}  # the better known, when neither was met
+    (again,) = pick_1v1([new, met_once, fresh], {pair_key(1, 2): 1}, rules)
+    assert set(again.seats) == {1, 3}
+
+
 def test_the_top_of_the_table_comes_before_the_rest_once_everyone_is_placed() -> None:
     """Placed bots, three close together at the top and the rest far apart and well known:
     the one match is among the three."""
