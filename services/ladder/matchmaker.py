@@ -18,9 +18,15 @@ weighted by what that bot's rating is for:
 * every other bot weighs 1.
 
 The fraction is largest for a wide interval and an even match against a well-known opponent,
-so a new bot meets established bots near its estimate, and the top meets the top. The picks
-are greedy, matches with a bot still placing first, then by value, each bot in at most one, never two bots of one owner, never a
-pair that met ``pair_per_day`` times today; at most ``slots``.
+so a new bot meets established bots near its estimate, and the top meets the top. The
+opponent's own variance is noise on what the match teaches, counted ``2 m + 1`` times for a
+pair that met ``m`` times today: a bot's estimate leans on its opponents' ratings, and the
+errors of different opponents average out (``sum_j (n_j / N)^2 var_j`` over ``n_j`` meetings
+of ``N``), those of one opponent met again do not. The picks are greedy: first matches of a
+bot still placing against a placed one, then matches of two bots still placing (a cold start,
+or no placed bot free within reach), then the rest; by value within each; each bot in at most
+one, never two bots of one owner, never a pair that met ``pair_per_day`` times today; at most
+``slots``.
 
 Cost: 1v1 scores only pairs within ``window`` places of each other in rating order (the rest
 are far apart: an uneven match teaches little), so a tick is ``O(n window)`` array work plus a
