@@ -15,6 +15,7 @@ Checks: no 5xx; status, content type, headers and body as documented. 120 scenar
 from __future__ import annotations
 
 import asyncio
+import graphlib
 import importlib.util
 import sys
 import time
@@ -73,27 +74,55 @@ class Reset:
     """Puts the test's database back to the same state before every scenario: every table
     emptied (identities restarted, so ids repeat too) and one seeded account with a
     tournament. A scenario's answers then depend on its own steps only, so when Hypothesis
-    replays a scenario it meets the same answers, and draws the same way."""
+    replays a scenario it meets the same answers, and draws the same way.
+
+    The tables are emptied with DELETE, the rows that refer to others first, and the sequences
+    they own restarted: a TRUNCATE of them all took 70 ms (new files for every table), a
+    DELETE of their few rows 3 ms, and there is a reset before each of 120 scenarios and
+    every replay while shrinking."""
 
     def __init__(self, database_url: str) -> None:
         self.key = new_api_key()
         self._loop = asyncio.new_event_loop()
         self._conn: asyncpg.Connection = self._loop.run_until_complete(connect(database_url))
-        self._tables = self._loop.run_until_complete(
-            self._conn.fetch(
-                "SELECT quote_ident(tablename) AS name FROM pg_tables "
-                "WHERE schemaname = 'public' AND tablename <> $1",
+        self._empty = self._loop.run_until_complete(self._emptying())
+
+    async def _emptying(self) -> str:
+        """The statements that empty every table but the migrations' own."""
+        tables = {
+            row["oid"]: row["name"]
+            for row in await self._conn.fetch(
+                "SELECT c.oid, quote_ident(c.relname) AS name FROM pg_class c "
+                "WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') "
+                "AND c.relname <> $1",
                 MIGRATIONS_TABLE,
             )
+        }
+        referred: dict[int, set[int]] = {oid: set() for oid in tables}  # table: who refers
+        for row in await self._conn.fetch(
+            "SELECT conrelid, confrelid FROM pg_constraint WHERE contype = 'f'"
+        ):
+            if row["confrelid"] in referred and row["conrelid"] != row["confrelid"]:
+                referred[row["confrelid"]].add(row["conrelid"])
+        # the referring tables come before the tables they refer to
+        order = graphlib.TopologicalSorter(referred).static_order()
+        sequences = await self._conn.fetch(
+            "SELECT quote_ident(s.relname) AS name FROM pg_class s "
+            "JOIN pg_depend d ON d.classid = 'pg_class'::regclass AND d.objid = s.oid "
+            "AND d.deptype IN ('a', 'i') WHERE s.relkind = 'S' AND d.refobjid = ANY($1)",
+            list(tables),
+        )
+        return "".join(
+            [f"DELETE FROM {tables[oid]};" for oid in order]
+            + [f"ALTER SEQUENCE {row['name']} RESTART;" for row in sequences]
         )
 
     def __call__(self) -> None:
         self._loop.run_until_complete(self._reset())
 
     async def _reset(self) -> None:
-        names = ", ".join(row["name"] for row in self._tables)
         async with self._conn.transaction():
-            await self._conn.execute(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
+            await self._conn.execute(self._empty)
             await seed_organiser(self._conn, "stateful", "stateful cup", self.key)
 
     def close(self) -> None:
