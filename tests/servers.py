@@ -5,9 +5,9 @@ PostgreSQL: DATABASE_URL's server if set, else 127.0.0.1:5432 if it answers, els
 server (``.data/postgres``). A run CREATES uniquely named databases and DROPS them at the end:
 one per test folder (``database_url``), one per API test module (``api_database_url``).
 Each pytest process migrates one template database once, on first use, and a migrated
-database is a copy of it (``CREATE DATABASE ... TEMPLATE``: a tenth of migrating, and of
-dropping, a new one). ``fresh_database`` gives a test an empty database of its own (the
-migrations' own tests run there).
+database is a copy of it (``CREATE DATABASE ... TEMPLATE``: a tenth of migrating a new
+one). ``fresh_database`` gives a test an empty database of its own (the migrations' own tests
+run there). Every database is dropped when the session ends (``_doomed``).
 
 Redis: REDIS_URL if set, else 127.0.0.1:6379 if it answers, else the embedded one. Each run
 gets its own key prefix; its keys are deleted at the end.
@@ -143,6 +143,8 @@ def postgres_server() -> Iterator[PostgresServer]:
         asyncio.run(_drop_abandoned(server))
         yield server
     finally:
+        # the copies first: a template cannot be dropped while it is being copied
+        asyncio.run(drop_databases(server, _doomed.pop(server.admin_url, [])))
         template = _templates.pop(server.admin_url, None)
         if template is not None:
             asyncio.run(drop_database(server, template))
@@ -154,6 +156,17 @@ def postgres_server() -> Iterator[PostgresServer]:
 # and dropped with the session's server; nothing ever connects to it after its migration (a
 # database being copied must have no connection)
 _templates: dict[str, str] = {}
+
+# the databases this process made on each server (by admin URL), dropped together when the
+# session's server is let go: PostgreSQL 15 checkpoints on every DROP DATABASE (and waits for
+# it), which on a machine whose other work dirties the buffers took from 1 s to 54 s a drop;
+# drops made together share their checkpoints
+_doomed: dict[str, list[str]] = {}
+
+
+def drop_at_the_end(server: PostgresServer, name: str) -> None:
+    """Drop database ``name`` when the session's PostgreSQL is let go."""
+    _doomed.setdefault(server.admin_url, []).append(name)
 
 
 def migrated_template(server: PostgresServer) -> str:
@@ -170,41 +183,35 @@ def migrated_template(server: PostgresServer) -> str:
     return _templates[server.admin_url]
 
 
-@contextlib.contextmanager
-def migrated_database(server: PostgresServer) -> Iterator[str]:
-    """A new database with every migration applied (its URL); dropped on leaving."""
+def new_migrated_database(server: PostgresServer) -> str:
+    """A new database with every migration applied (its URL), dropped at the end of the run."""
     name = new_database_name()
     url = asyncio.run(create_database(server, name, template=migrated_template(server)))
-    try:
-        yield url
-    finally:
-        asyncio.run(drop_database(server, name))
+    drop_at_the_end(server, name)
+    return url
+
+
+@contextlib.contextmanager
+def migrated_database(server: PostgresServer) -> Iterator[str]:
+    """A new database with every migration applied (its URL); dropped at the end of the run
+    (with the others: see ``_doomed``)."""
+    yield new_migrated_database(server)
 
 
 class RunDatabases:
-    """Migrated databases made on first use, one per key, all dropped at the end of the run
-    (together: one at a time, the drops of a worker's few dozen databases were the last
-    20-40 s of its run on a loaded machine)."""
+    """Migrated databases made on first use, one per key, dropped at the end of the run."""
 
     def __init__(self, server: PostgresServer) -> None:
         self.server = server
         self.urls: dict[str, str] = {}
-        self.names: list[str] = []
 
     def url(self, key: str) -> str:
         if key not in self.urls:
-            name = new_database_name()
-            template = migrated_template(self.server)
-            self.urls[key] = asyncio.run(create_database(self.server, name, template=template))
-            self.names.append(name)
+            self.urls[key] = new_migrated_database(self.server)
         return self.urls[key]
 
-    def drop_all(self) -> None:
-        asyncio.run(drop_databases(self.server, self.names))
-        self.names.clear()
 
-
-async def drop_databases(server: PostgresServer, names: list[str], at_once: int = 8) -> None:
+async def drop_databases(server: PostgresServer, names: list[str], at_once: int = 16) -> None:
     """Drop ``names``, up to ``at_once`` at a time."""
     gate = asyncio.Semaphore(at_once)
 
@@ -216,12 +223,8 @@ async def drop_databases(server: PostgresServer, names: list[str], at_once: int 
 
 
 @pytest.fixture(scope="session")
-def run_databases(postgres_server: PostgresServer) -> Iterator[RunDatabases]:
-    databases = RunDatabases(postgres_server)
-    try:
-        yield databases
-    finally:
-        databases.drop_all()
+def run_databases(postgres_server: PostgresServer) -> RunDatabases:
+    return RunDatabases(postgres_server)
 
 
 @pytest.fixture(scope="module")
@@ -233,25 +236,22 @@ def database_url(request: pytest.FixtureRequest, run_databases: RunDatabases) ->
 
 
 @pytest.fixture
-async def fresh_database(postgres_server: PostgresServer) -> AsyncIterator[str]:
-    """An empty database for one test (no migrations applied); dropped afterwards."""
+async def fresh_database(postgres_server: PostgresServer) -> str:
+    """An empty database for one test (no migrations applied); dropped at the end of the run."""
     name = new_database_name()
     url = await create_database(postgres_server, name)
-    try:
-        yield url
-    finally:
-        await drop_database(postgres_server, name)
+    drop_at_the_end(postgres_server, name)
+    return url
 
 
 @pytest.fixture
-def empty_database(postgres_server: PostgresServer) -> Iterator[str]:
-    """An empty database for a test that runs the platform's own start-up (which migrates)."""
+def empty_database(postgres_server: PostgresServer) -> str:
+    """An empty database for a test that runs the platform's own start-up (which migrates);
+    dropped at the end of the run."""
     name = new_database_name()
     url = asyncio.run(create_database(postgres_server, name))
-    try:
-        yield url
-    finally:
-        asyncio.run(drop_database(postgres_server, name))
+    drop_at_the_end(postgres_server, name)
+    return url
 
 
 @pytest.fixture
