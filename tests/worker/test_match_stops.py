@@ -168,7 +168,7 @@ async def test_a_match_decided_mid_play_stops_calling_and_hides_its_seeds_until_
             # every read while the match was stopping found its seeds hidden (asserted in the
             # watch); a loaded machine may stop it before the first read (it did, under -n 4 at
             # load average 12), so none is required here:
-            # tests/services/test_match_stopping.py holds a match stopping and reads it
+            # tests/services/flow/test_match_stopping.py holds a match stopping and reads it
             time.sleep(3.0)  # a worker still playing would call again by now
             after = sum(b.after(decided_at) for b in bots)
             last = max(b.last() for b in bots)
