@@ -240,6 +240,9 @@ class LadderSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Bots one account may have on one ladder."""
     hourly_cap: int = 60
     """Ladder matches a bot may start in an hour (its owner may set it lower)."""
+    placing_at_once: int = 2
+    """Ladder matches a bot still placing may play at once (a placed bot plays one at a time,
+    and so does a bot whose owner lowered its hourly cap)."""
     pair_per_day: int = 3
     """How often two bots may meet in one ladder day."""
     pause_after: int = 3
@@ -531,6 +534,9 @@ VARIABLES: tuple[Variable, ...] = (
          "5", "bots one account may have on one ladder"),
     _var("TRUCO_LADDER_HOURLY_CAP", "ladder.hourly_cap", _whole(1, 3600), "60",
          "ladder matches a bot may start in an hour (its owner may set it lower)"),
+    _var("TRUCO_LADDER_PLACING_AT_ONCE", "ladder.placing_at_once", _whole(1, 100), "2",
+         "ladder matches a bot still placing may play at once (placed bots, and bots whose "
+         "owner lowered the hourly cap, play one at a time)"),
     _var("TRUCO_LADDER_PAIR_PER_DAY", "ladder.pair_per_day", _whole(1, 1000), "3",
          "how often two bots may meet in one ladder day"),
     _var("TRUCO_LADDER_PAUSE_AFTER", "ladder.pause_after", _whole(1, 1000), "3",

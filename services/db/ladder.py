@@ -45,6 +45,7 @@ class LadderRow:
     matches: int
     last_hour: int
     playing: bool
+    in_play: int = 0  # its ladder matches not yet over (``playing`` is ``in_play > 0``)
     last_started: datetime | None = None  # its latest ladder match's creation
     last_hour_placing: int = 0  # of ``last_hour``, the matches chosen to place a bot
     last_paced: datetime | None = None  # its latest ladder match not chosen to place a bot
@@ -190,7 +191,10 @@ SELECT e.bot_id, b.name AS bot_name, b.owner_id, a.name AS owner_name, b.status 
            AND m.ladder_reason IS DISTINCT FROM 'placing') AS last_paced,
        EXISTS (SELECT 1 FROM match_entrants me JOIN matches m ON m.id = me.match_id
          WHERE me.bot_id = e.bot_id AND m.ladder_pool IS NOT NULL
-           AND m.status IN ('pending', 'queued', 'running')) AS playing
+           AND m.status IN ('pending', 'queued', 'running')) AS playing,
+       (SELECT count(*) FROM match_entrants me JOIN matches m ON m.id = me.match_id
+         WHERE me.bot_id = e.bot_id AND m.ladder_pool IS NOT NULL
+           AND m.status IN ('pending', 'queued', 'running'))::int AS in_play
 FROM ladder_entries e
 JOIN bots b ON b.id = e.bot_id
 JOIN accounts a ON a.id = b.owner_id
@@ -326,6 +330,14 @@ async def places(conn: Executor, match_ids: Sequence[int]) -> dict[int, LadderMa
         )
         for r in rows
     }
+
+
+async def ladder_match(conn: Executor, match_id: int) -> bool:
+    """Whether the match is a ladder match (of any pool)."""
+    pool: str | None = await conn.fetchval(
+        "SELECT ladder_pool FROM matches WHERE id = $1", match_id
+    )
+    return pool is not None
 
 
 async def placing_match(conn: Executor, match_id: int) -> bool:

@@ -156,7 +156,9 @@ async def _own_entry(
     return entry
 
 
-def ladder_bot(row: LadderRow, pool_mean: float, platform_cap: int, now: datetime) -> LadderBot:
+def ladder_bot(
+    row: LadderRow, pool_mean: float, platform_cap: int, now: datetime, placing_at_once: int = 1
+) -> LadderBot:
     """A table row as the matchmaker sees it: the fit's estimate and half width, or the pool's
     mean and :data:`NEW_BOT_HALFWIDTH` before its first rated match.
 
@@ -170,7 +172,11 @@ def ladder_bot(row: LadderRow, pool_mean: float, platform_cap: int, now: datetim
     itself together, or served a newcomer, would have spent its hour and leave the next
     newcomer no one to play: the live bench saw exactly that); a cap its owner lowered counts
     every match, always. Placement ends by itself (the interval narrows with every match), and
-    leaving and joining again does not start it over (the interval is the pool fit's)."""
+    leaving and joining again does not start it over (the interval is the pool fit's).
+
+    A bot plays one ladder match at a time, except a bot still placing under the platform's
+    cap: up to ``placing_at_once`` (``TRUCO_LADDER_PLACING_AT_ONCE``, 2), so its placement
+    takes about half the minutes; an owner who lowered the cap keeps it to one."""
     if row.rating is None or row.low is None or row.high is None:
         rating, halfwidth = pool_mean, NEW_BOT_HALFWIDTH
     else:
@@ -182,6 +188,7 @@ def ladder_bot(row: LadderRow, pool_mean: float, platform_cap: int, now: datetim
     else:  # matches that placed a bot (its own or a newcomer's) do not spend the platform's
         count, last = row.last_hour - row.last_hour_placing, row.last_paced
     held = placed or owners_cap
+    at_once = 1 if held else max(placing_at_once, 1)
     # (a last match stamped after ``now`` is the two clocks' skew, or a test's clock: not paced)
     since = None if last is None else (now - last).total_seconds()
     too_soon = since is not None and 0 <= since < 3600 / row.hourly_cap
@@ -195,16 +202,18 @@ def ladder_bot(row: LadderRow, pool_mean: float, platform_cap: int, now: datetim
             row.paused_at is None
             and row.bot_status == "active"
             and row.answered
-            and not row.playing
+            and max(row.in_play, int(row.playing)) < at_once
             and not capped
         ),
     )
 
 
-def ladder_bots(rows: Sequence[LadderRow], platform_cap: int, now: datetime) -> list[LadderBot]:
+def ladder_bots(
+    rows: Sequence[LadderRow], platform_cap: int, now: datetime, placing_at_once: int = 1
+) -> list[LadderBot]:
     fitted = [r.rating for r in rows if r.rating is not None]
     mean = sum(fitted) / len(fitted) if fitted else DEFAULT_RATING
-    return [ladder_bot(r, mean, platform_cap, now) for r in rows]
+    return [ladder_bot(r, mean, platform_cap, now, placing_at_once) for r in rows]
 
 
 async def tick(pool: asyncpg.Pool, settings: LadderSettings, now: datetime) -> list[int]:
@@ -239,7 +248,7 @@ async def _start(
     async with pool.acquire() as conn:
         rows = await db_ladder.table(conn, ladder, now)
         met = await db_ladder.met_on(conn, ladder, today)
-    bots = ladder_bots(rows, settings.hourly_cap, now)
+    bots = ladder_bots(rows, settings.hourly_cap, now, settings.placing_at_once)
     rules = MatchmakerRules(slots=slots, pair_per_day=settings.pair_per_day)
     picks = pick_matches(bots, met, rules, players=players_of(ladder))
     if not picks:

@@ -100,7 +100,9 @@ async def test_a_tick_pairs_other_owners_one_match_a_bot_with_committed_seeds(
     for match in matches:
         owners = {await owner_of(flow_pool, b) for b in match.bots}
         assert len(owners) == 2 and match.rated and match.ladder_pool == "1v1"
-    # nothing more while they play: each bot is in a match
+    # still placing, each bot may play a second match at once (placing_at_once, 2), no more
+    second = await flow_ladder.tick(flow_pool, SETTINGS, NOW)
+    assert len(second) == 3
     assert await flow_ladder.tick(flow_pool, SETTINGS, NOW) == []
     day = await db_ladder.get_day(flow_pool, "1v1", NOW.date())
     assert day is not None and day.revealed_at is None
@@ -115,7 +117,9 @@ async def test_a_tick_pairs_other_owners_one_match_a_bot_with_committed_seeds(
     tomorrow = NOW + timedelta(days=1)
     await flow_ladder.tick(flow_pool, SETTINGS, tomorrow)
     assert (await db_ladder.get_day(flow_pool, "1v1", NOW.date())).revealed_at is None  # type: ignore[union-attr]
-    await flow_pool.execute("UPDATE matches SET status = 'error' WHERE id = ANY($1::bigint[])", ids)
+    await flow_pool.execute(
+        "UPDATE matches SET status = 'error' WHERE id = ANY($1::bigint[])", ids + second
+    )
     await flow_ladder.tick(flow_pool, SETTINGS, tomorrow)
     revealed = await db_ladder.get_day(flow_pool, "1v1", NOW.date())
     assert revealed is not None and revealed.revealed_at is not None
@@ -276,11 +280,36 @@ def test_the_hourly_cap_is_a_pace_for_placed_bots_and_owners_caps() -> None:
     assert not available(placed=True, cap=10, ago_s=5, last_hour=10, placing_hour=10)
 
 
-async def test_a_placing_result_starts_the_next_match_without_waiting_for_beat(
-    flow_pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
+def test_a_bot_still_placing_may_play_two_ladder_matches_at_once() -> None:
+    """Under the platform's cap a bot still placing plays up to ``placing_at_once`` ladder
+    matches at once; a placed bot, and a bot whose owner lowered its cap, play one."""
+
+    def available(*, placed: bool, cap: int, in_play: int, at_once: int = 2) -> bool:
+        row = LadderRow(
+            bot_id=1, bot_name="b", owner_id=1, owner_name="o", bot_status="active",
+            answered=True, joined_at=NOW, hourly_cap=cap, paused_at=None, pause_cause=None,
+            elo=1500.0, rating=1500.0, low=1450.0 if placed else 1300.0,
+            high=1550.0 if placed else 1700.0, los_next=None, matches=10, last_hour=0,
+            playing=in_play > 0, in_play=in_play,
+        )  # fmt: skip
+        return flow_ladder.ladder_bot(row, 1500.0, 60, NOW, at_once).available
+
+    assert available(placed=False, cap=60, in_play=0)
+    assert available(placed=False, cap=60, in_play=1)  # a second match while placing
+    assert not available(placed=False, cap=60, in_play=2)
+    assert not available(placed=False, cap=60, in_play=1, at_once=1)  # the platform said one
+    assert not available(placed=True, cap=60, in_play=1)  # placed: one at a time
+    assert available(placed=True, cap=60, in_play=0)
+    assert not available(placed=False, cap=30, in_play=1)  # its owner lowered the cap
+
+
+@pytest.mark.parametrize("reason", ["placing", "top"])
+async def test_a_ladder_result_starts_the_next_match_without_waiting_for_beat(
+    flow_pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch, reason: str
 ) -> None:
-    """The trusted worker stores a ladder match chosen for a bot still placing, and runs the
-    matchmaker at once: the bot's next match is made and sent before any beat tick."""
+    """The trusted worker stores a ladder match (chosen to place a bot, or for any other
+    reason), and runs the matchmaker at once: the bots' next match is made and sent before any
+    beat tick, so no bot waits idle for beat."""
     await flow_pool.execute("DELETE FROM ladder_entries")
     # nothing else waits to be played (tournaments and challenges would come first)
     await flow_pool.execute(
@@ -305,6 +334,8 @@ async def test_a_placing_result_starts_the_next_match_without_waiting_for_beat(
     monkeypatch.setattr(senders, "current_app", lambda: Sender())
 
     assert await db_ladder.placing_match(flow_pool, first)
+    await flow_pool.execute("UPDATE matches SET ladder_reason = $2 WHERE id = $1", first, reason)
+    assert await db_ladder.ladder_match(flow_pool, first)
     await store.store(flow_pool, first, played.replays[first])
     made = await flow_pool.fetch(
         "SELECT id, status FROM matches WHERE ladder_pool = '1v1' AND id > $1", first

@@ -72,14 +72,14 @@ async def store(
 ) -> list[int]:
     """Record the result (idempotent) and queue the matches it unlocked; returns their ids. A
     result that ended an SPRT test cancelled its pairs still in play: their workers are asked
-    to stop (:mod:`services.worker.stops`). A ladder match chosen for a bot still placing runs
-    the matchmaker at once (:func:`services.worker.results.ladder.ladder_tick`, under its lease)."""
+    to stop (:mod:`services.worker.stops`). A ladder match's result runs the matchmaker at once
+    (:func:`services.worker.results.ladder.ladder_tick`, under its lease)."""
     next_ids: list[int] = await flow.record_result(pool, match_id, replay, task_id)
     await send_matches(pool, next_ids)
     await asyncio.to_thread(stop_matches, await db_sprt.stopping_pairs_of(pool, match_id))
-    if await db_ladder.placing_match(pool, match_id):
-        # a bot still placing plays its next match now, not at the next beat (up to
-        # TRUCO_LADDER_EVERY_S later): placement is about fifty matches in a row
+    if await db_ladder.ladder_match(pool, match_id):
+        # its two bots (and a bot still placing, about fifty matches in a row) play their
+        # next match now, not at the next beat (up to TRUCO_LADDER_EVERY_S later)
         await ladder_tick(pool, app.settings.ladder, datetime.now(UTC))
     return next_ids
 
