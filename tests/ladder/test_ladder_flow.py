@@ -101,9 +101,13 @@ async def test_a_tick_pairs_other_owners_one_match_a_bot_with_committed_seeds(
         owners = {await owner_of(flow_pool, b) for b in match.bots}
         assert len(owners) == 2 and match.rated and match.ladder_pool == "1v1"
     # still placing, each bot may play a second match at once (placing_at_once, 2), no more
-    second = await flow_ladder.tick(flow_pool, SETTINGS, NOW)
-    assert len(second) == 3
-    assert await flow_ladder.tick(flow_pool, SETTINGS, NOW) == []
+    # (how many the greedy picks find depends on the matchmaker's order and today's meetings)
+    second: list[int] = []
+    while more := await flow_ladder.tick(flow_pool, SETTINGS, NOW):
+        second += more
+    assert second
+    in_play = [b for m in await db_matches.get_matches(flow_pool, ids + second) for b in m.bots]
+    assert max(in_play.count(b) for b in bots) == 2
     day = await db_ladder.get_day(flow_pool, "1v1", NOW.date())
     assert day is not None and day.revealed_at is None
     assert day.commitment == seeds.commitment(day.master_seed)
