@@ -4,13 +4,16 @@ feed through the worker's own :class:`~services.worker.live.LivePublisher` (its 
 included) to the real Redis; the platform served by uvicorn on 127.0.0.1 (one API process);
 ``SPECTATORS`` (then ``STREAMS``) spectators of the match: ``PAGES`` of them Chromium pages of ``/matches/{id}``
 (``static/live.js`` following the stream and applying each message to the DOM), the others
-SSE clients of ``/v1/matches/{id}/stream``.
+SSE clients of ``/v1/matches/{id}/stream`` (raw sockets, in ``CLIENT_PROCESSES`` processes
+of their own). Each size runs twice, side by side: the baseline (the feed as it was: 0.5 s
+batches, read at the API's next 0.25 s poll) and the feed as it is (0.2 s batches, each write
+published on the live channel, which wakes the API's poller at once).
 
 Latency is from the runner's progress call for a decision (the bot's answer applied) to:
 the page's listener running after ``live.js`` changed the DOM for that item (``dom``), and to
 an SSE client reading the item's frame (``sse``); p50/p95/max over every item and spectator.
 ``api_cpu_us_per_message`` is the CPU of the API's process (uvicorn, and the match and the
-browser's driver beside it; the SSE clients run in a process of their own) over the messages
+browser's driver beside it; the SSE clients run in processes of their own) over the messages
 delivered. Skips with the reason without PostgreSQL, Redis or Chromium.
 """
 
@@ -19,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import re
 import secrets
 import statistics
 import threading
@@ -26,7 +30,6 @@ import time
 from typing import Any
 
 import asyncpg
-import httpx
 import msgspec
 import redis
 import uvicorn
@@ -55,6 +58,9 @@ SPECTATORS = 100
 STREAMS = 1000  # the second run: 1,000 open streams on the one API process
 PAGES = 3
 THINK_S = 0.15
+CLIENT_PROCESSES = 2  # the SSE clients' processes (one a core)
+BASELINE_FLUSH_S = 0.5
+"""The baseline: the feed as it was before pushes (0.5 s batches, read at the API's poll)."""
 CHROMIUM = os.environ.get("TRUCO_CHROMIUM", "/usr/bin/chromium")
 
 
@@ -120,46 +126,49 @@ async def _match(url: str) -> int:
         return mid
 
 
-async def _sse(
-    client: httpx.AsyncClient,
-    base: str,
-    mid: int,
-    got: list[tuple[int, float]],
-    ready: asyncio.Event,
-) -> None:
-    async with client.stream("GET", f"{base}/v1/matches/{mid}/stream") as response:
-        ready.set()
-        if response.status_code != 200:
-            raise RuntimeError(f"stream refused: {response.status_code}")
-        event_id = None
-        async for line in response.aiter_lines():
-            if line.startswith("id: "):
-                event_id = int(line[4:])
-            elif line.startswith("event: end"):
+ID_LINE = re.compile(rb"(?:^|\n)id: (\d+)\n")
+
+
+async def _sse(base: str, mid: int, got: list[tuple[int, float]], ready: asyncio.Event) -> None:
+    """One spectator on a raw socket: the stream's bytes are searched for ``id:`` lines (the
+    server writes whole frames per chunk), so the client's cost is a regex per chunk, not an
+    HTTP library's line iteration: the figure is the server's, not the client's."""
+    host, port = base.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(
+        f"GET /v1/matches/{mid}/stream HTTP/1.1\r\nHost: {host}\r\n"
+        "Accept: text/event-stream\r\n\r\n".encode()
+    )
+    await writer.drain()
+    head = await reader.readuntil(b"\r\n\r\n")
+    ready.set()
+    if not head.startswith(b"HTTP/1.1 200"):
+        raise RuntimeError(f"stream refused: {head[:40]!r}")
+    try:
+        while chunk := await reader.read(65536):
+            at = time.time()
+            got.extend((int(found), at) for found in ID_LINE.findall(chunk))
+            if b"event: end" in chunk:
                 return
-            elif line == "" and event_id is not None:
-                got.append((event_id, time.time()))
-                event_id = None
+    finally:
+        writer.close()
 
 
 def _spectate(base: str, mid: int, n: int, queue: Any) -> None:
-    """The SSE clients, in a process of their own (not sharing the API's CPU and GIL): says
+    """``n`` SSE clients, in a process of their own (not sharing the API's CPU and GIL): says
     "ready" once all are connected, then sends every (id, arrival time) once they ended."""
 
     async def run() -> list[tuple[int, float]]:
         got: list[tuple[int, float]] = []
         readies = [asyncio.Event() for _ in range(n)]
-        async with httpx.AsyncClient(
-            timeout=None, limits=httpx.Limits(max_connections=None, max_keepalive_connections=0)
-        ) as client:
-            tasks = [asyncio.create_task(_sse(client, base, mid, got, r)) for r in readies]
-            try:
-                await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), 120)
-            except TimeoutError:
-                queue.put("timeout")
-                raise
-            queue.put("ready")
-            await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 600)
+        tasks = [asyncio.create_task(_sse(base, mid, got, r)) for r in readies]
+        try:
+            await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), 120)
+        except TimeoutError:
+            queue.put("timeout")
+            raise
+        queue.put("ready")
+        await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 600)
         return got
 
     queue.put(asyncio.run(run()))
@@ -177,7 +186,7 @@ LISTEN = """() => new Promise(resolve => {
 })"""
 
 
-async def _run(spectators: int, pages: int) -> dict[str, Any]:
+async def _run(spectators: int, pages: int, baseline: bool) -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
     admin = server_url()
@@ -199,16 +208,28 @@ async def _run(spectators: int, pages: int) -> dict[str, Any]:
             streams=StreamSettings(per_address=spectators + 10, total=spectators + 10),
         )
         writer = redis.Redis.from_url(redis_url)
-        publisher = LivePublisher(writer, prefix, mid)
+        publisher = (
+            LivePublisher(writer, prefix, mid, flush_after_s=BASELINE_FLUSH_S, notify=False)
+            if baseline
+            else LivePublisher(writer, prefix, mid)
+        )
         publisher.begin()
         server, thread, base = _serve(settings)
         rss_before = _rss_kib()
         ctx = multiprocessing.get_context("spawn")
         queue = ctx.Queue()
-        spectating = ctx.Process(
-            target=_spectate, args=(base, mid, spectators - pages, queue), daemon=True
-        )
-        spectating.start()
+        clients = spectators - pages
+        shares = [
+            clients // CLIENT_PROCESSES + (k < clients % CLIENT_PROCESSES)
+            for k in range(CLIENT_PROCESSES)
+        ]
+        spectating = [
+            ctx.Process(target=_spectate, args=(base, mid, n, queue), daemon=True)
+            for n in shares
+            if n
+        ]
+        for process in spectating:
+            process.start()
         answered: list[float] = []  # by item index - 1 (the header is item 0)
 
         def progress(index: int, state: Any, decision: Any, events: Any) -> None:
@@ -219,9 +240,10 @@ async def _run(spectators: int, pages: int) -> dict[str, Any]:
             (EntrantRecord(n, f"builtin:{n}"), Thinking(n, strategy_decider(n, k)))
             for k, n in enumerate(("heuristic", "random"))
         ]
-        ready = await asyncio.to_thread(queue.get, True, 300)
-        if ready != "ready":
-            raise RuntimeError(f"the SSE clients did not connect: {ready}")
+        for _ in spectating:
+            ready = await asyncio.to_thread(queue.get, True, 300)
+            if ready != "ready":
+                raise RuntimeError(f"the SSE clients did not connect: {ready}")
         await asyncio.sleep(1)
         kib_per_stream = (_rss_kib() - rss_before) / max(1, spectators - pages)
         async with async_playwright() as pw:
@@ -259,12 +281,16 @@ async def _run(spectators: int, pages: int) -> dict[str, Any]:
             await browser.close()
         async with asyncpg.create_pool(url, min_size=1, max_size=1) as pool:
             await pool.execute("UPDATE matches SET status = 'done' WHERE id = $1", mid)
-        sse_got = await asyncio.to_thread(queue.get, True, 120)
-        spectating.join(30)
+        sse_got = []
+        for _ in spectating:
+            sse_got += await asyncio.to_thread(queue.get, True, 120)
+        for process in spectating:
+            process.join(30)
         sse = [at - answered[i - 1] for i, at in sse_got if 1 <= i <= len(answered)]
         writer.delete(f"{prefix}live:{mid}")
         writer.close()
         return {
+            "baseline": baseline,
             "spectators": spectators,
             "pages": pages,
             "decisions": len(answered),
@@ -304,8 +330,10 @@ def _stats(values: list[float]) -> dict[str, Any]:
     }
 
 
-def measure(spectators: int = SPECTATORS, pages: int = PAGES) -> dict[str, Any]:
-    return asyncio.run(_run(spectators, pages))
+def measure(
+    spectators: int = SPECTATORS, pages: int = PAGES, baseline: bool = False
+) -> dict[str, Any]:
+    return asyncio.run(_run(spectators, pages, baseline))
 
 
 def main() -> None:
@@ -318,10 +346,15 @@ def main() -> None:
         print(f"  skipped: no Chromium at {CHROMIUM}")
         return
     for spectators in (SPECTATORS, STREAMS):
-        _report(measure(spectators))
+        for baseline in (True, False):
+            _report(measure(spectators, baseline=baseline))
 
 
 def _report(s: dict[str, Any]) -> None:
+    print(
+        f"live_pages, {s['spectators']} spectators, "
+        + ("baseline (0.5 s batches, polled)" if s["baseline"] else "pushed (0.2 s batches)")
+    )
     for side in ("dom", "sse"):
         f = s[side]
         print(

@@ -6,7 +6,9 @@ The cost of a new event is one Redis read per process, one encoding, and one wri
 subscriber: not one Redis poll per spectator. A feed and its poller live while someone
 watches; the last subscriber leaving stops the poller and drops the frames.
 
-* A match feed reads the live list (``services.worker.live``) every :data:`MATCH_POLL_S`:
+* A match feed reads the live list (``services.worker.live``) as soon as the worker says it
+  wrote to it (the hub's one subscription to the live channel per process nudges the feed),
+  and at the latest every :data:`MATCH_POLL_S` (the safety net for a lost notification):
   one pipelined round trip (the first item, to notice a new run, and the items past the last
   one read). Each item becomes a frame whose ``id`` is its index in the list; a run's header
   is ``event: run``. Every :data:`STATUS_POLL_S` (and when the list disappears) it reads the
@@ -55,6 +57,17 @@ class Feed:
     subscribers: int = 0
     task: asyncio.Task[None] | None = None
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
+    _nudged: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def nudge(self) -> None:
+        """Something new was written: the poller reads now instead of at its next poll."""
+        self._nudged.set()
+
+    async def nudged(self, timeout: float) -> None:
+        """The poller's pause: until a :meth:`nudge` or ``timeout`` seconds."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._nudged.wait(), timeout)
+        self._nudged.clear()
 
     def append(self, new: list[bytes]) -> None:
         if new:
@@ -192,7 +205,7 @@ async def poll_match(
                     feed.append([item_frame(raw, start + k) for k, raw in enumerate(rest)])
                 feed.finish(end)
                 return
-        await asyncio.sleep(poll_s)
+        await feed.nudged(poll_s)
 
 
 # --- tournament feeds -------------------------------------------------------------------------
@@ -251,6 +264,24 @@ class Hub:
     """This process's feeds, by ``(kind, id)``."""
 
     feeds: dict[tuple[str, int], Feed] = field(default_factory=dict)
+    listener: asyncio.Task[None] | None = None
+
+    def listen(self, written: Callable[[], AsyncIterator[int]]) -> None:
+        """Nudge a watched match's feed each time ``written`` yields its id (one task per
+        process, started on the first call: :meth:`LiveReader.notifications`)."""
+        if self.listener is None or self.listener.done():
+            self.listener = asyncio.create_task(self._nudge_from(written))
+
+    async def _nudge_from(self, written: Callable[[], AsyncIterator[int]]) -> None:
+        try:
+            async for match_id in written():
+                feed = self.feeds.get(("match", match_id))
+                if feed is not None:
+                    feed.nudge()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the feeds still poll
+            logger.exception("live notifications stopped")
 
     @contextlib.asynccontextmanager
     async def watch(self, key: tuple[str, int], poller: Poller) -> AsyncIterator[Feed]:
@@ -271,6 +302,9 @@ class Hub:
                     feed.task.cancel()
 
     async def aclose(self) -> None:
+        if self.listener is not None:
+            self.listener.cancel()
+            self.listener = None
         for feed in self.feeds.values():
             if feed.task is not None:
                 feed.task.cancel()

@@ -150,12 +150,14 @@ class StreamController(Controller):
         slot = _slot(request)
         state = request.app.state
         reader = reader_for(state, services_of(state).settings.redis)
+        hub = hub_of(state)
+        hub.listen(reader.notifications)
 
         async def poller(feed: Feed) -> None:
             await poll_match(feed, reader, match_id, decided_in(pool, match_id))
 
         cursor = 0 if last is None else last + 1
-        body = _watching(hub_of(state), ("match", match_id), poller, cursor, slot)
+        body = _watching(hub, ("match", match_id), poller, cursor, slot)
         return _stream(body, slot)
 
     @get(

@@ -12,9 +12,11 @@ The bot-calling worker (no database) publishes as it plays; the API and the web 
   is a header ``{"run", "header": true}``: a match task that runs again (redelivered) starts a
   new run, and readers keep only the last run.
 * **When**: items are batched (docs/architecture.md, "The live feed"): one Redis round trip
-  (``RPUSH`` of every waiting item, then ``EXPIRE``) when a hand or a game ends, when the
-  oldest waiting item is :data:`FLUSH_AFTER_S` old, and when the match ends; a game's opening
-  goes out at once.
+  (``RPUSH`` of every waiting item, ``EXPIRE``, then ``PUBLISH`` of the match's id on
+  :func:`live_channel`) when a hand or a game ends, when the oldest waiting item is
+  :data:`FLUSH_AFTER_S` old, and when the match ends; a game's opening goes out at once.
+  The ``PUBLISH`` wakes the readers' poller at once (:meth:`LiveReader.notifications`);
+  readers still poll as a safety net, so a lost notification costs one poll interval.
 * **Status**: when the task starts playing it sends ``truco.match_started`` (queue
   ``results``); the trusted worker sets ``matches.status = 'running'`` if the match is still
   pending or queued (a late message never reopens a finished match).
@@ -25,10 +27,11 @@ Publishing is best effort: a Redis error is logged once and the match goes on un
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import secrets
-from collections.abc import Awaitable, MutableMapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, MutableMapping, Sequence
 from typing import Any, Final, cast
 
 import msgspec
@@ -50,7 +53,7 @@ logger = logging.getLogger(__name__)
 LIVE_FORMAT = "truco-arena-live/1"
 LIVE_TTL_S = 3600
 REDIS_TIMEOUT_S = 0.5
-FLUSH_AFTER_S: Final = 0.5
+FLUSH_AFTER_S: Final = 0.2
 """The longest a decision waits in the batch before spectators see it (besides hand ends)."""
 MAX_BATCH: Final = 256
 """A batch this long is written at once (bounds the memory of a very fast match)."""
@@ -58,6 +61,11 @@ MAX_BATCH: Final = 256
 
 def live_key(prefix: str, match_id: int) -> str:
     return f"{prefix}live:{match_id}"
+
+
+def live_channel(prefix: str) -> str:
+    """The pub/sub channel on which each write of a match's items publishes the match's id."""
+    return f"{prefix}live-written"
 
 
 # --- publishing (the bot-calling worker) ----------------------------------------------------
@@ -80,7 +88,8 @@ class LivePublisher:
     spectator items, written to Redis in batches (see the module docstring).
 
     ``flush_after_s=0`` writes every item at once: one round trip per decision, as the feed
-    did before batching (the benchmark's baseline).
+    did before batching. ``notify=False`` leaves out the ``PUBLISH`` (readers then see the
+    items at their next poll: the benchmark's baseline).
     """
 
     def __init__(
@@ -91,9 +100,12 @@ class LivePublisher:
         game: TrucoGame = TRUCO,
         *,
         flush_after_s: float = FLUSH_AFTER_S,
+        notify: bool = True,
     ) -> None:
         self.client = client
         self.key = live_key(prefix, match_id)
+        self.match_id = match_id
+        self.channel = live_channel(prefix) if notify else None
         self.game = game
         self.flush_after_s = flush_after_s
         self.run = secrets.token_hex(6)
@@ -166,6 +178,8 @@ class LivePublisher:
                 pipe.delete(self.key)
             pipe.rpush(self.key, *batch)
             pipe.expire(self.key, LIVE_TTL_S)
+            if self.channel is not None:
+                pipe.publish(self.channel, str(self.match_id))
             pipe.execute()
             self.writes += 1
         except redis.RedisError as exc:
@@ -253,6 +267,7 @@ class LiveReader:
     """Reads live items from Redis (asyncio client, short timeouts; errors read as empty)."""
 
     def __init__(self, url: str, prefix: str) -> None:
+        self.url = url
         self.prefix = prefix
         self.client: redis.asyncio.Redis = redis.asyncio.Redis.from_url(
             url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S
@@ -289,6 +304,35 @@ class LiveReader:
             logger.warning("live view of match %s unreadable: %s", match_id, exc)
             return b"", []
         return first, list(items)
+
+    async def notifications(self, retry_s: float = 1.0) -> AsyncIterator[int]:
+        """The ids of matches whose items were just written (:func:`live_channel`), for ever:
+        a lost connection is logged and subscribed again after ``retry_s`` (what was
+        published meanwhile is missed; the readers' polling covers it)."""
+        channel = live_channel(self.prefix)
+        while True:
+            # a connection of its own, without the readers' short read timeout: it waits
+            client = redis.asyncio.Redis.from_url(
+                self.url, socket_connect_timeout=REDIS_TIMEOUT_S, health_check_interval=30
+            )
+            pubsub = client.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(channel)
+                while True:
+                    message = await pubsub.get_message(timeout=5.0)
+                    if message is None or message.get("type") != "message":
+                        continue
+                    try:
+                        yield int(message["data"])
+                    except (TypeError, ValueError):
+                        continue
+            except (redis.RedisError, OSError) as exc:
+                logger.warning("live notifications lost, subscribing again: %s", exc)
+            finally:
+                with contextlib.suppress(redis.RedisError, OSError):
+                    await pubsub.aclose()
+                    await client.aclose()
+            await asyncio.sleep(retry_s)
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -328,6 +372,7 @@ __all__ = [
     "LiveReader",
     "clear_live",
     "decision_item",
+    "live_channel",
     "live_document",
     "live_key",
     "reader_for",

@@ -1,7 +1,7 @@
 """The live feed's Redis writes, taken off the match loop and written many per round trip.
 
 :class:`~services.worker.live.LivePublisher` writes its batches of items as small pipelines
-(``delete``/``rpush``/``expire``) on a synchronous Redis client. In a worker that plays all
+(``delete``/``rpush``/``expire``/``publish``) on a synchronous Redis client. In a worker that plays all
 its matches on one event loop (:mod:`services.worker.tasks_play`), a blocking round trip per
 decision would stop every match of the process for its duration: measured, the feed's writes
 were three quarters of the loop's time with twenty matches. :class:`QueuedRedis` stands in
@@ -38,7 +38,8 @@ Command = tuple[str, tuple[Any, ...]]
 
 
 class QueuedPipeline:
-    """Records ``delete``, ``rpush`` and ``expire``; ``execute`` hands them to the writer."""
+    """Records ``delete``, ``rpush``, ``expire`` and ``publish``; ``execute`` hands them to the
+    writer."""
 
     def __init__(self, sink: QueuedRedis) -> None:
         self._sink = sink
@@ -54,6 +55,10 @@ class QueuedPipeline:
 
     def expire(self, key: str, seconds: int) -> Self:
         self._commands.append(("expire", (key, seconds)))
+        return self
+
+    def publish(self, channel: str, message: str) -> Self:
+        self._commands.append(("publish", (channel, message)))
         return self
 
     def execute(self) -> list[Any]:
