@@ -26,7 +26,8 @@ import msgspec
 import redis.asyncio
 
 from services.api.live_feeds import Feed, Hub, follow, poll_match
-from services.worker.live import LiveReader, live_key
+from services.domain.live_feed import live_key
+from services.worker.live import LiveReader
 
 SPECTATORS = 1000
 ITEMS = 40

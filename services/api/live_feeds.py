@@ -30,13 +30,12 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import asyncpg
-import msgspec
 
 from services.api.sse import HEARTBEAT, frame, json_frame
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
 from services.db.matches import StoredMatch
-from services.domain import LIVE_TOURNAMENT_STATUSES, OPEN_STATUSES
+from services.domain import LIVE_TOURNAMENT_STATUSES, OPEN_STATUSES, live_feed
 from services.worker.live import LiveReader
 
 logger = logging.getLogger("services.api")
@@ -137,21 +136,13 @@ def end_of_match(match: StoredMatch | None, match_id: int) -> bytes:
 
 def item_frame(raw: bytes, index: int) -> bytes:
     """A live item as a frame: ``id`` its index in the list; a run's header is ``event: run``."""
-    try:
-        item = msgspec.json.decode(raw)
-    except msgspec.DecodeError:
-        item = None
-    header = isinstance(item, dict) and item.get("header") is True
+    header = isinstance(live_feed.decode(raw), live_feed.LiveHeader)
     return frame(raw.strip(), event="run" if header else None, id=index)
 
 
 def run_of(raw: bytes | None) -> str | None:
-    try:
-        item = msgspec.json.decode(raw) if raw else None
-    except msgspec.DecodeError:
-        return None
-    run = item.get("run") if isinstance(item, dict) else None
-    return run if isinstance(run, str) else None
+    item = live_feed.decode(raw)
+    return None if item is None else item.run
 
 
 Decided = Callable[[], Awaitable[bytes | None]]

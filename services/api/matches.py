@@ -14,7 +14,7 @@ from litestar.params import Parameter
 
 from arena.match.replay import Replay
 from services.api.deps import services_of
-from services.api.match_schemas import LiveReplay, MatchPage, MatchRead
+from services.api.match_schemas import LiveGame, LiveReplay, MatchPage, MatchRead
 from services.api.params import BotIdParam
 from services.api.problems import ProblemError, problem_responses
 from services.api.views import entrants_of, match_read
@@ -22,7 +22,8 @@ from services.db import bots as db_bots
 from services.db import matches as db_matches
 from services.db.matches import StoredMatch
 from services.domain import OPEN_STATUSES
-from services.worker.live import live_document, reader_for
+from services.domain.live_feed import LIVE_FORMAT, last_run
+from services.worker.live import reader_for
 
 MatchId = Annotated[int, Parameter(ge=1, le=2**63 - 1, description="the match's id")]
 
@@ -122,8 +123,15 @@ async def _live(
         if now is not None and now.finished:
             return None
     names = await db_matches.entrant_names(pool, list(match.bots))
-    entrants: list[dict[str, Any]] = msgspec.to_builtins(entrants_of(match, names))
-    document = live_document(match.id, match.status, entrants, items, rules=match.rules)
+    document = LiveReplay(
+        format=LIVE_FORMAT,
+        live=True,
+        match_id=match.id,
+        status=match.status,
+        rules=match.rules,
+        entrants=entrants_of(match, names),
+        games=msgspec.convert(msgspec.to_builtins(last_run(items)), list[LiveGame]),
+    )
     return msgspec.json.encode(document)
 
 

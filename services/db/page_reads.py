@@ -103,6 +103,7 @@ class MatchRow:
     result: StoredResult | None = None  # match_results.result
     bracket_match: str | None = None  # the elimination bracket's match id (W1-2, GF, ...)
     tournament_name: str | None = None
+    rules: dict[str, Any] = field(default_factory=dict)  # matches.rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +244,7 @@ async def tournaments_by_status(
 _MATCH_SELECT = """
     SELECT m.id, m.tournament_id, m.round_id, rd.number AS round_number, m.bracket, m.board,
            m.mode, m.status, m.winner_side, m.created_at, m.finished_at, mr.result,
-           m.bracket_match, t.name AS tournament_name
+           m.bracket_match, t.name AS tournament_name, m.rules
     FROM matches m
     LEFT JOIN tournaments t ON t.id = m.tournament_id
     LEFT JOIN rounds rd ON rd.id = m.round_id
@@ -267,6 +268,7 @@ def _match(r: asyncpg.Record) -> MatchRow:
         result=stored_result(_json(r["result"])) if r["result"] is not None else None,
         bracket_match=r["bracket_match"],
         tournament_name=r["tournament_name"],
+        rules=_json(r["rules"]) or {},
     )
 
 

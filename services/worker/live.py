@@ -2,15 +2,9 @@
 
 The bot-calling worker (no database) publishes as it plays; the API and the web pages read.
 
-* **Where**: one Redis list per match, ``{TRUCO_REDIS_PREFIX}live:{match_id}``; it expires an
-  hour after its last write and the trusted worker deletes it once the result is stored.
-* **What**: one JSON item per decision: ``{"run", "game", "teams", "score", "events"}`` where
-  ``events`` is the runner's own ``decision`` record (seat, latency, fault kind; never the
-  fault's detail) followed by the game events that decision caused, as a spectator sees them
-  (``arena.game.boundary.Game.visible`` with the spectator viewer: no deal, no seña). Each game opens
-  with an item holding its first ``hand_started`` (without the deal). The first item of a run
-  is a header ``{"run", "header": true}``: a match task that runs again (redelivered) starts a
-  new run, and readers keep only the last run.
+* **Where and what**: :mod:`services.domain.live_feed` defines the list, its channel and its
+  items (a run's header, then one item per decision, as a spectator sees it) for the writer
+  here and the readers alike.
 * **When**: items are batched (docs/architecture.md, "The live feed"): one Redis round trip
   (``RPUSH`` of every waiting item, ``EXPIRE``, then ``PUBLISH`` of the match's id on
   :func:`live_channel`) when a hand or a game ends, when the oldest waiting item is
@@ -28,13 +22,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, MutableMapping, Sequence
 from typing import Any, Final, cast
 
-import msgspec
 import redis
 import redis.asyncio
 
@@ -46,12 +38,18 @@ from engine.events import Event
 from engine.observe import SPECTATOR
 from engine.state import State
 from services.base.config import RedisSettings
+from services.domain.live_feed import (
+    LIVE_TTL_S,
+    LiveHeader,
+    LiveItem,
+    encode,
+    live_channel,
+    live_key,
+)
 from services.worker.names import MATCH_STARTED
 
 logger = logging.getLogger(__name__)
 
-LIVE_FORMAT = "truco-arena-live/1"
-LIVE_TTL_S = 3600
 REDIS_TIMEOUT_S = 0.5
 FLUSH_AFTER_S: Final = 0.2
 """The longest a decision waits in the batch before spectators see it (besides hand ends)."""
@@ -59,28 +57,12 @@ MAX_BATCH: Final = 256
 """A batch this long is written at once (bounds the memory of a very fast match)."""
 
 
-def live_key(prefix: str, match_id: int) -> str:
-    return f"{prefix}live:{match_id}"
-
-
-def live_channel(prefix: str) -> str:
-    """The pub/sub channel on which each write of a match's items publishes the match's id."""
-    return f"{prefix}live-written"
-
-
 # --- publishing (the bot-calling worker) ----------------------------------------------------
 
 
-def decision_item(decision: Decision) -> dict[str, Any]:
+def decision_item(decision: Decision) -> Decision:
     """The runner's decision record as spectators see it: seat, latency and fault kind."""
-    record: dict[str, Any] = {
-        "type": "decision",
-        "seat": decision.seat,
-        "latency_ms": decision.latency_ms,
-    }
-    if decision.fault is not None:
-        record["fault"] = decision.fault
-    return record
+    return Decision(seat=decision.seat, latency_ms=decision.latency_ms, fault=decision.fault)
 
 
 class LivePublisher:
@@ -116,24 +98,16 @@ class LivePublisher:
 
     def begin(self) -> None:
         """Start this run's items (a new header; older runs' items are dropped by readers)."""
-        self._batch = [_encode({"run": self.run, "header": True, "format": LIVE_FORMAT})]
+        self._batch = [encode(LiveHeader(self.run))]
         self.flush(reset=True)
 
     def item(
         self, index: int, state: State, decision: Decision | None, events: Sequence[Event]
-    ) -> dict[str, Any]:
-        """The spectator item of one progress call (pure; tests use it). Its events are the
-        decision record and the game's own event values: ``msgspec.to_builtins`` (or the
-        JSON encoding) gives the item as readers see it."""
+    ) -> LiveItem:
+        """The spectator item of one progress call (pure; tests use it)."""
         shown: list[Any] = [] if decision is None else [decision_item(decision)]
         shown += self.game.visible(events, SPECTATOR)
-        return {
-            "run": self.run,
-            "game": index + 1,
-            "teams": seating(index),
-            "score": self.game.score(state),
-            "events": shown,
-        }
+        return LiveItem(self.run, index + 1, seating(index), self.game.score(state), shown)
 
     def progress(
         self, index: int, state: State, decision: Decision | None, events: Sequence[Event]
@@ -142,7 +116,7 @@ class LivePublisher:
         if self._broken:
             return
         try:
-            self._batch.append(_encode(self.item(index, state, decision, events)))
+            self._batch.append(encode(self.item(index, state, decision, events)))
         except Exception:  # never let the live view break a match
             logger.exception("live view of %s: could not build the item", self.key)
             return
@@ -191,13 +165,6 @@ class LivePublisher:
         self.flush()
 
 
-_ENCODER = msgspec.json.Encoder()
-
-
-def _encode(item: dict[str, Any]) -> bytes:
-    return _ENCODER.encode(item)
-
-
 def send_started(match_id: int) -> None:
     """Tell the trusted worker that the match is being played (best effort)."""
     from services.worker.names import RESULTS
@@ -218,49 +185,6 @@ def clear_live(client: redis.Redis, prefix: str, match_id: int) -> None:
 
 
 # --- reading (the API and the web pages) ----------------------------------------------------
-
-
-def live_document(
-    match_id: int,
-    status: str,
-    entrants: list[dict[str, Any]],
-    items: Sequence[bytes | str],
-    rules: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The spectator replay of a live match from its Redis items (last run only).
-
-    ``{"format", "live": true, "match_id", "status", "rules", "entrants", "games":
-    [{"number", "teams", "score", "events"}]}``: no seeds, no deals, no señas.
-    """
-    decoded: list[dict[str, Any]] = []
-    for raw in items:
-        try:
-            item = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(item, dict):
-            decoded.append(item)
-    headers = [k for k, item in enumerate(decoded) if item.get("header")]
-    run = decoded[headers[-1]].get("run") if headers else None
-    games: dict[int, dict[str, Any]] = {}
-    for item in decoded[headers[-1] + 1 if headers else 0 :]:
-        if item.get("run") != run or not isinstance(item.get("game"), int):
-            continue
-        game = games.setdefault(
-            item["game"],
-            {"number": item["game"], "teams": item.get("teams"), "score": [0, 0], "events": []},
-        )
-        game["score"] = item.get("score", game["score"])
-        game["events"].extend(item.get("events") or [])
-    return {
-        "format": LIVE_FORMAT,
-        "live": True,
-        "match_id": match_id,
-        "status": status,
-        "rules": rules or {},
-        "entrants": entrants,
-        "games": [games[n] for n in sorted(games)],
-    }
 
 
 class LiveReader:
@@ -353,29 +277,12 @@ def reader_for(state: MutableMapping[str, Any], redis: RedisSettings) -> LiveRea
     return reader
 
 
-def to_replay_events(events: list[dict[str, Any]], players: int) -> list[dict[str, Any]]:
-    """Live events as replay events (for the web viewer): a ``hand_started`` gets an empty
-    deal (one empty hand per seat), so the viewer's spectator mode can fold them."""
-    out = []
-    for event in events:
-        if event.get("type") == "hand_started":
-            event = {**event, "deal": [[] for _ in range(players)]}
-        out.append(event)
-    return out
-
-
 __all__ = [
-    "LIVE_FORMAT",
-    "LIVE_TTL_S",
     "MATCH_STARTED",
     "LivePublisher",
     "LiveReader",
     "clear_live",
     "decision_item",
-    "live_channel",
-    "live_document",
-    "live_key",
     "reader_for",
     "send_started",
-    "to_replay_events",
 ]

@@ -28,7 +28,8 @@ from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from engine.rules import Rules
 from services.base.config import RedisSettings
-from services.worker.live import LivePublisher, live_key
+from services.domain.live_feed import live_key
+from services.worker.live import LivePublisher
 from tests.servers import RedisTarget
 from tests.web.conftest import WebData, run_async, settings, shot
 from tests.web.seed import NAMES, STRATEGIES

@@ -62,7 +62,7 @@ def test_a_spectator_never_sees_a_card_still_in_a_hand(seed: int, players: int) 
             shown.clear()
         else:
             decisions.append(decision)
-            assert item["events"][0] == live.decision_item(decision)
+            assert item["events"][0] == msgspec.to_builtins(live.decision_item(decision))
         shown.extend(item["events"])
         assert not keys_in(item) & {"deal", "sena", "sena_seen_by", "detail", "seed"}
         starts = [k for k, e in enumerate(shown) if e["type"] == "hand_started"]

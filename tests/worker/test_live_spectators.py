@@ -11,6 +11,7 @@ import threading
 import time
 from typing import Any
 
+import msgspec
 import pytest
 import redis
 
@@ -21,6 +22,7 @@ from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from arena.wire.protocol import ActRequest
 from engine.rules import Rules
+from services.domain import live_feed
 from services.worker import live
 from tests.servers import RedisTarget
 
@@ -89,7 +91,7 @@ async def test_spectators_of_many_live_matches_change_nothing_and_see_each_decis
     alone = await asyncio.gather(*(_play(k, None) for k in range(MATCHES)))
 
     client = redis.Redis.from_url(redis_target.url)
-    keys = [live.live_key(redis_target.prefix, 9000 + k) for k in range(MATCHES)]
+    keys = [live_feed.live_key(redis_target.prefix, 9000 + k) for k in range(MATCHES)]
     publishers = [live.LivePublisher(client, redis_target.prefix, 9000 + k) for k in range(MATCHES)]
     seen: dict[int, list[dict[str, Any]]] = {k: [] for k in range(MATCHES)}
     done = threading.Event()
@@ -99,7 +101,7 @@ async def test_spectators_of_many_live_matches_change_nothing_and_see_each_decis
         while not done.is_set():
             for k in range(MATCHES):
                 items = reader.lrange(keys[k], 0, -1)
-                seen[k].append(live.live_document(9000 + k, "running", [], items))
+                seen[k].append({"games": msgspec.to_builtins(live_feed.last_run(items))})
             time.sleep(0.05)
         reader.close()
 
@@ -119,7 +121,9 @@ async def test_spectators_of_many_live_matches_change_nothing_and_see_each_decis
     try:
         for k in range(MATCHES):
             assert _without_latency(watched[k]) == _without_latency(alone[k]), k
-            final = live.live_document(9000 + k, "running", [], client.lrange(keys[k], 0, -1))
+            final = {
+                "games": msgspec.to_builtins(live_feed.last_run(client.lrange(keys[k], 0, -1)))
+            }
             expected = [
                 (game.number, e.seat, e.fault)
                 for game in watched[k].games

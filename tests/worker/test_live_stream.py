@@ -26,6 +26,7 @@ from services.base.config import (
     SecretSettings,
     Settings,
 )
+from services.domain import live_feed
 from services.worker import live
 from services.worker.matches import play
 from tests.servers import RedisTarget
@@ -66,7 +67,7 @@ async def test_a_spectator_stream_never_shows_a_card_before_it_is_played(
         redis=RedisSettings(url=worker_env.url, prefix=settings.redis.prefix),
         secrets=SecretSettings(key=Secret(SECRET_KEY)),
     )
-    key = live.live_key(settings.redis.prefix, match_id)
+    key = live_feed.live_key(settings.redis.prefix, match_id)
     feed = redis.Redis.from_url(worker_env.url)
     feed.delete(key)  # match ids repeat across the run's databases; the prefix is the run's
     received: list[Message] = []

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 import redis
 
+from services.domain.live_feed import live_key
 from services.worker import live_sink, loop_thread
-from services.worker.live import LivePublisher, live_key
+from services.worker.live import LivePublisher
 from services.worker.live_sink import QueuedRedis
 from services.worker.loop_thread import LoopThread, process_loop
 from tests.servers import RedisTarget

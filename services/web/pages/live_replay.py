@@ -1,86 +1,75 @@
-"""A match being played, rebuilt for the replay viewer from the worker's live feed."""
+"""A match being played, for the replay viewer: the games a spectator has seen so far, read
+from the worker's live feed (``services.domain.live_feed``), with no seed, deal or result."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import asyncpg
 import msgspec
 from litestar import Request
 
-from arena.match.replay import FORMAT, EntrantRecord, GameRecord, MatchResult, Replay, ReplayEvent
+from arena.match.replay import EntrantRecord, ReplayEvent
 from arena.match.runner import seat_entrants
 from engine.rules import Rules
 from services.api.deps import services_of
-from services.db import matches as db_matches
 from services.db import page_reads as db
+from services.domain.live_feed import last_run, viewer_events
 from services.web.i18n import gettext as _
 from services.web.views.common import side_links
-from services.worker.live import live_document, reader_for, to_replay_events
+from services.worker.live import LiveReader, reader_for
 
 
-def reader(request: Request[Any, Any, Any]) -> Any:
+class LiveGameShown(msgspec.Struct, frozen=True):
+    number: int
+    teams: tuple[int, int]
+    events: list[ReplayEvent]
+    seats: tuple[int, ...] = ()
+
+
+class LiveShown(msgspec.Struct, frozen=True):
+    """A live match as the viewer reads it (``services.web.views.replay.Shown``)."""
+
+    rules: Rules
+    entrants: tuple[EntrantRecord, ...]
+    games: list[LiveGameShown]
+
+
+def reader(request: Request[Any, Any, Any]) -> LiveReader:
     state = request.app.state
     return reader_for(state, services_of(state).settings.redis)
 
 
 async def live_replay(
-    request: Request[Any, Any, Any], pool: asyncpg.Pool, m: db.MatchRow
-) -> tuple[Replay | None, int]:
-    """A live match as a spectator replay for the viewer, from the worker's live feed
-    (``services.worker.live``): no deals (empty hands), no señas, no seeds (None if empty);
-    and how many items of the feed it was built from (the page's stream skips them)."""
+    request: Request[Any, Any, Any], m: db.MatchRow
+) -> tuple[LiveShown | None, int]:
+    """The live match ``m`` (the page's own read of its row) as a spectator sees it so far
+    (None before its first game), and how many items of the feed it was built from (the
+    page's stream skips them)."""
     items = await reader(request).items(m.id)
-    document = live_document(m.id, m.status, [], items)
-    row = await db_matches.get_match(pool, m.id)
-    if not document["games"] or row is None:
+    games = last_run(items)
+    if not games:
         return None, len(items)
-    rules = Rules.from_dict(row.rules)
-    names = [
-        " & ".join(b.name for b in side_links(m, side)) or _("side %(n)d") % {"n": side}
-        for side in (0, 1)
-    ]
-    games = [
-        GameRecord(
-            number=g["number"],
-            game_id=f"{m.id}-g{g['number']}",
-            seed=0,
-            teams=(int(g["teams"][0]), int(g["teams"][1])),
-            events=msgspec.convert(to_replay_events(g["events"], rules.players), list[ReplayEvent]),
-            score=(int(g["score"][0]), int(g["score"][1])),
-            seats=seat_entrants(g["number"] - 1, 4, 4) if row.individual else (),
-        )
-        for g in document["games"]
-    ]
-    entrants: tuple[EntrantRecord, ...] = (
-        EntrantRecord(names[0], "live"),
-        EntrantRecord(names[1], "live"),
-    )
-    if row.individual:  # a bot a seat: the records in slot order
+    rules = Rules.from_dict(m.rules)
+    individual = len(m.entrants) == 4  # a bot a seat
+    if individual:  # the records in slot order
         entrants = tuple(
             EntrantRecord(e.name, "live") for e in sorted(m.entrants, key=lambda e: e.slot)
         )
-    return _replay(m, row, rules, entrants, games), len(items)
-
-
-def _replay(
-    m: db.MatchRow,
-    row: Any,
-    rules: Rules,
-    entrants: tuple[EntrantRecord, ...],
-    games: list[GameRecord],
-) -> Replay:
-    return Replay(
-        format=FORMAT,
-        match_id=str(m.id),
-        seed=0,
-        rules=rules,
-        deals=row.deals,
-        games_per_match=row.games_per_match,
-        timeout_ms=0,
-        time_bank_ms=0,
-        fault_limit=0,
-        entrants=entrants,
-        games=games,
-        result=MatchResult(games_won=(0, 0), tantos=(0, 0), winner=None, reason="draw"),
-    )
+    else:
+        entrants = tuple(
+            EntrantRecord(
+                " & ".join(b.name for b in side_links(m, side)) or _("side %(n)d") % {"n": side},
+                "live",
+            )
+            for side in (0, 1)
+        )
+    shown = [
+        LiveGameShown(
+            number=g.number,
+            teams=g.teams,
+            events=viewer_events(g.events, rules.players),
+            seats=seat_entrants(g.number - 1, 4, 4) if individual else (),
+        )
+        for g in games
+    ]
+    return LiveShown(rules, entrants, shown), len(items)

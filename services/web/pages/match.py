@@ -22,7 +22,7 @@ from services.web.pages.replays import decoded
 from services.web.views.causes import match_causes
 from services.web.views.common import knockout_note, outcome, side_links
 from services.web.views.live_words import live_words
-from services.web.views.replay import replay_view
+from services.web.views.replay import Shown, replay_view
 
 LIVE_MATCH = OPEN_STATUSES
 
@@ -48,12 +48,12 @@ async def match_page(
         live = m.status not in FINISHED_STATUSES
         sides = (side_links(m, 0), side_links(m, 1))
         viewer = None
-        shown = stored
+        shown: Shown | None = stored
         stream, seen = None, 0
         if shown is None and m.status in LIVE_MATCH:
             # the spectator feed of the match being played; the page follows its stream from
             # there (``seen``: the items it was built from, skipped when the stream repeats them)
-            shown, seen = await live_replay(request, pool, m)
+            shown, seen = await live_replay(request, m)
             stream = f"/v1/matches/{match_id}/stream"
         if shown is not None:
             # a finished match opens at its first game's first event, a live one at its latest

@@ -9,14 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from arena.game.narrate import WORDS
-from arena.match.replay import Replay
 from engine.cards import DECK
 from engine.spoken import NAMED, SAID
 from services.web.i18n import gettext as _
 from services.web.i18n import ngettext, pgettext
 from services.web.views.causes import FAULT_TAGS, fault_tag
 from services.web.views.common import card_name
-from services.web.views.replay import ANSWERS, ReplayView, game_steps, open_hand
+from services.web.views.replay import ANSWERS, ReplayView, Shown, game_steps, open_hand
 
 TEMPLATES = {
     "hand_started": "Hand %(hand)d: cards dealt, %(mano)s is mano",
@@ -35,7 +34,7 @@ TEMPLATES = {
 ``services/web/views/replay.py``; tests/web/test_live_words.py checks they match)."""
 
 
-def live_words(r: ReplayView, replay: Replay) -> dict[str, Any]:
+def live_words(r: ReplayView, replay: Shown) -> dict[str, Any]:
     """Everything the script needs for the live viewer ``r`` (a spectator's) of ``replay``."""
     steps = game_steps(replay.games[r.game - 1].events)
     return {

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from arena.game.narrate import describe, hand_note, points_gained
-from arena.match.replay import Decision, Replay, ReplayEvent, StartFault
+from arena.match.replay import Decision, EntrantRecord, ReplayEvent, StartFault
 from engine.events import (
     ActionTaken,
     EnvidoCancelled,
@@ -21,6 +22,7 @@ from engine.events import (
     TrucoSettled,
 )
 from engine.observe import SPECTATOR, Seat, visible_action
+from engine.rules import Rules
 from engine.spoken import named, said
 from services.web.i18n import gettext as _
 from services.web.i18n import ngettext
@@ -151,7 +153,7 @@ class ReplayView:
 
 
 def _seat_names(
-    replay: Replay, game_index: int, sides: tuple[list[BotLink], list[BotLink]]
+    replay: Shown, game_index: int, sides: tuple[list[BotLink], list[BotLink]]
 ) -> list[BotLink]:
     game = replay.games[game_index]
     players = replay.rules.players
@@ -191,11 +193,36 @@ def _kind(event: Event | StartFault) -> str:
     return "fault"
 
 
+class ShownGame(Protocol):
+    """What the viewer reads of a game: a stored replay's ``GameRecord`` or a live game."""
+
+    @property
+    def number(self) -> int: ...
+    @property
+    def teams(self) -> tuple[int, int]: ...
+    @property
+    def events(self) -> Sequence[ReplayEvent]: ...
+    @property
+    def seats(self) -> tuple[int, ...]: ...
+
+
+class Shown(Protocol):
+    """What the viewer reads of a match: a stored ``Replay`` or a live match so far
+    (``services.web.pages.live_replay``), never a replay made up for a live one."""
+
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def entrants(self) -> Sequence[EntrantRecord]: ...
+    @property
+    def games(self) -> Sequence[ShownGame]: ...
+
+
 POSITIONS = {2: ("bottom", "top"), 4: ("bottom", "right", "top", "left")}
 
 
 def replay_view(
-    replay: Replay,
+    replay: Shown,
     sides: tuple[list[BotLink], list[BotLink]],
     game: int,
     step: int | None,

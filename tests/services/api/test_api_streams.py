@@ -19,7 +19,7 @@ from services.api import live_feeds
 from services.api.live_feeds import Hub
 from services.base.config import RedisSettings, StreamSettings
 from services.db.pool import create_pool
-from services.worker import live
+from services.domain import live_feed
 from tests.servers import RedisTarget
 from tests.services.helpers.api_helpers import settings as app_settings
 from tests.services.helpers.flow_helpers import make_account, make_bot, make_tournament
@@ -55,7 +55,7 @@ def feed_writer(redis_target: RedisTarget) -> Iterator[redis.Redis]:
     databases, the Redis prefix is the run's)."""
     client = redis.Redis.from_url(redis_target.url)
     yield client
-    doomed = list(client.scan_iter(match=live.live_key(redis_target.prefix, 0)[:-1] + "*"))
+    doomed = list(client.scan_iter(match=live_feed.live_key(redis_target.prefix, 0)[:-1] + "*"))
     if doomed:
         client.delete(*doomed)
     client.close()
@@ -70,7 +70,7 @@ async def _match(pool: asyncpg.Pool) -> int:
 
 
 def _push(client: redis.Redis, prefix: str, match_id: int, items: list[bytes]) -> None:
-    client.rpush(live.live_key(prefix, match_id), *items)
+    client.rpush(live_feed.live_key(prefix, match_id), *items)
 
 
 def _item(run: str, k: int) -> bytes:
@@ -119,7 +119,7 @@ async def test_items_arrive_in_order_resume_after_last_event_id_and_end(
             await pool.execute(
                 "UPDATE matches SET status = 'done', winner_side = 0 WHERE id = $1", match_id
             )
-            feed_writer.delete(live.live_key(prefix, match_id))
+            feed_writer.delete(live_feed.live_key(prefix, match_id))
             rest = await asyncio.wait_for(take(stream, 10), WAIT_S)  # ends before 10
             assert [m.event for m in rest] == ["end"]
             assert rest[0].json()["status"] == "done"
@@ -140,7 +140,7 @@ async def test_a_new_run_starts_the_stream_over(
     served: Served, pool: asyncpg.Pool, feed_writer: redis.Redis, redis_target: RedisTarget
 ) -> None:
     match_id = await _match(pool)
-    key = live.live_key(redis_target.prefix, match_id)
+    key = live_feed.live_key(redis_target.prefix, match_id)
     _push(feed_writer, redis_target.prefix, match_id, [b'{"run":"a","header":true}', _item("a", 1)])
     url = f"{served.base}/v1/matches/{match_id}/stream"
     async with (

@@ -16,6 +16,7 @@ from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from engine.rules import Rules
 from services.api.live_feeds import Feed, Hub, poll_match
+from services.domain import live_feed
 from services.worker import live
 from tests.servers import RedisTarget
 
@@ -50,7 +51,7 @@ async def test_every_item_reaches_the_feed_through_notifications_not_polls(
 
     try:
         hub.listen(reader.notifications)
-        channel = live.live_channel(redis_target.prefix)
+        channel = live_feed.live_channel(redis_target.prefix)
         await _until(
             lambda: dict(writer.pubsub_numsub(channel)).get(channel.encode(), 0) >= 1,
             "the hub subscribed",
@@ -66,21 +67,21 @@ async def test_every_item_reaches_the_feed_through_notifications_not_polls(
                 publisher.progress,
             )  # fmt: skip
             publisher.close()
-            written = writer.llen(live.live_key(redis_target.prefix, MATCH_ID))
+            written = writer.llen(live_feed.live_key(redis_target.prefix, MATCH_ID))
             assert written > 10 and publisher.writes > 2
             await _until(lambda: len(feed.frames) == written, "every item, by notification")
             assert [f.split(b"\n")[0] for f in feed.frames[:2]] == [b"id: 0", b"id: 1"]
     finally:
         await hub.aclose()
         await reader.aclose()
-        writer.delete(live.live_key(redis_target.prefix, MATCH_ID))
+        writer.delete(live_feed.live_key(redis_target.prefix, MATCH_ID))
         writer.close()
 
 
 async def test_a_publisher_told_not_to_notify_publishes_nothing(redis_target: RedisTarget) -> None:
     writer = redis.Redis.from_url(redis_target.url)
     pubsub = writer.pubsub(ignore_subscribe_messages=True)
-    channel = live.live_channel(redis_target.prefix)
+    channel = live_feed.live_channel(redis_target.prefix)
     pubsub.subscribe(channel)
     try:
         quiet = live.LivePublisher(writer, redis_target.prefix, MATCH_ID + 1, notify=False)
@@ -96,5 +97,5 @@ async def test_a_publisher_told_not_to_notify_publishes_nothing(redis_target: Re
         assert got == [str(MATCH_ID + 2).encode()]  # the quiet one's write came first
     finally:
         pubsub.close()
-        writer.delete(*(live.live_key(redis_target.prefix, MATCH_ID + k) for k in (1, 2)))
+        writer.delete(*(live_feed.live_key(redis_target.prefix, MATCH_ID + k) for k in (1, 2)))
         writer.close()
