@@ -130,7 +130,10 @@ async def _live(
         status=match.status,
         rules=match.rules,
         entrants=entrants_of(match, names),
-        games=msgspec.convert(msgspec.to_builtins(last_run(items)), list[LiveGame]),
+        games=[
+            LiveGame(number=g.number, teams=list(g.teams), score=list(g.score), events=g.events)
+            for g in last_run(items)
+        ],
     )
     return msgspec.json.encode(document)
 
