@@ -55,7 +55,7 @@ soak: install
 # every page type at 1280 and 390 px into screenshots/ (git-ignored; not part of make test)
 .PHONY: screenshots
 screenshots: install browser
-	$(BIN)/pytest -m screenshots tests/web/test_screenshots.py
+	$(BIN)/pytest -m screenshots tests/services/web/test_screenshots.py
 	@echo "screenshots: $$(ls screenshots/*.png | wc -l) PNG files in screenshots/"
 
 clean:
@@ -72,7 +72,7 @@ messages: install
 	  --copyright-holder="Truco Arena" --no-location --sort-output .
 	$(BIN)/pybabel update -i $(LOCALES)/messages.pot -d $(LOCALES) -N --ignore-obsolete
 
-# Debian's Chromium for the browser tests (tests/web), installed with apt-get where it is
+# Debian's Chromium for the browser tests (tests/services/web), installed with apt-get where it is
 # missing and we are root; never fails the build (without it those tests skip, saying why).
 .PHONY: browser
 browser:

@@ -2,7 +2,7 @@
 1v1 and individual 2v2, with a day's meetings already counted; beside it, in the same run,
 the uniform random pairing's tick on the same bots as the floor any matchmaker pays. Its input
 is the pool's current fit and today's meetings only, so it does not grow with the matches ever
-played (tests/ladder/test_matchmaker.py)."""
+played (tests/services/ladder/test_matchmaker.py)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ serves, and what the API's other requests wait meanwhile; without the rendered-p
 
 What runs, all on 127.0.0.1: PostgreSQL (a database of this run's own, migrated, dropped at
 the end) holding a finished 40-bot round robin (780 matches, played for real in process:
-``tests/web/seed_event.py``); Redis for the rate-limit counters (``REDIS_URL``, else the
+``tests/services/web/seed_event.py``); Redis for the rate-limit counters (``REDIS_URL``, else the
 local one; keys under a prefix of this run's own); per side one API process
 (``services.launch.app:app_from_env`` under uvicorn, budgets raised so that nothing is
 refused: the rendering is measured, not the limits). The page views come from a child process
@@ -254,7 +254,7 @@ def _side(
 async def _database(server: str, name: str) -> tuple[str, int, int]:
     """The run's database with the finished round robin: (URL, its id, one of its bots)."""
     # the tests' seed, the very event they weigh (tests/ is not type-checked: no static import)
-    seed_event = importlib.import_module("tests.web.seed_event").seed_event
+    seed_event = importlib.import_module("tests.services.web.seed_event").seed_event
 
     admin = await asyncpg.connect(server, timeout=5)
     try:

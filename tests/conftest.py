@@ -6,7 +6,7 @@ fixture as a parameter and imports nothing: real PostgreSQL and Redis (``tests/s
 the API over its own database with a loopback-only network guard
 (``tests/services/helpers/api_helpers.py``), tournaments played in process
 (``tests/services/helpers/flow_helpers.py``, ``tests/services/helpers/api_play_helpers.py``), and worker
-processes with SDK bots on 127.0.0.1 (``tests/worker/fixtures.py``). Helpers that are not
+processes with SDK bots on 127.0.0.1 (``tests/services/worker/fixtures.py``). Helpers that are not
 fixtures (``Api``, ``make_bot``, ...) are imported from those modules as usual.
 
 The suite is self-contained. The one exception is optional: a folder ``shared/`` next to the
@@ -26,7 +26,7 @@ pytest_plugins = (
     "tests.services.helpers.api_helpers",
     "tests.services.helpers.flow_helpers",
     "tests.services.helpers.api_play_helpers",
-    "tests.worker.fixtures",
+    "tests.services.worker.fixtures",
 )
 
 ROOT = Path(__file__).resolve().parent.parent

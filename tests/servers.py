@@ -230,7 +230,7 @@ def run_databases(postgres_server: PostgresServer) -> RunDatabases:
 @pytest.fixture(scope="module")
 def database_url(request: pytest.FixtureRequest, run_databases: RunDatabases) -> str:
     """A migrated database shared by the tests of one folder (``tests/services/db``,
-    ``tests/worker``, ...), so one folder's rows never show in another's; dropped at the end
+    ``tests/services/worker``, ...), so one folder's rows never show in another's; dropped at the end
     of the run."""
     return run_databases.url(f"folder:{request.path.parent}")
 

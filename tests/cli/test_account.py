@@ -13,7 +13,7 @@ import tomllib
 import pytest
 
 from tests.cli.conftest import ROOT_ENV, Truco, unique
-from tests.worker.processes import free_port
+from tests.services.worker.processes import free_port
 
 
 def test_account_create_stores_url_and_key_with_mode_0600(platform_url: str, truco: Truco) -> None:

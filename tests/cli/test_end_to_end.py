@@ -16,7 +16,7 @@ import pytest
 
 from services.launch.local import api_argv
 from tests.cli.conftest import ROOT_ENV, unique
-from tests.worker.processes import celery_worker, free_port, start, stop, wait_for
+from tests.services.worker.processes import celery_worker, free_port, start, stop, wait_for
 
 pytestmark = pytest.mark.slow
 

@@ -15,7 +15,7 @@ import asyncpg
 from arena.sdk import BotServer
 from services.db.pool import create_pool
 from tests.cli.conftest import Truco, unique
-from tests.ladder.test_ladder_api import play_a_day
+from tests.services.api.test_ladder_api import play_a_day
 
 
 def _play(url: str, day: datetime, *, reveal: bool) -> None:

@@ -29,7 +29,7 @@ from tests.cli.shells import Block, sh_blocks, start_background, stop_group, ter
 from tests.conftest import ROOT
 from tests.servers import RedisTarget
 from tests.services.launch.test_local import launcher_env
-from tests.worker.processes import free_port
+from tests.services.worker.processes import free_port
 
 pytestmark = pytest.mark.slow
 

@@ -1,7 +1,7 @@
 """Real processes for the crash and load tests: Celery workers (bot-calling and trusted), beat,
 slow SDK bots on 127.0.0.1, and the database checks every crash test ends with.
 
-Built on ``tests/worker/processes.py`` (start, stop, wait_for, descendants). Every process gets
+Built on ``tests/services/worker/processes.py`` (start, stop, wait_for, descendants). Every process gets
 its own session (process group), so a test can ``kill -9`` one worker with everything under it,
 as the kernel's OOM killer or a lost machine would.
 """
@@ -32,8 +32,8 @@ from services import flow
 from services.base.config import WORKER_NEEDS, load_settings
 from services.worker import senders
 from services.worker.app import WorkerApp
-from tests.worker.fixtures import SECRET_KEY, make_account, make_bot
-from tests.worker.processes import descendants, lower_priority, start, stop, wait_for
+from tests.services.worker.fixtures import SECRET_KEY, make_account, make_bot
+from tests.services.worker.processes import descendants, lower_priority, start, stop, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 

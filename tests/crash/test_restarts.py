@@ -31,7 +31,7 @@ from tests.crash.stack import (
     use_sender,
     wait_db,
 )
-from tests.worker.processes import free_port
+from tests.services.worker.processes import free_port
 
 pytestmark = [pytest.mark.anyio, pytest.mark.soak, pytest.mark.timeout(300)]
 

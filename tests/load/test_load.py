@@ -31,8 +31,8 @@ from services import flow
 from services.launch.embedded import EmbeddedRedis
 from services.worker.results import dispatch
 from tests.crash.stack import Stack, base_env, stack, stored_once, use_sender, wait_db
-from tests.worker.fixtures import make_account, make_bot
-from tests.worker.processes import free_port, lower_priority, start, stop, wait_for
+from tests.services.worker.fixtures import make_account, make_bot
+from tests.services.worker.processes import free_port, lower_priority, start, stop, wait_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

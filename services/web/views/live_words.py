@@ -31,7 +31,7 @@ TEMPLATES = {
     "game_over": "Game over: %(team)s wins %(a)d-%(b)d",
 }
 """The narration's sentences by event (the msgids of ``arena/game/narrate.py`` and
-``services/web/views/replay.py``; tests/web/test_live_words.py checks they match)."""
+``services/web/views/replay.py``; tests/services/web/test_live_words.py checks they match)."""
 
 
 def live_words(r: ReplayView, replay: Shown) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 ``celery -A services.worker.matches.celery_app worker -Q matches,ladder``. The process loads what
 the workers share and this folder, and nothing of the trusted worker's: no asyncpg, no database
-or workflow module, no task that would need them (``tests/worker/test_bot_worker_guard.py``
+or workflow module, no task that would need them (``tests/services/worker/test_bot_worker_guard.py``
 imports it in a fresh interpreter and checks). :mod:`services.worker.celery_app`, with every
 task, serves any queue (``make run``'s workers, the trusted worker, beat);
 :func:`services.worker.command.worker_argv` picks this one for a worker of the bot-calling

@@ -18,7 +18,7 @@ import pytest
 from services.api import serve, slow_clients
 from services.api.app import MAX_BODY_BYTES
 from tests.services.api.served_api import Served, serve_api
-from tests.worker.processes import free_port, wait_for
+from tests.services.worker.processes import free_port, wait_for
 
 CONF = Path(__file__).resolve().parents[3] / "infra" / "nginx" / "truco-arena.conf"
 NGINX = os.environ.get("TRUCO_NGINX") or shutil.which("nginx") or "/usr/sbin/nginx"

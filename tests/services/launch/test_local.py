@@ -20,7 +20,7 @@ import pytest
 
 from services.launch.embedded._process import pid_alive
 from tests.servers import RedisTarget
-from tests.worker.processes import descendants, free_port, process_groups_alive, wait_for
+from tests.services.worker.processes import descendants, free_port, process_groups_alive, wait_for
 
 pytestmark = pytest.mark.slow
 
