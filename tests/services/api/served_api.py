@@ -24,7 +24,9 @@ HEAD_S = 1.0
 BODY_S = 1.0
 KEEP_ALIVE_S = 1
 MAX_CONNECTIONS = 8
-SLACK_S = 2.5  # a loaded 2-core machine
+HANG_GUARD_S = 60.0
+"""How long a test waits for the server before calling it hung: a guard, never a speed bound
+(that the server acts at its deadline is checked by what it logs and what it cut short)."""
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class Served:
         sock = socket.create_connection(
             ("127.0.0.1", self.port), timeout=10, source_address=(source, 0)
         )
-        sock.settimeout(HEAD_S + BODY_S + SLACK_S + 5)
+        sock.settimeout(HANG_GUARD_S)
         return sock
 
 

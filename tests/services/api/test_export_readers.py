@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import logging
 import socket
 import time
 from collections.abc import Iterator
@@ -29,13 +30,14 @@ from bench.export_readers_kit import (
     settle_rss,
     stalled_reader,
 )
+from services.api import serve
 from services.api.tournament_export import cache_of
 from services.base.config import ExportSettings, Settings, WebSettings
 from services.db import tournaments as db_tournaments
 from services.db.pool import create_pool
 from services.flow.export_cache import ExportCache
 from services.tournaments.export import decode_export
-from tests.services.api.served_api import SLACK_S, Served, serve_api
+from tests.services.api.served_api import HANG_GUARD_S, Served, serve_api
 from truco_cli.verify_event import verify_export
 
 pytestmark = pytest.mark.slow  # run early (tests/slow_first.py)
@@ -138,14 +140,15 @@ def test_a_bot_renamed_after_the_event_gets_the_export_made_again(
 
 
 def test_a_reader_draining_a_byte_a_second_is_cut_at_the_write_deadline(
-    served: Served, large_event: int
+    served: Served, large_event: int, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger=serve.logger.name)
     assert _get(served, _export_path(large_event)).status_code == 200  # the file exists
     with stalled_reader(served.port, _export_path(large_event)) as sock:
         began = time.monotonic()
         received = 0
         cut_at = None
-        while time.monotonic() - began < WRITE_DEADLINE_S + SLACK_S + 20:
+        while time.monotonic() - began < WRITE_DEADLINE_S + HANG_GUARD_S:
             # the server's reset leaves what the kernel had received readable (a byte a
             # second would take minutes): the connection's own state says it was cut
             if _tcp_state(sock) in (TCP_CLOSE, TCP_CLOSE_WAIT):
@@ -162,8 +165,9 @@ def test_a_reader_draining_a_byte_a_second_is_cut_at_the_write_deadline(
             received += 1
             time.sleep(1.0)
     assert cut_at is not None, "a byte-a-second reader was still served"
-    assert WRITE_DEADLINE_S - 0.5 <= cut_at - began <= WRITE_DEADLINE_S + SLACK_S + 2
-    assert received <= WRITE_DEADLINE_S + SLACK_S + 3
+    assert cut_at - began >= WRITE_DEADLINE_S - 0.5  # not before its deadline
+    # cut by the write deadline (how soon after it is speed: no bound here)
+    assert "of a full send buffer" in caplog.text and "connection cut" in caplog.text
 
 
 def test_a_slow_but_steady_reader_is_not_cut(served: Served, large_event: int) -> None:

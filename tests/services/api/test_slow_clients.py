@@ -1,23 +1,26 @@
 """Slow and broken clients against the API as it is served (``services.api.serve``: uvicorn with
 the head deadline, keep-alive, connection limit; the app's body deadline), over raw sockets on
-127.0.0.1 (issue 11, finding 6). Timeouts are shortened to keep the test quick; each case
-checks the server acts at the deadline, not long after it."""
+127.0.0.1 (issue 11, finding 6). Timeouts are shortened to keep the test quick. Each case
+checks the server acts at its deadline by behaviour, never by a stopwatch: not before the
+deadline, for the deadline's reason (what the server logs), and before the client's drip ended
+(a deadline that each drip extended would have waited for it). How soon after its deadline the
+server acts is speed, which a loaded machine decides."""
 
 from __future__ import annotations
 
 import logging
+import select
 import socket
 import time
 from collections.abc import Iterator
 
 import pytest
 
+from services.api import serve
 from tests.services.api.served_api import (
     BODY_S,
     HEAD_S,
-    KEEP_ALIVE_S,
     MAX_CONNECTIONS,
-    SLACK_S,
     Served,
     serve_api,
 )
@@ -43,37 +46,56 @@ def read_until_closed(sock: socket.socket) -> tuple[bytes, float]:
     return b"".join(chunks), time.monotonic()
 
 
-def test_an_incomplete_request_head_is_closed_at_its_deadline(served: Served) -> None:
+HEAD_CLOSED = "no complete request head from"
+
+
+def head_closes(caplog: pytest.LogCaptureFixture) -> int:
+    """How many connections the head deadline closed so far (``serve``'s INFO line)."""
+    return caplog.text.count(HEAD_CLOSED)
+
+
+@pytest.fixture
+def head_log(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    caplog.set_level(logging.INFO, logger=serve.logger.name)
+    return caplog
+
+
+def test_an_incomplete_request_head_is_closed_at_its_deadline(
+    served: Served, head_log: pytest.LogCaptureFixture
+) -> None:
     with served.connect() as sock:
         began = time.monotonic()
         sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         answer, closed = read_until_closed(sock)
     assert answer == b""
-    assert HEAD_S - 0.2 <= closed - began <= HEAD_S + SLACK_S
+    assert closed - began >= HEAD_S - 0.2
+    assert head_closes(head_log) >= 1
 
 
-def test_dripping_header_lines_does_not_extend_the_head_deadline(served: Served) -> None:
+def test_dripping_header_lines_does_not_extend_the_head_deadline(
+    served: Served, head_log: pytest.LogCaptureFixture
+) -> None:
+    lines = 40  # one header line every 0.3 s: 12 s, twelve head deadlines
     with served.connect() as sock:
-        began = time.monotonic()
         sock.sendall(b"GET /health HTTP/1.1\r\n")
-        closed_at = None
-        for n in range(20):  # one header line every 0.3 s, for up to 6 s
+        sent = 0
+        for n in range(lines):
             time.sleep(0.3)
             try:
                 sock.sendall(f"X-Drip-{n}: {n}\r\n".encode())
             except OSError:
-                closed_at = time.monotonic()
                 break
-        if closed_at is None:
-            _, closed_at = read_until_closed(sock)
-    assert closed_at - began <= HEAD_S + SLACK_S
+            sent += 1
+    assert sent < lines  # closed while still dripping
+    assert head_closes(head_log) >= 1
 
 
-def test_a_silent_connection_is_closed(served: Served) -> None:
+def test_a_silent_connection_is_closed(served: Served, head_log: pytest.LogCaptureFixture) -> None:
     with served.connect() as sock:
         began = time.monotonic()
         answer, closed = read_until_closed(sock)
-    assert answer == b"" and closed - began <= HEAD_S + SLACK_S
+    assert answer == b"" and closed - began >= HEAD_S - 0.2
+    assert head_closes(head_log) >= 1
 
 
 def test_an_incomplete_body_gets_a_408_and_the_connection_closes(served: Served) -> None:
@@ -90,7 +112,7 @@ def test_an_incomplete_body_gets_a_408_and_the_connection_closes(served: Served)
     assert b"content-type: application/problem+json" in head.lower()
     assert b"connection: close" in head.lower()
     assert b'"status":408' in body
-    assert closed - began <= BODY_S + SLACK_S
+    assert closed - began >= BODY_S - 0.2
 
 
 def test_a_dripped_body_has_one_deadline_for_the_whole_body(served: Served) -> None:
@@ -100,17 +122,24 @@ def test_a_dripped_body_has_one_deadline_for_the_whole_body(served: Served) -> N
             b"Content-Type: application/json\r\nContent-Length: 60\r\n\r\n"
         )
         began = time.monotonic()
-        for _ in range(30):  # a byte every 0.2 s: 6 s for the body if nobody stops it
+        sent = 0
+        for _ in range(60):  # a byte every 0.2 s: 12 s if nobody stops it (60 > 60 bytes)
             time.sleep(0.2)
             try:
                 sock.sendall(b" ")
             except OSError:
                 break
-            if time.monotonic() - began > BODY_S + SLACK_S:
+            sent += 1
+            if _readable(sock):  # the answer came: stop dripping, read it
                 break
         answer, closed = read_until_closed(sock)
     assert answer.startswith(b"HTTP/1.1 408 "), answer[:300]
-    assert closed - began <= BODY_S + SLACK_S
+    assert sent < 60  # answered while the body was still dripping in: one deadline for all
+    assert closed - began >= BODY_S - 0.2
+
+
+def _readable(sock: socket.socket) -> bool:
+    return bool(select.select([sock], [], [], 0)[0])
 
 
 def test_a_client_leaving_mid_body_is_logged_as_a_disconnect_not_a_500(
@@ -136,25 +165,36 @@ def test_a_client_leaving_mid_body_is_logged_as_a_disconnect_not_a_500(
 
 
 def test_keep_alive_closes_an_idle_connection_after_a_response(served: Served) -> None:
+    """Closed by the server (not the client's hang guard); that the keep-alive given is the
+    one served is ``test_the_served_config_carries_every_deadline``."""
     with served.connect() as sock:
         sock.sendall(b"GET /schema/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        began = time.monotonic()
-        answer, closed = read_until_closed(sock)
-    assert answer.startswith(b"HTTP/1.1 200 ")
-    assert closed - began <= KEEP_ALIVE_S + SLACK_S
+        answer, _ = read_until_closed(sock)
+    assert answer.startswith(b"HTTP/1.1 200 ") and answer.count(b"HTTP/1.1 ") == 1
+
+
+def test_the_served_config_carries_every_deadline() -> None:
+    config = serve.config(
+        object(), host="127.0.0.1", port=0, head_timeout_s=1.5, keep_alive_s=3, max_connections=9
+    )
+    assert config.timeout_keep_alive == 3
+    assert config.limit_concurrency == 9
+    assert config.http.head_timeout_s == 1.5  # type: ignore[union-attr]
 
 
 def test_a_second_request_head_after_keep_alive_data_has_its_own_deadline(
-    served: Served,
+    served: Served, head_log: pytest.LogCaptureFixture
 ) -> None:
     with served.connect() as sock:
+        began = time.monotonic()
         sock.sendall(b"GET /schema/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         time.sleep(0.3)
         sock.sendall(b"GET /health HTTP/1.1\r\n")  # cancels keep-alive; then nothing more
-        began = time.monotonic()
         answer, closed = read_until_closed(sock)
     assert answer.startswith(b"HTTP/1.1 200 ") and answer.count(b"HTTP/1.1 ") == 1
-    assert closed - began <= HEAD_S + SLACK_S
+    # the head deadline (armed when the first response ended) closed it, in full
+    assert closed - began >= HEAD_S - 0.2
+    assert head_closes(head_log) >= 1
 
 
 def test_past_the_connection_limit_requests_get_a_503_at_once(served: Served) -> None:

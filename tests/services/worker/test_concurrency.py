@@ -31,8 +31,7 @@ def test_one_worker_process_plays_fifty_matches_at_once_without_faults(
     # all play together, not a few threads' worth
     assert figures["peak_held"] == MATCHES
     assert figures["peak_in_flight"] >= MATCHES * 0.8
-    # no bot was charged its deadline (1 s a call) for the platform's delay; how far under it
-    # the latencies stay is speed (make bench; a loaded 2-core machine adds its own delay)
-    assert figures["latency_ms"]["max"] < 1000
+    # no bot was charged its deadline (1 s a call) for the platform's delay: that would be a
+    # fault, counted above; how far under it the latencies stay is speed (make bench)
     assert figures["calls"] >= MATCHES * 20  # every match really played over HTTP
     assert figures["rss_mib"] < 1024

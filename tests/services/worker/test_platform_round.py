@@ -5,8 +5,8 @@ with 1,000 bots): the API, two bot-calling and two trusted Celery workers, each 
 process, on a database of the run's own; 16 bots on one asyncio server answering in 2 ms, a
 Swiss of 2 rounds to 15 points created, entered and started through the API. Asserted: round
 1 is played and every result stored exactly once (one result, one replay, two rating-history
-rows per match), round 2 is paired by the round's last result, no call failed, each result is
-stored within a few seconds of its match's end, and no process of the run is left.
+rows per match), round 2 is paired by the round's last result, no call failed, and no process
+of the run is left.
 """
 
 from __future__ import annotations
@@ -33,8 +33,7 @@ def test_a_swiss_round_is_played_and_stored_once_through_the_platform(
     assert figures["pairing_round2_s"] is not None  # the last result paired round 2
     assert figures["faults"] == 0 and figures["walkovers"] == 0
     assert figures["calls"] >= BOTS // 2 * 20  # every match really played over HTTP
-    # 16 messages (a start and a result per match) for 8 trusted threads: each worker takes
-    # more as soon as it acknowledges one (services.worker.wakeup), not ~6 s later
-    assert figures["store_lag_s"]["max"] < 4.0, figures["store_lag_s"]
+    # how soon each result is stored is speed (the bench reports store_lag_s); that a worker
+    # takes more messages as soon as it acknowledges one is tests/services/worker/test_wakeup.py
     assert figures["worker_errors"] == []
     assert not [pid for pid in figures["pids"] if pid_alive(pid)]  # every process stopped
