@@ -38,8 +38,8 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-# every core: a worker process a core, each with its own databases and Redis key prefix, a
-# test file kept on one worker (its module-scoped servers are started once), the files marked
+# xdist workers, two a core (tests/xdist_workers.py: half a worker's time is waiting), each with
+# its own databases and Redis key prefix, a test file kept on one worker (its module-scoped servers are started once), the files marked
 # slow handed out first (tests/slow_first.py; xdist's reorder would send them last)
 pytest: install
 	$(BIN)/pytest -n auto --dist loadfile --no-loadscope-reorder

@@ -23,6 +23,7 @@ from pathlib import Path
 pytest_plugins = (
     "tests.servers",
     "tests.slow_first",
+    "tests.xdist_workers",
     "tests.services.helpers.api_helpers",
     "tests.services.helpers.flow_helpers",
     "tests.services.helpers.api_play_helpers",
