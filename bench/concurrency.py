@@ -51,7 +51,8 @@ from arena.match.runner import MatchSettings
 from bench.platform_procs import own_cpu_s
 from bench.tinybot import TinyBots
 from engine import Rules
-from services.base.config import LOCAL_REDIS_URL, WORKER_NEEDS, load_settings
+from services.base.config import LOCAL_REDIS_URL
+from services.base.environment import WORKER_NEEDS, load_settings
 from services.domain.match_order import EntrantOrder, MatchOrder
 from services.worker import command
 from services.worker.app import WorkerApp

@@ -62,7 +62,8 @@ from services.api.address_caps import AddressCaps
 from services.api.head_size import MAX_HEAD_BYTES, HeadSizedConnection
 from services.api.problems import PROBLEM_JSON, TYPE_BASE, Problem
 from services.api.tcp_progress import bytes_acked
-from services.base.config import ConfigError, WebSettings, load_settings
+from services.base.config import ConfigError, WebSettings
+from services.base.environment import load_settings
 
 HEAD_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5

@@ -32,7 +32,8 @@ from pathlib import Path
 import asyncpg
 import msgspec
 
-from services.base.config import DATABASE_NEEDS, ConfigError, load_settings
+from services.base.config import ConfigError
+from services.base.environment import DATABASE_NEEDS, load_settings
 from services.db.name_keys import fill_missing_name_keys
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")

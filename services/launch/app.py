@@ -12,7 +12,8 @@ from typing import Any
 from litestar import Litestar
 
 from services.api.app import create_api
-from services.base.config import Settings, load_settings
+from services.base.config import Settings
+from services.base.environment import load_settings
 from services.base.log_levels import quiet_noisy_loggers
 from services.web import pages_for_browser_routes, reference_plugins, web_router
 from services.worker.app import app as worker_app

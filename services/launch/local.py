@@ -47,7 +47,8 @@ from typing import Any
 
 import httpx
 
-from services.base.config import ConfigError, Secret, Settings, load_settings
+from services.base.config import ConfigError, Secret, Settings
+from services.base.environment import load_settings
 from services.db.migrate import migrate_url
 from services.launch.children import Child, Children, LaunchError
 from services.launch.embedded import EmbeddedServerError, ServerPlan, local_servers

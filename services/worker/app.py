@@ -22,7 +22,8 @@ from celery import Celery
 from celery.signals import celeryd_after_setup
 from kombu.entity import Exchange, Queue
 
-from services.base.config import WORKER_NEEDS, ConfigError, Settings, load_settings, secret_key
+from services.base.config import ConfigError, Settings
+from services.base.environment import WORKER_NEEDS, load_settings, secret_key
 from services.base.limits import VISIBILITY_TIMEOUT_S
 from services.base.log_levels import quiet_noisy_loggers
 from services.base.secretbox import SecretBox

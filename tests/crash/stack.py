@@ -29,7 +29,7 @@ from arena.sdk import BotServer, strategy_decider
 from arena.wire.protocol import ActRequest
 from engine import Action
 from services import flow
-from services.base.config import WORKER_NEEDS, load_settings
+from services.base.environment import WORKER_NEEDS, load_settings
 from services.worker import senders
 from services.worker.app import WorkerApp
 from tests.services.worker.fixtures import SECRET_KEY, make_account, make_bot

@@ -14,7 +14,8 @@ import asyncpg
 import pytest
 
 from services import flow
-from services.base.config import WORKER_NEEDS, ConfigError, Settings, SweepSettings, load_settings
+from services.base.config import ConfigError, Settings, SweepSettings
+from services.base.environment import WORKER_NEEDS, load_settings
 from services.base.secretbox import SecretBox
 from services.db import sweep as db_sweep
 from services.worker import senders

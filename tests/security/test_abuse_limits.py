@@ -18,7 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
-from services.base.config import ConfigError, RateLimits, WebSettings, load_settings
+from services.base.config import ConfigError, RateLimits, WebSettings
+from services.base.environment import load_settings
 from services.launch.embedded._process import choose_port
 from services.launch.local import api_argv, without
 from tests.security.helpers import assert_problem

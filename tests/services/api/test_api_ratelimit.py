@@ -10,7 +10,8 @@ import httpx
 import pytest
 
 from services.api.ratelimit import RedisCounter
-from services.base.config import ConfigError, KeySettings, RateLimits, load_settings
+from services.base.config import ConfigError, KeySettings, RateLimits
+from services.base.environment import load_settings
 from tests.servers import RedisTarget
 from tests.services.helpers.api_helpers import (
     FrozenCounter,

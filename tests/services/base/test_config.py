@@ -14,9 +14,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from services.base.config import (
-    DATABASE_NEEDS,
-    VARIABLES,
-    WORKER_NEEDS,
     ChallengeQuota,
     ConfigError,
     RateLimits,
@@ -24,8 +21,13 @@ from services.base.config import (
     Settings,
     SprtQuota,
     SweepSettings,
-    Variable,
     WorkerSettings,
+)
+from services.base.environment import (
+    DATABASE_NEEDS,
+    VARIABLES,
+    WORKER_NEEDS,
+    Variable,
     load_settings,
     secret_key,
 )
@@ -239,7 +241,7 @@ def test_no_module_reads_the_environment_but_the_edges() -> None:
     """``os.environ`` / ``getenv`` appear in services only where a process starts (and in the
     embedded servers' developer overrides, documented as not platform settings)."""
     allowed = {
-        "services/base/config.py",  # load_settings: the default mapping
+        "services/base/environment.py",  # load_settings: the default mapping
         "services/launch/local.py",  # make run's launcher: its environment, passed to its children
         "services/base/data_dir.py",  # TRUCO_DATA_DIR: where the local data lives
         "services/launch/embedded/plan.py",

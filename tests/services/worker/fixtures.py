@@ -17,7 +17,8 @@ import pytest
 
 from arena.client.signing import generate_secret
 from arena.sdk import BotServer, strategy_decider
-from services.base.config import WORKER_NEEDS, Secret, load_settings
+from services.base.config import Secret
+from services.base.environment import WORKER_NEEDS, load_settings
 from services.base.secretbox import SecretBox
 from services.db import accounts as db_accounts
 from services.db.pool import create_pool

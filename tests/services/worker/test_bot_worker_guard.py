@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from services.base.config import WORKER_NEEDS, load_settings
+from services.base.environment import WORKER_NEEDS, load_settings
 from services.worker.app import EX_CONFIG, WorkerApp, bot_worker_credentials
 from services.worker.command import BOT_CALLING_APP, CELERY_APP, celery_app_for
 from tests.servers import RedisTarget

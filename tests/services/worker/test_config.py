@@ -11,7 +11,8 @@ import pytest
 from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.base import limits
-from services.base.config import WORKER_NEEDS, ConfigError, load_settings
+from services.base.config import ConfigError
+from services.base.environment import WORKER_NEEDS, load_settings
 from services.domain.match_order import EntrantOrder, MatchOrder
 from services.worker import task as task_module
 from services.worker.app import celery_broker_url

@@ -19,13 +19,7 @@ import redis
 from arena.client.signing import generate_secret
 from arena.match.verify import verify_replay
 from services import flow
-from services.base.config import (
-    DatabaseSettings,
-    RedisSettings,
-    Secret,
-    SecretSettings,
-    Settings,
-)
+from services.base.config import DatabaseSettings, RedisSettings, Secret, SecretSettings, Settings
 from services.domain import live_feed
 from services.worker import live
 from services.worker.matches import play

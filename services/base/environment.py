@@ -1,0 +1,381 @@
+"""Every environment variable a platform process reads, parsed into :class:`Settings`
+(:mod:`services.base.config`).
+
+A process reads them once, at its edge (``services.launch.local`` and
+``services.launch.app.app_from_env`` at start-up, a Celery worker or beat when it boots), with
+:func:`load_settings`, and passes the :class:`Settings` down. Nothing reads the environment at
+import time. A bad value is a :class:`ConfigError` whose message is one line naming the
+variable and what it accepts.
+
+:data:`VARIABLES` is the list of variables (name, where the value goes, default, what is
+accepted); ``docs/settings.md`` documents the same list in one table (a test compares them).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import secrets
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import msgspec
+
+from services.base.config import (
+    ENVIRONMENTS,
+    MAX_SECRET_GRACE_S,
+    MIN_SECRET_LENGTH,
+    ConfigError,
+    Secret,
+    Settings,
+)
+from services.base.data_dir import default_data_dir
+
+# --- parsers: each returns the value or raises ValueError (the variable's rule is then shown) --
+
+
+def _whole(low: int, high: int | None = None) -> tuple[Callable[[str], int], str]:
+    def parse(raw: str) -> int:
+        if not (raw.isascii() and raw.lstrip("-").isdigit()):
+            raise ValueError
+        value = int(raw)
+        if value < low or (high is not None and value > high):
+            raise ValueError
+        return value
+
+    if high is None:
+        return parse, f"a whole number, at least {low}"
+    return parse, f"a whole number from {low} to {high}"
+
+
+def _seconds(low: float, high: float) -> tuple[Callable[[str], float], str]:
+    def parse(raw: str) -> float:
+        value = float(raw)
+        if not low <= value <= high:  # also refuses nan
+            raise ValueError
+        return value
+
+    return parse, f"a number of seconds from {low:g} to {high:g}"
+
+
+def _word(words: Sequence[str]) -> tuple[Callable[[str], str], str]:
+    def parse(raw: str) -> str:
+        lowered = raw.lower()
+        if lowered not in words:
+            raise ValueError
+        return lowered
+
+    return parse, " or ".join(repr(word) for word in words)
+
+
+def _url(*schemes: str) -> tuple[Callable[[str], str], str]:
+    def parse(raw: str) -> str:
+        parts = urlsplit(raw)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+        if parts.scheme not in schemes:
+            raise ValueError
+        if parts.scheme != "unix" and not parts.hostname and "host=" not in parts.query:
+            raise ValueError
+        return raw
+
+    hosted = [f"{scheme}://HOST..." for scheme in schemes if scheme != "unix"]
+    socket = ["unix:///PATH"] if "unix" in schemes else []
+    shown = [*hosted, *socket]
+    return parse, "a URL like " + ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _networks(raw: str) -> tuple[str, ...]:
+    parts = [part.strip() for part in raw.split(",")]
+    return tuple(str(ipaddress.ip_network(part, strict=False)) for part in parts if part)
+
+
+def _secret(raw: str) -> Secret:
+    if len(raw) < MIN_SECRET_LENGTH:
+        raise ValueError
+    return Secret(raw)
+
+
+def _text(raw: str) -> str:
+    return raw
+
+
+def _folder(raw: str) -> str:
+    try:
+        return str(Path(raw).expanduser().resolve())
+    except RuntimeError:  # ~user of no such user
+        raise ValueError(raw) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Variable:
+    """One environment variable: where its value goes, its default, what it accepts."""
+
+    name: str
+    group: str
+    """The :class:`Settings` field holding the value, or the group holding ``field``."""
+    field: str | None
+    parse: Callable[[str], Any]
+    accepts: str
+    default: str
+    meaning: str
+    private: bool = False
+    """Its value may hold a password or is a secret: never shown in a message."""
+
+    def read(self, raw: str) -> Any:
+        try:
+            return self.parse(raw)
+        except ValueError:
+            got = (
+                "the value is not shown (it may hold a password)"
+                if self.private
+                else f"got {raw[:80]!r}"
+            )
+            raise ConfigError(f"{self.name} must be {self.accepts}; {got}") from None
+
+
+def _var(
+    name: str,
+    where: str,
+    rule: tuple[Callable[[str], Any], str],
+    default: str,
+    meaning: str,
+    *,
+    private: bool = False,
+) -> Variable:
+    group, _, field = where.partition(".")
+    return Variable(name, group, field or None, rule[0], rule[1], default, meaning, private)
+
+
+_MINUTE = _whole(1)
+VARIABLES: tuple[Variable, ...] = (
+    _var("TRUCO_ENV", "env", _word(ENVIRONMENTS), "local",
+         "`production` refuses bots on loopback and requires the URLs and the key below"),
+    _var("TRUCO_DATA_DIR", "data_dir", (_folder, "a folder"), "`.data` in the checkout",
+         "where local data lives: embedded servers, the local master key, logs"),
+    _var("DATABASE_URL", "database.url", _url("postgresql", "postgres"),
+         "the embedded PostgreSQL (local only)", "the database (the API and the trusted worker)",
+         private=True),
+    _var("REDIS_URL", "redis.url", _url("redis", "rediss", "unix"),
+         "the embedded Redis (local only)", "the broker, rate-limit counters, slots, live feeds",
+         private=True),
+    _var("TRUCO_REDIS_PREFIX", "redis.prefix", (_text, "any text"), "empty",
+         "put before every Redis key the platform writes (tests use one per run)"),
+    _var("TRUCO_SECRET_KEY", "secrets.key",
+         (_secret, f"at least {MIN_SECRET_LENGTH} characters (for example the output of: "
+                   "python -c 'import secrets; print(secrets.token_urlsafe(48))')"),
+         "local: made once in `<data dir>/secret_key` (0600)",
+         "the master key of bots' signing secrets (the API and the trusted worker)",
+         private=True),
+    _var("TRUCO_SECRET_GRACE_S", "secrets.grace_s", _whole(0, MAX_SECRET_GRACE_S),
+         "86400", "seconds (86400: a day) a bot's rotated-out signing secret still signs"),
+    _var("PORT", "web.port", _whole(1, 65535), "8000", "the API's port"),
+    _var("TRUCO_TRUSTED_PROXIES", "web.trusted_proxies",
+         (_networks, "IP addresses or networks separated by commas (10.0.0.7,10.1.0.0/16)"),
+         "none", "reverse proxies whose `X-Forwarded-For` is believed"),
+    _var("TRUCO_CONNECTIONS_PER_ADDRESS", "web.connections_per_address", _whole(1, 100_000),
+         "32", "connections one client address may hold open to an API process (past it: a "
+         "503 and closed; trusted proxies are not capped)"),
+    _var("TRUCO_UNFINISHED_HEADS_PER_ADDRESS", "web.heads_per_address", _whole(1, 100_000),
+         "8", "connections of one client address that may hold part of a request head at once "
+         "(past it: a 503 and closed)"),
+    _var("TRUCO_RATE_LIMIT_PER_MINUTE", "rate_limits.per_key_per_minute", _MINUTE, "600",
+         "requests per account (validated key) or client address"),
+    _var("TRUCO_ADDRESS_RATE_LIMIT_PER_MINUTE", "rate_limits.per_address_per_minute", _MINUTE,
+         "1200", "`/v1` requests per client address over all its keys"),
+    _var("TRUCO_ACCOUNT_RATE_LIMIT_PER_MINUTE", "rate_limits.accounts_per_minute", _MINUTE,
+         "60", "account creations per client address"),
+    _var("TRUCO_ACCOUNT_RATE_LIMIT_PER_HOUR", "rate_limits.accounts_per_hour", _whole(1),
+         "5", "account creations per client address in an hour"),
+    _var("TRUCO_API_KEYS_PER_ACCOUNT", "keys.per_account", _whole(1, 100), "5",
+         "live API keys one account may hold"),
+    _var("TRUCO_AUTH_FAILURE_LIMIT_PER_MINUTE", "rate_limits.auth_failures_per_minute",
+         _MINUTE, "20", "failed authentications per client address"),
+    _var("TRUCO_HEALTH_RATE_LIMIT_PER_MINUTE", "rate_limits.health_per_minute", _MINUTE,
+         "300", "`/health` and `/health/live` per client address"),
+    _var("TRUCO_PAGE_RATE_LIMIT_PER_MINUTE", "rate_limits.pages_per_minute", _MINUTE, "120",
+         "page views (the HTML pages, not `/static` nor a page's `/live` poll) per client "
+         "address"),
+    _var("TRUCO_PAGE_CACHE_BYTES", "web.page_cache_bytes", _whole(0, 2**34), "33554432",
+         "bytes of rendered pages one API process keeps (32 MiB; 0: no cache)"),
+    _var("TRUCO_PAGE_MAX_AGE_S", "web.page_max_age_s", _whole(0, 86_400), "300",
+         "seconds a finished event's page is kept by browsers and proxies (`Cache-Control: "
+         "max-age`) and by the API process's cache of rendered pages"),
+    _var("TRUCO_STREAMS_PER_ADDRESS", "streams.per_address", _whole(1, 10_000), "8",
+         "live streams (`/v1/matches/{id}/stream`, `/v1/tournaments/{id}/stream`) one client "
+         "address may hold open on one API process"),
+    _var("TRUCO_STREAMS_TOTAL", "streams.total", _whole(1, 1_000_000), "2000",
+         "live streams one API process holds open at once"),
+    _var("TRUCO_EXPORTS_PER_ADDRESS", "exports.per_address", _whole(1, 10_000), "2",
+         "tournament exports one client address may download at once from one API process "
+         "(a 429 past it)"),
+    _var("TRUCO_EXPORTS_TOTAL", "exports.total", _whole(1, 100_000), "16",
+         "tournament exports one API process serves at once (a 503 past it)"),
+    _var("TRUCO_EXPORT_CACHE_DIR", "exports.cache_dir", (_folder, "a folder"),
+         "`<data dir>/exports`", "where a finished event's export is kept once made"),
+    _var("TRUCO_WRITE_DEADLINE_S", "web.write_deadline_s", _seconds(1, 3600), "30",
+         "while a response's send buffers are full, its client must read "
+         "`TRUCO_WRITE_FLOOR_BYTES` in each such period or it is cut"),
+    _var("TRUCO_WRITE_FLOOR_BYTES", "web.write_floor_bytes", _whole(1, 1 << 30), "16384",
+         "the bytes a client must read every `TRUCO_WRITE_DEADLINE_S` while the send "
+         "buffers are full (16384: about 550 bytes a second over 30 s)"),
+    _var("TRUCO_PLAY_CLOCK_S", "play.clock_s", _seconds(1, 3600), "60",
+         "seconds a person at `/play` has for each decision"),
+    _var("TRUCO_PLAY_PER_ADDRESS", "play.per_address", _whole(1, 1000), "2",
+         "play sessions (`POST /v1/play`) one client address may have going at once"),
+    _var("TRUCO_PLAY_TOTAL", "play.total", _whole(1, 100_000), "100",
+         "play sessions one API process runs at once"),
+    _var("TRUCO_PLAY_STARTS_PER_HOUR", "play.starts_per_hour", _whole(1, 100_000), "30",
+         "play sessions one client address may start in an hour"),
+    _var("TRUCO_OPEN_CHALLENGES_PER_ACCOUNT", "challenges.per_account", _whole(1), "8",
+         "open challenges an account may have"),
+    _var("TRUCO_OPEN_CHALLENGES_PER_BOT", "challenges.per_bot", _whole(1), "4",
+         "open challenges a bot may receive from other accounts"),
+    _var("TRUCO_RUNNING_TESTS_PER_ACCOUNT", "sprt.per_account", _whole(1), "2",
+         "running SPRT tests (`POST /v1/tests`) an account may have"),
+    _var("TRUCO_RUNNING_TESTS_PER_BOT", "sprt.per_bot", _whole(1), "2",
+         "running SPRT tests of other accounts a bot may be `bot_b` of"),
+    _var("TRUCO_RATED_MIN_TIMEOUT_MS", "fair_play.rated_min_timeout_ms", _whole(10, 60_000),
+         "200", "the least `timeout_ms` of a rated event that holds another owner's bot"),
+    _var("TRUCO_RATED_MIN_FAULT_LIMIT", "fair_play.rated_min_fault_limit", _whole(1, 1000),
+         "3", "the least `fault_limit` of a rated event that holds another owner's bot"),
+    _var("TRUCO_RATED_MIN_GAMES_PER_MATCH", "fair_play.rated_min_games_per_match",
+         _whole(1, 100), "2",
+         "the least `games_per_match` of a rated event that holds another owner's bot"),
+    _var("TRUCO_OPEN_ENTRIES_PER_ACCOUNT", "fair_play.open_entries_per_account", _whole(1),
+         "16", "bots of other owners (open bots) an organiser may have entered into its "
+         "registering and running events"),
+    _var("TRUCO_BOTS_PER_ACCOUNT", "sizes.bots_per_account", _whole(1, 1_000_000), "50",
+         "live bots one account may have (`POST /v1/bots` beyond it is a 409)"),
+    _var("TRUCO_ENTRIES_PER_EVENT", "sizes.entries_per_event", _whole(2, 1_000_000), "1024",
+         "bots one tournament may have entered (an entry beyond it is a 409)"),
+    _var("TRUCO_BOT_MAX_MATCHES", "worker.bot_max_matches", _whole(1, 1000), "4",
+         "matches one bot may play at the same time"),
+    _var("TRUCO_HEALTH_FAILURES", "worker.health_failures", _whole(1, 1000), "3",
+         "failed health checks in a row that make a bot unavailable"),
+    _var("TRUCO_PROBE_IDLE_EVERY_S", "worker.probe_idle_every_s", _seconds(60, 604800), "3600",
+         "how often an idle bot is probed (a busy one: every minute)"),
+    _var("TRUCO_PROBE_IDLE_AFTER_S", "worker.probe_idle_after_s", _seconds(60, 864000),
+         "86400", "a bot with no match for this long, in no open tournament, ladder or test, "
+         "is idle"),
+    _var("TRUCO_PROBES_PER_ACCOUNT_PER_MINUTE", "worker.probes_per_account_per_minute",
+         _whole(1, 100_000), "20", "health probes a minute on one account's bots"),
+    _var("TRUCO_SWEEP_EVERY_S", "sweep.every_s", _seconds(0.5, 3600), "30",
+         "how often beat runs the recovery sweeper"),
+    _var("TRUCO_SWEEP_PENDING_AFTER_S", "sweep.pending_after_s", _seconds(0.5, 86400), "60",
+         "a `pending` match older than this was never sent: send it"),
+    _var("TRUCO_SWEEP_QUEUED_AFTER_S", "sweep.queued_after_s", _seconds(0.5, 86400),
+         "each match's hard time limit + the margin",
+         "a sent match without a result after this is sent again"),
+    _var("TRUCO_SWEEP_MARGIN_S", "sweep.margin_s", _seconds(0, 86400), "60",
+         "added to a match's hard time limit before the sweeper acts"),
+    _var("TRUCO_SWEEP_MAX_ATTEMPTS", "sweep.max_attempts", _whole(1, 1000), "5",
+         "sends of one match before the sweeper gives up on it"),
+    _var("TRUCO_LADDER_EVERY_S", "ladder.every_s", _seconds(0.5, 3600), "5",
+         "how often beat runs the ladders' matchmaker"),
+    _var("TRUCO_LADDER_IN_FLIGHT", "ladder.in_flight", _whole(0, 100_000), "50",
+         "ladder matches playing at once, over all ladders (0 stops the ladders)"),
+    _var("TRUCO_LADDER_ENTRIES_PER_ACCOUNT", "ladder.entries_per_account", _whole(1, 10_000),
+         "5", "bots one account may have on one ladder"),
+    _var("TRUCO_LADDER_HOURLY_CAP", "ladder.hourly_cap", _whole(1, 3600), "60",
+         "ladder matches a bot may start in an hour (its owner may set it lower)"),
+    _var("TRUCO_LADDER_PLACING_AT_ONCE", "ladder.placing_at_once", _whole(1, 100), "2",
+         "ladder matches a bot still placing may play at once (placed bots, and bots whose "
+         "owner lowered the hourly cap, play one at a time)"),
+    _var("TRUCO_LADDER_PAIR_PER_DAY", "ladder.pair_per_day", _whole(1, 1000), "3",
+         "how often two bots may meet in one ladder day"),
+    _var("TRUCO_LADDER_PAUSE_AFTER", "ladder.pause_after", _whole(1, 1000), "3",
+         "walkovers or forfeits in a row that pause a bot on a ladder"),
+)  # fmt: skip
+
+PLATFORM_NEEDS = ("DATABASE_URL", "REDIS_URL", "TRUCO_SECRET_KEY")
+"""What the API and ``make run`` need from the environment in production."""
+WORKER_NEEDS = ("REDIS_URL",)
+"""What every Celery process needs in production (the trusted worker's tasks also need
+DATABASE_URL and TRUCO_SECRET_KEY: they say so when they run without them)."""
+DATABASE_NEEDS = ("DATABASE_URL",)
+"""What the migrations need."""
+
+_GROUPS: dict[str, type[msgspec.Struct]] = {
+    field.name: field.type
+    for field in msgspec.structs.fields(Settings)
+    if isinstance(field.type, type) and issubclass(field.type, msgspec.Struct)
+}
+
+
+def _raw(environ: Mapping[str, str], name: str) -> str | None:
+    value = environ.get(name)
+    if value is None:
+        return None
+    value = value.strip()
+    return value or None
+
+
+def local_secret_key(data_dir: Path) -> Secret:
+    """The local mode's secret: read ``<data_dir>/secret_key``, creating it (0600) if missing."""
+    path = data_dir / "secret_key"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_urlsafe(48) + "\n")
+    key = path.read_text().strip()
+    if len(key) < MIN_SECRET_LENGTH:
+        raise ConfigError(f"{path} must hold at least {MIN_SECRET_LENGTH} characters")
+    return Secret(key)
+
+
+def secret_key(settings: Settings) -> Secret:
+    """The master key: ``TRUCO_SECRET_KEY``, or in local mode ``<data dir>/secret_key`` (made
+    on first use). Production without the variable is a :class:`ConfigError`."""
+    if settings.secrets.key is not None:
+        return settings.secrets.key
+    if settings.production:
+        raise ConfigError("TRUCO_ENV=production requires TRUCO_SECRET_KEY in the environment")
+    return local_secret_key(Path(settings.data_dir))
+
+
+def load_settings(
+    environ: Mapping[str, str] | None = None, *, needs: Iterable[str] = PLATFORM_NEEDS
+) -> Settings:
+    """Read and check every variable of :data:`VARIABLES` (``os.environ`` by default).
+
+    In production each variable named in ``needs`` must be set. When ``needs`` names
+    TRUCO_SECRET_KEY, local mode without it reads (or first makes) ``<data dir>/secret_key``.
+    Raises :class:`ConfigError` naming the first bad variable.
+    """
+    env_vars = os.environ if environ is None else environ
+    top: dict[str, Any] = {}
+    groups: dict[str, dict[str, Any]] = {name: {} for name in _GROUPS}
+    for variable in VARIABLES:
+        raw = _raw(env_vars, variable.name)
+        if raw is None:
+            continue
+        value = variable.read(raw)
+        if variable.field is None:
+            top[variable.group] = value
+        else:
+            groups[variable.group][variable.field] = value
+    top.setdefault("data_dir", str(default_data_dir({})))
+    for name, fields in groups.items():
+        top[name] = _GROUPS[name](**fields)
+    settings = Settings(**top)
+    wanted = tuple(needs)
+    if settings.production:
+        missing = [name for name in wanted if _raw(env_vars, name) is None]
+        if missing:
+            raise ConfigError(
+                f"TRUCO_ENV=production requires {', '.join(missing)} in the environment "
+                "(production never starts embedded servers or makes up secrets)"
+            )
+    elif "TRUCO_SECRET_KEY" in wanted and settings.secrets.key is None:
+        key = local_secret_key(Path(settings.data_dir))
+        settings = msgspec.structs.replace(
+            settings, secrets=msgspec.structs.replace(settings.secrets, key=key)
+        )
+    return settings
