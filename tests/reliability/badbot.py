@@ -133,7 +133,8 @@ class BadBot:
     """An HTTP/1.1 bot on 127.0.0.1 (ephemeral port) misbehaving on ``/act`` as ``mode`` says.
 
     ``timeout_ms`` is the arena's per-call timeout the bot is playing against: ``slow`` sleeps
-    ``slow_factor`` times it, ``bank`` sleeps ``bank_fraction`` of it before a legal answer.
+    ``slow_factor`` times it, ``bank`` sleeps ``bank_fraction`` of it before a legal answer,
+    ``drip`` sends a byte every ``drip_interval_s`` (three deadlines unless given).
     ``huge`` sends ``huge_bytes`` in 64 KiB pieces, at ``huge_rate`` bytes a second if given.
     ``stats`` records what the server saw (requests, connections) and did (bytes written).
     """
@@ -144,10 +145,10 @@ class BadBot:
         *,
         timeout_ms: int = 300,
         slow_factor: float = 5.0,
-        bank_fraction: float = 0.7,
+        bank_fraction: float = 0.5,
         huge_bytes: int = TEN_MB,
         huge_rate: float | None = None,
-        drip_interval_s: float = 1.0,
+        drip_interval_s: float | None = None,
         name: str | None = None,
     ) -> None:
         if mode not in (*MODES, "good"):
@@ -159,7 +160,8 @@ class BadBot:
         self.bank_sleep_s = self.timeout_s * bank_fraction
         self.huge_bytes = huge_bytes
         self.huge_rate = huge_rate  # bytes a second; None: as fast as the socket takes them
-        self.drip_interval_s = drip_interval_s
+        # a byte, then silence past the deadline: a second byte never races the cut
+        self.drip_interval_s = 3 * self.timeout_s if drip_interval_s is None else drip_interval_s
         self.stats = Stats()
         self.port = 0
         self._loop: asyncio.AbstractEventLoop | None = None

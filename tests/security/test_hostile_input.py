@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -91,14 +90,12 @@ DEEP = {
 
 
 @pytest.mark.parametrize("op", BODY_OPERATIONS, ids=ids(BODY_OPERATIONS))
-async def test_deep_json_is_fast_and_leaves_the_server_serving(api: Api, op: Operation) -> None:
+async def test_deep_json_is_refused_and_leaves_the_server_serving(api: Api, op: Operation) -> None:
     headers = {**(await _key(api)), "content-type": "application/json"}
-    for label, payload in DEEP.items():
-        started = time.monotonic()
+    for payload in DEEP.values():  # refused as a problem, not a recursion error's 500
         response = await api.client.request(
             op.method.upper(), path_of(op), content=payload, headers=headers
         )
-        assert time.monotonic() - started < 30, label  # refused, not parsed for long
         assert_problem(response, 400)
     assert (await api.client.get("/v1/bots")).status_code == 200
 

@@ -42,7 +42,9 @@ class Answer(msgspec.Struct):
     card: str | None = None
 
 
-def make_client(bot: ArenaTestBot, timeout_ms: float = 400.0, path: str = "") -> BotClient:
+def make_client(bot: ArenaTestBot, timeout_ms: float = 10_000.0, path: str = "") -> BotClient:
+    """A client of ``bot``; the 10 s default is no test's subject (a loaded machine may take
+    hundreds of ms for a loopback call), the tests of deadlines give their own."""
     return BotClient(
         bot.base + path,
         SECRET,
@@ -66,7 +68,7 @@ async def test_normal_answer_is_signed_and_decoded(arena_bot: ArenaTestBot) -> N
     assert isinstance(result, Reply)
     assert result.status == 200
     assert result.body == b'{"action": "play", "card": "7O"}'
-    assert 0 < result.latency_ms < 1000  # measured, and inside the call's 1 s deadline
+    assert result.latency_ms > 0  # measured (past the deadline it would be a timeout fault)
     assert result.decode(Answer) == Answer("play", "7O")
     [seen] = arena_bot.requests
     assert (seen.method, seen.path) == ("POST", "/act")
@@ -115,14 +117,13 @@ async def test_act_wants_exactly_200(arena_bot: ArenaTestBot) -> None:
 
 
 async def test_slow_past_the_timeout(arena_bot: ArenaTestBot) -> None:
-    arena_bot.routes["/act"] = respond(delay=3.0)
+    """A bot answering in a minute is cut at the call's 300 ms: a timeout fault, not its answer,
+    and not before the deadline (how soon after it is the machine's speed)."""
+    arena_bot.routes["/act"] = respond(delay=60.0)
     async with make_client(arena_bot, timeout_ms=300) as client:
-        began = time.perf_counter()
         result = fault(await client.act({}, TimeBank(10_000)), "timeout")
-        wall = time.perf_counter() - began
-    assert 290 <= result.latency_ms < 700
-    assert wall < 1.0
-    assert "300 ms" in result.detail
+    assert result.latency_ms >= 290  # the event loop may run a timer up to 10 ms early
+    assert "within 300 ms" in result.detail
 
 
 async def test_server_error(arena_bot: ArenaTestBot) -> None:
@@ -178,9 +179,8 @@ async def test_ten_megabytes_are_cut_at_64_kib(
 ) -> None:
     arena_bot.routes["/act"] = huge_body(10 * 1024 * 1024, declare_length=declare_length)
     async with make_client(arena_bot, timeout_ms=30_000) as client:
-        began = time.perf_counter()
+        # too_large, not timeout: cut at the size limit, not at the 30 s deadline
         result = fault(await client.act({}, TimeBank(60_000)), "too_large")
-        assert time.perf_counter() - began < 20  # cut at the size limit, not the deadline
         assert "65536" in result.detail
         # the connection with the unread rest was dropped; the next call is clean
         arena_bot.routes["/act"] = respond()
@@ -193,13 +193,13 @@ async def test_declared_oversize_is_refused_before_reading(arena_bot: ArenaTestB
     async def promise_ten_mb(request: SeenRequest, writer: asyncio.StreamWriter) -> bool:
         writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 10485760\r\n\r\n")
         await writer.drain()
-        await asyncio.sleep(5)
+        await asyncio.sleep(60)
         return False
 
     arena_bot.routes["/act"] = promise_ten_mb
     async with make_client(arena_bot, timeout_ms=1000) as client:
+        # too_large, not the 1 s timeout: refused on the head, not after waiting for the body
         result = fault(await client.act({}, TimeBank(10_000)), "too_large")
-    assert result.latency_ms < 4000  # at once, not after the bot's 5 s
     assert "declares 10485760 bytes" in result.detail
 
 
@@ -213,21 +213,19 @@ async def test_exactly_64_kib_is_accepted(arena_bot: ArenaTestBot) -> None:
 
 
 async def test_drip_is_cut_at_the_deadline(arena_bot: ArenaTestBot) -> None:
+    """A byte every 0.1 s keeps the connection busy, never the call alive: cut at the call's
+    450 ms (a timeout fault; the whole drip would have been an answer of 100 bytes)."""
     arena_bot.routes["/act"] = drip(total=100, interval=0.1)
     async with make_client(arena_bot, timeout_ms=450) as client:
-        began = time.perf_counter()
         result = fault(await client.act({}, TimeBank(10_000)), "timeout")
-        wall = time.perf_counter() - began
-    assert 440 <= result.latency_ms < 5000
-    assert wall < 8  # cut at the deadline, not after the drip's 10 s
+    assert result.latency_ms >= 440 and "within 450 ms" in result.detail
 
 
 async def test_one_byte_a_second_drip(arena_bot: ArenaTestBot) -> None:
     arena_bot.routes["/act"] = drip(total=10, interval=1.0)
     async with make_client(arena_bot, timeout_ms=300) as client:
-        began = time.perf_counter()
-        fault(await client.act({}, TimeBank(10_000)), "timeout")
-        assert time.perf_counter() - began < 8  # not the drip's 10 s
+        result = fault(await client.act({}, TimeBank(10_000)), "timeout")  # not the drip's answer
+    assert "within 300 ms" in result.detail
 
 
 @pytest.mark.parametrize("status", [301, 302, 307, 308])
@@ -247,7 +245,7 @@ async def test_time_bank_cuts_the_call_and_runs_out(arena_bot: ArenaTestBot) -> 
     async with make_client(arena_bot, timeout_ms=2000) as client:
         assert client.call_limit_ms(bank) == 250
         result = fault(await client.act({}, bank), "timeout")
-        assert 240 <= result.latency_ms < 600
+        assert result.latency_ms >= 240 and "within 250 ms" in result.detail  # the bank's, not 2 s
         bank = bank.debit(result.latency_ms)
         assert bank.exhausted and client.call_limit_ms(bank) == 0
         again = fault(await client.act({}, bank), "timeout")

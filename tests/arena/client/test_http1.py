@@ -121,9 +121,8 @@ async def test_endless_headers_are_cut_at_the_head_limit(arena_bot: ArenaTestBot
 
     arena_bot.routes["/act"] = endless
     async with client_for(arena_bot, timeout_ms=30_000) as client:
-        began = time.perf_counter()
         result = await client.act({}, TimeBank(60_000))
-        assert time.perf_counter() - began < 20  # cut at the head limit, not the deadline
+    # too_large, not timeout: cut at the head limit, not at the 30 s deadline
     assert isinstance(result, Fault) and result.kind == "too_large"
     assert str(MAX_HEAD_BYTES) in result.detail
 
@@ -158,10 +157,10 @@ async def test_a_slow_call_after_many_fast_ones_is_cut_at_its_own_deadline(
             assert isinstance(fast, Reply) or (fast.kind == "timeout" and fast.latency_ms >= 295)
         arena_bot.routes["/act"] = drip(total=100, interval=0.1)
         result = await client.act({}, TimeBank(10_000))
+    # a timeout (the whole drip would have been an answer), of this call's own 300 ms: not at
+    # the first call's due time (100 ms into this one); how late after it is the machine's speed
     assert isinstance(result, Fault) and result.kind == "timeout"
-    # not at the first call's due time (100 ms into this one), nor for ever: the bound above
-    # is loose, a loaded machine runs the timer late
-    assert 295 <= result.latency_ms < 1300, result
+    assert result.latency_ms >= 295 and "within 300 ms" in result.detail, result
 
 
 async def test_a_low_time_bank_brings_the_timer_forward(arena_bot: ArenaTestBot) -> None:
@@ -171,7 +170,7 @@ async def test_a_low_time_bank_brings_the_timer_forward(arena_bot: ArenaTestBot)
         assert isinstance(await client.info(), Reply)  # arms the timer 2 s ahead
         result = await client.act({}, TimeBank(150))
     assert isinstance(result, Fault) and result.kind == "timeout"
-    assert 145 <= result.latency_ms < 1150, result  # the bank's 150 ms, not the 2 s timeout
+    assert result.latency_ms >= 145 and "within 150 ms" in result.detail, result  # not 2 s
 
 
 async def test_concurrent_calls_on_one_client_each_keep_their_deadline(
@@ -185,7 +184,8 @@ async def test_concurrent_calls_on_one_client_each_keep_their_deadline(
         fast = await client.info()
         cut = await slow
     assert isinstance(fast, Reply)
-    assert isinstance(cut, Fault) and cut.kind == "timeout" and cut.latency_ms < 1300
+    assert isinstance(cut, Fault) and cut.kind == "timeout"  # the drip would have answered
+    assert cut.latency_ms >= 295 and "within 300 ms" in cut.detail  # its own deadline
 
 
 async def test_cancelling_a_call_from_outside_is_not_a_timeout(arena_bot: ArenaTestBot) -> None:
