@@ -34,6 +34,7 @@ import contextlib
 import json
 import logging
 import random
+import signal
 import socket
 import threading
 from collections.abc import Callable
@@ -145,7 +146,17 @@ class BotServer:
         return self.port
 
     def serve_forever(self) -> None:
-        """Serve in this thread until interrupted (Ctrl-C) or :meth:`stop` from another."""
+        """Serve in this thread until interrupted (Ctrl-C or SIGTERM: ``KeyboardInterrupt``) or
+        :meth:`stop` from another.
+
+        On the main thread both signals are made to interrupt, whatever the process inherited:
+        a process started in the background by a shell without job control (a script's ``&``,
+        some CI runners) inherits SIGINT ignored, and Python then leaves it ignored, so Ctrl-C
+        sent to such a bot did nothing; SIGTERM is what ``kill`` and container runtimes send.
+        """
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGTERM, _interrupt)
         try:
             self._httpd.serve_forever()
         finally:
@@ -223,6 +234,11 @@ class BotServer:
         if legal_answer(answer, request.legal_actions) is None:
             log.warning("bot %s answers %s, which is not legal now", self.info.name, answer)
         return answer
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM stops a bot as Ctrl-C does."""
+    raise KeyboardInterrupt
 
 
 class _Server(ThreadingHTTPServer):

@@ -10,7 +10,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import httpx
 import msgspec
@@ -254,7 +254,24 @@ def test_cli_rejects_an_unknown_strategy(capsys: pytest.CaptureFixture[str]) -> 
     assert "heuristic" in capsys.readouterr().err
 
 
-def test_truco_bot_serve_runs_until_interrupted() -> None:
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize(
+    ("sent", "inherited"),
+    [
+        (signal.SIGINT, None),
+        # started by a shell without job control (a script's "&", some CI runners): SIGINT
+        # comes in ignored, and Python keeps it so unless the bot says otherwise
+        (signal.SIGINT, _ignore_sigint),
+        (signal.SIGTERM, None),  # kill, container runtimes
+    ],
+    ids=["ctrl-c", "ctrl-c-inherited-ignored", "sigterm"],
+)
+def test_truco_bot_serve_runs_until_interrupted(
+    sent: signal.Signals, inherited: Callable[[], None] | None
+) -> None:
     code = (
         "import argparse, sys\n"
         "from truco_cli import bot\n"
@@ -263,7 +280,9 @@ def test_truco_bot_serve_runs_until_interrupted() -> None:
         "sys.exit(bot.run(parser.parse_args(sys.argv[1:])))\n"
     )
     argv = [sys.executable, "-u", "-c", code, "serve", "--strategy", "random", "--port", "0"]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=os.environ.copy())
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, text=True, env=os.environ.copy(), preexec_fn=inherited
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
@@ -271,7 +290,7 @@ def test_truco_bot_serve_runs_until_interrupted() -> None:
         url = line.split(" on ")[1].split()[0]
         assert url.startswith("http://127.0.0.1:")
         assert httpx.get(url + "/", trust_env=False).json()["name"] == "builtin-random"
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sent)
         # the exit status is what is tested, not how fast it comes: a loaded machine may take
         # many seconds to schedule the process (5 s was once too few)
         assert proc.wait(timeout=120) == 0
