@@ -10,7 +10,7 @@ import pytest
 
 from engine.events import HandStarted
 from services.web.reference import REFERENCE_URL
-from tests.services.web.accessibility import violations_by_width
+from tests.services.web.accessibility import settle, violations_by_width
 from tests.services.web.conftest import WebData
 from tests.services.web.page_types import page_types
 
@@ -35,7 +35,7 @@ def test_no_serious_or_critical_violation_on_any_page_type(page: Any, web_data: 
         if url == REFERENCE_URL:  # with one operation open, its parameters and answers
             page.locator("#operations-bots-listBots .opblock-summary-control").click()
             page.locator("#operations-bots-listBots .parameters").wait_for(timeout=20000)
-        page.wait_for_load_state("networkidle")
+        settle(page)
         for width, violations in violations_by_width(page).items():
             found[f"{name} at {width}px ({url})"] = violations
     assert found == {}, "\n".join(f"{k}:\n  " + "\n  ".join(v) for k, v in found.items())

@@ -82,13 +82,13 @@ def test_a_spanish_browser_gets_spanish_and_the_switch_sticks(
 def test_no_serious_or_critical_violation_in_spanish(spanish: Any, web_data: WebData) -> None:
     """axe-core on every page type in Spanish (the English pass is test_accessibility.py)."""
     pytest.importorskip("axe_playwright_python", reason="axe-playwright-python missing")
-    from tests.services.web.accessibility import violations_by_width
+    from tests.services.web.accessibility import settle, violations_by_width
     from tests.services.web.page_types import page_types
 
     found: dict[str, list[str]] = {}
     for name, url in page_types(web_data).items():
         spanish.goto(url)
-        spanish.wait_for_load_state("networkidle")
+        settle(spanish)
         assert html_lang(spanish) == "es-AR", url
         for width, violations in violations_by_width(spanish).items():
             found[f"{name} at {width}px ({url})"] = violations
