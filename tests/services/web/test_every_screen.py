@@ -13,6 +13,7 @@ import pytest
 from tests.services.web.conftest import WebData
 from tests.services.web.fit import problems
 from tests.services.web.page_types import every_page
+from tests.services.web.waits import eventually
 
 pytest.importorskip("playwright.sync_api", reason="browser tests skipped: Playwright is missing")
 
@@ -96,7 +97,7 @@ def test_a_crosstable_wider_than_a_phone_says_it_scrolls(
         hint = page.locator("#crosstable .scroll-hint")
         assert hint.is_visible() and "Scroll sideways" in hint.inner_text()
         page.set_viewport_size({"width": 1280, "height": 900})
-        page.wait_for_function("!document.querySelector('#crosstable.overflows')")
+        eventually(page, "!document.querySelector('#crosstable.overflows')")
         assert not hint.is_visible()  # it fits: no hint
     finally:
         context.close()

@@ -33,6 +33,7 @@ from services.worker.live import LivePublisher
 from tests.servers import RedisTarget
 from tests.services.web.conftest import WebData, run_async, settings, shot
 from tests.services.web.seed import NAMES, STRATEGIES
+from tests.services.web.waits import eventually
 
 pytestmark = pytest.mark.slow  # run early (tests/slow_first.py)
 
@@ -174,15 +175,6 @@ def _played(items: list[bytes]) -> list[str]:
     return cards
 
 
-def _eventually(page: Any, expression: str) -> None:
-    """Wait until ``expression`` is true in the page (polled: the CSP forbids the eval that
-    ``wait_for_function`` uses)."""
-    deadline = time.monotonic() + WAIT_MS / 1000
-    while not page.evaluate(expression):
-        assert time.monotonic() < deadline, f"never true: {expression}"
-        page.wait_for_timeout(50)
-
-
 def _felt_cards(page: Any) -> list[str]:
     return list(page.eval_on_selector_all("#felt svg.card", "ns => ns.map(n => n.dataset.card)"))
 
@@ -198,7 +190,7 @@ def test_a_live_page_applies_each_pushed_event_in_place(
     feed.rpush(key, *items[:first])
     tab.goto(f"/matches/{mid}")
     assert tab.locator(".tabs.views a").all_inner_texts() == ["Spectator (live)"]
-    _eventually(tab, "!!window.__trucoStream && window.__trucoStream.readyState === 1")
+    eventually(tab, "!!window.__trucoStream && window.__trucoStream.readyState === 1")
     # mark the nodes an update must keep: a re-render would lose the marks
     tab.evaluate(
         """() => { window.__same_page = true;
@@ -300,7 +292,7 @@ def test_the_replay_steps_plays_and_the_address_follows(tab: Any, web_data: WebD
     tab.select_option("#speed", "4")
     tab.locator("#play").click()
     expect(tab.locator("#play")).to_have_attribute("aria-pressed", "true")
-    _eventually(tab, f"window.__trucoPlayer.step() >= {at + 3}")
+    eventually(tab, f"window.__trucoPlayer.step() >= {at + 3}")
     tab.locator("#play").click()
     expect(tab.locator("#play")).to_have_attribute("aria-pressed", "false")
     stopped = _step_of(tab)
@@ -441,7 +433,7 @@ def test_a_tournament_page_changes_a_status_cell_in_place(
     mid = _board_match(web_data, "queued")
     made.append(mid)
     tab.goto(f"/tournaments/{web_data.seeded.swiss_id}")
-    _eventually(tab, "!!window.__trucoStream && window.__trucoStream.readyState === 1")
+    eventually(tab, "!!window.__trucoStream && window.__trucoStream.readyState === 1")
     cell = tab.locator(f'#rounds a[href="/matches/{mid}"]').locator("xpath=../..")
     expect(cell.locator(".status")).to_have_text("queued")
     tab.evaluate(
@@ -472,7 +464,7 @@ def test_a_live_page_resumes_after_an_api_restart(
     tab = context.new_page()
     try:
         tab.goto(f"/matches/{mid}")
-        _eventually(tab, "!!window.__trucoStream && window.__trucoStream.readyState === 1")
+        eventually(tab, "!!window.__trucoStream && window.__trucoStream.readyState === 1")
         tab.evaluate(
             "() => { window.__same_page = true;"
             " document.querySelector('#score').dataset.mark = 'kept'; }"
@@ -484,7 +476,7 @@ def test_a_live_page_resumes_after_an_api_restart(
         thread.join(10)
         feed.rpush(key, *items[7:12])  # written while it is away
         server, thread, _ = _uvicorn(_app(web_data, redis_target), port)
-        _eventually(tab, "window.__trucoStream.readyState === 1")
+        eventually(tab, "window.__trucoStream.readyState === 1")
         feed.rpush(key, *items[12:16])
         # every item once: the page equals a fresh render of the same feed
         streamed_count = int(
@@ -530,5 +522,5 @@ def test_autoplay_to_the_end_and_back(tab: Any, web_data: WebData) -> None:
     assert _step_of(tab) == 0 and "step=0" in tab.url
     tab.keyboard.press("End")
     tab.locator("#play").click()
-    _eventually(tab, "window.__trucoPlayer.step() < 3")
+    eventually(tab, "window.__trucoPlayer.step() < 3")
     tab.locator("#play").click()

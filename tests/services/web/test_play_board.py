@@ -21,6 +21,7 @@ from tests.services.helpers.flow_helpers import make_account, make_bot
 from tests.services.helpers.sse_client import Served, serve
 from tests.services.web.accessibility import violations_by_width
 from tests.services.web.conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.services.web.waits import eventually
 
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="browser tests skipped: Playwright is not installed"
@@ -94,12 +95,12 @@ def test_a_whole_match_by_keyboard_at_390_px_in_spanish(chromium: Any, served: S
         named: set[str] = set()
         answered = ""
         for _ in range(400):
-            page.wait_for_function(
+            eventually(
+                page,
                 "(last) => document.querySelector('#end').textContent.trim() !== '' || "
                 "(document.querySelector('#board').dataset.turn || '') !== '' && "
                 "document.querySelector('#board').dataset.turn !== last",
-                arg=answered,
-                timeout=30_000,
+                answered,
             )
             if page.locator("#end").inner_text().strip():
                 break
@@ -153,9 +154,7 @@ def test_a_2v2_with_a_sena_by_keyboard(chromium: Any, served: Served) -> None:
         page.keyboard.press("Enter")
         page.wait_for_url(re.compile(r".*/play/\d+$"), timeout=20_000)
         play_id = page.url.rsplit("/", 1)[1]
-        page.wait_for_function(
-            "() => (document.querySelector('#board').dataset.turn || '') !== ''", timeout=30_000
-        )
+        eventually(page, "(document.querySelector('#board').dataset.turn || '') !== ''")
         sync_api.expect(page.locator("#senas-box")).to_be_visible()
         assert " & Vos vs " in page.locator("#opponent").inner_text()  # partner & you vs bot
         # axe-core on the board in play: cards, calls and señas shown, at 1280 and 390 px
@@ -175,9 +174,7 @@ def test_a_2v2_with_a_sena_by_keyboard(chromium: Any, served: Served) -> None:
         else:
             page.locator("#calls button").first.focus()
             page.keyboard.press("Enter")
-        page.wait_for_function(
-            "(t) => document.querySelector('#board').dataset.turn !== t", arg=turn, timeout=30_000
-        )
+        eventually(page, "(t) => document.querySelector('#board').dataset.turn !== t", turn)
         page.locator("#leave").focus()
         page.keyboard.press("Enter")
         sync_api.expect(page.locator("#end")).not_to_be_empty(timeout=30_000)

@@ -14,6 +14,7 @@ from services.api.spec import full_openapi
 from services.web import CSP
 from services.web.reference import DOCUMENT_URL, REFERENCE_URL
 from tests.services.web.conftest import shot
+from tests.services.web.waits import eventually
 
 METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
 
@@ -57,9 +58,7 @@ def test_reference_renders_every_operation_under_the_csp(page: Any, live_server:
     expected = operations(document)
     blocks = page.locator("#swagger-ui .opblock")
     blocks.first.wait_for(timeout=20000)
-    page.wait_for_function(
-        f"document.querySelectorAll('#swagger-ui .opblock').length >= {len(expected)}"
-    )
+    eventually(page, f"document.querySelectorAll('#swagger-ui .opblock').length >= {len(expected)}")
     shown = {(block.get_attribute("id") or "").rsplit("-", 1)[-1] for block in blocks.all()}
     assert expected <= shown, expected - shown  # REST operations and the four webhooks
     assert page.get_by_text("Webhooks", exact=True).count() >= 1
