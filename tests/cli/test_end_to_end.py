@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from services.launch.local import api_argv
+from services.launch.processes import api_argv
 from tests.cli.conftest import ROOT_ENV, unique
 from tests.services.worker.processes import celery_worker, free_port, start, stop, wait_for
 

@@ -20,8 +20,9 @@ import pytest
 
 from services.base.config import ConfigError, RateLimits, WebSettings
 from services.base.environment import load_settings
+from services.launch.child_env import without
 from services.launch.embedded._process import choose_port
-from services.launch.local import api_argv, without
+from services.launch.processes import api_argv
 from tests.security.helpers import assert_problem
 from tests.services.helpers.api_helpers import FrozenCounter, NetworkGuard, app_client, unique
 

@@ -1,0 +1,219 @@
+"""The house account and its two bots, as ``make run`` sets them up: registered through the
+API (local mode's HTTP bots) or stored by the platform (production's built-in ones), kept in
+``<data dir>/house-*.json`` (mode 0600), given a warm-up round robin and their ladders."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from services.base.config import Secret
+from services.launch.child_env import bot_env
+from services.launch.children import Child, Children, LaunchError
+from services.launch.embedded._process import choose_port
+from services.launch.house import HouseError, store_builtin_bots
+from services.launch.processes import LOOPBACK, answers, bot_argv, wait_until
+
+HOUSE_ACCOUNT = "house"
+HOUSE_BOTS = (("house-heuristic", "heuristic", 8101), ("house-random", "random", 8102))
+"""The house bots: name, built-in strategy, preferred port in local mode."""
+
+
+@dataclass
+class HouseBot:
+    name: str
+    strategy: str
+    port: int
+    url: str
+    bot_id: int | None = None
+    secret: str | None = None
+
+
+def house_file(data_dir: Path, database_url: str) -> Path:
+    """Where the house key and bot secrets for this database live (one file per database)."""
+    digest = hashlib.sha256(database_url.encode()).hexdigest()[:12]
+    return data_dir / f"house-{digest}.json"
+
+
+def read_state(path: Path) -> dict[str, Any]:
+    try:
+        loaded = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def write_state(path: Path, state: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        json.dump(state, handle, indent=2)
+    tmp.replace(path)
+
+
+def house_account(client: httpx.Client, path: Path) -> dict[str, Any]:
+    """The house account's state from ``path``, creating the account through the API first
+    if the file has no key (a second name if "house" is taken, e.g. the file was lost)."""
+    state = read_state(path)
+    if "api_key" not in state:
+        name = HOUSE_ACCOUNT
+        answer = client.post("/v1/accounts", json={"name": name})
+        if answer.status_code == 409:
+            name = f"{HOUSE_ACCOUNT}-{secrets.token_hex(3)}"
+            answer = client.post("/v1/accounts", json={"name": name})
+        answer.raise_for_status()
+        state = {"account": name, "api_key": answer.json()["api_key"], "bots": {}}
+        write_state(path, state)
+    return state
+
+
+def register_builtin_house(
+    api: str, path: Path, bots: list[HouseBot], database_url: str, secret_key: Secret
+) -> None:
+    """Production: the house account (through the API) owns ``builtin:STRATEGY`` bots, stored
+    in the database directly (``services.launch.house``; the API never accepts such a URL)."""
+    with httpx.Client(base_url=api, timeout=15.0, trust_env=False) as client:
+        state = house_account(client, path)
+    known = {name: int(entry["id"]) for name, entry in state.get("builtin", {}).items()}
+    wanted = [(bot.name, bot.strategy) for bot in bots]
+    try:
+        stored = asyncio.run(
+            store_builtin_bots(database_url, secret_key, state["api_key"], wanted, known)
+        )
+    except HouseError as exc:
+        raise LaunchError(
+            f"storing the house bots failed: {exc} (remove {path} to start over)"
+        ) from None
+    for bot in bots:
+        bot.bot_id = stored[bot.name]
+    state["builtin"] = {name: {"id": bot_id} for name, bot_id in stored.items()}
+    write_state(path, state)
+
+
+def register_house(api: str, path: Path, bots: list[HouseBot]) -> None:
+    """Make sure the house account exists and owns ``bots`` at their current URLs.
+
+    Fills in each bot's id and signing secret; keeps both (and the account's key) in ``path``.
+    """
+    with httpx.Client(base_url=api, timeout=15.0, trust_env=False) as client:
+        state = house_account(client, path)
+        auth = {"authorization": f"Bearer {state['api_key']}"}
+        known: dict[str, Any] = state.setdefault("bots", {})
+        for bot in bots:
+            entry = known.get(bot.name)
+            if entry is not None:
+                answer = client.patch(  # open: anyone may enter a house bot (issue 12)
+                    f"/v1/bots/{entry['id']}", json={"url": bot.url, "open": True}, headers=auth
+                )
+                if answer.status_code == 200:
+                    bot.bot_id, bot.secret = int(entry["id"]), str(entry["secret"])
+                    continue
+            shown = bot.name
+            body = {"name": shown, "url": bot.url, "open": True}
+            answer = client.post("/v1/bots", json=body, headers=auth)
+            if answer.status_code == 409:
+                body["name"] = shown = f"{bot.name}-{secrets.token_hex(2)}"
+                answer = client.post("/v1/bots", json=body, headers=auth)
+            if answer.status_code != 201:
+                raise LaunchError(
+                    f"registering {bot.name} at {bot.url} failed: "
+                    f"{answer.status_code} {answer.text[:500]}"
+                )
+            created = answer.json()
+            bot.bot_id, bot.secret = int(created["id"]), str(created["signing_secret"])
+            known[bot.name] = {"id": bot.bot_id, "secret": bot.secret}
+            write_state(path, state)
+
+
+def warm_up(api: str, path: Path, bots: list[HouseBot]) -> int | None:
+    """With an empty 1v1 leaderboard, start a rated round robin between the house bots, so
+    the leaderboard fills within seconds of the first start. Returns its id, or None."""
+    state = read_state(path)
+    auth = {"authorization": f"Bearer {state['api_key']}"}
+    with httpx.Client(base_url=api, timeout=15.0, headers=auth, trust_env=False) as client:
+        board = client.get("/v1/leaderboards/1v1")
+        if board.status_code != 200 or board.json()["entries"]:
+            return None
+        created = client.post(
+            "/v1/tournaments",
+            json={"name": "House warm-up", "format": "round_robin", "mode": "1v1"},
+        )
+        if created.status_code != 201:
+            return None
+        tournament_id = int(created.json()["id"])
+        for bot in bots:
+            client.post(f"/v1/tournaments/{tournament_id}/entries", json={"bot_id": bot.bot_id})
+        started = client.post(f"/v1/tournaments/{tournament_id}/start")
+        return tournament_id if started.status_code == 202 else None
+
+
+HOUSE_LADDERS = ("1v1", "2v2-individual")
+"""The ladders the house bots stand on from the start: a newcomer's bot that joins meets them at
+once (the ladder pairs bots of different owners only, so they never meet each other there)."""
+
+
+def join_ladders(api: str, path: Path, bots: list[HouseBot], timeout: float = 20.0) -> list[str]:
+    """Put the house bots on :data:`HOUSE_LADDERS` through the API (its health check first: a
+    bot just restarted with a new secret may need a moment, so each join is retried until
+    ``timeout``). Entering again changes nothing. Returns what could not be joined, in words."""
+    state = read_state(path)
+    auth = {"authorization": f"Bearer {state['api_key']}"}
+    failed = []
+    with httpx.Client(base_url=api, timeout=15.0, headers=auth, trust_env=False) as client:
+        for ladder in HOUSE_LADDERS:
+            for bot in bots:
+                deadline = time.monotonic() + timeout
+                while True:
+                    answer = client.post(
+                        f"/v1/ladders/{ladder}/entries", json={"bot_id": bot.bot_id}
+                    )
+                    if answer.status_code in (200, 201):
+                        break
+                    if time.monotonic() > deadline:
+                        failed.append(f"{bot.name} on {ladder}: {answer.status_code}")
+                        break
+                    time.sleep(0.5)
+    return failed
+
+
+def local_house_bots(known: Mapping[str, Any]) -> list[HouseBot]:
+    """Local mode's house bots: each on a free loopback port (its usual one if free), with
+    the signing secret stored last time, if any."""
+    bots = []
+    for name, strategy, preferred in HOUSE_BOTS:
+        port = choose_port([preferred])
+        secret = known.get(name, {}).get("secret")
+        bots.append(HouseBot(name, strategy, port, f"http://{LOOPBACK}:{port}", None, secret))
+    return bots
+
+
+def start_bots(
+    children: Children, env: Mapping[str, str], bots: list[HouseBot]
+) -> dict[str, Child]:
+    started = {}
+    for bot in bots:
+        child = children.start(
+            f"bot-{bot.strategy}",
+            bot_argv(bot.strategy, bot.port, bot.name),
+            bot_env(env, bot.secret),
+        )
+        started[bot.name] = child
+    for bot in bots:
+        wait_until(
+            lambda url=bot.url: answers(url + "/"),
+            what=f"bot {bot.name}",
+            child=started[bot.name],
+            timeout=30,
+        )
+    return started
