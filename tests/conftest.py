@@ -24,6 +24,7 @@ pytest_plugins = (
     "tests.servers",
     "tests.slow_first",
     "tests.xdist_workers",
+    "tests.fixed_ports",
     "tests.services.helpers.api_helpers",
     "tests.services.helpers.flow_helpers",
     "tests.services.helpers.api_play_helpers",

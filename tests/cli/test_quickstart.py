@@ -31,7 +31,7 @@ from tests.servers import RedisTarget
 from tests.services.launch.test_local import launcher_env
 from tests.services.worker.processes import free_port
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fixed_ports")]
 
 GUIDE = ROOT / "docs" / "quickstart.md"
 MAKE_RUN = "make run"

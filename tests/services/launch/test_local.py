@@ -22,7 +22,7 @@ from services.launch.embedded._process import pid_alive
 from tests.servers import RedisTarget
 from tests.services.worker.processes import descendants, free_port, process_groups_alive, wait_for
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fixed_ports")]
 
 
 def launcher_env(database: str, redis_target: RedisTarget, data: Path, port: int) -> dict[str, str]:

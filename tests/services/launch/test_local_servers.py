@@ -41,7 +41,7 @@ def server_root() -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("fixed_ports")]
 
 REPO = Path(__file__).resolve().parents[3]
 
