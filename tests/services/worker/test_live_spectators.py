@@ -34,7 +34,9 @@ STRATEGIES = ("heuristic", "random", "weak-heuristic")
 
 def _settings(k: int) -> MatchSettings:
     rules = Rules(players=4 if k % 3 == 0 else 2, points_to_win=15, sena_seen_by_opponents=0.5)
-    return MatchSettings(rules=rules, games_per_match=2)
+    # deadlines no loaded machine reaches: a bot timed out in one run and not the other would
+    # make the two matches differ for a reason that is not the spectators'
+    return MatchSettings(rules=rules, games_per_match=2, timeout_ms=60_000, time_bank_ms=3_600_000)
 
 
 class RemoteBot(InProcessBot):
