@@ -23,6 +23,10 @@ from arena.sdk import BotServer, strategy_decider
 from arena.wire.protocol import ActRequest, EndRequest, StartRequest
 from engine import Action, Rules
 
+LONG_MS = 30_000
+"""The deadline of matches that must have no fault: one no loaded machine reaches (a timeout
+would be the machine's doing, not the signature check's under test)."""
+
 
 def test_a_2v2_match_over_http_is_signed_recorded_and_verifiable() -> None:
     secret = generate_secret()
@@ -40,10 +44,10 @@ def test_a_2v2_match_over_http_is_signed_recorded_and_verifiable() -> None:
         server.start()
     try:
         entrants = [
-            connect(s.url, seed=i, secret=secret, timeout_ms=2000, allow_loopback=True)
+            connect(s.url, seed=i, secret=secret, timeout_ms=LONG_MS, allow_loopback=True)
             for i, s in enumerate(servers)
         ]
-        settings = MatchSettings(rules=Rules(players=4), games_per_match=2)
+        settings = MatchSettings(rules=Rules(players=4), games_per_match=2, timeout_ms=LONG_MS)
         replay = asyncio.run(run_match("http-1", 21, settings, entrants))
     finally:
         for server in servers:
@@ -84,14 +88,14 @@ def test_during_a_rotation_bots_on_either_secret_accept_the_requests() -> None:
         BotServer(strategy_decider("random", 1), name="still-old", secret=old),
         BotServer(strategy_decider("random", 2), name="already-new", secret=new),
     ]
-    config = ClientConfig(timeout_ms=2000, policy=EgressPolicy(allow_loopback=True))
+    config = ClientConfig(timeout_ms=LONG_MS, policy=EgressPolicy(allow_loopback=True))
     entrants: list[tuple[EntrantRecord, BotConnection]] = []
     for server in servers:
         server.start()
         client = BotClient(server.url, new, previous_secrets=[old], config=config)
         entrants.append((EntrantRecord(server.info.name, server.url), HttpBot("x", client)))
     try:
-        replay = asyncio.run(run_match("http-rot", 3, MatchSettings(), entrants))
+        replay = asyncio.run(run_match("http-rot", 3, MatchSettings(timeout_ms=LONG_MS), entrants))
     finally:
         for server in servers:
             server.stop()
