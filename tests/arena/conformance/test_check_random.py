@@ -102,7 +102,7 @@ def test_the_late_truco_bot_fails_the_command_with_its_answer_shown(
     check_cli.add_arguments(parser)
     with BotServer(late_truco, name="late") as server:
         code = check_cli.run(
-            parser.parse_args([server.url, "--secret", "", "--timeout-ms", "2000"])
+            parser.parse_args([server.url, "--secret", "", "--timeout-ms", "30000"])
         )
     out = capsys.readouterr().out
     assert code == 1
