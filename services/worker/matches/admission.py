@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from services.worker.matches.active_cap import ActiveCap
@@ -42,9 +43,18 @@ class AdmissionFigures:
 class Admission:
     """At most ``cap.limit`` matches of this process play at once (see the module docstring)."""
 
-    def __init__(self, cap: ActiveCap | None = None, *, start_every_s: float = START_EVERY_S):
+    def __init__(
+        self,
+        cap: ActiveCap | None = None,
+        *,
+        start_every_s: float = START_EVERY_S,
+        pause: Callable[[float], None] = time.sleep,
+    ):
+        """``pause`` is how the holder of the turn waits :data:`START_EVERY_S` after its start
+        (tests pass one that also notes when each start happened)."""
         self._cap = cap or ActiveCap()
         self._start_every_s = start_every_s
+        self._pause = pause
         self._state = threading.Lock()  # guards the counts and the cap
         self._turn = threading.Lock()  # the waiting threads' queue: its holder is next
         self._room = threading.Event()
@@ -67,7 +77,7 @@ class Admission:
                 while not self._take():
                     self._room.wait(POLL_S)
                 taken = True
-                time.sleep(self._start_every_s)  # the next one starts a moment later
+                self._pause(self._start_every_s)  # the next one starts a moment later
         except BaseException:  # a shutdown, a time limit: this match neither waits nor plays
             if taken:
                 self.leave()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -82,39 +83,59 @@ def test_bad_settings_are_refused() -> None:
         CapSettings(keep_share=1.0)
 
 
+HANG_S = 30.0
+"""How long a condition may take before the test calls it never true: a hang guard, not a
+stopwatch (a loaded machine only makes the wait longer)."""
+
+
+def until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + HANG_S
+    while not condition():
+        assert time.monotonic() < deadline, f"never true: {what}"
+        time.sleep(0.01)
+
+
 def test_the_gate_lets_in_at_most_the_cap_spaced_and_more_as_it_grows() -> None:
-    admission = Admission(ActiveCap(CapSettings(start=4, floor=1)), start_every_s=0.02)
-    entered: list[float] = []
+    starts: list[float] = []  # when each match's start was let through, noted inside the turn
+
+    def pause(seconds: float) -> None:
+        starts.append(time.monotonic())
+        time.sleep(seconds)
+
+    admission = Admission(ActiveCap(CapSettings(start=4, floor=1)), start_every_s=0.02, pause=pause)
+    entered: list[int] = []
     lock = threading.Lock()
 
-    def match() -> None:
+    def match(n: int) -> None:
         admission.enter()
         with lock:
-            entered.append(time.monotonic())
+            entered.append(n)
 
-    threads = [threading.Thread(target=match) for _ in range(10)]
+    threads = [threading.Thread(target=match, args=(n,)) for n in range(10)]
     for thread in threads:
         thread.start()
-    deadline = time.monotonic() + 5
-    while admission.figures().waiting + len(entered) < 10 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    time.sleep(0.2)
-    figures = admission.figures()
-    assert (figures.playing, figures.waiting, len(entered)) == (4, 6, 4)
+
+    def figures() -> tuple[int, int, int]:
+        f = admission.figures()
+        return f.playing, f.waiting, len(entered)
+
+    until(lambda: figures() == (4, 6, 4), "4 playing, 6 waiting")
+    time.sleep(0.2)  # a gate that let a fifth in would have done so by now
+    assert figures() == (4, 6, 4)
     admission.leave()  # a match ends: one more starts
-    time.sleep(0.2)
-    assert admission.figures().playing == 4 and len(entered) == 5
-    deadline = time.monotonic() + 5
+    until(lambda: figures() == (4, 5, 5), "one more started after one left")
+    deadline = time.monotonic() + HANG_S
     while admission.figures().waiting and time.monotonic() < deadline:
         admission.observe(1.0)  # the loop on time: the cap grows while matches wait
         time.sleep(0.01)
     for thread in threads:
-        thread.join(5)
-    figures = admission.figures()
-    assert (figures.playing, figures.waiting, figures.cap) == (9, 0, 9)  # grown as needed
-    assert figures.peak_playing == 9 and figures.peak_waiting >= 6
-    ordered = sorted(entered)
-    assert min(b - a for a, b in itertools.pairwise(ordered)) >= 0.015  # spaced
+        thread.join(HANG_S)
+    after = admission.figures()
+    assert (after.playing, after.waiting, after.cap) == (9, 0, 9)  # grown as needed
+    assert after.peak_playing == 9 and after.peak_waiting >= 6
+    assert len(starts) == 10 == len(entered)
+    # spaced: the next start waits for the turn, held start_every_s after each start
+    assert min(b - a for a, b in itertools.pairwise(starts)) >= 0.02
 
 
 def test_a_cut_holds_new_matches_back_until_those_playing_drain() -> None:
