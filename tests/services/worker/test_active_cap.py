@@ -6,12 +6,12 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from collections.abc import Callable
 
 import pytest
 
 from services.worker.matches.active_cap import ActiveCap, CapSettings
 from services.worker.matches.admission import Admission
+from tests.services.worker.processes import wait_for
 
 SETTINGS = CapSettings(start=10, floor=4, ceiling=60, target_ms=20.0, cut_ms=40.0, window=3)
 
@@ -88,13 +88,6 @@ HANG_S = 30.0
 stopwatch (a loaded machine only makes the wait longer)."""
 
 
-def until(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + HANG_S
-    while not condition():
-        assert time.monotonic() < deadline, f"never true: {what}"
-        time.sleep(0.01)
-
-
 def test_the_gate_lets_in_at_most_the_cap_spaced_and_more_as_it_grows() -> None:
     starts: list[float] = []  # when each match's start was let through, noted inside the turn
 
@@ -106,12 +99,12 @@ def test_the_gate_lets_in_at_most_the_cap_spaced_and_more_as_it_grows() -> None:
     entered: list[int] = []
     lock = threading.Lock()
 
-    def match(n: int) -> None:
+    def match() -> None:
         admission.enter()
         with lock:
-            entered.append(n)
+            entered.append(threading.get_ident())
 
-    threads = [threading.Thread(target=match, args=(n,)) for n in range(10)]
+    threads = [threading.Thread(target=match) for _ in range(10)]
     for thread in threads:
         thread.start()
 
@@ -119,11 +112,11 @@ def test_the_gate_lets_in_at_most_the_cap_spaced_and_more_as_it_grows() -> None:
         f = admission.figures()
         return f.playing, f.waiting, len(entered)
 
-    until(lambda: figures() == (4, 6, 4), "4 playing, 6 waiting")
+    wait_for(lambda: figures() == (4, 6, 4), HANG_S, "4 playing, 6 waiting")
     time.sleep(0.2)  # a gate that let a fifth in would have done so by now
     assert figures() == (4, 6, 4)
     admission.leave()  # a match ends: one more starts
-    until(lambda: figures() == (4, 5, 5), "one more started after one left")
+    wait_for(lambda: figures() == (4, 5, 5), HANG_S, "one more started after one left")
     deadline = time.monotonic() + HANG_S
     while admission.figures().waiting and time.monotonic() < deadline:
         admission.observe(1.0)  # the loop on time: the cap grows while matches wait
