@@ -14,6 +14,13 @@ Three kinds, one table each:
 * **Blanks**: U+2800 BRAILLE PATTERN BLANK and U+1D159 MUSICAL SYMBOL NULL NOTEHEAD, symbols
   that render as an empty space (they are not default-ignorable, so they are named here; the
   Hangul fillers, often listed with them, are in the property already).
+* **Fillers**: every code point Unicode names a ``FILLER`` (:data:`FILLERS`): the Hangul
+  fillers, U+16FE4 KHITAN SMALL SCRIPT FILLER (a nonspacing mark meant to render as nothing,
+  and not default-ignorable: issue 33 found it accepted in names and ``say``), and the gap and
+  line fillers of scripts (punctuation that stands for an empty place). The list is checked
+  against Python's ``unicodedata`` and against the newest Unicode data (``unicodedata2``) by
+  ``tests/arena/wire/test_fillers.py``, so a filler a new Unicode version adds fails the test
+  until it is listed.
 
 :func:`hidden_characters` lists them (names refuse them: services/domain/names.py);
 :func:`clean_say` takes them out of a bot's ``say`` (docs/protocol.md).
@@ -30,13 +37,21 @@ BLANKS: Final = "\u2800\U0001d159\u115f\u1160\u3164\uffa0"
 """Characters that render blank although they are letters or symbols (the Hangul ones are
 default-ignorable too; listed for the reader)."""
 
+FILLERS: Final = (
+    "\u115f\u1160\u3164\ua8f9\uffa0\U00010af6\U0001144e\U00011945\U00011c44\U00011c45"
+    "\U00011f48\U00016fe4"
+)
+"""Every code point whose Unicode name holds ``FILLER`` (Unicode 18.0)."""
+
 CONTROL_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
-_INVISIBLE = regex.compile(r"[\p{Default_Ignorable_Code_Point}" + BLANKS + "]", regex.V1)
+_INVISIBLE = regex.compile(
+    r"[\p{Default_Ignorable_Code_Point}" + BLANKS + FILLERS + "]", regex.V1
+)
 
 
 def is_invisible(char: str) -> bool:
-    """Default-ignorable, or a blank that renders as nothing (one character)."""
+    """Default-ignorable, a blank that renders as nothing, or a filler (one character)."""
     return _INVISIBLE.match(char) is not None
 
 
@@ -57,7 +72,7 @@ def hidden_characters(text: str) -> list[str]:
 
 
 def without_invisible(text: str) -> str:
-    """``text`` with its default-ignorable characters and blanks taken out."""
+    """``text`` with its default-ignorable characters, blanks and fillers taken out."""
     return _INVISIBLE.sub("", text)
 
 

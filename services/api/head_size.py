@@ -5,6 +5,11 @@ that came in one read (up to 64 KiB from asyncio) was parsed whatever its size, 
 ~64 KB were accepted while the docs said 16 KiB. :class:`HeadSizedConnection` measures each
 complete head too, and refuses one over the limit with the status h11 itself gives an
 oversized incomplete head (431), which the server answers before closing.
+
+A chunked body's trailers (header lines after its last chunk) are a head of their own, with
+the same limit (issue 33, 11): h11 bounds them only while they arrive in pieces, so trailers
+of 16-70 KB sent at once were parsed. Complete trailers are measured as they are parsed, and
+trailers over the limit are the same 431, before the application sees the end of the body.
 """
 
 from __future__ import annotations
@@ -13,6 +18,11 @@ import h11
 
 MAX_HEAD_BYTES = 16 * 1024
 HTTP_VERSION_BYTES = len(b"HTTP/1.1")
+
+
+def trailer_bytes(end: h11.EndOfMessage) -> int:
+    """The bytes of a chunked body's trailer lines and the blank line that ends them."""
+    return sum(len(name) + 2 + len(value) + 2 for name, value in end.headers.raw_items()) + 2
 
 
 def head_bytes(request: h11.Request) -> int:
@@ -44,4 +54,7 @@ class HeadSizedConnection(h11.Connection):
         if isinstance(event, h11.Request) and head_bytes(event) > self.max_head_bytes:
             self.refused_status = 431
             raise h11.RemoteProtocolError("request head too large", error_status_hint=431)
+        if isinstance(event, h11.EndOfMessage) and trailer_bytes(event) > self.max_head_bytes:
+            self.refused_status = 431
+            raise h11.RemoteProtocolError("trailers too large", error_status_hint=431)
         return event

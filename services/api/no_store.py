@@ -1,8 +1,8 @@
 """``Cache-Control: no-store`` on every answer that carries a credential.
 
-An answer whose body has an ``api_key`` or a ``signing_secret`` (account creation, bot
-registration, and any later endpoint that returns one) must not be kept by a browser, a proxy
-or a CDN. The check is on the answer's type, not on a list of routes, so a new endpoint
+An answer whose body has an ``api_key``, a ``signing_secret`` or a play session's ``token``
+(account creation, bot registration, ``POST /v1/play``, and any later endpoint that returns
+one) must not be kept by a browser, a proxy or a CDN. The check is on the answer's type, not on a list of routes, so a new endpoint
 returning such a body gets the header without anyone remembering to add it.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 from litestar import Response
 
-CREDENTIAL_FIELDS = frozenset({"api_key", "signing_secret"})
+CREDENTIAL_FIELDS = frozenset({"api_key", "signing_secret", "token"})
 NO_STORE = "no-store"
 
 

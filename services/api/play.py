@@ -53,6 +53,8 @@ from services.db.bots import Bot
 HOUSE_ACCOUNT: Final = "house"
 """The account whose open bots are house bots in local mode (``services.launch.local``)."""
 TOKEN_HEADER: Final = "x-play-token"
+TOKEN_BYTES: Final = 32
+"""Random bytes of a play token (43 characters of URL-safe base64), as docs/security.md says."""
 LONG_POLL_S: Final = 25.0
 HEARTBEAT_S: Final = 15.0
 _ROOM: Final = "play_room"
@@ -237,7 +239,7 @@ class PlayController(Controller):
             rules = Rules(players=data.players, points_to_win=data.points_to_win, flor=data.flor)
             settings = MatchSettings(rules=rules, games_per_match=data.games)
             seed = secrets.randbits(62)
-            token = secrets.token_urlsafe(24)
+            token = secrets.token_urlsafe(TOKEN_BYTES)
             bots.append(await _connection(pool, svc, bot, seed + 1))
             if partner is not None:
                 bots.append(await _connection(pool, svc, partner, seed + 2))

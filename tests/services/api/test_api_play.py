@@ -6,6 +6,7 @@ session's token a 403; no answer in time is a timeout fault; leaving forfeits; t
 from __future__ import annotations
 
 import asyncio
+import base64
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -158,6 +159,20 @@ async def test_wrong_tokens_illegal_and_stale_actions_are_clear_4xx(table: Table
     for leaving, leaving_token in ((play_id, token), (other_id, other_token)):
         left = await table.client.post(f"/v1/play/{leaving}/leave", headers=leaving_token)
         assert left.status_code == 200
+
+
+async def test_the_answer_carrying_the_token_is_not_stored(table: Table) -> None:
+    """Issue 33, 11: the play token came without ``Cache-Control: no-store``; and it is 32
+    random bytes, as docs/security.md says (it was 24)."""
+    answer = await table.client.post("/v1/play", json={})
+    assert answer.status_code == 201, answer.text
+    assert answer.headers["cache-control"] == "no-store"
+    token = answer.json()["token"]
+    assert len(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))) == 32
+    left = await table.client.post(
+        f"/v1/play/{answer.json()['id']}/leave", headers={"X-Play-Token": token}
+    )
+    assert left.status_code == 200
 
 
 async def test_leaving_forfeits(table: Table) -> None:
