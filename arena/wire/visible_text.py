@@ -45,9 +45,7 @@ FILLERS: Final = (
 
 CONTROL_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
-_INVISIBLE = regex.compile(
-    r"[\p{Default_Ignorable_Code_Point}" + BLANKS + FILLERS + "]", regex.V1
-)
+_INVISIBLE = regex.compile(r"[\p{Default_Ignorable_Code_Point}" + BLANKS + FILLERS + "]", regex.V1)
 
 
 def is_invisible(char: str) -> bool:

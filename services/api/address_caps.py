@@ -23,23 +23,14 @@ import ipaddress
 from collections import Counter
 from collections.abc import Iterable
 
-IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
-IPV6_PREFIX = 64
+from services.api.client_address import IPNetwork, counted, parse_ip
 
 
 def address_key(host: str | None) -> str | None:
-    """The counted address of a peer (``None``: not an IP address, e.g. a Unix socket)."""
-    if not host:
-        return None
-    try:
-        ip = ipaddress.ip_address(host.split("%", 1)[0])
-    except ValueError:
-        return None
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, IPV6_PREFIX), strict=False))
-    return str(ip)
+    """The counted address of a peer (``None``: not an IP address, e.g. a Unix socket), as
+    every per-address limit counts it (:func:`services.api.client_address.counted`)."""
+    ip = parse_ip(host) if host else None
+    return None if ip is None else counted(ip)
 
 
 class AddressCaps:
@@ -65,13 +56,12 @@ class AddressCaps:
 
     def key(self, host: str | None) -> str | None:
         """The address a peer is counted under, or ``None`` when it is not capped."""
-        key = address_key(host)
-        if key is None or not self._exempt:
-            return key
-        ip = ipaddress.ip_address(key.split("/", 1)[0])
-        if any(ip.version == net.version and ip in net for net in self._exempt):
+        ip = parse_ip(host) if host else None
+        if ip is None:
             return None
-        return key
+        if any(ip.version == net.version and ip in net for net in self._exempt):
+            return None  # the peer itself (not its /64) is a trusted proxy
+        return counted(ip)
 
     def admit(self, key: str | None) -> bool:
         """Count a new connection of ``key``; ``False`` (and nothing counted): over its cap."""

@@ -78,6 +78,8 @@ REFUSED = {
     "hangul choseong filler": "\u115fhouse-heuristic",
     "khmer inherent vowel": "house-heur\u17b4istic",
     "hangul filler": "house\u3164heuristic",
+    # issue 33, 11: a filler that is not default-ignorable
+    "khitan small script filler": "house\U00016fe4",
 }
 
 

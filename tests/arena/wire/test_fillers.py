@@ -40,8 +40,7 @@ def test_khitan_small_script_filler_is_refused_in_names_and_dropped_from_say() -
 
 _DEFAULT_IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}", regex.V1)
 HIDDEN = sorted(
-    set(FILLERS)
-    | {c for c in map(chr, range(sys.maxunicode + 1)) if _DEFAULT_IGNORABLE.match(c)}
+    set(FILLERS) | {c for c in map(chr, range(sys.maxunicode + 1)) if _DEFAULT_IGNORABLE.match(c)}
 )
 NAMES = st.text(
     alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=20
