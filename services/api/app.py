@@ -14,7 +14,7 @@ from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin
+from litestar.openapi.plugins import OpenAPIRenderPlugin
 from litestar.types import ControllerRouterHandler, ExceptionHandlersMap
 
 from services.api.api_keys import ApiKeyController
@@ -48,6 +48,7 @@ from services.api.ratelimit import (
     RedisCounter,
     rate_limit_hook,
 )
+from services.api.schema_document import KeptJsonDocument
 from services.api.slow_clients import body_deadline
 from services.api.sprt_tests import SprtController
 from services.api.streams import StreamController, hub_of
@@ -162,7 +163,7 @@ def create_api(
             version=API_VERSION,
             description="Bots play Argentine Truco. Errors are RFC 9457 problem details.",
             path="/schema",
-            render_plugins=[JsonRenderPlugin(), *render_plugins],
+            render_plugins=[KeptJsonDocument(), *render_plugins],
             components=security_components,
         ),
     )

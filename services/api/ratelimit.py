@@ -10,8 +10,9 @@ credentials gets a 429 without a database lookup until the window ends. ``POST /
 also counts against smaller per-address budgets (a minute and an hour). Every request under
 ``/v1`` also counts against its address's ceiling (``TRUCO_ADDRESS_RATE_LIMIT_PER_MINUTE``),
 whatever key it carries: five accounts of one address share one ceiling instead of
-multiplying the per-key budget. The client address is the peer's, or what a trusted proxy
-forwarded (:mod:`services.api.client_address`).
+multiplying the per-key budget. ``/schema`` (the OpenAPI documents and the API reference)
+counts as ``/v1`` does (issue 33, 8: it was counted nowhere). The client address is the
+peer's, or what a trusted proxy forwarded (:mod:`services.api.client_address`).
 
 Counters live in Redis when the app has a ``REDIS_URL`` (shared by every API process), else
 in this process's memory (tests, or Redis not answering: the limiter falls back and logs it).
@@ -191,7 +192,7 @@ def rate_limit_hook(
                 "health:" + client_address(request), limits.health_per_minute, clock()
             )
             return None if wait is None else _refusal(limits.health_per_minute, "requests", wait)
-        if not path.startswith("/v1/"):
+        if not (path.startswith("/v1/") or path == "/schema" or path.startswith("/schema/")):
             return None
         now = clock()
         address = client_address(request)

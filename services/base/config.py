@@ -145,6 +145,8 @@ class RateLimits(msgspec.Struct, frozen=True, kw_only=True):
     health_per_minute: int = 300
     pages_per_minute: int = 120
     """Page views (HTML) per client address (``services.web.pages.budget``)."""
+    polls_per_minute: int = 240
+    """A live page's ``/live`` polls per client address (``services.web.pages.budget``)."""
     enabled: bool = True
 
 

@@ -198,6 +198,9 @@ VARIABLES: tuple[Variable, ...] = (
     _var("TRUCO_PAGE_RATE_LIMIT_PER_MINUTE", "rate_limits.pages_per_minute", _MINUTE, "120",
          "page views (the HTML pages, not `/static` nor a page's `/live` poll) per client "
          "address"),
+    _var("TRUCO_POLL_RATE_LIMIT_PER_MINUTE", "rate_limits.polls_per_minute", _MINUTE, "240",
+         "polls of a live page's state (`/tournaments/{id}/live`, `/matches/{id}/live`, "
+         "`/tests/{id}/live`) per client address"),
     _var("TRUCO_PAGE_CACHE_BYTES", "web.page_cache_bytes", _whole(0, 2**34), "33554432",
          "bytes of rendered pages one API process keeps (32 MiB; 0: no cache)"),
     _var("TRUCO_PAGE_MAX_AGE_S", "web.page_max_age_s", _whole(0, 86_400), "300",

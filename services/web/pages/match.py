@@ -17,6 +17,7 @@ from services.web.i18n import gettext as _
 from services.web.page_cache import Rendered
 from services.web.pages.cached import cached_page
 from services.web.pages.live_replay import live_replay, reader
+from services.web.pages.polls import poll_answer
 from services.web.pages.render import SECURITY_HEADERS, Id, render_html
 from services.web.pages.replays import decoded
 from services.web.views.causes import match_causes
@@ -25,6 +26,8 @@ from services.web.views.live_words import live_words
 from services.web.views.replay import Shown, replay_view
 
 LIVE_MATCH = OPEN_STATUSES
+VIEWS = frozenset({"all", "seat0", "seat1", "seat2", "seat3"})
+"""The ``view`` values the replay viewer reads (:func:`replay_view`; any other shows ``all``)."""
 
 
 @get("/matches/{match_id:int}", name="web:match")
@@ -38,6 +41,7 @@ async def match_page(
     whole: Annotated[int, Parameter(ge=0, le=1)] = 0,
 ) -> Response[bytes]:
     version = await _match_version(request, pool, match_id)
+    view = view if view in VIEWS else "all"  # as the viewer reads it: one page for any other
 
     async def produce() -> Rendered:
         data = await db.match(pool, match_id)
@@ -90,7 +94,8 @@ async def match_page(
         )
         return Rendered(html.encode(), live)
 
-    return await cached_page(request, produce, version)
+    reads = {"game": game, "step": step, "view": view, "whole": whole}
+    return await cached_page(request, produce, version, reads)
 
 
 async def _match_version(
@@ -107,10 +112,14 @@ async def _match_version(
 async def match_live(
     request: Request[Any, Any, Any], pool: NamedDependency[asyncpg.Pool], match_id: Id
 ) -> Response[dict[str, Any]]:
-    version = await _match_version(request, pool, match_id)
-    if version is None:
+    async def read() -> tuple[str, bool] | None:
+        version = await _match_version(request, pool, match_id)
+        return None if version is None else (version, version.split(".")[0] in LIVE_MATCH)
+
+    answer = await poll_answer(request, ("match", match_id), read)
+    if answer is None:
         raise NotFoundException(f"no match {match_id}")
     return Response(
-        {"version": version, "live": version.split(".")[0] in LIVE_MATCH},
+        {"version": answer[0], "live": answer[1]},
         headers={**SECURITY_HEADERS, "Cache-Control": "no-store"},
     )

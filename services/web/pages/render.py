@@ -93,9 +93,22 @@ async def before_page(request: Request[Any, Any, Any]) -> None:
     use_language(request)
 
 
+PAGE_QUERY = "page_query"
+"""Where a cached page keeps the query it reads (``request.state``): its links repeat only that."""
+
+
+def page_query(request: Request[Any, Any, Any]) -> list[tuple[str, str]]:
+    """The query a page's links repeat: the parameters a cached page reads
+    (:func:`services.web.pages.cached.cached_page`), else the request's own, ``lang`` left out."""
+    kept = request.state.get(PAGE_QUERY)
+    if kept is not None:
+        return list(kept)
+    return [(k, v) for k, v in parse_qsl(request.url.query) if k != i18n.COOKIE]
+
+
 def _switch(request: Request[Any, Any, Any]) -> list[tuple[str, str, str, bool]]:
     """The language switch: (code, name, this page's address in it, is current)."""
-    query = [(k, v) for k, v in parse_qsl(request.url.query) if k != i18n.COOKIE]
+    query = page_query(request)
     return [
         (
             code,

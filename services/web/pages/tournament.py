@@ -24,6 +24,7 @@ from services.web.i18n import gettext as _
 from services.web.memo import Memo
 from services.web.page_cache import LIVE_S, Rendered
 from services.web.pages.cached import cached_page
+from services.web.pages.polls import poll_answer
 from services.web.pages.render import SECURITY_HEADERS, Id, render_html
 from services.web.pages.replays import replays
 from services.web.views.common import STATUS_NAMES, outcome, status_name
@@ -144,7 +145,7 @@ async def tournament_page(
         )
         return Rendered(html.encode(), not settled(view))
 
-    return await cached_page(request, produce, version)
+    return await cached_page(request, produce, version, {"round": round_number})
 
 
 def settled(view: TournamentView) -> bool:
@@ -180,17 +181,21 @@ async def crosstable_page(
         html = render_html(request, "crosstable.html", t=view, part=part, first=first, end=end)
         return Rendered(html.encode(), not settled(view))
 
-    return await cached_page(request, produce, version)
+    return await cached_page(request, produce, version, {"part": part})
 
 
 @get("/tournaments/{tournament_id:int}/live", name="web:tournament-live")
 async def tournament_live(
-    pool: NamedDependency[asyncpg.Pool], tournament_id: Id
+    request: Request[Any, Any, Any], pool: NamedDependency[asyncpg.Pool], tournament_id: Id
 ) -> Response[dict[str, Any]]:
-    version = await db.tournament_version(pool, tournament_id)
-    if version is None:
+    async def read() -> tuple[str, bool] | None:
+        version = await db.tournament_version(pool, tournament_id)
+        return None if version is None else (version, version.split(".")[0] in LIVE_TOURNAMENT)
+
+    answer = await poll_answer(request, ("tournament", tournament_id), read)
+    if answer is None:
         raise NotFoundException(f"no tournament {tournament_id}")
     return Response(
-        {"version": version, "live": version.split(".")[0] in LIVE_TOURNAMENT},
+        {"version": answer[0], "live": answer[1]},
         headers={**SECURITY_HEADERS, "Cache-Control": "no-store"},
     )

@@ -15,12 +15,14 @@ import pytest
 from litestar import Litestar
 
 from services.api.ratelimit import MemoryCounter
+from services.api.schema_document import KeptJsonDocument
 from services.base.config import RateLimits, Settings, WebSettings
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool
 from services.launch.app import create_app
 from services.web.page_cache import LIVE_S
 from services.web.pages.cached import page_cache
+from services.web.pages.polls import STATE_KEY as POLLS_KEY
 from services.web.pages.tournament import VIEWS_KEY
 from tests.servers import PostgresServer, create_database, drop_database, new_database_name
 from tests.services.helpers.api_helpers import FrozenCounter
@@ -140,11 +142,11 @@ async def test_a_finished_event_page_is_rendered_once_then_served_from_the_cache
         assert (
             chosen.headers["cache-control"].startswith("private") and "set-cookie" in chosen.headers
         )
-        # every page of the event is made from one view model per language: other rounds,
-        # crosstable parts and queries no page reads render a template, no more
+        # every page of the event is made from one view model per language: other rounds and
+        # crosstable parts render a template, no more; a query no page reads is the same page
         for address in ("?round=3", "?round=39", "/crosstable?part=1", "?utm_source=x"):
             assert (await client.get(f"/tournaments/{tid}{address}")).status_code == 200
-        assert cache.renders == 7
+        assert cache.renders == 6
         assert app.state[VIEWS_KEY].made == 2  # English and Spanish
 
 
@@ -272,3 +274,93 @@ def test_the_pages_of_a_large_event_fit_every_screen(event: tuple[str, int], bro
         server.should_exit = True
         thread.join(10)
     assert found == {}, found
+
+
+@pytest.mark.anyio
+async def test_random_query_strings_do_not_bypass_the_page_cache(event: tuple[str, int]) -> None:
+    """Issue 33, 8: the cache key held the whole query, so random query strings made every view
+    a rendering (45 a second from 20 addresses took others' p50 from 17 ms to 1.2 s). The key
+    is now the parameters a page reads, and its links repeat only those."""
+    url, tid = event
+    async with served(url) as (app, (client,)):
+        cache = page_cache(app.state)
+        first = await client.get(f"/tournaments/{tid}?round=2&lang=en")
+        assert first.status_code == 200 and cache.renders == 1
+        for n in range(30):
+            junk = f"/tournaments/{tid}?x{n}={n}&round=2&utm={n}&lang=en"
+            again = await client.get(junk)
+            assert again.status_code == 200 and again.content == first.content
+            assert f"x{n}=" not in again.text  # the language links repeat no stranger's query
+        assert cache.renders == 1
+        assert f'href="/tournaments/{tid}?round=2&amp;lang=es"' in first.text
+        # the match page: a view the viewer does not know is its "all" page
+        match_id = await _a_match_of(url, tid)
+        shown = await client.get(f"/matches/{match_id}?lang=en")
+        made = cache.renders
+        for junk in ("view=zzz", "view=all&q=1", "view=seat9", "foo=bar"):
+            assert (await client.get(f"/matches/{match_id}?{junk}&lang=en")).content == (
+                shown.content
+            )
+        assert cache.renders == made
+
+
+async def _a_match_of(url: str, tid: int) -> int:
+    pool = await create_pool(url, min_size=1, max_size=1)
+    try:
+        found = await pool.fetchval(
+            "SELECT min(id) FROM matches WHERE tournament_id = $1 AND status = 'done'", tid
+        )
+    finally:
+        await pool.close()
+    assert isinstance(found, int)
+    return found
+
+
+@pytest.mark.anyio
+async def test_live_polls_are_read_once_a_second_and_have_a_budget(
+    event: tuple[str, int],
+) -> None:
+    """Issue 33, 8: each ``/tournaments/{id}/live`` answer aggregated the event's 780 match
+    states and counted in no budget (2,986 answers in 20 s from one address)."""
+    url, tid = event
+    limits = RateLimits(polls_per_minute=40, pages_per_minute=1000)
+    peers = ("203.0.113.7", "198.51.100.9")
+    async with served(url, peers, rate_limits=limits, rate_counter=FrozenCounter()) as (
+        app,
+        (flooder, other),
+    ):
+        answers = [await flooder.get(f"/tournaments/{tid}/live") for _ in range(40)]
+        assert {a.status_code for a in answers} == {200}
+        assert len({a.content for a in answers}) == 1
+        assert app.state[POLLS_KEY].made == 1  # 40 polls, one read of the event
+        refused = await flooder.get(f"/tournaments/{tid}/live")
+        assert refused.status_code == 429 and refused.json()["status"] == 429
+        assert int(refused.headers["retry-after"]) > 0
+        assert (await other.get(f"/tournaments/{tid}/live")).status_code == 200
+        # polls spend no page views, nor page views polls
+        assert (await flooder.get(f"/tournaments/{tid}")).status_code == 200
+        assert (await flooder.get(f"/tournaments/{10**9}/live")).status_code == 429
+
+
+@pytest.mark.anyio
+async def test_the_openapi_document_is_encoded_once_and_counted(event: tuple[str, int]) -> None:
+    """Issue 33, 8: ``/schema/openapi.json`` (136 KB) was encoded for every request and counted
+    in no budget (2,694 answers in 15 s)."""
+    url, _tid = event
+    limits = RateLimits(per_key_per_minute=10)
+    peers = ("203.0.113.7", "198.51.100.9")
+    async with served(url, peers, rate_limits=limits, rate_counter=FrozenCounter()) as (
+        app,
+        (flooder, other),
+    ):
+        answers = [await flooder.get("/schema/openapi.json") for _ in range(10)]
+        assert {a.status_code for a in answers} == {200}
+        assert len({a.content for a in answers}) == 1
+        plugin = next(
+            p for p in app.openapi_config.render_plugins if isinstance(p, KeptJsonDocument)
+        )  # type: ignore[union-attr]
+        assert plugin.encodings == 1
+        refused = await flooder.get("/schema/openapi.json")
+        assert refused.status_code == 429 and "retry-after" in refused.headers
+        assert (await flooder.get("/v1/bots")).status_code == 429  # one budget with the API
+        assert (await other.get("/schema/openapi.json")).status_code == 200
