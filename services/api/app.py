@@ -31,6 +31,8 @@ from services.api.deps import (
     default_stopper,
     get_pool,
 )
+from services.api.guard.read_lane import STATE_KEY as LANE_KEY
+from services.api.guard.read_lane import ReadLane, read_lane
 from services.api.health import health, liveness
 from services.api.hooks import first_answer
 from services.api.ladders import LadderController
@@ -104,6 +106,7 @@ def create_api(
         else MemoryCounter()
     )
     limiter = Limiter(limits, counter, client_address_reader(settings.web.trusted_proxies))
+    lane = ReadLane(settings.web.reads_at_once, settings.web.reads_per_address)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -151,12 +154,12 @@ def create_api(
             rate_limit_hook(limits, counter, address_of=limiter.address_of),
             json_body_hook,
         ),
-        middleware=[body_deadline],
+        middleware=[body_deadline, read_lane(lane, limiter.address_of)],
         after_request=no_store_credentials,
         dependencies={"pool": Provide(get_pool, sync_to_thread=False)},
         exception_handlers=error_pages(exception_handlers) if error_pages else exception_handlers,
         lifespan=[lifespan],
-        state=State({"services": svc, LIMITER_KEY: limiter}),
+        state=State({"services": svc, LIMITER_KEY: limiter, LANE_KEY: lane}),
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=OpenAPIConfig(
             title="Truco Arena API",

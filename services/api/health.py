@@ -27,6 +27,7 @@ from litestar import Request, get
 from litestar.datastructures import State
 
 from services.api.deps import Services, services_of
+from services.api.guard.read_lane import READ_LANE
 from services.api.problems import ProblemError, problem_responses
 from services.worker.checks import check_broker, check_workers
 
@@ -110,6 +111,7 @@ def health_cache(state: State) -> HealthCache:
 
 @get(
     "/health",
+    opt={READ_LANE: False},
     operation_id="getHealth",
     summary="Readiness: whether the service and what it depends on answer",
     description=(
@@ -137,6 +139,7 @@ async def health(request: Request[object, object, State]) -> dict[str, str]:
 
 @get(
     "/health/live",
+    opt={READ_LANE: False},
     operation_id="getLiveness",
     summary="Liveness: the API process answers (no dependency is checked)",
     tags=["operations"],

@@ -86,3 +86,8 @@ class LadderDayRead(msgspec.Struct, kw_only=True):
     master_seed: str | None  # hex, once the day is over and its matches have stopped
     revealed_at: datetime | None
     matches: list[LadderDayMatch]
+    """A page of the day's matches by number: those numbered past ``after``, at most ``limit``."""
+    total: int = 0
+    """How many matches the day has."""
+    next_after: int | None = None
+    """The ``after`` of the next page; null on the last one."""

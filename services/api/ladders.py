@@ -18,6 +18,7 @@ from arena.client.signing import generate_secret
 from services.api.auth import SECURITY, current_account
 from services.api.bots import _policy, handshake
 from services.api.deps import services_of
+from services.api.guard.read_lane import READ_LANE
 from services.api.ladder_schemas import (
     LadderDayMatch,
     LadderDayRead,
@@ -25,28 +26,25 @@ from services.api.ladder_schemas import (
     LadderJoin,
     LadderRead,
     LadderUpdate,
-    Placement,
 )
+from services.api.ladder_tables import ladder_tables, ranked, read_snapshot
 from services.api.params import BotIdParam
 from services.api.problems import ProblemError, problem_responses
-from services.db import bot_health
+from services.db import bot_health, ladder_days
 from services.db import bots as db_bots
 from services.db import ladder as db_ladder
 from services.db import matches as db_matches
 from services.db.accounts import Account
-from services.db.ladder import LadderRow
 from services.flow import ladder as flow_ladder
 from services.flow import ladder_export
 from services.flow.errors import BotNotFound, BotUnavailable
-from services.ladder.model import (
-    LADDER_POOLS,
-    PLACEMENT_HALFWIDTH,
-    LadderPool,
-    placement_progress,
-)
+from services.ladder.model import LADDER_POOLS, LadderPool
 from services.tournaments.export import LadderDayExport
 
 _auth = {"account": Provide(current_account)}
+DAY_PAGE = 100
+"""Matches in one page of a ladder day (``limit``'s default)."""
+DAY_PAGE_MAX = 500
 
 
 def _problem(exc: Exception) -> ProblemError:
@@ -59,48 +57,6 @@ def _problem(exc: Exception) -> ProblemError:
     if isinstance(exc, BotUnavailable):
         return ProblemError(409, str(exc), slug="bot-unavailable")
     raise exc
-
-
-def placement(row: LadderRow) -> Placement:
-    if row.low is None or row.high is None or not row.matches:
-        return Placement(state="waiting", matches=row.matches)
-    halfwidth = (row.high - row.low) / 2
-    if halfwidth < PLACEMENT_HALFWIDTH:
-        return Placement(state="placed", matches=row.matches)
-    played, about = placement_progress(row.matches, halfwidth)
-    return Placement(state="placing", matches=played, about=about)
-
-
-def entry_read(row: LadderRow, rank: int | None, viewer: Account | None) -> LadderEntryRead:
-    own = viewer is not None and viewer.id == row.owner_id
-    return LadderEntryRead(
-        rank=rank,
-        bot_id=row.bot_id,
-        name=row.bot_name,
-        owner=row.owner_name,
-        rating=row.rating,
-        interval=(row.low, row.high) if row.low is not None and row.high is not None else None,
-        los_next=row.los_next,
-        elo=row.elo,
-        matches=row.matches,
-        placement=placement(row),
-        playing=row.playing,
-        paused=row.paused_at is not None,
-        pause_cause=row.pause_cause if own else None,
-        hourly_cap=row.hourly_cap if own else None,
-        joined_at=row.joined_at,
-    )
-
-
-def ranked(rows: list[LadderRow], viewer: Account | None) -> list[LadderEntryRead]:
-    """Rows in table order; a rank for each bot with a fitted rating (paused bots keep theirs,
-    marked paused)."""
-    out, rank = [], 0
-    for row in rows:
-        if row.rating is not None:
-            rank += 1
-        out.append(entry_read(row, rank if row.rating is not None else None, viewer))
-    return out
 
 
 async def _viewer(request: Request[object, object, State]) -> Account | None:
@@ -138,7 +94,8 @@ class LadderController(Controller):
             "`about` is roughly how many matches a placement takes) or `placed`. A paused bot "
             "keeps its rank, marked `paused`; with your API key, your own bots also show "
             "`pause_cause` and `hourly_cap`. `commitment` is today's seed commitment, once "
-            "today's first ladder match is made."
+            "today's first ladder match is made. Without an API key the table is read at most "
+            "once every 5 s per server (a result shows within 5 s); with one, it is read now."
         ),
         responses=problem_responses(401, 404),
     )
@@ -150,17 +107,18 @@ class LadderController(Controller):
     ) -> LadderRead:
         ladder = _ladder(name)
         viewer = await _viewer(request)
-        now = datetime.now(UTC)
-        async with pool.acquire() as conn:
-            rows = await db_ladder.table(conn, ladder, now)
-            flying = await db_ladder.in_flight(conn, ladder)
-            today = await db_ladder.get_day(conn, ladder, now.date())
+        if viewer is None:  # the public table: one read every few seconds, ranked once
+            snap = await ladder_tables(request.app.state).snapshot(pool, ladder)
+            entries = snap.public
+        else:  # a signed-in reader sees its own bots' pause causes and caps as they are now
+            snap = await read_snapshot(pool, ladder, "")
+            entries = ranked(snap.rows, viewer)
         return LadderRead(
             pool=ladder,
-            entries=ranked(rows, viewer),
-            in_flight=flying,
-            today=now.date(),
-            commitment=today.commitment if today is not None else None,
+            entries=entries,
+            in_flight=snap.in_flight,
+            today=snap.today,
+            commitment=snap.commitment,
         )
 
     @post(
@@ -212,6 +170,7 @@ class LadderController(Controller):
             )
         except Exception as exc:
             raise _problem(exc) from None
+        ladder_tables(request.app.state).forget(ladder)
         return await _entry(pool, ladder, data.bot_id, account)
 
     @patch(
@@ -250,6 +209,7 @@ class LadderController(Controller):
             )
         except Exception as exc:
             raise _problem(exc) from None
+        ladder_tables(request.app.state).forget(ladder)
         return await _entry(pool, ladder, bot_id, account)
 
     @delete(
@@ -264,6 +224,7 @@ class LadderController(Controller):
     )
     async def leave_ladder(
         self,
+        request: Request[object, object, State],
         pool: NamedDependency[asyncpg.Pool],
         name: Annotated[str, Parameter(description="1v1 or 2v2-individual")],
         bot_id: BotIdParam,
@@ -273,6 +234,7 @@ class LadderController(Controller):
             await flow_ladder.leave(pool, _ladder(name), bot_id, account.id)
         except Exception as exc:
             raise _problem(exc) from None
+        ladder_tables(request.app.state).forget(_ladder(name))
 
     @get(
         "/{name:str}/days/{day:str}",
@@ -282,7 +244,12 @@ class LadderController(Controller):
             "Each ladder day (UTC) has a master seed, committed (SHA-256) when its first match "
             "is made and revealed once the day is over and none of its matches is playing; a "
             "match's seed derives from it, the day, the match's number and its bots "
-            "(docs/ladder.md, docs/verify.md). A match's seed shows once it is over."
+            "(docs/ladder.md, docs/verify.md). A match's seed shows once it is over. The "
+            "matches come a page at a time, by number: those numbered past `after` (from the "
+            "first when left out), at "
+            "most `limit` (100, at most 500); `next_after` is the next page's `after` (null on "
+            "the last), `total` the day's matches. The whole day as one document is the "
+            "export."
         ),
         responses=problem_responses(400, 404),
     )
@@ -291,15 +258,31 @@ class LadderController(Controller):
         pool: NamedDependency[asyncpg.Pool],
         name: Annotated[str, Parameter(description="1v1 or 2v2-individual")],
         day: Annotated[str, Parameter(description="the day, YYYY-MM-DD (UTC)")],
+        after: Annotated[
+            int | None,
+            Parameter(
+                ge=0,
+                le=2**31,
+                description="the matches numbered past this (the next page); left out: from "
+                "the day's first",
+            ),
+        ] = None,
+        limit: Annotated[
+            int, Parameter(ge=1, le=DAY_PAGE_MAX, description="at most this many matches")
+        ] = DAY_PAGE,
     ) -> LadderDayRead:
         ladder, when = _ladder(name), _day(day)
         async with pool.acquire() as conn:
             found = await db_ladder.get_day(conn, ladder, when)
             if found is None:
                 raise ProblemError(404, f"the {ladder} ladder played no match on {when}")
-            ids = await db_ladder.match_ids_of_day(conn, ladder, when)
+            first = -1 if after is None else after
+            ids = await ladder_days.day_match_ids(conn, ladder, when, first, limit + 1)
+            total = await ladder_days.day_match_count(conn, ladder, when)
+            ids, more = ids[:limit], len(ids) > limit
             places = await db_ladder.places(conn, ids)
             matches = await db_matches.get_matches(conn, ids)
+        shown = sorted(matches, key=lambda m: places[m.id].number)
         return LadderDayRead(
             pool=ladder,
             day=when,
@@ -316,12 +299,15 @@ class LadderController(Controller):
                     reason=_reason(places[m.id].reason),
                     detail=places[m.id].detail,
                 )
-                for m in sorted(matches, key=lambda m: places[m.id].number)
+                for m in shown
             ],
+            total=total,
+            next_after=places[shown[-1].id].number if more and shown else None,
         )
 
     @get(
         "/{name:str}/days/{day:str}/export",
+        opt={READ_LANE: False},  # the exports' slots
         operation_id="exportLadderDay",
         summary="A ladder day as one JSON document, for `truco verify ladder`",
         description=(

@@ -39,6 +39,7 @@ from engine.rules import Rules
 from services.api.auth import request_account
 from services.api.client_address import client_address_reader
 from services.api.deps import Services, services_of
+from services.api.guard.read_lane import READ_LANE
 from services.api.play_schemas import Opponent, PlayAct, PlayCreate, PlayCreated, PlayView
 from services.api.play_sessions import PlayRoom, PlaySession
 from services.api.problems import ProblemError, problem_responses
@@ -275,6 +276,7 @@ class PlayController(Controller):
 
     @get(
         "/{play_id:int}",
+        opt={READ_LANE: False},  # a long poll (no database)
         operation_id="getPlay",
         summary="A play session as the person sees it (a long poll with ?after=)",
         description=(
@@ -299,6 +301,7 @@ class PlayController(Controller):
 
     @get(
         "/{play_id:int}/stream",
+        opt={READ_LANE: False},
         operation_id="streamPlay",
         summary="A play session as the person sees it: Server-Sent Events",
         description=(

@@ -23,6 +23,7 @@ from litestar.response import Stream
 
 from services.api.client_address import client_address_reader
 from services.api.deps import services_of
+from services.api.guard.read_lane import READ_LANE
 from services.api.live_feeds import (
     Feed,
     Hub,
@@ -117,6 +118,7 @@ class StreamController(Controller):
 
     @get(
         "/v1/matches/{match_id:int}/stream",
+        opt={READ_LANE: False},  # a stream has its own caps (it holds no connection)
         operation_id="streamMatch",
         summary="A match as it is played: Server-Sent Events",
         description=(
@@ -162,6 +164,7 @@ class StreamController(Controller):
 
     @get(
         "/v1/tournaments/{tournament_id:int}/stream",
+        opt={READ_LANE: False},
         operation_id="streamTournament",
         summary="A tournament as it is played: Server-Sent Events",
         description=(

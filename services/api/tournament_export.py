@@ -32,6 +32,7 @@ from litestar.response import Stream
 from services import flow
 from services.api.client_address import client_address_reader
 from services.api.deps import services_of
+from services.api.guard.read_lane import READ_LANE
 from services.api.problems import ProblemError, problem_responses
 from services.api.stream_caps import Slot, StreamCaps
 from services.api.tournaments import TournamentId, flow_problem
@@ -166,6 +167,7 @@ class TournamentExportController(Controller):
 
     @get(
         "/{tournament_id:int}/export",
+        opt={READ_LANE: False},  # its own slots
         operation_id="exportTournament",
         summary="The whole tournament as one JSON document, for `truco verify tournament`",
         description=(

@@ -96,6 +96,11 @@ class WebSettings(msgspec.Struct, frozen=True, kw_only=True):
     page_max_age_s: int = 300
     """How long a finished event's page is kept: by browsers and proxies (``Cache-Control``)
     and by this process's cache of rendered pages."""
+    reads_at_once: int = 6
+    """Reads (GET, HEAD) one API process serves at once (``services.api.guard.read_lane``): at
+    most this many of the database pool's 10 connections are reads', the rest writes'."""
+    reads_per_address: int = 3
+    """Of those, the reads of one client address at once (more wait their turn)."""
 
 
 class StreamSettings(msgspec.Struct, frozen=True, kw_only=True):

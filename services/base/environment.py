@@ -181,6 +181,13 @@ VARIABLES: tuple[Variable, ...] = (
     _var("TRUCO_UNFINISHED_HEADS_PER_ADDRESS", "web.heads_per_address", _whole(1, 100_000),
          "8", "connections of one client address that may hold part of a request head at once "
          "(past it: a 503 and closed)"),
+    _var("TRUCO_READS_AT_ONCE", "web.reads_at_once", _whole(1, 1000), "6",
+         "reads (`GET`, `HEAD`) one API process serves at once, so that writes always find "
+         "some of the database pool's 10 connections free (more wait their turn, a 503 after "
+         "20 s)"),
+    _var("TRUCO_READS_PER_ADDRESS", "web.reads_per_address", _whole(1, 1000), "3",
+         "of those, the reads one client address may have in flight at once (more wait their "
+         "turn, behind no other address)"),
     _var("TRUCO_RATE_LIMIT_PER_MINUTE", "rate_limits.per_key_per_minute", _MINUTE, "600",
          "requests per account (validated key) or client address"),
     _var("TRUCO_ADDRESS_RATE_LIMIT_PER_MINUTE", "rate_limits.per_address_per_minute", _MINUTE,

@@ -4,12 +4,12 @@ bot's place on each ladder it is on (docs/ladder.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date
 
 import asyncpg
 
 from services.api.ladder_schemas import LadderEntryRead
-from services.api.ladders import ranked
+from services.api.ladder_tables import LadderTables
 from services.db import ladder as db_ladder
 from services.ladder.model import LADDER_POOLS, LadderPool
 from services.web.views.ladder import BotLadder, bot_ladders
@@ -26,28 +26,23 @@ class LadderTable:
     in_flight: int
     today: date
     commitment: str | None  # today's, once today's first ladder match is made
+    version: str  # of the read: the page's cache key
 
 
-async def ladder_table(pool: asyncpg.Pool, ladder: LadderPool) -> LadderTable:
-    now = datetime.now(UTC)
-    async with pool.acquire() as conn:
-        rows = await db_ladder.table(conn, ladder, now)
-        flying = await db_ladder.in_flight(conn, ladder)
-        today = await db_ladder.get_day(conn, ladder, now.date())
+async def ladder_table(tables: LadderTables, pool: asyncpg.Pool, ladder: LadderPool) -> LadderTable:
+    """The table as the API's public answer has it (read at most every few seconds:
+    :mod:`services.api.ladder_tables`)."""
+    snap = await tables.snapshot(pool, ladder)
     return LadderTable(
-        ladder,
-        ranked(rows, None),
-        flying,
-        now.date(),
-        None if today is None else today.commitment,
+        ladder, snap.public, snap.in_flight, snap.today, snap.commitment, snap.version
     )
 
 
-async def ladders_of_bot(pool: asyncpg.Pool, bot_id: int) -> list[BotLadder]:
+async def ladders_of_bot(tables: LadderTables, pool: asyncpg.Pool, bot_id: int) -> list[BotLadder]:
     """The bot's place in each ladder it is on (its rank among the whole table)."""
-    now = datetime.now(UTC)
-    tables: list[tuple[str, list[LadderEntryRead]]] = []
-    async with pool.acquire() as conn:
-        for entry in await db_ladder.entries_of_bot(conn, bot_id):
-            tables.append((entry.pool, ranked(await db_ladder.table(conn, entry.pool, now), None)))
-    return bot_ladders(tables, bot_id)
+    found: list[tuple[str, list[LadderEntryRead]]] = []
+    for entry in await db_ladder.entries_of_bot(pool, bot_id):
+        ladder = ladder_named(entry.pool)
+        if ladder is not None:
+            found.append((ladder, (await tables.snapshot(pool, ladder)).public))
+    return bot_ladders(found, bot_id)

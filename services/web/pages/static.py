@@ -9,6 +9,7 @@ from litestar import Response, get
 from litestar.exceptions import NotFoundException
 from litestar.params import Parameter
 
+from services.api.guard.read_lane import READ_LANE
 from services.web.pages.render import SECURITY_HEADERS, STATIC
 
 MEDIA_TYPES = {
@@ -31,7 +32,7 @@ def _static_files() -> dict[str, tuple[bytes, str]]:
     }
 
 
-@get("/static/{name:path}", name="web:static")
+@get("/static/{name:path}", name="web:static", opt={READ_LANE: False})
 async def static_file(name: Annotated[str, Parameter(max_length=96)]) -> Response[bytes]:
     found = _static_files().get(name.lstrip("/"))
     if found is None:

@@ -134,6 +134,21 @@ async def test_a_ladder_day_verifies_and_tampering_fails(api: Api) -> None:
 
     for change in (seed, number, master, result, rating, event):
         tampered(change)
+    # issue 33, 4: the day comes a page at a time, by number; the pages add up to the day
+    summary = (await api.client.get(url, params={"limit": 500})).json()
+    assert summary["total"] == len(summary["matches"]) and summary["next_after"] is None
+    pages: list[dict[str, object]] = []
+    after: int | None = None
+    while not pages or after is not None:
+        params = {"limit": 4} if after is None else {"after": after, "limit": 4}
+        page = (await api.client.get(url, params=params)).json()
+        assert len(page["matches"]) <= 4 and page["total"] == len(summary["matches"])
+        pages.extend(page["matches"])
+        after = page["next_after"]
+    assert pages == summary["matches"]
+    assert [m["number"] for m in pages] == sorted(m["number"] for m in pages)
+    for bad in ({"limit": 0}, {"limit": 501}, {"after": -1}):
+        assert (await api.client.get(url, params=bad)).status_code == 400
     assert (await api.client.get("/v1/ladders/1v1/days/2026-10-01")).status_code == 404
     assert (await api.client.get("/v1/ladders/1v1/days/yesterday")).status_code == 400
 
