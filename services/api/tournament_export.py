@@ -4,120 +4,41 @@ A finished event's export is made once into files (:mod:`services.flow.export_ca
 served from them a chunk at a time, with a strong ETag (a matching ``If-None-Match`` is a
 304). A running event's export is streamed (:mod:`services.flow.export`): the event is read
 once, then one match at a time, gzip-compressed (in a thread) when the client accepts it.
-Either way a chunk is made only once the previous one was taken by the socket (uvicorn's
-``send`` waits while the client does not drain), so a response holds a chunk and the send
-buffers however slowly it is read, and a client that reads under ``TRUCO_WRITE_FLOOR_BYTES``
-in ``TRUCO_WRITE_DEADLINE_S`` while they are full is cut (:mod:`services.api.serve`).
-Exports being costly, one API process serves ``TRUCO_EXPORTS_PER_ADDRESS`` at once to one
-client address (a 429 past it) and ``TRUCO_EXPORTS_TOTAL`` in all (a 503), both with
-Retry-After.
+Slots, files and the bytes of a response: :mod:`services.api.export_serving`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import zlib
-from collections.abc import AsyncIterator
-from typing import Any, Final
 
 import asyncpg
 from litestar import Controller, Request, Response, get
-from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import State
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.response import Stream
 
 from services import flow
-from services.api.client_address import client_address_reader
-from services.api.deps import services_of
+from services.api.export_serving import (
+    accepts_gzip,
+    cache_of,
+    etag_matches,
+    from_file,
+    gzipped,
+    not_modified,
+    stream,
+    take_slot,
+)
 from services.api.guard.read_lane import READ_LANE
 from services.api.problems import ProblemError, problem_responses
-from services.api.stream_caps import Slot, StreamCaps
 from services.api.tournaments import TournamentId, flow_problem
 from services.db import tournaments as db_tournaments
 from services.flow import export as flow_export
-from services.flow.export_cache import CachedExport, ExportCache, file_chunks, open_file
 from services.tournaments.export import TournamentExport
 
-GZIP_LEVEL = 6
+__all__ = ["TournamentExportController", "cache_of"]
+
 logger = logging.getLogger("services.api")
-RETRY_AFTER_S: Final = 10
-_CAPS, _CACHE = "export_caps", "export_cache"
-
-
-def caps_of(state: State) -> StreamCaps:
-    found = state.get(_CAPS)
-    if not isinstance(found, StreamCaps):
-        limits = services_of(state).settings.exports
-        found = state[_CAPS] = StreamCaps(per_address=limits.per_address, total=limits.total)
-    return found
-
-
-def cache_of(state: State) -> ExportCache:
-    found = state.get(_CACHE)
-    if not isinstance(found, ExportCache):
-        found = state[_CACHE] = ExportCache(services_of(state).settings.export_cache_dir)
-    return found
-
-
-def _slot(request: Request[Any, Any, State]) -> Slot:
-    settings = services_of(request.app.state).settings
-    address = client_address_reader(settings.web.trusted_proxies)(request)
-    caps = caps_of(request.app.state)
-    slot = caps.acquire(address)
-    if slot is not None:
-        return slot
-    retry = {"Retry-After": str(RETRY_AFTER_S)}
-    if caps.by_address.get(address, 0) >= caps.per_address:
-        raise ProblemError(
-            429,
-            f"this address is already downloading {caps.per_address} exports from this "
-            "server; wait for one to finish",
-            slug="too-many-exports",
-            headers=retry,
-        )
-    raise ProblemError(
-        503,
-        "this server is serving as many exports as it can at once; try again shortly",
-        slug="exports-busy",
-        headers=retry,
-    )
-
-
-async def _released(chunks: AsyncIterator[bytes], slot: Slot) -> AsyncIterator[bytes]:
-    try:
-        async for chunk in chunks:
-            yield chunk
-    finally:
-        slot.release()
-
-
-def _matches(etag: str, if_none_match: str | None) -> bool:
-    if not if_none_match:
-        return False
-    wanted = {tag.strip().removeprefix("W/") for tag in if_none_match.split(",")}
-    return "*" in wanted or etag in wanted
-
-
-def _accepts_gzip(request: Request[object, object, State]) -> bool:
-    codings = request.headers.get("accept-encoding", "")
-    for part in codings.split(","):
-        name, _, params = part.strip().partition(";")
-        if name.strip().lower() == "gzip":
-            return params.replace(" ", "").lower() not in ("q=0", "q=0.0", "q=0.00", "q=0.000")
-    return False
-
-
-async def gzipped(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    """``chunks`` as one gzip stream."""
-    packer = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
-    async for chunk in chunks:
-        packed = await asyncio.to_thread(packer.compress, chunk)  # off the event loop
-        if packed:
-            yield packed
-    yield packer.flush()
 
 
 def _problem(exc: flow.FlowError) -> ProblemError:
@@ -126,39 +47,6 @@ def _problem(exc: flow.FlowError) -> ProblemError:
     if isinstance(exc, flow_export.NoTrf):
         return ProblemError(404, str(exc), slug="no-trf")
     return flow_problem(exc)
-
-
-def _stream(chunks: AsyncIterator[bytes], headers: dict[str, str], slot: Slot) -> Stream:
-    return Stream(
-        _released(chunks, slot),
-        media_type="application/json",
-        headers=headers,
-        background=BackgroundTask(slot.release),  # also when the body never started
-    )
-
-
-def _finished_headers(cached: CachedExport, gzip: bool, headers: dict[str, str]) -> None:
-    headers["ETag"] = cached.etag(gzip)
-    headers["Cache-Control"] = "public, max-age=3600"
-    if gzip:
-        headers["Content-Encoding"] = "gzip"
-
-
-def _not_modified(cached: CachedExport, gzip: bool, headers: dict[str, str]) -> Response[bytes]:
-    _finished_headers(cached, gzip, headers)
-    del headers["Content-Disposition"]
-    headers.pop("Content-Encoding", None)
-    return Response(content=b"", status_code=304, headers=headers)
-
-
-def _from_file(cached: CachedExport, gzip: bool, headers: dict[str, str], slot: Slot) -> Stream:
-    path, size = (
-        (cached.gzipped, cached.meta.gzip_size) if gzip else (cached.plain, cached.meta.plain_size)
-    )
-    handle = open_file(path)  # first: an OSError leaves the headers as they were
-    _finished_headers(cached, gzip, headers)
-    headers["Content-Length"] = str(size)
-    return _stream(file_chunks(handle), headers, slot)
 
 
 class TournamentExportController(Controller):
@@ -181,8 +69,9 @@ class TournamentExportController(Controller):
             "verified. Streamed; gzip-compressed when the request accepts gzip. A finished "
             "event's export is made once and has a strong `ETag` (`If-None-Match` gives a "
             "304). At most TRUCO_EXPORTS_PER_ADDRESS exports at once per client address (a "
-            "429, `/problems/too-many-exports`) and TRUCO_EXPORTS_TOTAL per server (a 503, "
-            "`/problems/exports-busy`), both with Retry-After; while the send buffers are full "
+            "429, `/problems/too-many-exports`) and TRUCO_EXPORTS_TOTAL per server in their "
+            "first TRUCO_EXPORT_SLOT_S seconds (a 503, `/problems/exports-busy`), both with "
+            "Retry-After; while the send buffers are full "
             "a client that reads under TRUCO_WRITE_FLOOR_BYTES (16 KiB) in "
             "TRUCO_WRITE_DEADLINE_S (30 s) is cut."
         ),
@@ -206,7 +95,7 @@ class TournamentExportController(Controller):
         pool: NamedDependency[asyncpg.Pool],
         tournament_id: TournamentId,
     ) -> Stream | Response[bytes]:
-        gzip = _accepts_gzip(request)
+        gzip = accepts_gzip(request)
         headers = {
             "Content-Disposition": f'attachment; filename="tournament-{tournament_id}.json"',
             "Vary": "Accept-Encoding",
@@ -218,15 +107,17 @@ class TournamentExportController(Controller):
         final = tournament.seed_revealed  # its export is made once (for these entries' names)
         entries = await db_tournaments.entries(pool, tournament_id) if final else []
         cached = cache.find(tournament, entries) if final else None
-        if cached is not None and _matches(cached.etag(gzip), request.headers.get("if-none-match")):
-            return _not_modified(cached, gzip, headers)
-        slot = _slot(request)
+        if cached is not None and etag_matches(
+            cached.etag(gzip), request.headers.get("if-none-match")
+        ):
+            return not_modified(cached, gzip, headers)
+        slot = take_slot(request)
         try:
             if cached is None:
                 cached = await cache.get(pool, tournament, entries)
             if cached is not None:
                 try:
-                    return _from_file(cached, gzip, headers, slot)
+                    return from_file(cached, gzip, headers, slot)
                 except OSError as exc:  # removed meanwhile (by hand): read the database
                     logger.warning("export file of tournament %d: %s", tournament_id, exc)
             snap = await flow_export.snapshot(pool, tournament_id)
@@ -240,7 +131,7 @@ class TournamentExportController(Controller):
         if gzip:
             headers["Content-Encoding"] = "gzip"
             chunks = gzipped(chunks)
-        return _stream(chunks, headers, slot)
+        return stream(chunks, headers, slot)
 
     @get(
         "/{tournament_id:int}/trf",

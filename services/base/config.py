@@ -118,9 +118,14 @@ class ExportSettings(msgspec.Struct, frozen=True, kw_only=True):
     per_address: int = 2
     """Exports one client address may be downloading at once from one API process."""
     total: int = 16
-    """Exports one API process serves at once (every address together)."""
+    """Exports one API process makes or serves in their first ``slot_s`` at once (every
+    address together; ``services.api.guard.export_slots``)."""
+    slot_s: float = 30.0
+    """How long a download keeps its place in ``total`` once it sends (then: overtime)."""
     cache_dir: str | None = None
     """Where a finished event's export is kept once made; None: ``<data dir>/exports``."""
+    cache_bytes: int = 4 * 1024**3
+    """The size the export folder is kept to (``services.flow.export_cache``)."""
 
 
 class PlaySettings(msgspec.Struct, frozen=True, kw_only=True):

@@ -219,10 +219,17 @@ VARIABLES: tuple[Variable, ...] = (
     _var("TRUCO_STREAMS_TOTAL", "streams.total", _whole(1, 1_000_000), "2000",
          "live streams one API process holds open at once"),
     _var("TRUCO_EXPORTS_PER_ADDRESS", "exports.per_address", _whole(1, 10_000), "2",
-         "tournament exports one client address may download at once from one API process "
-         "(a 429 past it)"),
+         "exports (a tournament's, a ladder day's) one client address may download at once "
+         "from one API process (a 429 past it)"),
     _var("TRUCO_EXPORTS_TOTAL", "exports.total", _whole(1, 100_000), "16",
-         "tournament exports one API process serves at once (a 503 past it)"),
+         "exports (a tournament's, a ladder day's) one API process makes or serves at once in "
+         "their first `TRUCO_EXPORT_SLOT_S` (a 503 past it)"),
+    _var("TRUCO_EXPORT_SLOT_S", "exports.slot_s", _seconds(1, 3600), "30",
+         "seconds a download keeps its place in `TRUCO_EXPORTS_TOTAL` once it sends; after "
+         "them it goes on in overtime, counted only against its address"),
+    _var("TRUCO_EXPORT_CACHE_BYTES", "exports.cache_bytes", _whole(0, 2**44), "4294967296",
+         "the size the export folder is kept to: other files of the same event, then the "
+         "least recently used exports are removed (4 GiB)"),
     _var("TRUCO_EXPORT_CACHE_DIR", "exports.cache_dir", (_folder, "a folder"),
          "`<data dir>/exports`", "where a finished event's export is kept once made"),
     _var("TRUCO_WRITE_DEADLINE_S", "web.write_deadline_s", _seconds(1, 3600), "30",

@@ -13,6 +13,18 @@ bot renamed later gets its events new files; the old ones are left).
 
 Several API processes may make the same files at once; each renames its own complete files
 over the others' (the same document but ``exported_at``), so a reader never sees half a file.
+
+A ladder day's export (``GET /v1/ladders/{pool}/days/{day}/export``) is kept the same way once
+the day is revealed (over, and none of its matches playing): its files are named by the pool,
+the day and a digest of its commitment (so another database's day never meets them).
+
+**The folder is kept to a size** (``TRUCO_EXPORT_CACHE_BYTES``, issue 33, 7: a bot's owner who
+renamed the bot and asked for the export again got a new 84 MB file each time, 84 -> 336 MB,
+none ever removed). When an export is made, the other files of the same event (made for names
+since changed) are removed at once, then the least recently used exports (each use touches its
+``.meta``) until the folder is within its size; the export just made is never removed, so the
+size may be passed by that one export. A reader of a removed file keeps reading it (the file
+lives on until it is closed).
 """
 
 from __future__ import annotations
@@ -23,8 +35,9 @@ import hashlib
 import logging
 import os
 import zlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import BinaryIO
 
@@ -33,7 +46,8 @@ import msgspec
 
 from services.db.tournaments import Entry, Tournament
 from services.flow import export as flow_export
-from services.tournaments.export import FORMAT
+from services.flow.ladder_export import day_chunks
+from services.tournaments.export import FORMAT, LADDER_DAY_FORMAT
 
 CACHE_VERSION = 1
 """Bump when the files' layout or the way the document is made changes."""
@@ -70,22 +84,45 @@ def cache_key(tournament: Tournament, entries: Sequence[Entry]) -> str:
     parts = [FORMAT, str(CACHE_VERSION)]
     parts += sorted(f"{e.bot_id}:{e.owner_id}:{e.name}" for e in entries)
     digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+    return f"{_event_group(tournament)}{digest}"
+
+
+def _event_group(tournament: Tournament) -> str:
+    """What every key of one event starts with (its exports for names since changed too)."""
     created = int(tournament.created_at.timestamp() * 1_000_000)
-    return f"tournament-{tournament.id}-{created}-{digest}"
+    return f"tournament-{tournament.id}-{created}-"
+
+
+def day_key(ladder: str, day: date, commitment: str) -> str:
+    """A ladder day's files: the pool, the day and a digest of the format and the day's
+    commitment (another database's day of the same date has another)."""
+    parts = [LADDER_DAY_FORMAT, str(CACHE_VERSION), commitment]
+    digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+    return f"ladder-{ladder}-{day.isoformat()}-{digest}"
+
+
+Making = Callable[[], Awaitable[AsyncIterator[bytes] | None]]
+"""Reads what an export needs and gives its chunks; None when it may still change."""
 
 
 class ExportCache:
-    """The cache folder of one API process; :attr:`made` counts exports written here."""
+    """The cache folder of one API process; :attr:`made` counts exports written here and
+    :attr:`removed` exports removed to keep the folder within ``max_bytes`` (None: no bound)."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, max_bytes: int | None = None) -> None:
         self.directory = directory
+        self.max_bytes = max_bytes
         self.made = 0
+        self.removed = 0
         self._locks: dict[str, asyncio.Lock] = {}
 
     def find(self, tournament: Tournament, entries: Sequence[Entry]) -> CachedExport | None:
         """The files of ``tournament`` (with these ``entries``) if they are complete, else
         None."""
-        key = cache_key(tournament, entries)
+        return self.find_key(cache_key(tournament, entries))
+
+    def find_key(self, key: str) -> CachedExport | None:
+        """The complete files under ``key`` (their use noted for the pruning), else None."""
         paths = self._paths(key)
         try:
             meta = msgspec.json.decode(paths[2].read_bytes(), type=Meta)
@@ -94,6 +131,8 @@ class ExportCache:
             return None
         if sizes != (meta.plain_size, meta.gzip_size):
             return None
+        with contextlib.suppress(OSError):
+            os.utime(paths[2])  # used now: the least recently used leave first
         return CachedExport(paths[0], paths[1], meta)
 
     async def get(
@@ -104,38 +143,103 @@ class ExportCache:
         be written (logged; the caller streams the export from the database)."""
         if not tournament.seed_revealed:
             return None
-        found = self.find(tournament, entries)
+
+        async def making() -> AsyncIterator[bytes] | None:
+            snap = await flow_export.snapshot(pool, tournament.id)
+            if not all(match.stopped for match in snap.matches):
+                return None
+            return flow_export.export_chunks(pool, snap)
+
+        key = cache_key(tournament, entries)
+        return await self.kept(key, _event_group(tournament), making, f"tournament {tournament.id}")
+
+    async def get_day(
+        self, pool: asyncpg.Pool, ladder: str, day: date, commitment: str
+    ) -> CachedExport | None:
+        """The files of a revealed ladder day (the caller checked it is), made now if missing;
+        None when they cannot be written (the caller streams the day instead)."""
+
+        async def making() -> AsyncIterator[bytes] | None:
+            return day_chunks(pool, ladder, day)
+
+        key = day_key(ladder, day, commitment)
+        group = key.rsplit("-", 1)[0] + "-"
+        return await self.kept(key, group, making, f"ladder {ladder} day {day}")
+
+    async def kept(self, key: str, group: str, making: Making, label: str) -> CachedExport | None:
+        """The files under ``key``, made from ``making`` if missing (one making per key in
+        this process; the others wait for it), then the folder pruned (other keys of
+        ``group`` first)."""
+        found = self.find_key(key)
         if found is not None:
             return found
-        key = cache_key(tournament, entries)
         lock = self._locks.setdefault(key, asyncio.Lock())
         try:
-            async with lock:  # one request of this process makes it; the others wait for it
-                found = self.find(tournament, entries)
+            async with lock:
+                found = self.find_key(key)
                 if found is not None:
                     return found
-                snap = await flow_export.snapshot(pool, tournament.id)
-                if not all(match.stopped for match in snap.matches):
+                chunks = await making()
+                if chunks is None:
                     return None
                 try:
-                    return await self._make(pool, snap, key)
+                    made = await self._make(chunks, key, label)
                 except OSError as exc:  # a full disk, a folder not writable: streamed instead
-                    logger.warning("export of tournament %d not kept: %s", tournament.id, exc)
+                    logger.warning("export of %s not kept: %s", label, exc)
                     return None
+                self.prune(keep=key, group=group)
+                return made
         finally:
             if not lock.locked():
                 self._locks.pop(key, None)
 
+    def prune(self, keep: str, group: str = "") -> None:
+        """Remove the other exports of ``group`` (made for names since changed), then the least
+        recently used until the folder is within :attr:`max_bytes`; never ``keep``."""
+        kept: list[tuple[float, int, str]] = []
+        for meta in self.directory.glob("*.meta"):
+            key = meta.name.removesuffix(".meta")
+            if key == keep:
+                continue
+            if group and key.startswith(group):
+                self._remove(key)
+                continue
+            try:
+                used = meta.stat().st_mtime
+            except OSError:
+                continue
+            kept.append((used, sum(_size(p) for p in self._paths(key)), key))
+        if self.max_bytes is None:
+            return
+        total = sum(size for _, size, _ in kept) + sum(_size(p) for p in self._paths(keep))
+        for _, size, key in sorted(kept):
+            if total <= self.max_bytes:
+                return
+            self._remove(key)
+            total -= size
+
+    def _remove(self, key: str) -> None:
+        plain, packed, meta = self._paths(key)
+        for path in (meta, plain, packed):  # the .meta first: the pair is no longer complete
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        self.removed += 1
+        logger.info("export %s removed from the cache folder", key)
+
     def _paths(self, key: str) -> tuple[Path, Path, Path]:
         base = self.directory / key
-        return base.with_suffix(".json"), base.with_suffix(".json.gz"), base.with_suffix(".meta")
+        return (
+            base.with_name(key + ".json"),
+            base.with_name(key + ".json.gz"),
+            base.with_name(key + ".meta"),
+        )
 
-    async def _make(self, pool: asyncpg.Pool, snap: flow_export.Snapshot, key: str) -> CachedExport:
+    async def _make(self, chunks: AsyncIterator[bytes], key: str, label: str) -> CachedExport:
         self.directory.mkdir(parents=True, exist_ok=True)
         plain_path, gzip_path, meta_path = self._paths(key)
         writer = _Writer(self.directory, key)
         try:
-            async for chunk in flow_export.export_chunks(pool, snap):
+            async for chunk in chunks:
                 await asyncio.to_thread(writer.write, chunk)
             meta = await asyncio.to_thread(writer.finish)
             os.replace(writer.plain_tmp, plain_path)
@@ -145,10 +249,7 @@ class ExportCache:
             writer.discard()
         self.made += 1
         logger.info(
-            "export of tournament %d made: %d bytes, %d gzipped",
-            snap.head.tournament.id,
-            meta.plain_size,
-            meta.gzip_size,
+            "export of %s made: %d bytes, %d gzipped", label, meta.plain_size, meta.gzip_size
         )
         return CachedExport(plain_path, gzip_path, meta)
 
@@ -218,3 +319,10 @@ async def file_chunks(handle: BinaryIO, chunk: int = READ_CHUNK) -> AsyncIterato
             yield data
     finally:
         handle.close()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

@@ -13,6 +13,7 @@ import asyncio
 import gzip
 import logging
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,7 @@ from bench.export_readers_kit import (
     stalled_reader,
 )
 from services.api import serve
+from services.api.export_serving import slots_of
 from services.api.tournament_export import cache_of
 from services.base.config import ExportSettings, Settings, WebSettings
 from services.db import tournaments as db_tournaments
@@ -85,7 +87,9 @@ def test_a_finished_export_is_made_once_and_served_from_its_file(
     assert plain.status_code == 200, plain.text
     files = sorted(cache.directory.glob(f"tournament-{large_event}-*"))
     assert [f.suffix for f in files] == [".json", ".gz", ".meta"]
-    stamps = [(f.stat().st_ino, f.stat().st_mtime_ns) for f in files]
+    # not written again: the same inodes, and the documents' times (the .meta's time is when
+    # the export was last used, for the cache's pruning)
+    stamps = [(f.stat().st_ino, f.stat().st_mtime_ns if f.suffix != ".meta" else 0) for f in files]
     packed = httpx.Client(timeout=60).send(
         httpx.Request(
             "GET",
@@ -97,7 +101,9 @@ def test_a_finished_export_is_made_once_and_served_from_its_file(
     raw = b"".join(packed.iter_raw())
     again = _get(served, _export_path(large_event), **{"accept-encoding": "identity"})
     assert cache.made == made_before + 1  # three requests, one export made
-    assert [(f.stat().st_ino, f.stat().st_mtime_ns) for f in files] == stamps
+    assert [
+        (f.stat().st_ino, f.stat().st_mtime_ns if f.suffix != ".meta" else 0) for f in files
+    ] == stamps
     assert packed.headers["content-encoding"] == "gzip"
     assert gzip.decompress(raw) == plain.content == again.content  # byte for byte
     assert int(plain.headers["content-length"]) == len(plain.content) > 2_000_000
@@ -137,6 +143,10 @@ def test_a_bot_renamed_after_the_event_gets_the_export_made_again(
     assert (renamed.bot_id, renamed.name) == (entry.bot_id, new_name)
     assert _get(served, _export_path(large_event)).content == again.content
     assert cache.made == made + 1
+    # issue 33, 7: the files made for the old name are gone (the folder did grow by 84 MB a
+    # rename, never shrinking): one export of the event is kept
+    assert len(list(cache.directory.glob(f"tournament-{large_event}-*.meta"))) == 1
+    assert len(list(cache.directory.glob(f"tournament-{large_event}-*"))) == 3
 
 
 def test_a_reader_draining_a_byte_a_second_is_cut_at_the_write_deadline(
@@ -300,3 +310,69 @@ async def test_an_unwritable_cache_folder_streams_the_export_instead(
         assert gzip.decompress(made.gzipped.read_bytes()) == made.plain.read_bytes()
     finally:
         await pool.close()
+
+
+class SlowReader(threading.Thread):
+    """A reader of ``path`` from ``address`` taking 8 KiB every 0.25 s (32 KB/s, above the
+    write floor: never cut), as the attack's 1.1 KB/s readers, until told to stop."""
+
+    def __init__(self, port: int, path: str, address: str) -> None:
+        super().__init__(daemon=True)
+        self.sock = stalled_reader(port, path, headers={"X-Forwarded-For": address})
+        self.head = self.sock.recv(4096)
+        self.stop = threading.Event()
+        self.received = len(self.head)
+
+    def run(self) -> None:
+        while not self.stop.wait(0.25):
+            try:
+                chunk = self.sock.recv(8192)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.received += len(chunk)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.join(HANG_GUARD_S)
+        self.sock.close()
+
+
+def test_slow_readers_hold_their_own_addresses_places_not_everyones(
+    served: Served, large_event: int
+) -> None:
+    """Issue 33, 7: readers above the write floor from several addresses held every export slot
+    (another address got 503s for 136 s; ``truco verify`` downloads the same export). A
+    download keeps its place in the process's total for its first ``TRUCO_EXPORT_SLOT_S``
+    only, then goes on in overtime, counted against its own address."""
+    assert served.app is not None
+    path = _export_path(large_event)
+    assert _get(served, path).status_code == 200  # the file exists
+    slots = slots_of(served.app.state)
+    slots.slot_s, kept = 1.0, slots.slot_s
+    addresses = ["198.51.100.31", "198.51.100.31", "198.51.100.32"]  # fill the total of 3
+    readers = [SlowReader(served.port, path, a) for a in addresses]
+    try:
+        for reader in readers:
+            assert reader.head.startswith(b"HTTP/1.1 200"), reader.head[:200]
+            reader.start()
+        deadline = time.monotonic() + HANG_GUARD_S
+        while slots.in_slots > 0:  # each went into overtime after its first second
+            assert time.monotonic() < deadline, (slots.in_slots, slots.overtimes)
+            time.sleep(0.05)
+        assert all(r.is_alive() for r in readers)  # still downloading, none cut
+        assert slots.by_address == {"198.51.100.31": 2, "198.51.100.32": 1}
+        # another address gets its export while they read, and it verifies
+        other = _get(served, path, **{"X-Forwarded-For": "198.51.100.33"})
+        assert other.status_code == 200, other.text
+        lines: list[str] = []
+        assert verify_export(decode_export(other.content), say=lines.append).complete, lines
+        # the slow readers' address is still at its own cap
+        refused = _get(served, path, **{"X-Forwarded-For": "198.51.100.31"})
+        assert refused.status_code == 429 and refused.json()["type"].endswith("too-many-exports")
+    finally:
+        slots.slot_s = kept
+        for reader in readers:
+            reader.close()
+    assert max(r.received for r in readers) > 8192

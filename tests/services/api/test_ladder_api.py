@@ -12,6 +12,7 @@ import msgspec
 import pytest
 
 from arena.sdk import BotServer
+from services.api.export_serving import cache_of, slots_of
 from services.base.config import LadderSettings
 from services.flow import ladder as flow_ladder
 from services.tournaments.export import decode_ladder_day
@@ -97,6 +98,7 @@ async def test_a_ladder_day_verifies_and_tampering_fails(api: Api) -> None:
     assert {m["reason"] for m in summary["matches"]} <= {"placing", "top", "uncertain"}
     exported = await api.client.get(url + "/export")
     assert exported.status_code == 200
+    assert "etag" in exported.headers  # a revealed day: served from its files
     doc = decode_ladder_day(exported.content)
     lines: list[str] = []
     outcome = verify_ladder_day(doc, say=lines.append)
@@ -149,6 +151,30 @@ async def test_a_ladder_day_verifies_and_tampering_fails(api: Api) -> None:
     assert [m["number"] for m in pages] == sorted(m["number"] for m in pages)
     for bad in ({"limit": 0}, {"limit": 501}, {"after": -1}):
         assert (await api.client.get(url, params=bad)).status_code == 400
+
+    # issue 33, 7: a revealed day's export is made once into files (88 downloads in 24 s were
+    # 88 readings of the day) and takes an export slot like a tournament's
+    app = api.client._transport.app  # type: ignore[attr-defined]
+    cache, slots = cache_of(app.state), slots_of(app.state)
+    made = cache.made
+    again = await api.client.get(url + "/export", headers={"accept-encoding": "gzip"})
+    assert again.status_code == 200 and cache.made == made
+    assert again.headers["content-encoding"] == "gzip" and "etag" in again.headers
+    assert decode_ladder_day(again.content).numbers == doc.numbers
+    unchanged = await api.client.get(
+        url + "/export", headers={"if-none-match": again.headers["etag"]}
+    )
+    assert unchanged.status_code == 304 and unchanged.content == b""
+    assert len(list(cache.directory.glob("ladder-1v1-2026-11-20-*.meta"))) == 1
+    held = [slots.acquire("127.0.0.1") for _ in range(slots.per_address)]
+    try:
+        busy = await api.client.get(url + "/export")
+        assert busy.status_code == 429 and busy.json()["type"].endswith("/too-many-exports")
+    finally:
+        for slot in held:
+            assert slot is not None
+            slot.release()
+    assert slots.in_slots == 0 and slots.by_address == {}
     assert (await api.client.get("/v1/ladders/1v1/days/2026-10-01")).status_code == 404
     assert (await api.client.get("/v1/ladders/1v1/days/yesterday")).status_code == 400
 
