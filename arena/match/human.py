@@ -8,6 +8,13 @@ handling of a fault: no answer in time is a ``timeout`` fault (the fallback acti
 and once the person has :meth:`~HumanSeat.leave`-d every call is an instant fault, so the
 fault limit forfeits the match. Same rules, same replay, same verification as a bot's match.
 
+**The thinking time of a game** (``bank_s``, a chess clock; issue 33, 9): the time the person
+takes over one game's decisions comes off a bank, refilled when a game starts, and each
+decision's clock is the smaller of ``clock_s`` and what is left. An answer just before each
+clock ran out held a session for a whole match (an hour and more of 60-second clocks); with
+the bank spent, every decision is a timeout at once and the fault limit forfeits. So a session
+lasts at most its games' banks of the person's time, however they act.
+
 :func:`check_choice` (is this answer one of the turn's legal actions, for this turn?) is pure.
 """
 
@@ -35,6 +42,7 @@ from arena.wire.structs import Observation
 from engine.actions import SENA_SET, SENAS
 
 LEFT_DETAIL = "the person left the table"
+BANK_SPENT_DETAIL = "the thinking time of this game is spent"
 
 
 class Turn(msgspec.Struct, frozen=True, kw_only=True):
@@ -83,7 +91,10 @@ class HumanSeat:
 
     name: str
     clock_s: float
+    bank_s: float | None = None
+    """The person's thinking time for one game (None: only the clock of each decision)."""
     now: Callable[[], float] = time.monotonic
+    bank_left: float | None = None  # of the game being played
     turn: Turn | None = None
     deadline: float | None = None  # ``now()`` when the open turn times out
     observation: Observation | None = None  # the latest this seat was shown
@@ -117,6 +128,15 @@ class HumanSeat:
             return None
         return max(0, round((self.deadline - self.now()) * 1000))
 
+    def bank_left_ms(self) -> int | None:
+        """The game's thinking time left now (the open decision's time taken off)."""
+        if self.bank_left is None:
+            return None
+        if self.deadline is None or self.turn is None:
+            return round(self.bank_left * 1000)
+        spent = self.turn.clock_ms / 1000 - (self.deadline - self.now())
+        return max(0, round((self.bank_left - max(0.0, spent)) * 1000))
+
     # --- from the page -------------------------------------------------------------------
 
     def submit(self, number: int, response: ActResponse) -> Rejected | None:
@@ -145,35 +165,49 @@ class HumanSeat:
 
     async def start(self, request: StartRequest) -> Fault | None:
         self.game_number = request.game_number
+        self.bank_left = self.bank_s
         self.touch()
         return None
+
+    def clock_for_decision(self) -> float:
+        """The clock of the next decision: ``clock_s``, or what is left of the game's bank."""
+        if self.bank_left is None:
+            return self.clock_s
+        return max(0.0, min(self.clock_s, self.bank_left))
 
     async def act(self, request: ActRequest, bank: TimeBank) -> Answer:
         if self.left:
             return Answer(None, Fault("connect", LEFT_DETAIL, 0.0), 0.0)
+        self.observation = request.observation
+        clock = self.clock_for_decision()
+        if clock <= 0:  # the game's thinking time is spent: a timeout at once
+            self.touch()
+            return Answer(None, Fault("timeout", BANK_SPENT_DETAIL, 0.0), 0.0)
         self._numbers += 1
         started = self.now()
-        self.turn = Turn(number=self._numbers, request=request, clock_ms=round(self.clock_s * 1000))
-        self.deadline = started + self.clock_s
-        self.observation = request.observation
+        self.turn = Turn(number=self._numbers, request=request, clock_ms=round(clock * 1000))
+        self.deadline = started + clock
         loop = asyncio.get_running_loop()
         self._answer = answer = loop.create_future()
         self.touch()
         try:
-            response = await asyncio.wait_for(asyncio.shield(answer), self.clock_s)
+            response = await asyncio.wait_for(asyncio.shield(answer), clock)
         except TimeoutError:
             response = None
             timed_out = True
         else:
             timed_out = False
-        latency = (self.now() - started) * 1000
+        elapsed = self.now() - started
+        latency = elapsed * 1000
+        if self.bank_left is not None:
+            self.bank_left = max(0.0, self.bank_left - elapsed)
         if self.turn is not None:  # not answered: the turn closes
             self.turn = None
             self.deadline = None
             self.touch()
         if response is None:
             kind: CallFaultKind = "timeout" if timed_out else "connect"
-            detail = f"no decision in {self.clock_s:g} s" if timed_out else LEFT_DETAIL
+            detail = f"no decision in {clock:g} s" if timed_out else LEFT_DETAIL
             return Answer(None, Fault(kind, detail, latency), latency)
         return Answer(response, None, latency)
 

@@ -15,7 +15,6 @@ import hashlib
 import hmac
 import secrets
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Final
 
 import asyncpg
@@ -31,11 +30,11 @@ from litestar.response import Stream
 from arena.client.connection import BotConnection, HttpBot
 from arena.client.egress import EgressPolicy
 from arena.match.entrants import BadBotSpec, builtin_bot, builtin_name
-from arena.match.human import HumanSeat
 from arena.match.replay import EntrantRecord
 from arena.match.runner import MatchSettings
 from arena.wire.protocol import ActResponse
 from engine.rules import Rules
+from services.api import play_limits
 from services.api.auth import request_account
 from services.api.client_address import client_address_reader
 from services.api.deps import Services, services_of
@@ -91,12 +90,6 @@ def room_of(state: State) -> PlayRoom:
 
 def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
-
-
-def _address_key(svc: Services, address: str) -> bytes:
-    assert svc.settings.secrets.key is not None
-    key = svc.settings.secrets.key.reveal().encode()
-    return hmac.new(key, b"play-address:" + address.encode(), hashlib.sha256).digest()
 
 
 def _not_found(play_id: int) -> ProblemError:
@@ -196,8 +189,9 @@ class PlayController(Controller):
             "action as `sena`). Rules: to 15 or 30 points, flor or not, 1 to 3 games. The "
             "answer's `token` is shown once: send it as `X-Play-Token` (or `?token=`) to see "
             "and act. Each decision has a clock "
-            "(TRUCO_PLAY_CLOCK_S, 60 s): no answer is a timeout fault and the fallback action "
-            "is played; the fault limit forfeits. Matches against people never change a bot's "
+            "(TRUCO_PLAY_CLOCK_S, 60 s) and each game a bank of thinking time "
+            "(TRUCO_PLAY_BANK_S, 300 s; a decision's clock is at most what is left): no answer "
+            "is a timeout fault and the fallback action is played; the fault limit forfeits. Matches against people never change a bot's "
             "rating. Caps: TRUCO_PLAY_PER_ADDRESS sessions at once per client address, "
             "TRUCO_PLAY_TOTAL per server, TRUCO_PLAY_STARTS_PER_HOUR starts an hour per "
             "address: past any, a 429 (`/problems/too-many-play-sessions`)."
@@ -216,25 +210,10 @@ class PlayController(Controller):
         bot = await _opponent(pool, request, data.bot_id)
         partner = None if data.players == 2 else await _opponent(pool, request, None)
         address = client_address_reader(svc.settings.web.trusted_proxies)(request)
-        address_key = _address_key(svc, address)
-        since = datetime.now(UTC) - timedelta(hours=1)
-        if await db_play.starts_since(pool, address_key, since) >= limits.starts_per_hour:
-            raise ProblemError(
-                429,
-                f"at most {limits.starts_per_hour} play sessions an hour from one address",
-                slug="too-many-play-sessions",
-                headers={"Retry-After": "600"},
-            )
+        assert svc.settings.secrets.key is not None
+        address_key = play_limits.address_key(svc.settings.secrets.key, address)
         room = room_of(request.app.state)
-        slot = room.caps.acquire(address)
-        if slot is None:
-            raise ProblemError(
-                429,
-                "too many play sessions going on (from this address or on this server); "
-                "finish or leave one first",
-                slug="too-many-play-sessions",
-                headers={"Retry-After": "60"},
-            )
+        slot = await play_limits.admit(pool, room.caps, limits, address, address_key)
         bots: list[tuple[EntrantRecord, BotConnection]] = []
         try:
             rules = Rules(players=data.players, points_to_win=data.points_to_win, flor=data.flor)
@@ -264,7 +243,7 @@ class PlayController(Controller):
         session = PlaySession(
             id=stored.id,
             token_hash=stored.token_hash,
-            seat=HumanSeat("person", clock_s=limits.clock_s),
+            seat=play_limits.person_seat(limits),
             opponent=Opponent(bot_id=bot.id, name=bot.name),
             person_side=0,
             settings=settings,

@@ -50,6 +50,9 @@ class PlayTurn(msgspec.Struct, frozen=True, kw_only=True):
     legal_actions: list[PlayOption]
     clock_ms: int
     clock_left_ms: int
+    bank_left_ms: int | None = None
+    """The person's thinking time left for this game, this decision's included (None: no
+    bank); a decision's clock is at most what was left when it opened."""
 
 
 class PlayOutcome(msgspec.Struct, frozen=True, kw_only=True):

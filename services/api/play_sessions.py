@@ -68,6 +68,7 @@ class PlaySession:
                 ],
                 clock_ms=turn.clock_ms,
                 clock_left_ms=seat.clock_left_ms() or 0,
+                bank_left_ms=seat.bank_left_ms(),
             )
         return PlayView(
             id=self.id,

@@ -133,9 +133,11 @@ class PlaySettings(msgspec.Struct, frozen=True, kw_only=True):
 
     clock_s: float = 60.0
     """Seconds a person has for each decision (no answer: a timeout fault, the fallback)."""
+    bank_s: float = 300.0
+    """Seconds of thinking a person has for one game in all (``services.api.play_limits``)."""
     per_address: int = 2
     """Play sessions one client address may have going at once on one API process."""
-    total: int = 100
+    total: int = 1000
     """Play sessions one API process runs at once (every address together)."""
     starts_per_hour: int = 30
     """Play sessions one client address may start in an hour."""

@@ -11,7 +11,7 @@ import pytest
 
 from arena.client.connection import InProcessBot, random_decider
 from arena.game.truco import TRUCO
-from arena.match.human import HumanSeat, Turn, check_choice
+from arena.match.human import BANK_SPENT_DETAIL, HumanSeat, Turn, check_choice
 from arena.match.replay import Decision, EntrantRecord, Replay
 from arena.match.runner import MatchSettings, run_match
 from arena.match.verify import verify_replay
@@ -127,3 +127,49 @@ async def test_leaving_forfeits() -> None:
     assert faults and {f.fault for f in faults} == {"connect"}
     assert seat.submit(1, ActResponse(action="mazo")) is not None  # nothing open any more
     verify_replay(replay)
+
+
+async def test_answering_just_before_each_clock_cannot_hold_a_game_past_its_bank() -> None:
+    """Issue 33, 9: a person who answers every decision just before its clock runs out held a
+    /play session for a whole match (any answer opened a fresh clock). The game's thinking time
+    is a bank: once spent, every decision is a timeout at once and the fault limit forfeits."""
+    seat = HumanSeat("person", clock_s=5.0, bank_s=1.0)
+    answered: list[float] = []
+
+    async def stalling() -> None:
+        version = 0
+        while not seat.closed:
+            version = await seat.wait_change(version, 5.0)
+            turn = seat.turn
+            if turn is None:
+                continue
+            await asyncio.sleep(0.3)  # the attack: take most of what the clock allows
+            first = turn.request.legal_actions[0]
+            if seat.submit(turn.number, ActResponse(action=first.action, card=first.card)) is None:
+                answered.append(0.3)
+
+    person = asyncio.create_task(stalling())
+    settings = MatchSettings(rules=Rules(points_to_win=30), games_per_match=3)
+    try:
+        replay = await _play(seat, settings)
+    finally:
+        person.cancel()
+    assert replay.result.reason == "forfeit" and replay.result.winner == 1
+    faults = [e for g in replay.games for e in g.events if isinstance(e, Decision) and e.fault]
+    assert faults and faults[-1].detail == BANK_SPENT_DETAIL
+    assert {f.fault for f in faults} == {"timeout"}
+    # the bank of 1 s held at most a few answers of 0.3 s each, not a 30-point game's
+    assert len(answered) <= 1.0 / 0.3 + 1
+    verify_replay(replay)
+
+
+def test_each_decision_s_clock_is_what_is_left_of_the_bank() -> None:
+    seat = HumanSeat("person", clock_s=60.0, bank_s=90.0)
+    assert seat.clock_for_decision() == 60.0  # no game started: the clock alone
+    seat.bank_left = 90.0
+    assert seat.clock_for_decision() == 60.0
+    seat.bank_left = 12.5
+    assert seat.clock_for_decision() == 12.5
+    seat.bank_left = 0.0
+    assert seat.clock_for_decision() == 0.0
+    assert HumanSeat("person", clock_s=60.0).clock_for_decision() == 60.0  # no bank
