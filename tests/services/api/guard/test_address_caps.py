@@ -17,7 +17,7 @@ import uvicorn
 
 from bench.slowloris import HALF_OPEN, READY
 from services.api import serve
-from services.api.address_caps import AddressCaps, address_key
+from services.api.guard.address_caps import AddressCaps, address_key
 from tests.services.api.served_api import Served, serve_api
 
 ROOT = Path(__file__).resolve().parents[3]
