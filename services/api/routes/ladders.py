@@ -44,7 +44,7 @@ from services.ladder.model import (
     LadderPool,
     placement_progress,
 )
-from services.tournaments.export import LadderDayExport
+from services.tournaments.files.export_document import LadderDayExport
 
 _auth = {"account": Provide(current_account)}
 

@@ -1,4 +1,4 @@
-"""The bracket formats, single and double elimination (:mod:`services.tournaments.brackets`).
+"""The bracket formats, single and double elimination (:mod:`services.tournaments.brackets.bracket`).
 
 The seeds' slots are filled from the entrants' seeds. A match is created the moment both its
 entrants are known; its round is its depth (1 + the deepest match it waits for). Standings:
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from services.tournaments.brackets import (
+from services.tournaments.brackets.bracket import (
     BYE,
     Bracket,
     champion,

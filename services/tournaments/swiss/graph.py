@@ -7,7 +7,7 @@ The sparse graph keeps, for every player:
 * towards each of the next ``reach`` groups below, the bottom ``2·window`` players of its group
   against the top ``2·window`` of the other group (the only players the float tiers prefer).
 
-Rematch edges never exist. :mod:`services.tournaments.swiss` widens ``window`` and ``reach`` only
+Rematch edges never exist. :mod:`services.tournaments.swiss.pairing` widens ``window`` and ``reach`` only
 for the score groups whose pairing could not be certified optimal, up to the complete graph.
 """
 
@@ -17,7 +17,7 @@ import bisect
 from collections.abc import Iterator, Sequence
 from itertools import combinations
 
-from services.tournaments.swiss_field import Field
+from services.tournaments.swiss.field import Field
 
 DEFAULT_WINDOW = 16
 

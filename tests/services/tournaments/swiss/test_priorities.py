@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.tournaments.swiss import match_field
-from services.tournaments.swiss_field import Field
-from tests.services.tournaments.test_swiss_sparse import FOREIGN, field_after
+from services.tournaments.swiss.field import Field
+from services.tournaments.swiss.pairing import match_field
+from tests.services.tournaments.swiss.test_sparse import FOREIGN, field_after
 
 BYE = -1
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.tournaments.model import Player, PlayerId, Round, initial_order, validate
-from services.tournaments.swiss_mano import ManoPreference, mano_preference
+from services.tournaments.swiss.mano import ManoPreference, mano_preference
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ A pair that skips a group is *not* proof (two floats across adjacent groups can 
 total squared gap than one across both: 1² + 2² < 3²), so such a pairing is refused here and the
 groups it spans are widened, up to the complete graph; so is a clash (none may be avoidable)
 and a boundary crossed more often than its bound (rematches can force that). The lower tiers
-are then optimised within the candidate window; the property tests in ``test_swiss_sparse``
+are then optimised within the candidate window; the property tests in ``tests/services/tournaments/swiss/test_sparse.py``
 check on random tournaments, with our own and with foreign histories, that this gives the
 complete graph's pairing.
 """
@@ -35,8 +35,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from services.tournaments.swiss_field import Field
-from services.tournaments.swiss_mano import ABSOLUTE
+from services.tournaments.swiss.field import Field
+from services.tournaments.swiss.mano import ABSOLUTE
 
 
 def crossings(field: Field, partner: Mapping[int, int]) -> list[int]:

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from services.tournaments.files.tournament_file import TournamentFile, parse_tournament
+from services.tournaments.files.trf import export_trf
 from services.tournaments.model import Pair, TournamentDataError
-from services.tournaments.swiss import match_field, pair_round
-from services.tournaments.swiss_field import make_field
-from services.tournaments.swiss_mano import (
+from services.tournaments.swiss.field import make_field
+from services.tournaments.swiss.mano import (
     ABSOLUTE,
     MILD,
     NO_PREFERENCE,
@@ -21,10 +22,9 @@ from services.tournaments.swiss_mano import (
     allocate_mano,
     mano_preference,
 )
-from services.tournaments.swiss_state import build_states
-from services.tournaments.swiss_weights import make_layout
-from services.tournaments.tournament_file import TournamentFile, parse_tournament
-from services.tournaments.trf import export_trf
+from services.tournaments.swiss.pairing import match_field, pair_round
+from services.tournaments.swiss.state import build_states
+from services.tournaments.swiss.weights import make_layout
 from tests.services.tournaments.builders import players, round_of, win
 
 DATA = Path(__file__).parent / "data"

@@ -1,6 +1,6 @@
 """Independent parts of a Swiss field: score groups that no optimal pairing joins.
 
-:mod:`services.tournaments.swiss_certificate` proves that a certified pairing crosses each
+:mod:`services.tournaments.swiss.certificate` proves that a certified pairing crosses each
 score-group boundary exactly as often as it must (its parity, or the surplus of players who
 need the same side, C.3), and that every pairing as good on tiers 1-3 (no clash, the bye's
 group, floats) crosses the same boundaries. A boundary that needs no crossing is therefore
@@ -28,10 +28,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from services.tournaments.swiss_certificate import needed_crossings, uncertified_groups
-from services.tournaments.swiss_field import Field
-from services.tournaments.swiss_matcher import matching
-from services.tournaments.swiss_weights import WeightLayout, bye_weight, pair_weight
+from services.tournaments.swiss.certificate import needed_crossings, uncertified_groups
+from services.tournaments.swiss.field import Field
+from services.tournaments.swiss.matcher import matching
+from services.tournaments.swiss.weights import WeightLayout, bye_weight, pair_weight
 
 MIN_PART = 64
 """Parts smaller than this are merged with the next: a matching that small costs nothing."""

@@ -1,4 +1,4 @@
-"""The Swiss format: pairs by score each round (:mod:`services.tournaments.swiss`) over the
+"""The Swiss format: pairs by score each round (:mod:`services.tournaments.swiss.pairing`) over the
 whole history, but only bots still in the event are paired (withdrawn bots keep their results
 for the standings and their opponents' tiebreaks). Side 0 of a match is its mano (plays first
 in the first game). The bye is a one-entrant match won by side 0."""
@@ -13,9 +13,14 @@ from typing import ClassVar
 from services.tournaments.event import Plan, Planned, Played, SeededEntrant, seeded_players
 from services.tournaments.model import Round
 from services.tournaments.standings import Tiebreak
-from services.tournaments.swiss import NoValidPairing, final_after, match_field, pairing_from
-from services.tournaments.swiss_field import make_field
-from services.tournaments.swiss_state import build_states
+from services.tournaments.swiss.field import make_field
+from services.tournaments.swiss.pairing import (
+    NoValidPairing,
+    final_after,
+    match_field,
+    pairing_from,
+)
+from services.tournaments.swiss.state import build_states
 from services.tournaments.table_format import TableRanking, plan_table
 
 

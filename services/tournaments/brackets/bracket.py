@@ -19,7 +19,7 @@ from typing import Literal
 
 import msgspec
 
-from services.tournaments.seeding import bracket_size, seed_order
+from services.tournaments.brackets.seeding import bracket_size, seed_order
 
 BYE = 0  # the "entrant" of an empty slot
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.tournaments.brackets import (
+from services.tournaments.brackets.bracket import (
     Bracket,
     BracketMatch,
     advance,
@@ -19,7 +19,7 @@ from services.tournaments.brackets import (
     resolve,
     single_elimination,
 )
-from services.tournaments.seeding import seed_order
+from services.tournaments.brackets.seeding import seed_order
 
 
 def first_round(bracket: Bracket) -> list[tuple[int | None, int | None]]:

@@ -7,12 +7,12 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.tournaments.swiss import match_field, solve
-from services.tournaments.swiss_certificate import needed_crossings
-from services.tournaments.swiss_graph import DEFAULT_WINDOW, sparse_edges
-from services.tournaments.swiss_split import independent_parts, solve_parts
-from services.tournaments.swiss_weights import make_layout
-from tests.services.tournaments.test_swiss_sparse import FOREIGN, field_after
+from services.tournaments.swiss.certificate import needed_crossings
+from services.tournaments.swiss.graph import DEFAULT_WINDOW, sparse_edges
+from services.tournaments.swiss.pairing import match_field, solve
+from services.tournaments.swiss.split import independent_parts, solve_parts
+from services.tournaments.swiss.weights import make_layout
+from tests.services.tournaments.swiss.test_sparse import FOREIGN, field_after
 
 
 @settings(max_examples=150, deadline=None)

@@ -12,7 +12,7 @@ an absence is ``0000 - Z`` (zero-point bye). A header gives ``012`` name, ``062`
 extension: a reference pairer reads it to know whether another round is due, so a running event
 exports its planned total, not the rounds played so far) and ``XXC white1`` (the same extension:
 the initial colour, which a reference pairer needs to pair a first round and refuses to guess).
-``white1`` is the platform's rule (:func:`services.tournaments.swiss_mano.allocate_mano`): with
+``white1`` is the platform's rule (:func:`services.tournaments.swiss.mano.allocate_mano`): with
 no history, the higher-placed player of a pair is mano when its pairing number is odd, so the
 top seed is mano in round one.
 """

@@ -1,10 +1,10 @@
 """Swiss pairing by maximum-weight matching (rustworkx), deterministic and rematch-free.
 
 ``pair_round(players, rounds)`` returns the next round. The criteria and their priority are
-the tiers of :mod:`services.tournaments.swiss_weights`; the candidate graph and its widening are
-in :mod:`services.tournaments.swiss_graph` and :mod:`services.tournaments.swiss_certificate`;
+the tiers of :mod:`services.tournaments.swiss.weights`; the candidate graph and its widening are
+in :mod:`services.tournaments.swiss.graph` and :mod:`services.tournaments.swiss.certificate`;
 fields that fall apart into independent parts are paired part by part
-(:mod:`services.tournaments.swiss_split`).
+(:mod:`services.tournaments.swiss.split`).
 """
 
 from __future__ import annotations
@@ -13,19 +13,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.tournaments.model import Pair, Player, Round, RoundPairing
-from services.tournaments.swiss_certificate import uncertified_groups
-from services.tournaments.swiss_field import Field, make_field
-from services.tournaments.swiss_graph import (
+from services.tournaments.swiss.certificate import uncertified_groups
+from services.tournaments.swiss.field import Field, make_field
+from services.tournaments.swiss.graph import (
     DEFAULT_WINDOW,
     complete_edges,
     is_complete,
     sparse_edges,
 )
-from services.tournaments.swiss_mano import allocate_mano
-from services.tournaments.swiss_matcher import matching
-from services.tournaments.swiss_split import independent_parts, solve_parts
-from services.tournaments.swiss_state import build_states
-from services.tournaments.swiss_weights import WeightLayout, bye_weight, make_layout, pair_weight
+from services.tournaments.swiss.mano import allocate_mano
+from services.tournaments.swiss.matcher import matching
+from services.tournaments.swiss.split import independent_parts, solve_parts
+from services.tournaments.swiss.state import build_states
+from services.tournaments.swiss.weights import WeightLayout, bye_weight, make_layout, pair_weight
 
 WIDEN_FACTOR = 4
 
@@ -117,7 +117,7 @@ def pairing_from(field: Field, matching: Matching) -> RoundPairing:
 
 def final_after(played: int, total_rounds: int | None) -> int | None:
     """The rounds played when the next round is the event's last (topscorers count), else
-    None: the ``final_after`` of :func:`~services.tournaments.swiss_field.make_field`."""
+    None: the ``final_after`` of :func:`~services.tournaments.swiss.field.make_field`."""
     return played if total_rounds is not None and played + 1 >= total_rounds else None
 
 

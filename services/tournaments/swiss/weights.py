@@ -37,8 +37,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.tournaments.swiss_field import Field
-from services.tournaments.swiss_mano import ABSOLUTE
+from services.tournaments.swiss.field import Field
+from services.tournaments.swiss.mano import ABSOLUTE
 
 TIER_NAMES = ("clash", "bye", "floats", "score_gaps", "repeat_floats", "mano", "rank", "jitter")
 MAX_WEIGHT_BITS = 112  # rustworkx computes in i128; stay well clear of overflow

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.tournaments.trf import export_trf
+from services.tournaments.files.trf import export_trf
 from tests.services.tournaments.builders import draw, players, round_of, win
 
 

@@ -11,20 +11,20 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from services.tournaments.files.tournament_file import TournamentFile, parse_tournament
+from services.tournaments.files.trf import export_trf
 from services.tournaments.model import Pair, RoundPairing
-from services.tournaments.swiss import Matching, final_after, match_field, pair_round, solve
-from services.tournaments.swiss_certificate import (
+from services.tournaments.swiss.certificate import (
     crossings,
     needed_crossings,
     uncertified_groups,
 )
-from services.tournaments.swiss_field import Field, make_field
-from services.tournaments.swiss_graph import complete_edges
-from services.tournaments.swiss_mano import ABSOLUTE, same_absolute_preference
-from services.tournaments.swiss_state import build_states
-from services.tournaments.swiss_weights import TIER_NAMES, make_layout
-from services.tournaments.tournament_file import TournamentFile, parse_tournament
-from services.tournaments.trf import export_trf
+from services.tournaments.swiss.field import Field, make_field
+from services.tournaments.swiss.graph import complete_edges
+from services.tournaments.swiss.mano import ABSOLUTE, same_absolute_preference
+from services.tournaments.swiss.pairing import Matching, final_after, match_field, pair_round, solve
+from services.tournaments.swiss.state import build_states
+from services.tournaments.swiss.weights import TIER_NAMES, make_layout
 from tests.services.tournaments.builders import players, round_of, win
 
 DATA = Path(__file__).parent / "data"

@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.tournaments.model import Player, Round, TournamentDataError
-from services.tournaments.swiss import NoValidPairing, pair_round
-from services.tournaments.swiss_mano import ABSOLUTE, same_absolute_preference
-from services.tournaments.swiss_state import build_states
+from services.tournaments.swiss.mano import ABSOLUTE, same_absolute_preference
+from services.tournaments.swiss.pairing import NoValidPairing, pair_round
+from services.tournaments.swiss.state import build_states
 from tests.services.tournaments.builders import players, random_swiss, round_of, win
 
 

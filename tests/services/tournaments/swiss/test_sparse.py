@@ -9,12 +9,12 @@ import rustworkx as rx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.tournaments.swiss import match_field, solve
-from services.tournaments.swiss_certificate import uncertified_groups
-from services.tournaments.swiss_field import Field, make_field
-from services.tournaments.swiss_graph import complete_edges, sparse_edges
-from services.tournaments.swiss_state import build_states
-from services.tournaments.swiss_weights import MAX_WEIGHT_BITS, make_layout
+from services.tournaments.swiss.certificate import uncertified_groups
+from services.tournaments.swiss.field import Field, make_field
+from services.tournaments.swiss.graph import complete_edges, sparse_edges
+from services.tournaments.swiss.pairing import match_field, solve
+from services.tournaments.swiss.state import build_states
+from services.tournaments.swiss.weights import MAX_WEIGHT_BITS, make_layout
 from tests.services.tournaments.builders import foreign_swiss, players, random_swiss
 
 FOREIGN = st.booleans()  # history by a foreign pairer (loose score order, random mano and byes)

@@ -1,4 +1,4 @@
-"""The round-robin format: the circle method (:mod:`services.tournaments.roundrobin`) over the
+"""The round-robin format: the circle method (:mod:`services.tournaments.round_robin.circle`) over the
 bots in seed order; round ``k`` is the ``k``-th list of fixtures. The bot that rests in a round
 with an odd field scores nothing (everyone rests once). A fixture between two withdrawn bots is
 not created; a round left with none is skipped."""
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from services.tournaments.event import Plan, Planned, Played, SeededEntrant
-from services.tournaments.roundrobin import Fixture, round_robin
+from services.tournaments.round_robin.circle import Fixture, round_robin
 from services.tournaments.standings import Tiebreak
 from services.tournaments.table_format import TableRanking, plan_table
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.tournaments.swiss_mano import same_absolute_preference
-from services.tournaments.swiss_state import PlayerState
+from services.tournaments.swiss.mano import same_absolute_preference
+from services.tournaments.swiss.state import PlayerState
 
 
 @dataclass(frozen=True, slots=True)
