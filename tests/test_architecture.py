@@ -28,6 +28,7 @@ ROOMS = {
     "ladder": "pure",  # the ladder's matchmaker and its words
     "db": "db",
     "flow": "flow",
+    "live": "worker",  # the live feed: its items, the writer's batches, the readers
     "worker": "worker",  # what the worker processes share: the app, names, messages, senders
     "worker.matches": "bot-calling",  # the bot-calling worker (queues matches, ladder)
     "worker.results": "trusted",  # the trusted worker (queue results)
@@ -322,7 +323,7 @@ def test_the_bot_calling_worker_reaches_no_database() -> None:
     paths = modules(ROOT, PACKAGES)
     graph = import_graph(ROOT, PACKAGES)
     own = [m for m in graph if room(m) == "bot-calling"]
-    assert "services.worker.matches.play" in own and "services.worker.matches.probe" in own
+    assert "services.worker.matches.play_match" in own and "services.worker.matches.probe" in own
     reached = set().union(*(_reachable(graph, m) for m in own))
     assert "services.worker.senders" in reached  # the check follows imports
     trusted = sorted(m for m in reached if room(m) in {"db", "flow", "trusted", "boot"})

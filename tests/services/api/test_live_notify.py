@@ -16,8 +16,8 @@ from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from engine.rules import Rules
 from services.api.sse.feeds import Feed, Hub, poll_match
-from services.domain import live_feed
-from services.worker import live
+from services.live import feed as live_feed
+from services.live import publisher as live
 from tests.servers import RedisTarget
 
 pytestmark = pytest.mark.anyio

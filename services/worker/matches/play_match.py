@@ -17,7 +17,7 @@ the TLS context. Before it takes its bots' slots, a match passes the process's g
 (:func:`match_admission`): only as many play at once as the loop keeps up with, the others wait
 in their threads, their messages held and unacknowledged.
 
-While it plays, the match is published for spectators (:mod:`services.worker.live`): a
+While it plays, the match is published for spectators (:mod:`services.live.publisher`): a
 ``truco.match_started`` message when play begins, then one Redis item per decision, written
 in batches.
 
@@ -50,10 +50,10 @@ from arena.match.runner import run_match
 from services.base.config import Settings
 from services.base.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
 from services.domain.match_order import EntrantOrder, MatchOrder
+from services.live.client import live_redis
+from services.live.publisher import LivePublisher, send_started
+from services.live.sink import QueuedRedis
 from services.worker.app import app
-from services.worker.live import LivePublisher, send_started
-from services.worker.live_client import live_redis
-from services.worker.live_sink import QueuedRedis
 from services.worker.loop_thread import BOT_CALLS, LoopThread, process_loop
 from services.worker.matches.admission import Admission
 from services.worker.matches.attempts import next_attempt
@@ -105,7 +105,7 @@ _live_writes: tuple[str, int, QueuedRedis] | None = None
 
 def live_writes(url: str) -> QueuedRedis:
     """Where the live feed's writes go: queued, and sent by a thread of their own
-    (:mod:`services.worker.live_sink`), so the match loop never waits on Redis. One per
+    (:mod:`services.live.sink`), so the match loop never waits on Redis. One per
     process (made again after a fork: the writer thread does not cross it)."""
     global _live_writes
     if _live_writes is None or _live_writes[:2] != (url, os.getpid()):

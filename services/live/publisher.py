@@ -2,7 +2,7 @@
 
 The bot-calling worker (no database) publishes as it plays; the API and the web pages read.
 
-* **Where and what**: :mod:`services.domain.live_feed` defines the list, its channel and its
+* **Where and what**: :mod:`services.live.feed` defines the list, its channel and its
   items (a run's header, then one item per decision, as a spectator sees it) for the writer
   here and the readers alike.
 * **When**: items are batched (docs/architecture.md, "The live feed"): one Redis round trip
@@ -38,7 +38,7 @@ from engine.events import Event
 from engine.observe import SPECTATOR
 from engine.state import State
 from services.base.config import RedisSettings
-from services.domain.live_feed import (
+from services.live.feed import (
     LIVE_TTL_S,
     LiveHeader,
     LiveItem,
