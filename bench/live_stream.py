@@ -27,7 +27,7 @@ import redis.asyncio
 
 from services.api.sse.feeds import Feed, Hub, follow, poll_match
 from services.live.feed import live_key
-from services.live.publisher import LiveReader
+from services.live.reader import LiveReader
 
 SPECTATORS = 1000
 ITEMS = 40

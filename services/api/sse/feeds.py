@@ -6,7 +6,7 @@ The cost of a new event is one Redis read per process, one encoding, and one wri
 subscriber: not one Redis poll per spectator. A feed and its poller live while someone
 watches; the last subscriber leaving stops the poller and drops the frames.
 
-* A match feed reads the live list (``services.live.publisher``) as soon as the worker says it
+* A match feed reads the live list (``services.live.reader``) as soon as the worker says it
   wrote to it (the hub's one subscription to the live channel per process nudges the feed),
   and at the latest every :data:`MATCH_POLL_S` (the safety net for a lost notification):
   one pipelined round trip (the first item, to notice a new run, and the items past the last
@@ -37,7 +37,7 @@ from services.db import tournaments as db_tournaments
 from services.db.matches import StoredMatch
 from services.domain import LIVE_TOURNAMENT_STATUSES, OPEN_STATUSES
 from services.live.feed import LiveHeader, decode
-from services.live.publisher import LiveReader
+from services.live.reader import LiveReader
 
 logger = logging.getLogger("services.api")
 

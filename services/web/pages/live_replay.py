@@ -14,7 +14,7 @@ from engine.rules import Rules
 from services.api.deps import services_of
 from services.db import page_reads as db
 from services.live.feed import last_run, viewer_events
-from services.live.publisher import LiveReader, reader_for
+from services.live.reader import LiveReader, reader_for
 from services.web.i18n import gettext as _
 from services.web.views.common import side_links
 

@@ -51,7 +51,7 @@ from services.base.config import Settings
 from services.base.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
 from services.domain.match_order import EntrantOrder, MatchOrder
 from services.live.client import live_redis
-from services.live.publisher import LivePublisher, send_started
+from services.live.publisher import LivePublisher
 from services.live.sink import QueuedRedis
 from services.worker.app import app
 from services.worker.loop_thread import BOT_CALLS, LoopThread, process_loop
@@ -59,7 +59,7 @@ from services.worker.matches.admission import Admission
 from services.worker.matches.attempts import next_attempt
 from services.worker.matches.slots import BotSlots
 from services.worker.names import PLAY_MATCH
-from services.worker.senders import send_result, send_stopped
+from services.worker.senders import send_result, send_started, send_stopped
 from services.worker.stops import StopWatch, flags_client
 from services.worker.task import platform_task
 
