@@ -47,7 +47,7 @@ import msgspec
 from services.db.tournaments import Entry, Tournament
 from services.flow import export as flow_export
 from services.flow.ladder_export import day_chunks
-from services.tournaments.export import FORMAT, LADDER_DAY_FORMAT
+from services.tournaments.files.export_document import FORMAT, LADDER_DAY_FORMAT
 
 CACHE_VERSION = 1
 """Bump when the files' layout or the way the document is made changes."""

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from services.api.client_address import client_address_reader
+from services.api.guard.client_address import client_address_reader
 from services.base.config import PlaySettings, RateLimits, WebSettings
 from services.db.pool import create_pool
 from services.launch.app import create_app

@@ -11,7 +11,7 @@ API process:
 * at most ``total`` at once (``TRUCO_READS_AT_ONCE``, 6 of the pool's 10 connections), so
   writes (every other method, never waiting here) always find connections;
 * at most ``per_address`` of them from one client address (``TRUCO_READS_PER_ADDRESS``, 3; the
-  address as :mod:`services.api.client_address` counts it, IPv6 per /64), so one address's
+  address as :mod:`services.api.guard.client_address` counts it, IPv6 per /64), so one address's
   loops wait for each other and not for anyone else's.
 
 A read over either share waits its turn (first come, first served among those that fit); one
@@ -38,7 +38,7 @@ from litestar.enums import ScopeType
 from litestar.middleware import DefineMiddleware
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-from services.api.client_address import AddressOf
+from services.api.guard.client_address import AddressOf
 from services.api.problems import problem_response
 
 READ_LANE: Final = "read_lane"

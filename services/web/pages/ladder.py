@@ -11,11 +11,11 @@ from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
 from litestar.params import Parameter
 
-from services.api.ladder_tables import ladder_tables
+from services.api.routes.ladder_tables import ladder_tables
 from services.web.i18n import gettext as _
-from services.web.ladder_data import ladder_named, ladder_table
-from services.web.page_cache import Rendered
 from services.web.pages.cached import cached_page
+from services.web.pages.ladder_data import ladder_named, ladder_table
+from services.web.pages.page_cache import Rendered
 from services.web.pages.render import render_html
 from services.web.views.ladder import LADDER_NAMES, ladder_lines, ladder_name
 

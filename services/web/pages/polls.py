@@ -11,8 +11,8 @@ from typing import Any
 
 from litestar import Request
 
-from services.web.memo import Memo
-from services.web.page_cache import LIVE_S
+from services.web.pages.memo import Memo
+from services.web.pages.page_cache import LIVE_S
 
 STATE_KEY = "live_polls"
 POLL_ANSWERS = 10_000

@@ -19,9 +19,9 @@ import asyncpg
 import httpx
 import pytest
 
-from services.api import ladders as ladder_routes
 from services.api.guard.read_lane import lane_of
-from services.api.ladder_tables import ladder_tables, read_snapshot
+from services.api.routes import ladders as ladder_routes
+from services.api.routes.ladder_tables import ladder_tables, read_snapshot
 from services.base.config import WebSettings
 from services.db.pool import create_pool
 from services.launch.app import create_app

@@ -1,0 +1,70 @@
+"""The limits of ``/v1/play``, in one module so they move with the sessions (issue 33, 9: the
+sessions are to leave the API process for the workers; their caps then count there).
+
+* **Starts**: ``TRUCO_PLAY_STARTS_PER_HOUR`` per client address (IPv6 per /64), counted in
+  ``play_matches`` under a keyed digest of the address (no address is stored).
+* **At once**: ``TRUCO_PLAY_PER_ADDRESS`` sessions per client address and ``TRUCO_PLAY_TOTAL``
+  per process, held until the session's match is over.
+* **Time**: each decision has ``TRUCO_PLAY_CLOCK_S``, and each game ``TRUCO_PLAY_BANK_S`` of the
+  person's thinking time in all (:class:`~arena.match.human.HumanSeat`'s bank): an answer just
+  before each clock no longer holds a session for a whole match, so a session lasts at most
+  its games' banks of the person's time (15 minutes for three games) and then forfeits.
+
+Why these numbers (docs/play.md): 50 addresses x 2 sessions reached the old per-process cap of
+100, and each could be held for an hour and more. A session waiting on a person costs memory
+only (about 34 KiB) and CPU only when it acts (a request, under the API's budgets), so the
+total is 1,000 (34 MiB); held sessions now end within their banks, so keeping the process full
+takes 500 addresses that act on time and start again every game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from datetime import UTC, datetime, timedelta
+from typing import Final
+
+import asyncpg
+
+from arena.match.human import HumanSeat
+from services.api.guard.stream_caps import Slot, StreamCaps
+from services.api.problems import ProblemError
+from services.base.config import PlaySettings, Secret
+from services.db import play_matches as db_play
+
+HOUR: Final = timedelta(hours=1)
+
+
+def address_key(secret: Secret, address: str) -> bytes:
+    """The keyed digest an address's starts are counted under (HMAC-SHA-256, the secret key)."""
+    key = secret.reveal().encode()
+    return hmac.new(key, b"play-address:" + address.encode(), hashlib.sha256).digest()
+
+
+async def admit(
+    pool: asyncpg.Pool, caps: StreamCaps, limits: PlaySettings, address: str, key: bytes
+) -> Slot:
+    """A new session's place for ``address`` (whose digest is ``key``), or the 429 problem."""
+    since = datetime.now(UTC) - HOUR
+    if await db_play.starts_since(pool, key, since) >= limits.starts_per_hour:
+        raise ProblemError(
+            429,
+            f"at most {limits.starts_per_hour} play sessions an hour from one address",
+            slug="too-many-play-sessions",
+            headers={"Retry-After": "600"},
+        )
+    slot = caps.acquire(address)
+    if slot is None:
+        raise ProblemError(
+            429,
+            "too many play sessions going on (from this address or on this server); "
+            "finish or leave one first",
+            slug="too-many-play-sessions",
+            headers={"Retry-After": "60"},
+        )
+    return slot
+
+
+def person_seat(limits: PlaySettings) -> HumanSeat:
+    """The person's seat under the clock and the bank of ``limits``."""
+    return HumanSeat("person", clock_s=limits.clock_s, bank_s=limits.bank_s)
