@@ -18,18 +18,22 @@ keep-alive                  5 s       an idle connection between requests is clo
 write deadline              30 s      while the send buffers are full, a client that reads
                                       less than 16 KiB in this long is reset
                                       (``TRUCO_WRITE_DEADLINE_S``, ``TRUCO_WRITE_FLOOR_BYTES``)
-connections                 512       with more connections or requests in flight, new
-                                      requests get a 503 at once
+connections                 3,024     ``TRUCO_STREAMS_TOTAL`` + 1,024
+                                      (``services.api.guard.request_caps``): a connection past
+                                      it gets a 503 and is closed before it is read
+requests in flight          512       requests being handled, live streams and long polls
+                                      apart (they leave the count): past it a 503 at once
 connections per address     32        ``TRUCO_CONNECTIONS_PER_ADDRESS``
                                       (``services.api.guard.address_caps``): a connection past it gets
                                       a 503 with ``Retry-After`` and is closed before it is read
-partial heads per address   8         ``TRUCO_UNFINISHED_HEADS_PER_ADDRESS``: connections of one
-                                      address holding part of a request head; the one past it
-                                      gets the same 503 and is closed
+partial requests per addr.  8         ``TRUCO_UNFINISHED_HEADS_PER_ADDRESS``: connections of one
+                                      address holding part of a request head or body; the one
+                                      past it gets the same 503 and is closed
 ==========================  ========  ===========================================================
 
 Per address, so that one address alone cannot reach the process's 512: its flood of half-open
-requests is refused while other addresses are answered. Peers in ``TRUCO_TRUSTED_PROXIES`` (a
+requests is refused while other addresses are answered; 17 addresses' slow bodies hold at most
+136 of them (issue 33, 10). Peers in ``TRUCO_TRUSTED_PROXIES`` (a
 reverse proxy carrying many clients) are not capped per address.
 
 ``X-Forwarded-For`` is not read by uvicorn (``proxy_headers=False``): the app believes it only
@@ -46,6 +50,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import resource
 import socket
 import struct
 from collections.abc import Sequence
@@ -60,16 +65,25 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from services.api.guard.address_caps import AddressCaps
 from services.api.guard.head_size import MAX_HEAD_BYTES, HeadSizedConnection
+from services.api.guard.request_caps import (
+    CONNECTION_ROOM,
+    MAX_REQUESTS,
+    ProcessCaps,
+    connections_total,
+    counted_app,
+)
 from services.api.guard.tcp_progress import bytes_acked
 from services.api.problems import PROBLEM_JSON, TYPE_BASE, Problem
-from services.base.config import ConfigError, WebSettings
+from services.base.config import ConfigError, StreamSettings, WebSettings
 from services.base.environment import load_settings
 
 HEAD_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5
 WRITE_DEADLINE_S = 30.0
 WRITE_FLOOR_BYTES = 16 * 1024
-MAX_CONNECTIONS = 512
+MAX_CONNECTIONS = connections_total(StreamSettings().total)
+FILES_BESIDES = 256
+"""Open files the API process needs besides its connections (the pool, Redis, logs, exports)."""
 CONNECTIONS_PER_ADDRESS = WebSettings().connections_per_address
 HEADS_PER_ADDRESS = WebSettings().heads_per_address
 RETRY_AFTER_S = 1
@@ -93,9 +107,16 @@ class HeadDeadlineProtocol(H11Protocol):
     _unfinished = False  # ... and holds an unfinished head in ``caps.unfinished``
     _key: str | None = None
 
+    process = ProcessCaps(None, None)
+    """The process's connections and requests in flight (:func:`config` makes one per server)."""
+    _process_counted = False
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.conn = HeadSizedConnection(self.max_head_bytes)
+        # requests in flight, streams apart; a request whose connection was refused once its
+        # head was read (a slow body over its address's cap) is not counted
+        self.app = counted_app(self.app, self.process, lambda: self.transport.is_closing())
 
     write_deadline_s = WRITE_DEADLINE_S
     _write_timer: asyncio.TimerHandle | None = None
@@ -155,15 +176,22 @@ class HeadDeadlineProtocol(H11Protocol):
             self._refuse("connections")
             return
         self._counted = True
+        if not self.process.admit_connection():
+            self._refuse("connections of the server")
+            return
+        self._process_counted = True
         self._arm_head_timer()
 
     def data_received(self, data: bytes) -> None:
         waiting = self.conn.their_state is h11.IDLE  # for a request head
         super().data_received(data)
-        if waiting:
-            self._mark_unfinished(
-                self.conn.their_state is h11.IDLE and not self.transport.is_closing()
-            )
+        if self.transport.is_closing():
+            return
+        state = self.conn.their_state
+        if state is h11.SEND_BODY:  # a body still arriving is an unfinished request too
+            self._mark_unfinished(True)
+        elif waiting or self._unfinished:
+            self._mark_unfinished(state is h11.IDLE and waiting)
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -175,6 +203,9 @@ class HeadDeadlineProtocol(H11Protocol):
         if self._counted:
             self._counted = False
             self.caps.release(self._key)
+        if self._process_counted:
+            self._process_counted = False
+            self.process.release_connection()
         self._cancel_write_timer()
         super().connection_lost(exc)
 
@@ -217,11 +248,13 @@ class HeadDeadlineProtocol(H11Protocol):
             self._refuse("unfinished request heads")
 
     def _refuse(self, what: str) -> None:
-        """Over a per-address cap: a 503 with ``Retry-After`` before anything is read (or
-        anything more), then closed; logged at DEBUG (a flood would flood the log)."""
+        """Over a cap: a 503 with ``Retry-After`` before anything is read (or anything more),
+        then closed; logged at DEBUG (a flood would flood the log). A request whose answer has
+        begun (a body still arriving after the app answered) is only closed."""
         logger.debug("%s over its cap on %s: refused", _peer(self.client), what)
         self._cancel_head_timer()
-        self.transport.write(OVER_CAP_RESPONSE)
+        if self.cycle is None or not self.cycle.response_started:
+            self.transport.write(OVER_CAP_RESPONSE)
         self.transport.close()
 
     def _arm_head_timer(self) -> None:
@@ -290,7 +323,8 @@ def config(
     access_log: bool = True,
     head_timeout_s: float = HEAD_TIMEOUT_S,
     keep_alive_s: int = KEEP_ALIVE_S,
-    max_connections: int = MAX_CONNECTIONS,
+    max_connections: int | None = MAX_CONNECTIONS,
+    max_requests: int | None = MAX_REQUESTS,
     connections_per_address: int | None = CONNECTIONS_PER_ADDRESS,
     heads_per_address: int | None = HEADS_PER_ADDRESS,
     trusted_proxies: tuple[str, ...] = (),
@@ -299,7 +333,11 @@ def config(
     write_floor_bytes: int = WRITE_FLOOR_BYTES,
 ) -> uvicorn.Config:
     """uvicorn's settings for the API (``app``: the factory's import path, or an app); a
-    per-address cap of ``None`` is off (the benchmark's "before")."""
+    per-address cap of ``None`` is off (the benchmark's "before"). ``max_connections`` caps the
+    process's open connections (:func:`~services.api.guard.request_caps.connections_total` of
+    the streams' total), ``max_requests`` its requests in flight, streams and long polls apart
+    (:mod:`services.api.guard.request_caps`; uvicorn's own ``limit_concurrency``, which counted
+    both together, is off)."""
     caps = AddressCaps(connections_per_address, heads_per_address, exempt=trusted_proxies)
     protocol = type(
         "HeadDeadlineProtocol",
@@ -307,6 +345,7 @@ def config(
         {
             "head_timeout_s": head_timeout_s,
             "caps": caps,
+            "process": ProcessCaps(max_connections, max_requests),
             "max_head_bytes": max_head_bytes,
             "write_deadline_s": write_deadline_s,
             "write_floor_bytes": write_floor_bytes,
@@ -322,7 +361,7 @@ def config(
         # object and its per-address count would never be released
         ws="none",
         timeout_keep_alive=keep_alive_s,
-        limit_concurrency=max_connections,
+        limit_concurrency=None,  # the protocol's ProcessCaps: streams apart from requests
         h11_max_incomplete_event_size=max_head_bytes,
         access_log=access_log,
         # X-Forwarded-For is the app's to judge (TRUCO_TRUSTED_PROXIES, services/api/
@@ -332,6 +371,26 @@ def config(
     )
 
 
+def raise_file_limit(connections: int) -> None:
+    """Let the process open ``connections`` sockets and some files besides: the soft limit on
+    open files is raised toward the hard one; a warning says when even that is too low."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = connections + FILES_BESIDES
+    if soft == resource.RLIM_INFINITY or soft >= want:
+        return
+    target = want if hard == resource.RLIM_INFINITY else min(want, hard)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    if target < want:
+        logger.warning(
+            "open files are limited to %d: fewer than the %d connections the API may hold "
+            "(TRUCO_STREAMS_TOTAL + %d) and its files; raise the hard limit (ulimit -Hn)",
+            target,
+            connections,
+            CONNECTION_ROOM,
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m services.api.serve", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1")
@@ -339,13 +398,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-access-log", action="store_true", help="no line per request")
     args = parser.parse_args(argv)
     try:
-        web = load_settings(needs=()).web
+        settings = load_settings(needs=())
     except ConfigError as error:
         parser.error(str(error))
+    web = settings.web
+    connections = connections_total(settings.streams.total)
+    raise_file_limit(connections)
     served = config(
         host=args.host,
         port=args.port,
         access_log=not args.no_access_log,
+        max_connections=connections,
         connections_per_address=web.connections_per_address,
         heads_per_address=web.heads_per_address,
         trusted_proxies=web.trusted_proxies,

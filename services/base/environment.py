@@ -179,8 +179,8 @@ VARIABLES: tuple[Variable, ...] = (
          "32", "connections one client address may hold open to an API process (past it: a "
          "503 and closed; trusted proxies are not capped)"),
     _var("TRUCO_UNFINISHED_HEADS_PER_ADDRESS", "web.heads_per_address", _whole(1, 100_000),
-         "8", "connections of one client address that may hold part of a request head at once "
-         "(past it: a 503 and closed)"),
+         "8", "connections of one client address that may hold part of a request (its head, "
+         "or a body still arriving) at once (past it: a 503 and closed)"),
     _var("TRUCO_READS_AT_ONCE", "web.reads_at_once", _whole(1, 1000), "6",
          "reads (`GET`, `HEAD`) one API process serves at once, so that writes always find "
          "some of the database pool's 10 connections free (more wait their turn, a 503 after "
@@ -217,7 +217,8 @@ VARIABLES: tuple[Variable, ...] = (
          "live streams (`/v1/matches/{id}/stream`, `/v1/tournaments/{id}/stream`) one client "
          "address may hold open on one API process"),
     _var("TRUCO_STREAMS_TOTAL", "streams.total", _whole(1, 1_000_000), "2000",
-         "live streams one API process holds open at once"),
+         "live streams one API process holds open at once; the process's connections are "
+         "capped at this + 1024"),
     _var("TRUCO_EXPORTS_PER_ADDRESS", "exports.per_address", _whole(1, 10_000), "2",
          "exports (a tournament's, a ladder day's) one client address may download at once "
          "from one API process (a 429 past it)"),

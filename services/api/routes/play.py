@@ -39,6 +39,7 @@ from services.api.deps import Services, services_of
 from services.api.guard import play_limits
 from services.api.guard.client_address import client_address_reader
 from services.api.guard.read_lane import READ_LANE
+from services.api.guard.request_caps import held_long
 from services.api.guard.stream_caps import Slot, StreamCaps
 from services.api.play_sessions import PlayRoom, PlaySession
 from services.api.problems import ProblemError, problem_responses
@@ -275,6 +276,7 @@ class PlayController(Controller):
     ) -> PlayView:
         session = _session(request, play_id, token)
         if after is not None and session.status == "playing":
+            held_long(request.scope)  # a long poll: not a request in flight of the server
             await session.seat.wait_change(after, LONG_POLL_S)
         return session.view()
 
@@ -308,6 +310,8 @@ class PlayController(Controller):
         settings = services_of(request.app.state).settings
         address = client_address_reader(settings.web.trusted_proxies)(request)
         slot = caps_of(request.app.state).acquire(address)  # the live streams' caps
+        if slot is not None:
+            held_long(request.scope)
         if slot is None:
             raise ProblemError(
                 429,

@@ -24,6 +24,7 @@ from litestar.response import Stream
 from services.api.deps import services_of
 from services.api.guard.client_address import client_address_reader
 from services.api.guard.read_lane import READ_LANE
+from services.api.guard.request_caps import held_long
 from services.api.guard.stream_caps import Slot, StreamCaps
 from services.api.problems import ProblemError, problem_responses
 from services.api.routes.matches import MatchId
@@ -86,6 +87,7 @@ def _slot(request: Request[Any, Any, State]) -> Slot:
             slug="too-many-streams",
             headers={"Retry-After": str(RETRY_AFTER_S)},
         )
+    held_long(request.scope)  # a stream: counted by its caps, not as a request in flight
     return slot
 
 

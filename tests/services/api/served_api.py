@@ -49,7 +49,9 @@ def serve_api(
     database_url: str,
     *,
     head_s: float = HEAD_S,
-    max_connections: int = MAX_CONNECTIONS,
+    max_connections: int | None = MAX_CONNECTIONS,
+    max_requests: int | None = serve.MAX_REQUESTS,
+    body_s: float = BODY_S,
     connections_per_address: int | None = serve.CONNECTIONS_PER_ADDRESS,
     heads_per_address: int | None = serve.HEADS_PER_ADDRESS,
     servers: list[uvicorn.Server] | None = None,
@@ -60,7 +62,7 @@ def serve_api(
     ``config.http`` is the protocol class holding the per-address counters (``caps``);
     ``settings`` (its database and secret key are set here) replaces the defaults."""
     slow = pytest.MonkeyPatch()
-    slow.setattr(slow_clients, "BODY_TIMEOUT_S", BODY_S)
+    slow.setattr(slow_clients, "BODY_TIMEOUT_S", body_s)
     settings = msgspec.structs.replace(
         settings or Settings(),
         database=DatabaseSettings(url=database_url),
@@ -75,6 +77,7 @@ def serve_api(
             head_timeout_s=head_s,
             keep_alive_s=KEEP_ALIVE_S,
             max_connections=max_connections,
+            max_requests=max_requests,
             connections_per_address=connections_per_address,
             heads_per_address=heads_per_address,
             write_deadline_s=write_deadline_s,
