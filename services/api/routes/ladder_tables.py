@@ -29,8 +29,8 @@ from litestar.datastructures import State
 from services.api.schemas.ladders import LadderEntryRead, Placement
 from services.db import ladder as db_ladder
 from services.db.accounts import Account
-from services.db.ladder import LadderRow
 from services.ladder.model import PLACEMENT_HALFWIDTH, LadderPool, placement_progress
+from services.ladder.table import LadderRow
 
 KEEP_S: Final = 5.0
 """How long a ladder's table is served from one read."""
