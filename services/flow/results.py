@@ -15,7 +15,7 @@ from services.db.matches import StoredMatch
 from services.domain import CANCELLED, BotResult, SideResult, side_result
 from services.domain.ratings import k_factor, match_delta, rating_pool
 from services.domain.result import played_result
-from services.flow import decided
+from services.flow import decided, fair_play
 from services.flow.errors import MatchNotFound, ResultMismatch
 
 
@@ -76,7 +76,12 @@ async def record_result(
         await db_matches.store_replay(conn, match_id, document)
         await db_matches.set_played_attempt(conn, match_id, replay.attempt)
         await db_matches.finish_match(conn, match_id, status="done", winner_side=winner)
-        if match.rated and replay.result.reason != "walkover":
+        await fair_play.record_latency(conn, match, replay)
+        if (
+            match.rated
+            and replay.result.reason != "walkover"
+            and not await fair_play.spared_forfeit(conn, match, replay)
+        ):
             await _rate(conn, match, winner)
         return await decided.follow_played(
             conn, match, replay, result, ladder_pause_after=ladder_pause_after

@@ -33,7 +33,7 @@ from services.flow.errors import (
     TournamentNotFound,
     TournamentStateError,
 )
-from services.flow.fair_play import Floors, refusal
+from services.flow.fair_play import Floors, needs, refusal
 from services.flow.quota_check import Check
 from services.flow.settings import (
     TournamentSettings,
@@ -136,7 +136,8 @@ async def enter_tournament(
                 "may enter it again"
             )
         if bot.owner_id != tournament.organiser_id:
-            refused = refusal(settings_of(tournament), floors, bot_id, bot.min_timeout_ms)
+            need = (await needs(conn, [bot_id])).get(bot_id)
+            refused = refusal(settings_of(tournament), floors, bot_id, bot.min_timeout_ms, need)
             if refused is not None:
                 raise refused
             if check is not None and entered_by != bot.owner_id:  # the organiser enters it
@@ -288,11 +289,13 @@ async def _field(
         e for e in await db_tournaments.entries(conn, tournament.id) if e.withdrawn_at is None
     ]
     settings = settings_of(tournament)
+    foreign = await db_tournaments.foreign_entries(conn, tournament.id, tournament.organiser_id)
+    need = await needs(conn, [f.bot_id for f in foreign])
     unfit = {
         f.bot_id
-        for f in await db_tournaments.foreign_entries(conn, tournament.id, tournament.organiser_id)
+        for f in foreign
         if (not f.open and f.by_other)
-        or refusal(settings, floors, f.bot_id, f.min_timeout_ms) is not None
+        or refusal(settings, floors, f.bot_id, f.min_timeout_ms, need.get(f.bot_id)) is not None
     }
     playing = [e for e in entries if e.bot_status == "active" and e.bot_id not in unfit]
     gone = [e.bot_id for e in entries if e.bot_status != "active" or e.bot_id in unfit]

@@ -6,11 +6,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import asyncpg
+import msgspec
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from services import flow
 from services.base.config import FairPlaySettings
-from services.flow.fair_play import Floors, floors_of, refusal
+from services.flow.fair_play import NEED_MARGIN, Floors, floors_of, needed_timeout_ms, refusal
 from services.flow.settings import TournamentSettings
 from services.worker.results import periodic
 from tests.services.helpers.flow_helpers import make_tournament
@@ -46,6 +49,25 @@ def test_the_bots_own_minimum_holds_in_any_event() -> None:
     assert "bot 7 accepts a timeout_ms of at least 1500" in str(refused)
     assert refusal(unrated, None, 7, 1500) is not None  # no floors: still the bot's own
     assert refusal(TournamentSettings(timeout_ms=1500), FLOORS, 7, 1500) is None
+
+
+@given(st.floats(min_value=1, max_value=40_000, allow_nan=False))
+def test_a_bot_s_need_covers_its_measured_latency_with_the_margin(p95: float) -> None:
+    need = needed_timeout_ms(p95)
+    assert need is not None and need % 10 == 0
+    assert p95 * NEED_MARGIN <= need < p95 * NEED_MARGIN + 10
+    assert needed_timeout_ms(None) is None
+
+
+def test_a_rated_event_under_a_bot_s_measured_need_is_refused_naming_it() -> None:
+    at_floors = TournamentSettings(timeout_ms=200, fault_limit=3, games_per_match=2)
+    refused = refusal(at_floors, FLOORS, 7, None, needed_ms=510)
+    assert refused is not None and refused.field == "timeout_ms"
+    assert "at least 510" in str(refused) and "measured latency" in str(refused)
+    enough = msgspec.structs.replace(at_floors, timeout_ms=510)
+    assert refusal(enough, FLOORS, 7, None, needed_ms=510) is None
+    casual = msgspec.structs.replace(at_floors, rated=False)
+    assert refusal(casual, FLOORS, 7, None, needed_ms=510) is None  # unrated: nothing to farm
 
 
 def test_unrated_events_and_callers_without_floors_have_none() -> None:

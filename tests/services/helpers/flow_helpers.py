@@ -54,13 +54,29 @@ def over_http(entrant: EntrantOrder, seed: int) -> tuple[EntrantRecord, BotConne
     )
 
 
+def timed_http(
+    entrant: EntrantOrder, seed: int, timeout_ms: int
+) -> tuple[EntrantRecord, BotConnection]:
+    """Entrants called over real HTTP with the match's per-call timeout (as the worker does)."""
+    return connect(
+        entrant.url,
+        seed=seed,
+        secret=entrant.secret,
+        timeout_ms=timeout_ms,
+        allow_loopback=True,
+        label=entrant.name,
+    )
+
+
 @dataclass
 class InProcessSender:
     """``MatchSender`` for tests: runs the matches now, concurrently, and records the results.
 
     ``before_record(match_id)`` runs after a match is played and before its result is stored
     (a test may withdraw a bot there); ``replays`` keeps what each match produced;
-    ``attempt`` is the attempt every match is played as (a match begun again: arena/game/deals.py).
+    ``attempt`` is the attempt every match is played as (a match begun again: arena/game/deals.py);
+    ``timed``: bots are called over HTTP with each match's own per-call timeout, as the
+    bot-calling worker calls them (the connector is then not used).
     """
 
     connector: Connector
@@ -70,6 +86,7 @@ class InProcessSender:
     replays: dict[int, Replay] = field(default_factory=dict)
     calls: int = 0
     attempt: int = 0
+    timed: bool = False
 
     async def __call__(self, pool: asyncpg.Pool, match_ids: list[int]) -> None:
         self.calls += 1
@@ -77,7 +94,11 @@ class InProcessSender:
         await asyncio.gather(*(self._one(pool, spec) for spec in specs))
 
     async def _one(self, pool: asyncpg.Pool, spec: MatchOrder) -> None:
-        entrants = [self.connector(e, spec.seed % 1_000_000) for e in spec.entrants]
+        seed = spec.seed % 1_000_000
+        entrants = [
+            timed_http(e, seed, spec.settings.timeout_ms) if self.timed else self.connector(e, seed)
+            for e in spec.entrants
+        ]
         replay = await run_match(
             str(spec.match_id), spec.seed, spec.settings, entrants, attempt=self.attempt
         )
