@@ -29,6 +29,8 @@ BENCHMARKS = [
     "export_readers",
     "play_session",
     "page_views",
+    "ladder_reads",
+    "export_wait",
 ]
 
 

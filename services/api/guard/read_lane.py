@@ -147,10 +147,12 @@ def read_lane(lane: ReadLane, address_of: AddressOf) -> DefineMiddleware:
 
 def _lane_middleware(app: ASGIApp, lane: ReadLane, address_of: AddressOf) -> ASGIApp:
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        handler = scope.get("route_handler")
         if (
             scope["type"] != ScopeType.HTTP
             or scope.get("method") not in METHODS
-            or not scope["route_handler"].opt.get(READ_LANE, True)
+            or handler is None
+            or not handler.opt.get(READ_LANE, True)
         ):
             await app(scope, receive, send)
             return

@@ -192,8 +192,9 @@ class PlayController(Controller):
             "and act. Each decision has a clock "
             "(TRUCO_PLAY_CLOCK_S, 60 s) and each game a bank of thinking time "
             "(TRUCO_PLAY_BANK_S, 300 s; a decision's clock is at most what is left): no answer "
-            "is a timeout fault and the fallback action is played; the fault limit forfeits. Matches against people never change a bot's "
-            "rating. Caps: TRUCO_PLAY_PER_ADDRESS sessions at once per client address, "
+            "is a timeout fault and the fallback action is played; the fault limit forfeits. "
+            "Matches against people never change a bot's rating. Caps: TRUCO_PLAY_PER_ADDRESS "
+            "sessions at once per client address, "
             "TRUCO_PLAY_TOTAL per server, TRUCO_PLAY_STARTS_PER_HOUR starts an hour per "
             "address: past any, a 429 (`/problems/too-many-play-sessions`)."
         ),
