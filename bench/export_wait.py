@@ -42,8 +42,12 @@ class SlowReader(threading.Thread):
 
     def __init__(self, port: int, path: str, address: str) -> None:
         super().__init__(daemon=True)
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+        # a small receive buffer set before connecting (the window is agreed then), so what
+        # the client acknowledges follows what it reads: 1.1 KB/s passes the write floor
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.sock.settimeout(60)
+        self.sock.connect(("127.0.0.1", port))
         self.sock.sendall(request(path, headers={"X-Forwarded-For": address}))
         self.head = self.sock.recv(4096)
         self.stop = threading.Event()
