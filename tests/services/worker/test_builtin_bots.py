@@ -17,7 +17,7 @@ from services.domain.match_order import EntrantOrder, MatchOrder
 from services.worker.matches import play_match as play
 from services.worker.matches.probe import probe_all
 from services.worker.messages import ProbeTarget
-from services.worker.results.store import check_replay
+from services.worker.results.store import check_result
 from tests.servers import RedisTarget
 from tests.services.worker.fixtures import Sent, change_worker_settings
 
@@ -48,7 +48,7 @@ def test_builtin_house_bots_play_in_process_in_production(
     assert replay.result.reason != "walkover" and len(replay.games) == 2
     assert sum(replay.result.faults) == 0
     assert [e.source for e in replay.entrants] == ["bot:21", "bot:22"]
-    check_replay(601, sent.calls[-1][1][1])  # the trusted side re-simulates it
+    check_result(601, sent.calls[-1][1][1])  # the trusted side re-simulates it
 
 
 def test_a_url_bot_beside_a_builtin_one_still_goes_through_the_guard(
