@@ -67,7 +67,7 @@ def test_wrong_secret_means_faults_not_a_crash(
     message = _message(bots, [generate_secret(), generate_secret()], match_id=502)
     outcome = play.play_match.apply(args=[msgspec.to_builtins(message)])
     assert outcome.successful(), outcome.traceback
-    replay = msgspec.json.decode(sent.calls[-1][1][1], type=Replay)
+    replay = msgspec.json.decode(unpack(sent.calls[-1][1][1]), type=Replay)
     # the bot that refuses our signature (401 on /start) cannot be played: a walkover to the
     # other, named as the unreachable entrant, and no game was played
     assert replay.result.reason == "walkover" and replay.result.walkover == (0,)
@@ -109,7 +109,7 @@ def test_loopback_is_refused_in_production(
     message = _message(bots, [generate_secret(), generate_secret()], match_id=504)
     outcome = play.play_match.apply(args=[msgspec.to_builtins(message)])
     assert outcome.successful(), outcome.traceback
-    replay = msgspec.json.decode(sent.calls[-1][1][1], type=Replay)
+    replay = msgspec.json.decode(unpack(sent.calls[-1][1][1]), type=Replay)
     assert replay.result.reason == "walkover" and replay.result.walkover == (0, 1)
 
 
