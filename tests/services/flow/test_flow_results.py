@@ -272,7 +272,8 @@ async def test_challenges_check_bots_and_rules(flow_pool: asyncpg.Pool) -> None:
     assert [e.bot_id for e in spec.entrants] == [a, b]
     assert all(e.secret.startswith("whsec_") for e in spec.entrants)
     replay = await _play(flow_pool, match_id, {})
-    assert not (await flow.record_result(flow_pool, match_id, replay)).stored
+    recorded = await flow.record_result(flow_pool, match_id, replay)
+    assert recorded.stored and recorded.next_ids == []  # a challenge sets nothing off
     assert await db_ratings.history_of_match(flow_pool, match_id) == []  # unrated
     # a finished match is not handed out again
     assert await flow.match_specs(flow_pool, [match_id], secret_box=BOX) == []
