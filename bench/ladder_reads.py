@@ -28,6 +28,7 @@ Text lines, then one JSON line.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import multiprocessing
 import os
@@ -204,8 +205,10 @@ def _side(env: dict[str, str], logs: Path, name: str, kinds: list[str], bot: int
 
 async def _database(server: str, name: str) -> tuple[str, int, int]:
     """The run's database with the ladder: (URL, ladder matches, a bot for the probe)."""
-    from tests.services.flow.test_ladder_flow import ladder_bots
-    from tests.services.helpers.flow_helpers import InProcessSender, in_process
+    # the tests' helpers (tests/ is not type-checked: no static import)
+    ladder_bots = importlib.import_module("tests.services.flow.test_ladder_flow").ladder_bots
+    helpers = importlib.import_module("tests.services.helpers.flow_helpers")
+    InProcessSender, in_process = helpers.InProcessSender, helpers.in_process
 
     admin = await asyncpg.connect(server, timeout=5)
     try:
