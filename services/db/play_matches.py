@@ -12,14 +12,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import asyncpg
-import msgspec
 
-from arena.match.replay import MatchResult
 from engine.rules import Rules
 from services.db.accounts import Executor
 from services.db.bots import _COLUMNS as BOT_COLUMNS
 from services.db.bots import Bot
 from services.db.bots import _bot as bot_of
+from services.domain.result import StoredResult, stored_result
 
 _COLUMNS = (
     "id, bot_id, account_id, person_side, rules, games, seed, token_hash, status, winner_side, "
@@ -39,7 +38,7 @@ class PlayMatch:
     token_hash: bytes
     status: str  # playing, finished, abandoned
     winner_side: int | None
-    result: MatchResult | None
+    result: StoredResult | None
     created_at: datetime
     finished_at: datetime | None
 
@@ -61,7 +60,8 @@ def _row(row: asyncpg.Record) -> PlayMatch:
     fields = {key: row[key] for key in row.keys()}  # noqa: SIM118
     fields["rules"] = Rules.from_dict(fields["rules"])
     if fields["result"] is not None:
-        fields["result"] = msgspec.convert(fields["result"], MatchResult)
+        # rows stored before issue 34 hold the runner's MatchResult: no per-game scores
+        fields["result"] = stored_result({"games": (), **fields["result"]})
     return PlayMatch(**fields)
 
 
@@ -115,7 +115,7 @@ async def finish_play_match(
     *,
     status: str,
     winner_side: int | None,
-    result: MatchResult | None,
+    result: StoredResult | None,
     replay: bytes | None,
 ) -> None:
     """Store the end of a play match (once: a finished one is left as it is)."""
