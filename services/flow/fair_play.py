@@ -41,8 +41,8 @@ from services.db import call_latency
 from services.db import tournaments as db_tournaments
 from services.db.accounts import Connection, Executor
 from services.db.matches import StoredMatch
+from services.domain.tournament_settings import TournamentSettings
 from services.flow.quota_check import Check, counted_check
-from services.flow.settings import TournamentSettings
 
 ENTRY_RETRY_AFTER_S = 60
 """What a refused organiser is told to wait: entries free up as events finish."""
