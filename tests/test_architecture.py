@@ -23,6 +23,7 @@ PACKAGES = ("engine", "arena", "truco_env", "services", "truco_cli")
 # ``__init__``; a module loose in ``services/`` has no room, and a test fails on it.
 ROOMS = {
     "base": "base",  # settings and plumbing
+    "metrics": "base",  # Prometheus metrics: plumbing every process counts into
     "domain": "pure",  # the platform's domain words, ratings, names, seeds
     "tournaments": "pure",  # formats, pairing, standings
     "ladder": "pure",  # the ladder's matchmaker and its words

@@ -37,6 +37,8 @@ from services.api.ladders import LadderController
 from services.api.leaderboards import LeaderboardController
 from services.api.matches import BotMatchController, MatchController
 from services.api.no_store import no_store_credentials
+from services.api.ops.http_observer import observe_http
+from services.api.ops.metrics_route import metrics, ops_lifespan
 from services.api.play import PlayController, room_of
 from services.api.problems import exception_handlers
 from services.api.ratelimit import PREFIX as RATE_LIMIT_PREFIX
@@ -127,7 +129,7 @@ def create_api(
             if rate_counter is None:
                 await counter.aclose()
 
-    return Litestar(
+    app = Litestar(
         route_handlers=[
             AccountController,
             ApiKeyController,
@@ -144,6 +146,7 @@ def create_api(
             PlayController,
             health,
             liveness,
+            metrics,
             *pages,
         ],
         before_request=first_answer(
@@ -154,7 +157,7 @@ def create_api(
         after_request=no_store_credentials,
         dependencies={"pool": Provide(get_pool, sync_to_thread=False)},
         exception_handlers=error_pages(exception_handlers) if error_pages else exception_handlers,
-        lifespan=[lifespan],
+        lifespan=[lifespan, ops_lifespan(settings)],
         state=State({"services": svc, LIMITER_KEY: limiter}),
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=OpenAPIConfig(
@@ -166,3 +169,5 @@ def create_api(
             components=security_components,
         ),
     )
+    observe_http(app)  # every request counted and timed, with a request id (outside routing)
+    return app

@@ -64,6 +64,8 @@ from services.api.problems import PROBLEM_JSON, TYPE_BASE, Problem
 from services.api.tcp_progress import bytes_acked
 from services.base.config import ConfigError, WebSettings
 from services.base.environment import load_settings
+from services.base.log_format import configure_logging
+from services.metrics.exposition import forget_dead_processes
 
 HEAD_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5
@@ -297,9 +299,12 @@ def config(
     max_head_bytes: int = MAX_HEAD_BYTES,
     write_deadline_s: float = WRITE_DEADLINE_S,
     write_floor_bytes: int = WRITE_FLOOR_BYTES,
+    own_logging: bool = False,
 ) -> uvicorn.Config:
     """uvicorn's settings for the API (``app``: the factory's import path, or an app); a
-    per-address cap of ``None`` is off (the benchmark's "before")."""
+    per-address cap of ``None`` is off (the benchmark's "before"). ``own_logging``: uvicorn
+    configures no logging of its own, its lines go to the handler the process set up
+    (:func:`services.base.log_format.configure_logging`)."""
     caps = AddressCaps(connections_per_address, heads_per_address, exempt=trusted_proxies)
     protocol = type(
         "HeadDeadlineProtocol",
@@ -325,6 +330,7 @@ def config(
         limit_concurrency=max_connections,
         h11_max_incomplete_event_size=max_head_bytes,
         access_log=access_log,
+        log_config=None if own_logging else uvicorn.config.LOGGING_CONFIG,
         # X-Forwarded-For is the app's to judge (TRUCO_TRUSTED_PROXIES, services/api/
         # client_address.py), not uvicorn's: by default uvicorn believes it from any loopback
         # peer, so forged values bought fresh rate-limit budgets and reached the access log
@@ -339,9 +345,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-access-log", action="store_true", help="no line per request")
     args = parser.parse_args(argv)
     try:
-        web = load_settings(needs=()).web
+        settings = load_settings(needs=())
     except ConfigError as error:
         parser.error(str(error))
+    web = settings.web
+    configure_logging(settings.log_format)
+    forget_dead_processes(settings.metrics.multiproc_dir)  # a previous run's, if any
     served = config(
         host=args.host,
         port=args.port,
@@ -351,6 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         trusted_proxies=web.trusted_proxies,
         write_deadline_s=web.write_deadline_s,
         write_floor_bytes=web.write_floor_bytes,
+        own_logging=True,
     )
     uvicorn.Server(served).run()
     return 0

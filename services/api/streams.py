@@ -40,6 +40,7 @@ from services.api.tournaments import TournamentId
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
 from services.domain import LIVE_TOURNAMENT_STATUSES, OPEN_STATUSES
+from services.metrics.catalog import RATE_LIMIT_REFUSALS
 from services.worker.live import reader_for
 
 EVENT_STREAM: Final = "text/event-stream"
@@ -78,6 +79,7 @@ def _slot(request: Request[Any, Any, State]) -> Slot:
     address = client_address_reader(settings.web.trusted_proxies)(request)
     slot = caps_of(request.app.state).acquire(address)
     if slot is None:
+        RATE_LIMIT_REFUSALS.labels("streams").inc()
         raise ProblemError(
             429,
             "too many open live streams (from this address or on this server); close one "

@@ -14,6 +14,7 @@ from litestar import Request
 from litestar.exceptions import TooManyRequestsException
 
 from services.api.ratelimit import limiter_of
+from services.metrics.catalog import RATE_LIMIT_REFUSALS
 
 BUCKET = "page:"
 
@@ -32,4 +33,5 @@ async def page_budget(request: Request[Any, Any, Any]) -> None:
     limit = limiter.limits.pages_per_minute
     wait = await limiter.hit(BUCKET + limiter.address_of(request), limit)
     if wait is not None:
+        RATE_LIMIT_REFUSALS.labels("pages").inc()
         raise TooManyRequestsException(headers={"Retry-After": str(max(1, math.ceil(wait)))})

@@ -18,6 +18,7 @@ may be shown.
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import UTC, datetime
 
 import asyncpg
@@ -27,8 +28,11 @@ from arena.match.replay import Replay, VerifyError, load_replay
 from arena.match.verify import verify_replay
 from services import flow
 from services.base.limits import STORE_HARD_LIMIT_S, STORE_SOFT_LIMIT_S
+from services.base.log_format import match_context
 from services.db import ladder as db_ladder
+from services.db import matches as db_matches
 from services.db import sprt_tests as db_sprt
+from services.metrics.catalog import MATCHES_STORED, STORE_DURATION, STORE_REFUSED
 from services.worker.app import app
 from services.worker.live import clear_live
 from services.worker.live_client import live_redis
@@ -74,13 +78,17 @@ async def store(
     result that ended an SPRT test cancelled its pairs still in play: their workers are asked
     to stop (:mod:`services.worker.stops`). A ladder match's result runs the matchmaker at once
     (:func:`services.worker.results.ladder.ladder_tick`, under its lease)."""
+    before = await db_matches.get_match(pool, match_id)
     next_ids: list[int] = await flow.record_result(pool, match_id, replay, task_id)
     await send_matches(pool, next_ids)
     await asyncio.to_thread(stop_matches, await db_sprt.stopping_pairs_of(pool, match_id))
-    if await db_ladder.ladder_match(pool, match_id):
+    ladder = await db_ladder.ladder_match(pool, match_id)
+    already = before is None or before.finished  # a redelivered result, or decided without it
+    MATCHES_STORED.labels("duplicate" if already else "ladder" if ladder else "other").inc()
+    if ladder:
         # its two bots (and a bot still placing, about fifty matches in a row) play their
         # next match now, not at the next beat (up to TRUCO_LADDER_EVERY_S later)
-        await ladder_tick(pool, app.settings.ladder, datetime.now(UTC))
+        await ladder_tick(pool, app.settings.ladder, datetime.now(UTC), trigger="result")
     return next_ids
 
 
@@ -90,10 +98,17 @@ STORE_LIMITS = (STORE_SOFT_LIMIT_S, STORE_HARD_LIMIT_S)
 @platform_task(STORE_RESULT, limits=STORE_LIMITS, retry=Retry(TRANSIENT, max_retries=20))
 def store_result(match_id: int, replay_json: str, task_id: str | None = None) -> list[int]:
     """Store the result of ``match_id`` once; queue the next matches. Returns their ids."""
-    replay = check_replay(match_id, replay_json)
-    next_ids = run_db(lambda pool: store(pool, match_id, replay, task_id))
-    drop_live(match_id)
-    return next_ids
+    with match_context(match_id):
+        started = time.perf_counter()
+        try:
+            replay = check_replay(match_id, replay_json)
+        except BadResult:
+            STORE_REFUSED.inc()
+            raise
+        next_ids = run_db(lambda pool: store(pool, match_id, replay, task_id))
+        STORE_DURATION.observe(time.perf_counter() - started)
+        drop_live(match_id)
+        return next_ids
 
 
 def drop_live(match_id: int) -> None:
