@@ -29,6 +29,7 @@ BENCHMARKS = [
     "export_readers",
     "play_session",
     "page_views",
+    "metrics",
 ]
 
 

@@ -13,6 +13,7 @@ import asyncpg
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
+from litestar.logging.config import LoggingConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin
 from litestar.types import ControllerRouterHandler, ExceptionHandlersMap
@@ -160,6 +161,12 @@ def create_api(
         lifespan=[lifespan, ops_lifespan(settings)],
         state=State({"services": svc, LIMITER_KEY: limiter}),
         request_max_body_size=MAX_BODY_BYTES,
+        # the process's logging is its edge's (services.base.log_format: JSON lines or the
+        # human format); Litestar's own logger passes its lines on to it
+        logging_config=LoggingConfig(
+            configure_root_logger=False,
+            loggers={"litestar": {"level": "INFO", "handlers": [], "propagate": True}},
+        ),
         openapi_config=OpenAPIConfig(
             title="Truco Arena API",
             version=API_VERSION,
