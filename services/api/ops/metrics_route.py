@@ -3,7 +3,7 @@
 Who may read it (``TRUCO_METRICS_ALLOW``, ``TRUCO_METRICS_TOKEN``; docs/operations.md):
 
 * a client whose address (the peer's, or what a trusted proxy forwarded:
-  :mod:`services.api.client_address`) is in ``TRUCO_METRICS_ALLOW`` (this machine by default);
+  :mod:`services.api.guard.client_address`) is in ``TRUCO_METRICS_ALLOW`` (this machine by default);
 * anyone sending ``Authorization: Bearer <TRUCO_METRICS_TOKEN>``, when the token is set.
 
 Anyone else gets a 403 problem (the numbers say how busy the platform is and how its bots
@@ -27,8 +27,8 @@ from litestar.datastructures import State
 
 from services.api.auth import bearer_key
 from services.api.deps import services_of
+from services.api.guard.ratelimit import limiter_of
 from services.api.problems import problem_response
-from services.api.ratelimit import limiter_of
 from services.base.config import MetricsSettings, Settings
 from services.metrics.catalog import SSE_STREAMS_CAPACITY
 from services.metrics.exposition import CONTENT_TYPE, registry_for, render

@@ -9,7 +9,7 @@ from arena.game.deals import MIRRORED
 from arena.match.replay import Replay
 from services.db.page_reads import EntryRow, MatchRow, TournamentRow
 from services.domain import INDIVIDUAL, LIVE_TOURNAMENT_STATUSES
-from services.tournaments.bracket_format import BracketFormat
+from services.tournaments.brackets.format import BracketFormat
 from services.tournaments.event import Played
 from services.tournaments.formats import StandingRow, UnknownFormat, get_format, table_format
 from services.web import paging
