@@ -32,8 +32,9 @@ HTTP_DURATION = Histogram(
 )
 RATE_LIMIT_REFUSALS = Counter(
     "truco_rate_limit_refusals",
-    "Requests refused with 429 by a budget (requests, accounts, auth_failures, address, "
-    "health, pages, reports)",
+    "Requests refused with 429, by budget: requests, accounts, auth_failures, address, "
+    "health, pages, reports; a quota's or a cap's by its problem slug (too-many-streams, "
+    "too-many-challenges, too-many-play-sessions, too-many-exports, ...)",
     ["budget"],
 )
 SSE_STREAMS_OPEN = Gauge(

@@ -40,7 +40,6 @@ from services.api.sse.frames import json_frame, parse_last_event_id
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
 from services.domain import LIVE_TOURNAMENT_STATUSES, OPEN_STATUSES
-from services.metrics.catalog import RATE_LIMIT_REFUSALS
 from services.worker.live import reader_for
 
 EVENT_STREAM: Final = "text/event-stream"
@@ -79,7 +78,6 @@ def _slot(request: Request[Any, Any, State]) -> Slot:
     address = client_address_reader(settings.web.trusted_proxies)(request)
     slot = caps_of(request.app.state).acquire(address)
     if slot is None:
-        RATE_LIMIT_REFUSALS.labels("streams").inc()
         raise ProblemError(
             429,
             "too many open live streams (from this address or on this server); close one "

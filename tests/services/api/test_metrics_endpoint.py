@@ -130,6 +130,17 @@ async def test_rate_limit_refusals_are_counted_by_budget(client: httpx.AsyncClie
     assert value(after, refusals, budget="health") - value(before, refusals, budget="health") == 2
 
 
+def test_a_quota_refusal_is_counted_by_its_problem_slug() -> None:
+    from services.api.problems import ProblemError
+    from services.metrics.catalog import RATE_LIMIT_REFUSALS
+
+    counted = RATE_LIMIT_REFUSALS.labels("too-many-widgets")
+    before = counted._value.get()
+    ProblemError(429, "too many widgets", slug="too-many-widgets")
+    ProblemError(409, "a conflict is no refusal", slug="too-many-widgets")
+    assert counted._value.get() == before + 1
+
+
 async def test_metrics_are_refused_off_the_allowed_addresses_without_the_token(
     api_database_url: str, guard: NetworkGuard
 ) -> None:
