@@ -44,6 +44,7 @@ from services.api.guard.slow_clients import body_deadline
 from services.api.ops.http_observer import observe_http
 from services.api.ops.metrics_route import metrics, ops_lifespan
 from services.api.problems import exception_handlers
+from services.api.routes.admin import AdminController
 from services.api.routes.api_keys import ApiKeyController
 from services.api.routes.bots import BotController, default_bot_client_factory
 from services.api.routes.challenges import ChallengeController
@@ -51,6 +52,7 @@ from services.api.routes.health import health, liveness
 from services.api.routes.ladders import LadderController
 from services.api.routes.leaderboards import LeaderboardController
 from services.api.routes.matches import BotMatchController, MatchController
+from services.api.routes.moderation import BotModerationController, ReportController
 from services.api.routes.play import PlayController, room_of
 from services.api.routes.sprt_tests import SprtController
 from services.api.routes.streams import StreamController, hub_of
@@ -148,6 +150,9 @@ def create_api(
             health,
             liveness,
             metrics,
+            AdminController,
+            ReportController,
+            BotModerationController,
             *pages,
         ],
         before_request=first_answer(
