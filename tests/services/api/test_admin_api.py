@@ -25,10 +25,12 @@ from services.domain import side_result
 from services.domain.rating_fit import Game, GameTable, fit_ratings
 from services.domain.ratings import RatedMatch, compute_ratings
 from services.flow import ladder as flow_ladder
+from services.tournaments.files.export_document import decode_ladder_day
 from services.worker.results.fit import refit
 from tests.conftest import ROOT
 from tests.services.helpers.api_helpers import Api, unique
 from tests.services.helpers.flow_helpers import InProcessSender, in_process, make_account, make_bot
+from truco_cli.verify_ladder import verify_ladder_day
 
 pytestmark = pytest.mark.anyio
 LADDER = LadderSettings(pair_per_day=3, hourly_cap=1000)
@@ -243,6 +245,15 @@ async def test_disqualifying_a_bot_annuls_its_ladder_results_and_refits_the_pool
         "SELECT match_id, log_id FROM annulled_matches WHERE log_id = $1", entry["id"]
     )
     assert sorted(r["match_id"] for r in annulled) == target_matches
+    # `truco verify ladder` still verifies the day: the export names the annulled matches
+    day = datetime.now(UTC).date().isoformat()
+    export = await api.client.get(f"/v1/ladders/1v1/days/{day}/export")
+    assert export.status_code == 200, export.text
+    doc = decode_ladder_day(export.content)
+    assert set(doc.annulled) >= set(target_matches) and doc.annulled
+    lines: list[str] = []
+    verify_ladder_day(doc, say=lines.append)
+    assert any("annulled matches" in line for line in lines), lines
 
 
 async def flow_helpers_event(
