@@ -10,6 +10,7 @@ from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
 
 from services.db import matches as db_matches
+from services.db import moderation as db_moderation
 from services.db import page_reads as db
 from services.db import play as db_play
 from services.db import sprt_tests as db_sprt
@@ -19,6 +20,7 @@ from services.web.ladder_data import ladders_of_bot
 from services.web.pages.render import Id, render
 from services.web.pages.replays import replays
 from services.web.views.bot import bot_view
+from services.web.views.moderation import moderation_view, report_categories
 
 
 @get("/bots/{bot_id:int}", name="web:bot")
@@ -43,6 +45,19 @@ async def bot_page(
     )
     ladders = await ladders_of_bot(pool, bot_id)
     people = await db_play.record_vs_people(pool, bot_id)
+    state = await db_moderation.bot_state(pool, bot_id)
+    moderation = moderation_view(
+        None if state is None else state.disqualified_at,
+        await db_moderation.public_bot_entries(pool, bot_id),
+    )
     return render(
-        request, "bot.html", b=view, tests=tests, names=names, ladders=ladders, people=people
+        request,
+        "bot.html",
+        b=view,
+        tests=tests,
+        names=names,
+        ladders=ladders,
+        people=people,
+        moderation=moderation,
+        categories=report_categories(),
     )
