@@ -53,7 +53,7 @@ def test_every_admin_action_through_the_command_line(
     listed = truco.ok("admin", "list", "--json", "--database-url", api_database_url).json()
     assert admin_name in [a["name"] for a in listed]
 
-    user_id, user_name, user = _account(platform_url)
+    user_id, _, user = _account(platform_url)
     target = _bot(platform_url, user, bots[0])
     other = _bot(platform_url, user, bots[1])
     reported = truco.ok("report", "bot", str(target), "--category", "cheating", "--text", "mazo")
