@@ -79,7 +79,7 @@ def source_replays(data: bytes, origin: str) -> Iterator[Replay]:
 
 @platform_command
 def run(args: argparse.Namespace) -> int:
-    from truco_env.export import replay_rows
+    from truco_env.decisions import replay_rows
 
     out = Path(args.out)
     if out.exists() and not args.force:

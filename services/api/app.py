@@ -18,7 +18,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin
 from litestar.types import ControllerRouterHandler, ExceptionHandlersMap
 
-from services.api.auth import AccountController, security_components
+from services.api.auth import security_components
 from services.api.deps import (
     BotClientFactory,
     MatchSender,
@@ -44,6 +44,7 @@ from services.api.guard.slow_clients import body_deadline
 from services.api.ops.http_observer import observe_http
 from services.api.ops.metrics_route import metrics, ops_lifespan
 from services.api.problems import exception_handlers
+from services.api.routes.accounts import AccountController
 from services.api.routes.admin import AdminController
 from services.api.routes.api_keys import ApiKeyController
 from services.api.routes.bots import BotController, default_bot_client_factory

@@ -4,7 +4,6 @@ then what follows a decided match (:mod:`services.flow.decided`)."""
 from __future__ import annotations
 
 import asyncpg
-import msgspec
 
 from arena.match.replay import Replay
 from services.base.config import LadderSettings
@@ -13,6 +12,7 @@ from services.db import ratings as db_ratings
 from services.db.accounts import Connection
 from services.db.matches import StoredMatch
 from services.domain import CANCELLED, BotResult, SideResult, side_result
+from services.domain.packed_replay import PackedReplay, pack
 from services.domain.ratings import k_factor, match_delta, rating_pool
 from services.domain.result import played_result
 from services.flow import decided
@@ -36,6 +36,7 @@ async def record_result(
     replay: Replay,
     task_id: str | None = None,
     *,
+    packed: PackedReplay | None = None,
     ladder_pause_after: int = LadderSettings().pause_after,
 ) -> list[int]:
     """Store a played match's result, in ONE transaction: the ``match_results`` row (once: a
@@ -47,9 +48,11 @@ async def record_result(
     bots' health on the ladder (``ladder_pause_after`` walkovers or forfeits in a row pause
     a bot there: :func:`services.flow.ladder.after_result`).
 
-    ``replay.entrants`` are in slot order (as :func:`match_specs` gave them).
+    ``replay.entrants`` are in slot order (as :func:`match_specs` gave them). ``packed`` is
+    the replay as the worker sent it (:mod:`services.domain.packed_replay`), stored as it is;
+    without it the replay is packed here.
     """
-    document = msgspec.json.encode(replay)
+    packed = packed if packed is not None else pack(replay)
     async with pool.acquire() as conn, conn.transaction():
         peek = await db_matches.get_match(conn, match_id)
         if peek is None:
@@ -73,7 +76,7 @@ async def record_result(
         )
         if not stored:
             return []
-        await db_matches.store_replay(conn, match_id, document)
+        await db_matches.store_replay(conn, match_id, packed)
         await db_matches.set_played_attempt(conn, match_id, replay.attempt)
         await db_matches.finish_match(conn, match_id, status="done", winner_side=winner)
         if match.rated and replay.result.reason != "walkover":

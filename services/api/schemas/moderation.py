@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from services.api.schemas.bots import Name
+from services.api.schemas.accounts import Name
 from services.domain.moderation import (
     MAX_REASON,
     MAX_REPORT_TEXT,

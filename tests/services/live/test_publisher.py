@@ -20,7 +20,7 @@ from engine.actions import SENAS
 from engine.events import Event
 from engine.rules import Rules
 from engine.state import State
-from services.worker import live
+from services.live import publisher
 from tests.engine.strategies import cards_in
 
 
@@ -49,20 +49,18 @@ def keys_in(value: Any) -> set[str]:
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**32), players=st.sampled_from([2, 4]))
 def test_a_spectator_never_sees_a_card_still_in_a_hand(seed: int, players: int) -> None:
-    publisher = live.LivePublisher(None, "", 1)
+    writer = publisher.LivePublisher(None, "", 1)
     shown: list[dict[str, Any]] = []  # the events of the game in play, as published
     decisions: list[Decision] = []
 
     def progress(index: int, state: State, decision: Decision | None, events: list[Event]) -> None:
-        item = msgspec.json.decode(
-            msgspec.json.encode(publisher.item(index, state, decision, events))
-        )
+        item = msgspec.json.decode(msgspec.json.encode(writer.item(index, state, decision, events)))
         assert item["game"] == index + 1 and item["score"] == list(state.score)
         if decision is None:
             shown.clear()
         else:
             decisions.append(decision)
-            assert item["events"][0] == msgspec.to_builtins(live.decision_item(decision))
+            assert item["events"][0] == msgspec.to_builtins(publisher.decision_item(decision))
         shown.extend(item["events"])
         assert not keys_in(item) & {"deal", "sena", "sena_seen_by", "detail", "seed"}
         starts = [k for k, e in enumerate(shown) if e["type"] == "hand_started"]

@@ -1,7 +1,7 @@
 """Values made once and kept a while: a least-recently-used cache bounded by a budget of weight
 (bytes of HTML, or entries), each value kept for the time its maker's result says, with one
 making per key at a time (the callers that come meanwhile wait for it). What the page cache
-(:mod:`services.web.page_cache`) and the tournament's view models are kept in.
+(:mod:`services.web.pages.page_cache`) and the tournament's view models are kept in.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The live feed's one definition, for its writer (the bot-calling worker) and its readers
 (the API's replay and streams, the web pages): where it is kept, its items, and the games a
-spectator has seen so far (docs/live.md; the Redis I/O is ``services.worker.live``).
+spectator has seen so far (docs/live.md; the Redis I/O is ``services.live.publisher``).
 
 * **Where**: one Redis list per match, :func:`live_key`; every write of it also publishes the
   match's id on :func:`live_channel`.

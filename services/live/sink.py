@@ -1,6 +1,6 @@
 """The live feed's Redis writes, taken off the match loop and written many per round trip.
 
-:class:`~services.worker.live.LivePublisher` writes its batches of items as small pipelines
+:class:`~services.live.publisher.LivePublisher` writes its batches of items as small pipelines
 (``delete``/``rpush``/``expire``/``publish``) on a synchronous Redis client. In a worker that plays all
 its matches on one event loop (:mod:`services.worker.tasks_play`), a blocking round trip per
 decision would stop every match of the process for its duration: measured, the feed's writes

@@ -17,7 +17,7 @@ the TLS context. Before it takes its bots' slots, a match passes the process's g
 (:func:`match_admission`): only as many play at once as the loop keeps up with, the others wait
 in their threads, their messages held and unacknowledged.
 
-While it plays, the match is published for spectators (:mod:`services.worker.live`): a
+While it plays, the match is published for spectators (:mod:`services.live.publisher`): a
 ``truco.match_started`` message when play begins, then one Redis item per decision, written
 in batches.
 
@@ -51,18 +51,19 @@ from services.base.config import Settings
 from services.base.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
 from services.base.log_format import match_context
 from services.domain.match_order import EntrantOrder, MatchOrder
+from services.domain.packed_replay import pack
+from services.live.client import live_redis
+from services.live.publisher import LivePublisher
+from services.live.sink import QueuedRedis
 from services.metrics.catalog import MATCHES_PLAYED
 from services.worker.app import app
-from services.worker.live import LivePublisher, send_started
-from services.worker.live_client import live_redis
-from services.worker.live_sink import QueuedRedis
 from services.worker.loop_thread import BOT_CALLS, LoopThread, process_loop
 from services.worker.matches.admission import Admission
 from services.worker.matches.attempts import next_attempt
 from services.worker.matches.match_metrics import count_ending, counting, playing, waiting
 from services.worker.matches.slots import BotSlots
 from services.worker.names import PLAY_MATCH
-from services.worker.senders import send_result, send_stopped
+from services.worker.senders import send_result, send_started, send_stopped
 from services.worker.stops import StopWatch, flags_client
 from services.worker.task import platform_task
 
@@ -108,7 +109,7 @@ _live_writes: tuple[str, int, QueuedRedis] | None = None
 
 def live_writes(url: str) -> QueuedRedis:
     """Where the live feed's writes go: queued, and sent by a thread of their own
-    (:mod:`services.worker.live_sink`), so the match loop never waits on Redis. One per
+    (:mod:`services.live.sink`), so the match loop never waits on Redis. One per
     process (made again after a fork: the writer thread does not cross it)."""
     global _live_writes
     if _live_writes is None or _live_writes[:2] != (url, os.getpid()):
@@ -287,7 +288,7 @@ def _play_match(self: Any, message: MatchOrder) -> dict[str, Any]:
         MATCHES_PLAYED.labels("stopped").inc()
         return {"match_id": message.match_id, "stopped": True}
     count_ending(replay)
-    send_result(message.match_id, msgspec.json.encode(replay).decode(), self.request.id)
+    send_result(message.match_id, pack(replay).data, self.request.id)
     MATCHES_PLAYED.labels("result").inc()
     result = replay.result
     return {"match_id": message.match_id, "winner": result.winner, "reason": result.reason}

@@ -16,8 +16,8 @@ from arena.match.runner import MatchSettings, run_match
 from engine import Rules
 from engine.events import ActionTaken, HandStarted
 from truco_cli.main import main
+from truco_env.decisions import replay_rows, row_observation
 from truco_env.encoding import encode
-from truco_env.export import replay_rows, row_observation
 
 
 def _play(seed: int, players: int = 2) -> Replay:

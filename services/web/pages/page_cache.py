@@ -1,5 +1,5 @@
 """Rendered pages kept in one API process: a least-recently-used cache bounded by bytes
-(:class:`services.web.memo.Memo`).
+(:class:`services.web.pages.memo.Memo`).
 
 A key names a page and everything its HTML depends on (the page, its query, the language). An
 entry keeps the HTML, its ``ETag`` and whether it can still change: a finished event's page is
@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 
 from services.metrics.catalog import PAGE_CACHE
-from services.web.memo import Memo
+from services.web.pages.memo import Memo
 
 LIVE_S = 1.0
 """How long a live event's rendered page is served again."""
