@@ -45,6 +45,7 @@ ROOMS = {
     "api.app": "api",  # create_api
     "api.spec": "api",  # the OpenAPI document
     "api.serve": "api",  # uvicorn with the server's limits
+    "api.ops": "api",  # the operators': GET /metrics, every request counted and timed
     "web": "web",
     "launch": "app",  # make run, the ASGI app, the house bots, embedded servers
 }
