@@ -19,7 +19,7 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency
 from litestar.params import JSONBody
 
-from services.api.auth import SECURITY, current_account
+from services.api.auth import current_account
 from services.api.deps import services_of
 from services.api.guard.address_caps import address_key
 from services.api.guard.ratelimit import HOUR_S, limiter_of
@@ -95,12 +95,12 @@ class ReportController(Controller):
         operation_id="createReport",
         summary="Report a bot or a name to the platform's admins",
         description=(
-            "No key needed (with one, the report names your account). At most "
+            "No key needed; with one (`Authorization: Bearer`), the report names your "
+            "account, and a key that does not validate is a 401. At most "
             "TRUCO_REPORTS_PER_HOUR (10) reports an hour from one address (an IPv6 /64) and "
             "from one account: 429 past it. One open report per target and address: 409."
         ),
         status_code=201,
-        security=[*SECURITY, {}],
         responses=problem_responses(401, 404, 409, 413, 415, 422),
     )
     async def create(
