@@ -34,9 +34,6 @@ from arena.match.verify import verify_replay
 from services import flow
 from services.base.limits import STORE_HARD_LIMIT_S, STORE_SOFT_LIMIT_S
 from services.base.log_format import match_context
-from services.db import ladder as db_ladder
-from services.db import matches as db_matches
-from services.db import sprt_tests as db_sprt
 from services.domain.packed_replay import PackedReplay, TooLarge, pack_document, unpack
 from services.live.client import live_redis
 from services.live.publisher import clear_live
@@ -106,19 +103,18 @@ async def store(
     """Record the result (idempotent) and queue the matches it unlocked; returns their ids. A
     result that ended an SPRT test cancelled its pairs still in play: their workers are asked
     to stop (:mod:`services.worker.stops`). A ladder match's result runs the matchmaker at once
-    (:func:`services.worker.results.ladder_tick.ladder_tick`, under its lease)."""
-    before = await db_matches.get_match(pool, match_id)
-    next_ids: list[int] = await flow.record_result(pool, match_id, replay, task_id, packed=packed)
-    await send_matches(pool, next_ids)
-    await asyncio.to_thread(stop_matches, await db_sprt.stopping_pairs_of(pool, match_id))
-    ladder = await db_ladder.ladder_match(pool, match_id)
-    already = before is None or before.finished  # a redelivered result, or decided without it
-    MATCHES_STORED.labels("duplicate" if already else "ladder" if ladder else "other").inc()
-    if ladder:
+    (:func:`services.worker.results.ladder_tick.ladder_tick`, under its lease). All of it from
+    what ``flow.record_result`` returns: nothing is read again."""
+    recorded = await flow.record_result(pool, match_id, replay, task_id, packed=packed)
+    kind = "duplicate" if not recorded.stored else "ladder" if recorded.ladder_pool else "other"
+    MATCHES_STORED.labels(kind).inc()
+    await send_matches(pool, recorded.next_ids)
+    await asyncio.to_thread(stop_matches, recorded.stop)
+    if recorded.ladder_pool is not None:
         # its two bots (and a bot still placing, about fifty matches in a row) play their
         # next match now, not at the next beat (up to TRUCO_LADDER_EVERY_S later)
         await ladder_tick(pool, app.settings.ladder, datetime.now(UTC), trigger="result")
-    return next_ids
+    return recorded.next_ids
 
 
 STORE_LIMITS = (STORE_SOFT_LIMIT_S, STORE_HARD_LIMIT_S)
