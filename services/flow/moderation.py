@@ -157,30 +157,6 @@ async def disqualify_bot(pool: asyncpg.Pool, bot_id: int, actor: Actor, reason: 
     return found
 
 
-async def annul_matches(
-    pool: asyncpg.Pool,
-    bot_id: int,
-    match_ids: list[int],
-    actor: Actor,
-    reason: str,
-    detail: dict[str, Any],
-) -> Effects:
-    """Annul some ladder matches of ``bot_id`` (a flagged pair's) and refit their pools; logged
-    as ``annul_pair`` on the bot."""
-
-    async def work(conn: Connection) -> Effects:
-        if await db.bot_state(conn, bot_id) is None:
-            raise TargetNotFound(f"there is no bot {bot_id}")
-        entry = await _log(
-            conn, actor, "annul_pair", "bot", bot_id, reason, {**detail, "matches": match_ids}
-        )
-        await annul_and_refit(conn, match_ids, entry.id)
-        return Effects(entry=entry)
-
-    found: Effects = await _retrying(pool, work)
-    return found
-
-
 async def suspend_account(
     pool: asyncpg.Pool, account_id: int, actor: Actor, reason: str
 ) -> Effects:

@@ -94,7 +94,8 @@ MATCHES_PLAYED = Counter(
 STORE_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 MATCHES_STORED = Counter(
     "truco_matches_stored",
-    "Results the trusted worker stored (verified and recorded once), by kind: ladder or other",
+    "Results the trusted worker handled, by kind: ladder or other (stored now), duplicate "
+    "(stored before, or the match was decided without this play)",
     ["kind"],
 )
 STORE_DURATION = Histogram(

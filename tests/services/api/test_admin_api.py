@@ -59,6 +59,8 @@ async def test_every_admin_operation_refuses_non_admins_and_none_makes_an_admin(
     admin_id, admin = await admin_headers(api)
     victim, _ = await api.account("victim")
     admins_before = await db_moderation.admins(api.pool)
+    listed = (await api.client.get("/v1/admin/admins", headers=admin)).json()
+    assert admin_id in [a["account_id"] for a in listed]
     for method, path in admin_ops:
         url = path.replace("{bot_id}", "1").replace("{account_id}", str(victim))
         url = url.replace("{report_id}", "1")
