@@ -31,6 +31,7 @@ BENCHMARKS = [
     "page_views",
     "ladder_reads",
     "export_wait",
+    "metrics",
 ]
 
 

@@ -23,6 +23,7 @@ PACKAGES = ("engine", "arena", "truco_env", "services", "truco_cli")
 # ``__init__``; a module loose in ``services/`` has no room, and a test fails on it.
 ROOMS = {
     "base": "base",  # settings and plumbing
+    "metrics": "base",  # Prometheus metrics: plumbing every process counts into
     "domain": "pure",  # the platform's domain words, ratings, names, seeds
     "tournaments": "pure",  # formats, pairing, standings
     "ladder": "pure",  # the ladder's matchmaker and its words
@@ -45,6 +46,7 @@ ROOMS = {
     "api.app": "api",  # create_api
     "api.spec": "api",  # the OpenAPI document
     "api.serve": "api",  # uvicorn with the server's limits
+    "api.ops": "api",  # the operators': GET /metrics, every request counted and timed
     "web": "web",
     "launch": "app",  # make run, the ASGI app, the house bots, embedded servers
 }

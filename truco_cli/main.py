@@ -38,6 +38,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "match": ("truco_cli.match", "a match's result and cause, and its replay saved to a file"),
     "leaderboard": ("truco_cli.leaderboard", "the Elo leaderboard of a mode"),
     "ladder": ("truco_cli.ladder", "put your bot on a ladder that keeps it playing; the table"),
+    "report": ("truco_cli.report", "report a bot or a name to the platform's admins"),
+    "admin": ("truco_cli.admin", "moderation: admins, disqualify, suspend, rename, reports"),
 }
 
 

@@ -344,8 +344,9 @@ def _rated(match: ExportMatch) -> bool:
 def check_elo(doc: Exported, out: Verification) -> None:
     changes = 0
     history: dict[tuple[int, str], list[tuple[int, int, int, int]]] = {}
+    annulled = set(getattr(doc, "annulled", ()))  # a ladder day's: moderators annulled them
     for match in doc.matches:
-        if not _rated(match):
+        if match.id in annulled or not _rated(match):
             if match.rating_changes:
                 raise Discrepancy(
                     f"match {match.id} Elo: the match moved no rating, yet the "
@@ -389,6 +390,11 @@ def check_elo(doc: Exported, out: Verification) -> None:
     out.ok(
         f"Elo: {changes} rating changes recomputed with the Elo rule (services/domain/ratings.py); "
         "unrated matches changed nothing"
+        + (
+            f"; {len(annulled)} annulled matches (docs/moderation.md) changed nothing"
+            if annulled
+            else ""
+        )
     )
 
 

@@ -13,6 +13,7 @@ import asyncpg
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
+from litestar.logging.config import LoggingConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import OpenAPIRenderPlugin
 from litestar.types import ControllerRouterHandler, ExceptionHandlersMap
@@ -42,8 +43,11 @@ from services.api.guard.ratelimit import (
 from services.api.guard.read_lane import STATE_KEY as LANE_KEY
 from services.api.guard.read_lane import ReadLane, read_lane
 from services.api.guard.slow_clients import body_deadline
+from services.api.ops.http_observer import observe_http
+from services.api.ops.metrics_route import metrics, ops_lifespan
 from services.api.problems import exception_handlers
 from services.api.routes.accounts import AccountController
+from services.api.routes.admin import AdminController
 from services.api.routes.api_keys import ApiKeyController
 from services.api.routes.bots import BotController, default_bot_client_factory
 from services.api.routes.challenges import ChallengeController
@@ -51,6 +55,7 @@ from services.api.routes.health import health, liveness
 from services.api.routes.ladders import LadderController
 from services.api.routes.leaderboards import LeaderboardController
 from services.api.routes.matches import BotMatchController, MatchController
+from services.api.routes.moderation import BotModerationController, ReportController
 from services.api.routes.play import PlayController, room_of
 from services.api.routes.schema_document import KeptJsonDocument
 from services.api.routes.sprt_tests import SprtController
@@ -132,7 +137,7 @@ def create_api(
             if rate_counter is None:
                 await counter.aclose()
 
-    return Litestar(
+    app = Litestar(
         route_handlers=[
             AccountController,
             ApiKeyController,
@@ -149,6 +154,10 @@ def create_api(
             PlayController,
             health,
             liveness,
+            metrics,
+            AdminController,
+            ReportController,
+            BotModerationController,
             *pages,
         ],
         before_request=first_answer(
@@ -159,9 +168,15 @@ def create_api(
         after_request=no_store_credentials,
         dependencies={"pool": Provide(get_pool, sync_to_thread=False)},
         exception_handlers=error_pages(exception_handlers) if error_pages else exception_handlers,
-        lifespan=[lifespan],
+        lifespan=[lifespan, ops_lifespan(settings)],
         state=State({"services": svc, LIMITER_KEY: limiter, LANE_KEY: lane}),
         request_max_body_size=MAX_BODY_BYTES,
+        # the process's logging is its edge's (services.base.log_format: JSON lines or the
+        # human format); Litestar's own logger passes its lines on to it
+        logging_config=LoggingConfig(
+            configure_root_logger=False,
+            loggers={"litestar": {"level": "INFO", "handlers": [], "propagate": True}},
+        ),
         openapi_config=OpenAPIConfig(
             title="Truco Arena API",
             version=API_VERSION,
@@ -171,3 +186,5 @@ def create_api(
             components=security_components,
         ),
     )
+    observe_http(app)  # every request counted and timed, with a request id (outside routing)
+    return app

@@ -18,6 +18,8 @@ from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.types import ExceptionHandlersMap
 
+from services.metrics.catalog import RATE_LIMIT_REFUSALS
+
 PROBLEM_JSON = "application/problem+json"
 TYPE_BASE = "/problems/"
 
@@ -57,6 +59,8 @@ class ProblemError(Exception):
         headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(detail)
+        if status == 429:  # a quota's or a cap's refusal: counted by its slug
+            RATE_LIMIT_REFUSALS.labels(slug or "rate-limited").inc()
         self.status = status
         self.detail = detail
         self.slug = slug

@@ -76,6 +76,8 @@ from services.api.guard.tcp_progress import bytes_acked
 from services.api.problems import PROBLEM_JSON, TYPE_BASE, Problem
 from services.base.config import ConfigError, StreamSettings, WebSettings
 from services.base.environment import load_settings
+from services.base.log_format import configure_logging
+from services.metrics.exposition import forget_dead_processes
 
 HEAD_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5
@@ -331,13 +333,16 @@ def config(
     max_head_bytes: int = MAX_HEAD_BYTES,
     write_deadline_s: float = WRITE_DEADLINE_S,
     write_floor_bytes: int = WRITE_FLOOR_BYTES,
+    own_logging: bool = False,
 ) -> uvicorn.Config:
     """uvicorn's settings for the API (``app``: the factory's import path, or an app); a
     per-address cap of ``None`` is off (the benchmark's "before"). ``max_connections`` caps the
     process's open connections (:func:`~services.api.guard.request_caps.connections_total` of
     the streams' total), ``max_requests`` its requests in flight, streams and long polls apart
     (:mod:`services.api.guard.request_caps`; uvicorn's own ``limit_concurrency``, which counted
-    both together, is off)."""
+    both together, is off). ``own_logging``: uvicorn
+    configures no logging of its own, its lines go to the handler the process set up
+    (:func:`services.base.log_format.configure_logging`)."""
     caps = AddressCaps(connections_per_address, heads_per_address, exempt=trusted_proxies)
     protocol = type(
         "HeadDeadlineProtocol",
@@ -364,6 +369,7 @@ def config(
         limit_concurrency=None,  # the protocol's ProcessCaps: streams apart from requests
         h11_max_incomplete_event_size=max_head_bytes,
         access_log=access_log,
+        log_config=None if own_logging else uvicorn.config.LOGGING_CONFIG,
         # X-Forwarded-For is the app's to judge (TRUCO_TRUSTED_PROXIES, services/api/
         # client_address.py), not uvicorn's: by default uvicorn believes it from any loopback
         # peer, so forged values bought fresh rate-limit budgets and reached the access log
@@ -404,6 +410,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     web = settings.web
     connections = connections_total(settings.streams.total)
     raise_file_limit(connections)
+    configure_logging(settings.log_format)
+    forget_dead_processes(settings.metrics.multiproc_dir)  # a previous run's, if any
     served = config(
         host=args.host,
         port=args.port,
@@ -414,6 +422,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         trusted_proxies=web.trusted_proxies,
         write_deadline_s=web.write_deadline_s,
         write_floor_bytes=web.write_floor_bytes,
+        own_logging=True,
     )
     uvicorn.Server(served).run()
     return 0

@@ -253,6 +253,41 @@ class LadderSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Walkovers or forfeits in a row that pause a bot on a ladder."""
 
 
+LogFormat = Literal["json", "text"]
+LOOPBACK_NETWORKS = ("127.0.0.0/8", "::1/128")
+
+
+class MetricsSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Prometheus metrics (``services.metrics``, docs/operations.md)."""
+
+    token: Secret | None = None
+    """A bearer token that may read the API's ``GET /metrics`` from any address."""
+    allow: tuple[str, ...] = LOOPBACK_NETWORKS
+    """Client addresses (networks) that may read ``GET /metrics`` without the token."""
+    port: int = 0
+    """The port a Celery worker serves its metrics on (0: none)."""
+    address: str = "127.0.0.1"
+    """The address a Celery worker's metrics port listens on."""
+    multiproc_dir: str | None = None
+    """``PROMETHEUS_MULTIPROC_DIR``: the folder where the processes of one API or Celery
+    worker (a prefork pool, several uvicorn workers) keep their metrics for one scrape; the
+    library reads the variable too. None: one process, metrics in its memory."""
+
+
+class LogSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """The processes' log lines (``services.base.log_format``)."""
+
+    format: LogFormat | None = None
+    """None: JSON lines in production, the human format in local mode."""
+
+
+class ModerationSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Users' reports and the admins' actions (``services.flow.moderation``, docs/moderation.md)."""
+
+    reports_per_hour: int = 10
+    """Reports one client address (an IPv6 /64) may make in an hour; the same for one account."""
+
+
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Everything the platform's processes read from the environment, by group."""
 
@@ -274,6 +309,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     worker: WorkerSettings = WorkerSettings()
     sweep: SweepSettings = SweepSettings()
     ladder: LadderSettings = LadderSettings()
+    metrics: MetricsSettings = MetricsSettings()
+    logs: LogSettings = LogSettings()
+    moderation: ModerationSettings = ModerationSettings()
+
+    @property
+    def log_format(self) -> LogFormat:
+        """``TRUCO_LOG_FORMAT``, else JSON lines in production and the human format locally."""
+        if self.logs.format is not None:
+            return self.logs.format
+        return "json" if self.production else "text"
 
     @property
     def export_cache_dir(self) -> Path:

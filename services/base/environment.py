@@ -102,6 +102,10 @@ def _text(raw: str) -> str:
     return raw
 
 
+def _ip_text(raw: str) -> str:
+    return str(ipaddress.ip_address(raw.strip()))
+
+
 def _folder(raw: str) -> str:
     try:
         return str(Path(raw).expanduser().resolve())
@@ -309,6 +313,31 @@ VARIABLES: tuple[Variable, ...] = (
          "how often two bots may meet in one ladder day"),
     _var("TRUCO_LADDER_PAUSE_AFTER", "ladder.pause_after", _whole(1, 1000), "3",
          "walkovers or forfeits in a row that pause a bot on a ladder"),
+    _var("TRUCO_METRICS_TOKEN", "metrics.token",
+         (_secret, f"at least {MIN_SECRET_LENGTH} characters"), "none",
+         "a bearer token that may read the API's `GET /metrics` from any address "
+         "(docs/operations.md)", private=True),
+    _var("TRUCO_METRICS_ALLOW", "metrics.allow",
+         (_networks, "IP addresses or networks separated by commas (10.0.0.7,10.1.0.0/16)"),
+         "`127.0.0.0/8,::1/128` (this machine)",
+         "client addresses that may read the API's `GET /metrics` without the token"),
+    _var("TRUCO_METRICS_PORT", "metrics.port", _whole(0, 65535), "0",
+         "the port a Celery worker serves its `/metrics` on (0: none; `make run` gives its "
+         "workers `PORT`+1000 and `PORT`+2000)"),
+    _var("TRUCO_METRICS_ADDRESS", "metrics.address", (_ip_text, "an IP address"), "127.0.0.1",
+         "the address a Celery worker's metrics port listens on"),
+    _var("PROMETHEUS_MULTIPROC_DIR", "metrics.multiproc_dir", (_folder, "a folder"),
+         "none (one process: metrics in memory)",
+         "the folder where the processes of one API or one Celery worker (a prefork pool) "
+         "keep their metrics; one folder per API or worker, emptied before it starts (the "
+         "Prometheus client reads it too; `make run` sets one per child)"),
+    _var("TRUCO_LOG_FORMAT", "logs.format", _word(("json", "text")),
+         "`json` in production, `text` in local mode",
+         "log lines: JSON lines with a request id and a match id where there is one, or the "
+         "human format"),
+    _var("TRUCO_REPORTS_PER_HOUR", "moderation.reports_per_hour", _whole(1, 10_000), "10",
+         "reports of a bot or a name one client address (an IPv6 /64) may send in an hour; "
+         "the same for one account"),
 )  # fmt: skip
 
 PLATFORM_NEEDS = ("DATABASE_URL", "REDIS_URL", "TRUCO_SECRET_KEY")

@@ -53,11 +53,12 @@ def _key(row: asyncpg.Record) -> ApiKey:
 
 
 async def key_owner(conn: Executor, key_hash: bytes) -> KeyOwner | None:
-    """The account of the live key whose SHA-256 is ``key_hash``; None if none (or revoked)."""
+    """The account of the live key whose SHA-256 is ``key_hash``; None if none (or revoked, or
+    the account is suspended: docs/moderation.md)."""
     row = await conn.fetchrow(
         "SELECT a.id, a.name, a.created_at, k.id AS key_id FROM api_keys AS k "
         "JOIN accounts AS a ON a.id = k.account_id "
-        "WHERE k.key_hash = $1 AND k.revoked_at IS NULL",
+        "WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND a.suspended_at IS NULL",
         key_hash,
     )
     if row is None:

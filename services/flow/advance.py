@@ -18,6 +18,7 @@ from services.domain import INDIVIDUAL, seeds
 from services.domain.result import withdrawn_result
 from services.flow.event import event_state
 from services.flow.pairing import plan_off_loop
+from services.metrics.catalog import PAIRING_DURATION
 from services.tournaments import individual
 from services.tournaments.event import Plan, Planned, SeededEntrant
 from services.tournaments.formats import get_format, table_format
@@ -96,9 +97,10 @@ def _plan(
         current_round=tournament.current_round,
         rounds_wanted=settings.rounds,
     )
-    if tournament.partnership == INDIVIDUAL:
-        return individual.plan_next(table_format(tournament.format), event, matches)
-    return get_format(tournament.format).plan_next(event)
+    with PAIRING_DURATION.labels(tournament.format).time():
+        if tournament.partnership == INDIVIDUAL:
+            return individual.plan_next(table_format(tournament.format), event, matches)
+        return get_format(tournament.format).plan_next(event)
 
 
 async def _round_still_open(conn: Connection, tournament: Tournament) -> bool:

@@ -11,6 +11,7 @@ from datetime import UTC, date, datetime
 import asyncpg
 import msgspec
 
+from services.db import annulment as db_annulment
 from services.db import ladder as db_ladder
 from services.db import matches as db_matches
 from services.db import ratings as db_ratings
@@ -33,6 +34,7 @@ async def day_chunks(pool: asyncpg.Pool, ladder: str, day: date) -> AsyncIterato
             raise LadderDayNotFound(f"the {ladder} ladder played no match on {day}")
         ids = await db_ladder.match_ids_of_day(conn, ladder, day)
         places = await db_ladder.places(conn, ids)
+        annulled = await db_annulment.annulled_among(conn, ids)
     head = LadderDayExport(
         pool=ladder,
         day=day.isoformat(),
@@ -40,6 +42,7 @@ async def day_chunks(pool: asyncpg.Pool, ladder: str, day: date) -> AsyncIterato
         master_seed=found.master_seed.hex() if found.revealed_at is not None else None,
         exported_at=datetime.now(UTC),
         numbers=[places[i].number for i in ids],
+        annulled=sorted(annulled),
         matches=[],
     )
     encoded = msgspec.json.encode(head)

@@ -314,15 +314,20 @@ async def withdraw_bot(pool: asyncpg.Pool, bot_id: int) -> Withdrawal:
     """A bot left (unavailable, deleted): in every running tournament it plays, it is withdrawn
     and forfeits its unfinished matches (no Elo change); the events go on. A forfeited match
     that was already sent is ``stopping`` until its worker stops."""
+    async with pool.acquire() as conn, conn.transaction():
+        return await withdraw_bot_in(conn, bot_id)
+
+
+async def withdraw_bot_in(conn: Connection, bot_id: int) -> Withdrawal:
+    """:func:`withdraw_bot` in the caller's transaction (moderation's, which does more)."""
     new: list[int] = []
     forfeited: list[int] = []
-    async with pool.acquire() as conn, conn.transaction():
-        for tournament_id in await db_tournaments.running_tournaments_of_bot(conn, bot_id):
-            await db_tournaments.withdraw_entries(conn, tournament_id, [bot_id])
-            for match_id in await db_matches.open_matches_of_bot(conn, bot_id, tournament_id):
-                match = await db_matches.get_match(conn, match_id, for_update=True)
-                assert match is not None
-                await forfeit(conn, match, {bot_id})
-                forfeited.append(match_id)
-            new += await advance(conn, tournament_id)
+    for tournament_id in await db_tournaments.running_tournaments_of_bot(conn, bot_id):
+        await db_tournaments.withdraw_entries(conn, tournament_id, [bot_id])
+        for match_id in await db_matches.open_matches_of_bot(conn, bot_id, tournament_id):
+            match = await db_matches.get_match(conn, match_id, for_update=True)
+            assert match is not None
+            await forfeit(conn, match, {bot_id})
+            forfeited.append(match_id)
+        new += await advance(conn, tournament_id)
     return Withdrawal(new, forfeited)

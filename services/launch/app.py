@@ -7,6 +7,7 @@ This module is the composition root: it may import every room of ``services``, a
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from litestar import Litestar
@@ -14,6 +15,7 @@ from litestar import Litestar
 from services.api.app import create_api
 from services.base.config import Settings
 from services.base.environment import load_settings
+from services.base.log_format import configure_logging
 from services.base.log_levels import quiet_noisy_loggers
 from services.web import pages_for_browser_routes, reference_plugins, web_router
 from services.worker.app import app as worker_app
@@ -36,7 +38,9 @@ def create_app(settings: Settings, **options: Any) -> Litestar:
 def app_from_env() -> Litestar:
     """``uvicorn --factory services.launch.app:app_from_env``: the process's edge. The settings are
     read here, once, and handed to the Celery app this process sends tasks with."""
-    quiet_noisy_loggers()
     settings = load_settings()
+    if not logging.getLogger().handlers:  # not already set up by services.api.serve
+        configure_logging(settings.log_format)
+    quiet_noisy_loggers()
     worker_app.use_settings(settings)
     return create_app(settings)

@@ -4,9 +4,14 @@ else of the platform's)."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Mapping
+from pathlib import Path
 
 from services.base.config import Settings
+
+METRICS_PORT_OFFSETS = {"worker-matches": 1000, "worker-results": 2000}
+"""``make run``'s workers serve their metrics on ``PORT`` + these (docs/operations.md)."""
 
 
 def base_env(
@@ -45,3 +50,22 @@ def bot_env(env: Mapping[str, str], secret: str | None = None) -> dict[str, str]
     if secret:
         bare["TRUCO_BOT_SECRET"] = secret
     return bare
+
+
+def metrics_port(settings: Settings, child: str) -> int:
+    """The metrics port ``make run`` gives a worker (0: none, past the last port)."""
+    port = settings.web.port + METRICS_PORT_OFFSETS.get(child, 0)
+    return port if child in METRICS_PORT_OFFSETS and port <= 65535 else 0
+
+
+def metrics_env(env: Mapping[str, str], settings: Settings, child: str) -> dict[str, str]:
+    """``env`` with the child's own metrics folder (``<data dir>/metrics/<child>``, emptied
+    now: it must be empty when the child starts) and, for a worker, its metrics port."""
+    folder = Path(settings.data_dir) / "metrics" / child
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    out = dict(env)
+    out["PROMETHEUS_MULTIPROC_DIR"] = str(folder)
+    if child in METRICS_PORT_OFFSETS:
+        out["TRUCO_METRICS_PORT"] = str(metrics_port(settings, child))
+    return out

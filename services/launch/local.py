@@ -40,7 +40,7 @@ from typing import Any
 from services.base.config import ConfigError, Settings
 from services.base.environment import load_settings
 from services.db.migrate import migrate_url
-from services.launch.child_env import base_env, bot_calling_env
+from services.launch.child_env import base_env, bot_calling_env, metrics_env, metrics_port
 from services.launch.children import Child, Children, LaunchError
 from services.launch.embedded import EmbeddedServerError, ServerPlan, local_servers
 from services.launch.house_bots import (
@@ -92,13 +92,19 @@ def run(settings: Settings, environ: Mapping[str, str], *, out: Any = None) -> i
             else:  # HTTP servers on loopback, registered through the API like anyone's bots
                 bots = local_house_bots(read_state(path).get("bots", {}))
                 bot_children = start_bots(children, env, bots)
-            api = children.start("api", api_argv(settings.web.port), env)
+            api = children.start(
+                "api", api_argv(settings.web.port), metrics_env(env, settings, "api")
+            )
             children.start(
                 "worker-matches",
                 worker_argv(BOT_CALLING_QUEUES, MATCHES_AT_ONCE),
-                bot_calling_env(env),
+                metrics_env(bot_calling_env(env), settings, "worker-matches"),
             )
-            children.start("worker-results", worker_argv("results", 4), env)
+            children.start(
+                "worker-results",
+                worker_argv("results", 4),
+                metrics_env(env, settings, "worker-results"),
+            )
             children.start("beat", beat_argv(data_dir), env)
             wait_until(
                 lambda: answers(api_url + "/health"),
@@ -160,7 +166,12 @@ def _print_banner(
         f"  reference {api_url}/schema/reference  (the API and the bot webhooks, to read and try)",
         f"  health    {api_url}/health",
         f"  bots      {api_url}/v1/bots",
+        f"  metrics   {api_url}/metrics  (this machine only; docs/operations.md)",
     ]
+    for child in ("worker-matches", "worker-results"):
+        port = metrics_port(settings, child)
+        if port:
+            lines.append(f"            http://{LOOPBACK}:{port}/metrics  ({child})")
     lines += [f"  house bot {bot.name:<16} {bot.url}  (bot {bot.bot_id})" for bot in bots]
     if warm_up_id is not None:
         lines.append(

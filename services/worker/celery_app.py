@@ -17,20 +17,21 @@ the visibility timeout (see ``services.base.limits``). Settings are read when th
 
 from __future__ import annotations
 
-from services.worker import wakeup
+from services.worker import observe, wakeup
 from services.worker.app import app, make_config
 from services.worker.matches import boot, play_match, probe
 from services.worker.results import fit, ladder_tick, periodic, store, sweep
 
 # Importing the task modules above registers their tasks on ``app``; ``wakeup`` connects the
 # timer that keeps a threads-pool consumer taking messages as tasks finish, ``boot`` the
-# bot-calling worker's garbage collector tuning.
+# bot-calling worker's garbage collector tuning, ``observe`` the logs' format and the metrics port.
 __all__ = [
     "app",
     "boot",
     "fit",
     "ladder_tick",
     "make_config",
+    "observe",
     "periodic",
     "play_match",
     "probe",

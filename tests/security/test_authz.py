@@ -14,6 +14,7 @@ import pytest
 
 from arena.sdk import BotServer
 from services.api.auth import new_api_key
+from services.db import moderation as db_moderation
 from tests.security.helpers import assert_problem, write_operations
 from tests.services.helpers.api_helpers import Api, unique
 
@@ -24,8 +25,9 @@ pytestmark = pytest.mark.anyio
 class World:
     """Resources of the owner, and an intruder with a key of its own."""
 
-    owner: dict[str, str]
+    owner: dict[str, str]  # an admin too (the admin operations' "owner")
     intruder: dict[str, str]
+    intruder_id: int
     bot_id: int
     other_bot_id: int  # the intruder's own bot (a valid bot_b / bot_id for the intruder)
     tournament_id: int
@@ -74,6 +76,35 @@ KNOWN: dict[str, tuple[Request, bool]] = {
     "createMyKey": (lambda w: ("/v1/accounts/me/keys", None), False),
     "rotateMyKey": (lambda w: ("/v1/accounts/me/keys/rotate", None), False),
     "revokeMyKey": (lambda w: ("/v1/accounts/me/keys/1", None), False),
+    # the admins' operations (docs/moderation.md): the world's owner is an admin, the intruder
+    # is not (403); they act on the intruder's bot and account
+    "disqualifyBot": (
+        lambda w: (f"/v1/admin/bots/{w.other_bot_id}/disqualify", {"reason": "authz"}),
+        True,
+    ),
+    "setBotName": (
+        lambda w: (f"/v1/admin/bots/{w.other_bot_id}/name", {"hide": True, "reason": "authz"}),
+        True,
+    ),
+    "suspendAccount": (
+        lambda w: (f"/v1/admin/accounts/{w.intruder_id}/suspend", {"reason": "authz"}),
+        True,
+    ),
+    "reinstateAccount": (
+        lambda w: (f"/v1/admin/accounts/{w.intruder_id}/reinstate", {"reason": "authz"}),
+        True,
+    ),
+    "setAccountName": (
+        lambda w: (f"/v1/admin/accounts/{w.intruder_id}/name", {"hide": True, "reason": "a"}),
+        True,
+    ),
+    "resolveReport": (
+        lambda w: (
+            "/v1/admin/reports/987654321/resolve",
+            {"outcome": "dismissed", "reason": "authz"},
+        ),
+        True,
+    ),
 }
 # what the owner gets for the same call in a fresh world (start: a swiss with no entrants)
 OWNER_STATUS = {
@@ -90,12 +121,20 @@ OWNER_STATUS = {
     "joinLadder": 201,  # already on it: the same entry again
     "updateLadderEntry": 200,
     "leaveLadder": 204,
+    "disqualifyBot": 200,
+    "setBotName": 200,
+    "suspendAccount": 200,
+    "reinstateAccount": 409,  # not suspended: past the authorization, refused on the state
+    "setAccountName": 200,
+    "resolveReport": 404,  # no such report: past the authorization
 }
 # writes that need no key, on purpose: making an account; playing a house bot at /play needs
 # no account (rate-limited per address), and a play session's act and leave are guarded by the
 # session's own token (X-Play-Token), not an API key: tests/services/api/test_api_play.py asserts
 # that another session's token is a 403 and none a 401
-PUBLIC_WRITES = {"createAccount", "createPlay", "actInPlay", "leavePlay"}
+# a report needs no key either (anyone may report a bot; rate-limited per address, and a key
+# sent that does not validate is a 401: tests/services/api/test_admin_api.py)
+PUBLIC_WRITES = {"createAccount", "createPlay", "actInPlay", "leavePlay", "createReport"}
 OPERATIONS = {op.operation_id: op for op in write_operations()}
 # the matrix is what the document has now (an entry for an operation not (yet) in it is idle)
 MATRIX = {name: entry for name, entry in KNOWN.items() if name in OPERATIONS}
@@ -126,8 +165,9 @@ def test_every_write_operation_is_in_the_matrix() -> None:
 
 
 async def _world(api: Api, server: BotServer) -> World:
-    _, owner = await api.account("owner")
-    _, intruder = await api.account("intruder")
+    owner_id, owner = await api.account("owner")
+    intruder_id, intruder = await api.account("intruder")
+    await db_moderation.grant_admin(api.pool, owner_id)  # as `truco admin grant` does
     bot = await api.bot(owner, server.url, "victim")
     other = await api.bot(intruder, server.url, "intruder-bot")
     created = await api.client.post(
@@ -152,6 +192,7 @@ async def _world(api: Api, server: BotServer) -> World:
     return World(
         owner=owner,
         intruder=intruder,
+        intruder_id=intruder_id,
         bot_id=int(str(bot["id"])),
         other_bot_id=int(str(other["id"])),
         tournament_id=created.json()["id"],
@@ -225,7 +266,12 @@ async def test_public_writes_ignore_keys(api: Api) -> None:
     """createAccount (a write without security, as the matrix test above proves) works with
     no key and with every bad one: a key is neither needed nor checked there (the play
     session's writes: tests/services/api/test_api_play.py)."""
-    assert {"createAccount"} == PUBLIC_WRITES - {"createPlay", "actInPlay", "leavePlay"}
+    assert {"createAccount"} == PUBLIC_WRITES - {
+        "createPlay",
+        "actInPlay",
+        "leavePlay",
+        "createReport",
+    }
     for label, headers in BAD_KEYS.items():
         response = await api.client.post(
             "/v1/accounts", json={"name": unique("public")}, headers=headers

@@ -39,6 +39,7 @@ from services.api.guard.hooks import Hook
 from services.api.problems import problem_response
 from services.base.config import RateLimits
 from services.db.accounts import Account
+from services.metrics.catalog import RATE_LIMIT_REFUSALS
 
 logger = logging.getLogger("services.api.guard.ratelimit")
 WINDOW_S = 60
@@ -155,7 +156,19 @@ def limiter_of(state: State) -> Limiter:
     return limiter
 
 
-def _refusal(limit: int, what: str, wait: float, window_s: int = WINDOW_S) -> Response[bytes]:
+BUDGETS = {
+    "requests": "requests",
+    "accounts": "accounts",
+    "failed authentications": "auth_failures",
+    "requests from this address": "address",
+}
+"""The budget (a metric's label: ``truco_rate_limit_refusals_total``) of each refusal's words."""
+
+
+def _refusal(
+    limit: int, what: str, wait: float, window_s: int = WINDOW_S, *, budget: str | None = None
+) -> Response[bytes]:
+    RATE_LIMIT_REFUSALS.labels(budget or BUDGETS.get(what, "other")).inc()
     seconds = max(1, math.ceil(wait))
     per = "a minute" if window_s == WINDOW_S else "an hour" if window_s == HOUR_S else "a window"
     return problem_response(
@@ -191,7 +204,11 @@ def rate_limit_hook(
             wait = await counter.hit(
                 "health:" + client_address(request), limits.health_per_minute, clock()
             )
-            return None if wait is None else _refusal(limits.health_per_minute, "requests", wait)
+            return (
+                None
+                if wait is None
+                else _refusal(limits.health_per_minute, "requests", wait, budget="health")
+            )
         if not (path.startswith("/v1/") or path == "/schema" or path.startswith("/schema/")):
             return None
         now = clock()

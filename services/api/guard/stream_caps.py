@@ -2,12 +2,15 @@
 
 A stream holds a :class:`Slot` from the moment it is accepted until it closes (the client
 went away, the match or tournament ended, the server stops); past either cap a new stream is
-refused (the API answers 429). Pure bookkeeping on plain data: no I/O, no clock.
+refused (the API answers 429). Bookkeeping on plain data: no I/O, no clock; the open count is
+also the ``truco_sse_streams_open`` gauge.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from services.metrics.catalog import SSE_STREAMS_OPEN
 
 
 @dataclass(slots=True)
@@ -39,10 +42,12 @@ class StreamCaps:
             return None
         self.open += 1
         self.by_address[address] = held + 1
+        SSE_STREAMS_OPEN.inc()
         return Slot(self, address)
 
     def _drop(self, address: str) -> None:
         self.open -= 1
+        SSE_STREAMS_OPEN.dec()
         left = self.by_address.get(address, 0) - 1
         if left > 0:
             self.by_address[address] = left

@@ -35,6 +35,7 @@ from services.db import bots as db_bots
 from services.db import rating_fits as db_fits
 from services.db.accounts import Account, DuplicateName
 from services.db.bots import Bot
+from services.db.moderation import name_locked
 from services.db.rating_fits import StoredInterval
 from services.domain import BotStatus, ChallengePolicy
 from services.domain.names import refused_characters
@@ -396,6 +397,13 @@ class BotController(Controller):
     ) -> BotRead:
         check_name(data.name)
         bot = await _owned_bot(pool, bot_id, account)
+        if data.name is not None and data.name != bot.name and await name_locked(pool, bot_id):
+            raise ProblemError(
+                403,
+                "the bot's name was set by the platform's moderators: it cannot be changed "
+                "(docs/moderation.md)",
+                slug="name-locked",
+            )
         if data.url is not None and data.url != bot.url:
             svc = services_of(request.app.state)
             # the handshake's signature uses a throwaway secret: GET / carries no game data

@@ -159,6 +159,9 @@ class LadderDayExport(msgspec.Struct, kw_only=True):
     master_seed: str | None
     exported_at: datetime
     numbers: list[int]
+    annulled: list[int] = []
+    """Matches whose results count for nobody (a moderator annulled them: docs/moderation.md):
+    they moved no rating, and the changes of the others were recomputed without them."""
     matches: list[ExportMatch]
 
 

@@ -19,6 +19,7 @@ from services.web.pages.lists import bots_index, leaderboards_index, tournaments
 from services.web.pages.match import match_live, match_page
 from services.web.pages.play import play_board, play_page
 from services.web.pages.render import CSP, SECURITY_HEADERS, before_page
+from services.web.pages.report import report_bot
 from services.web.pages.sprt import sprt_live, sprt_page
 from services.web.pages.static import static_file
 from services.web.pages.steps import match_steps
@@ -46,6 +47,7 @@ def web_router() -> Router:
             crosstable_page,
             tournament_live,
             bot_page,
+            report_bot,
             ladder_page,
             match_page,
             match_live,

@@ -11,6 +11,7 @@ from litestar.exceptions import NotFoundException
 
 from services.api.routes.ladder_tables import ladder_tables
 from services.db import matches as db_matches
+from services.db import moderation as db_moderation
 from services.db import page_reads as db
 from services.db import play_matches as db_play
 from services.db import sprt_tests as db_sprt
@@ -20,6 +21,7 @@ from services.web.pages.ladder_data import ladders_of_bot
 from services.web.pages.render import Id, render
 from services.web.pages.replays import replays
 from services.web.views.bot import bot_view
+from services.web.views.moderation import moderation_view, report_categories
 
 
 @get("/bots/{bot_id:int}", name="web:bot")
@@ -44,6 +46,19 @@ async def bot_page(
     )
     ladders = await ladders_of_bot(ladder_tables(request.app.state), pool, bot_id)
     people = await db_play.record_vs_people(pool, bot_id)
+    state = await db_moderation.bot_state(pool, bot_id)
+    moderation = moderation_view(
+        None if state is None else state.disqualified_at,
+        await db_moderation.public_bot_entries(pool, bot_id),
+    )
     return render(
-        request, "bot.html", b=view, tests=tests, names=names, ladders=ladders, people=people
+        request,
+        "bot.html",
+        b=view,
+        tests=tests,
+        names=names,
+        ladders=ladders,
+        people=people,
+        moderation=moderation,
+        categories=report_categories(),
     )

@@ -17,6 +17,7 @@ from litestar import Request
 from litestar.exceptions import TooManyRequestsException
 
 from services.api.guard.ratelimit import limiter_of
+from services.metrics.catalog import RATE_LIMIT_REFUSALS
 
 BUCKET = "page:"
 POLLS = "poll:"
@@ -41,4 +42,5 @@ async def page_budget(request: Request[Any, Any, Any]) -> None:
     )
     wait = await limiter.hit(bucket + limiter.address_of(request), limit)
     if wait is not None:
+        RATE_LIMIT_REFUSALS.labels("pages").inc()
         raise TooManyRequestsException(headers={"Retry-After": str(max(1, math.ceil(wait)))})

@@ -15,6 +15,7 @@ import time
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 
+from services.metrics.catalog import PAGE_CACHE
 from services.web.pages.memo import Memo
 
 LIVE_S = 1.0
@@ -82,8 +83,15 @@ class PageCache:
     async def page(self, key: Hashable, render: Callable[[], Awaitable[Rendered]]) -> CachedPage:
         """The page under ``key``: kept, being rendered for another view, or rendered now."""
 
+        rendered_here = False
+
         async def make() -> CachedPage:
+            nonlocal rendered_here
+            rendered_here = True
             rendered = await render()
             return CachedPage(rendered.html, etag_of(rendered.html), rendered.live)
 
-        return await self._memo.value(key, make)
+        try:
+            return await self._memo.value(key, make)
+        finally:  # a view that waited for another's rendering is a hit
+            PAGE_CACHE.labels("miss" if rendered_here else "hit").inc()

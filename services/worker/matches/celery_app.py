@@ -11,9 +11,10 @@ queues only.
 
 from __future__ import annotations
 
-from services.worker import wakeup
+from services.worker import observe, wakeup
 from services.worker.app import app
 from services.worker.matches import boot, play_match, probe
 
-# Importing the modules above registers the tasks on ``app`` and connects the boot's handlers.
-__all__ = ["app", "boot", "play_match", "probe", "wakeup"]
+# Importing the modules above registers the tasks on ``app`` and connects the boot's handlers
+# (``observe``: the logs' format and the metrics port).
+__all__ = ["app", "boot", "observe", "play_match", "probe", "wakeup"]

@@ -49,15 +49,18 @@ from arena.match.replay import EntrantRecord, Replay
 from arena.match.runner import run_match
 from services.base.config import Settings
 from services.base.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
+from services.base.log_format import match_context
 from services.domain.match_order import EntrantOrder, MatchOrder
 from services.domain.packed_replay import pack
 from services.live.client import live_redis
 from services.live.publisher import LivePublisher
 from services.live.sink import QueuedRedis
+from services.metrics.catalog import MATCHES_PLAYED
 from services.worker.app import app
 from services.worker.loop_thread import BOT_CALLS, LoopThread, process_loop
 from services.worker.matches.admission import Admission
 from services.worker.matches.attempts import next_attempt
+from services.worker.matches.match_metrics import count_ending, counting, playing, waiting
 from services.worker.matches.slots import BotSlots
 from services.worker.names import PLAY_MATCH
 from services.worker.senders import send_result, send_started, send_stopped
@@ -197,7 +200,7 @@ async def play(
                 message.seed,
                 message.settings,
                 entrants,
-                progress=publisher.progress,
+                progress=counting(publisher.progress),
                 attempt=attempt,
             )
     finally:
@@ -252,10 +255,16 @@ def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
     """Play the match ``spec`` (a ``MatchOrder`` as JSON); send ``truco.store_result``.
     (The limits are the cap; each match is sent with its own, ``senders.play_options``.)"""
     message = msgspec.convert(spec, MatchOrder)
+    with match_context(message.match_id):  # on every log line of this match, its loop's too
+        return _play_match(self, message)
+
+
+def _play_match(self: Any, message: MatchOrder) -> dict[str, Any]:
     settings: Settings = app.settings
     loop = match_loop()
     admission = match_admission(loop)
-    waited = admission.enter()  # before taking the bots' slots
+    with waiting():
+        waited = admission.enter()  # before taking the bots' slots
     try:
         if waited >= 1.0:
             logger.info(
@@ -276,8 +285,11 @@ def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
     live_writes(settings.redis.url_or_local).flush()  # its last items before the result
     if replay is None:
         send_stopped(message.match_id)
+        MATCHES_PLAYED.labels("stopped").inc()
         return {"match_id": message.match_id, "stopped": True}
+    count_ending(replay)
     send_result(message.match_id, pack(replay).data, self.request.id)
+    MATCHES_PLAYED.labels("result").inc()
     result = replay.result
     return {"match_id": message.match_id, "winner": result.winner, "reason": result.reason}
 
@@ -304,7 +316,7 @@ def play_unless_stopped(message: MatchOrder, settings: Settings, loop: LoopThrea
             message, allow_loopback=settings.allow_loopback_bots, live=settings, attempt=attempt
         )
     )
-    with watch.watching(message.match_id, future):
+    with watch.watching(message.match_id, future), playing():
         try:
             return future.result()
         except concurrent.futures.CancelledError:
@@ -313,4 +325,5 @@ def play_unless_stopped(message: MatchOrder, settings: Settings, loop: LoopThrea
             raise
         except BaseException:
             future.cancel()  # a time limit, a shutdown: nothing left running for this task
+            MATCHES_PLAYED.labels("error").inc()
             raise

@@ -22,6 +22,7 @@ may be shown.
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import UTC, datetime
 
 import asyncpg
@@ -32,9 +33,11 @@ from arena.match.replay import Replay, VerifyError, load_replay
 from arena.match.verify import verify_replay
 from services import flow
 from services.base.limits import STORE_HARD_LIMIT_S, STORE_SOFT_LIMIT_S
+from services.base.log_format import match_context
 from services.domain.packed_replay import PackedReplay, TooLarge, pack_document, unpack
 from services.live.client import live_redis
 from services.live.publisher import clear_live
+from services.metrics.catalog import MATCHES_STORED, STORE_DURATION, STORE_REFUSED
 from services.worker.app import app
 from services.worker.names import MATCH_STARTED, MATCH_STOPPED, STORE_RESULT
 from services.worker.results.db import run_db
@@ -103,12 +106,14 @@ async def store(
     (:func:`services.worker.results.ladder_tick.ladder_tick`, under its lease). All of it from
     what ``flow.record_result`` returns: nothing is read again."""
     recorded = await flow.record_result(pool, match_id, replay, task_id, packed=packed)
+    kind = "duplicate" if not recorded.stored else "ladder" if recorded.ladder_pool else "other"
+    MATCHES_STORED.labels(kind).inc()
     await send_matches(pool, recorded.next_ids)
     await asyncio.to_thread(stop_matches, recorded.stop)
     if recorded.ladder_pool is not None:
         # its two bots (and a bot still placing, about fifty matches in a row) play their
         # next match now, not at the next beat (up to TRUCO_LADDER_EVERY_S later)
-        await ladder_tick(pool, app.settings.ladder, datetime.now(UTC))
+        await ladder_tick(pool, app.settings.ladder, datetime.now(UTC), trigger="result")
     return recorded.next_ids
 
 
@@ -118,10 +123,17 @@ STORE_LIMITS = (STORE_SOFT_LIMIT_S, STORE_HARD_LIMIT_S)
 @platform_task(STORE_RESULT, limits=STORE_LIMITS, retry=Retry(TRANSIENT, max_retries=20))
 def store_result(match_id: int, sent: bytes | str, task_id: str | None = None) -> list[int]:
     """Store the result of ``match_id`` once; queue the next matches. Returns their ids."""
-    replay, packed = check_result(match_id, sent)
-    next_ids = run_db(lambda pool: store(pool, match_id, replay, task_id, packed))
-    drop_live(match_id)
-    return next_ids
+    with match_context(match_id):
+        started = time.perf_counter()
+        try:
+            replay, packed = check_result(match_id, sent)
+        except BadResult:
+            STORE_REFUSED.inc()
+            raise
+        next_ids = run_db(lambda pool: store(pool, match_id, replay, task_id, packed))
+        STORE_DURATION.observe(time.perf_counter() - started)
+        drop_live(match_id)
+        return next_ids
 
 
 def drop_live(match_id: int) -> None:

@@ -127,3 +127,16 @@ def test_requests_pass_through_the_proxy_and_oversized_bodies_stop_there(nginx: 
         assert big.status_code == 413
         assert big.headers["server"] == "nginx"  # refused by the proxy (no version shown)
         assert time.monotonic() - began < 30
+
+
+def test_the_proxy_hides_the_metrics_and_gives_each_request_an_id(nginx: str) -> None:
+    """``/metrics`` is for Prometheus on the private network: through the proxy it is a 404
+    (the API would refuse the forwarded address anyway). nginx's ``$request_id`` reaches the
+    API, which answers with it (the two logs share the id)."""
+    with httpx.Client(base_url=nginx, timeout=10, trust_env=False) as client:
+        hidden = client.get("/metrics")
+        assert hidden.status_code == 404 and "truco_" not in hidden.text
+        first, second = client.get("/v1/bots"), client.get("/v1/bots")
+        ids = [first.headers["x-request-id"], second.headers["x-request-id"]]
+        assert all(len(i) == 32 and int(i, 16) >= 0 for i in ids)  # nginx's: 32 hex digits
+        assert ids[0] != ids[1]
