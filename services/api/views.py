@@ -25,6 +25,7 @@ from services.api.tournament_schemas import (
 from services.db.matches import StoredMatch
 from services.db.tournaments import RoundRow, Tournament
 from services.domain import seeds
+from services.tournaments import bracket_names
 from services.tournaments import played as fp
 from services.tournaments.bracket_format import depths
 from services.tournaments.brackets import BYE, resolve
@@ -220,6 +221,8 @@ def bracket_of(
     state = resolve(bracket, played.bracket_results)
     level = depths(bracket)
     rows = {m.bracket_match: m.id for m in matches if m.bracket_match is not None}
+    names = bracket_names.match_names(bracket, format.double)
+    round_names = bracket_names.round_names(bracket, format.double)
 
     def side(seed: int | None) -> BracketSide:
         if seed is None:
@@ -236,6 +239,8 @@ def bracket_of(
                 code=match.id,
                 bracket=match.bracket,
                 round=level[match.id],
+                name=names[match.id],
+                round_name=round_names[match.id],
                 a=side(r.a),
                 b=side(r.b),
                 winner=by_seed.get(r.winner) if r.winner else None,

@@ -10,7 +10,7 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -187,12 +187,15 @@ def join_ladders(api: str, path: Path, bots: list[HouseBot], timeout: float = 20
     return failed
 
 
-def local_house_bots(known: Mapping[str, Any]) -> list[HouseBot]:
-    """Local mode's house bots: each on a free loopback port (its usual one if free), with
-    the signing secret stored last time, if any."""
+def local_house_bots(
+    known: Mapping[str, Any], ports: Sequence[int] | None = None
+) -> list[HouseBot]:
+    """Local mode's house bots: each on a free loopback port (``ports``, else its usual one,
+    if free; 0: any free port), with the signing secret stored last time, if any."""
     bots = []
-    for name, strategy, preferred in HOUSE_BOTS:
-        port = choose_port([preferred])
+    for k, (name, strategy, usual) in enumerate(HOUSE_BOTS):
+        preferred = usual if ports is None else ports[k]
+        port = choose_port([preferred] if preferred else [])
         secret = known.get(name, {}).get("secret")
         bots.append(HouseBot(name, strategy, port, f"http://{LOOPBACK}:{port}", None, secret))
     return bots
