@@ -89,7 +89,8 @@ def run(settings: Settings, environ: Mapping[str, str], *, out: Any = None) -> i
         children = Children(data_dir / "logs")
         try:
             api_url = f"http://{LOOPBACK}:{settings.web.port}"
-            path = house_file(data_dir, servers.database_url)
+            embedded = "postgres" in servers.embedded
+            path = house_file(data_dir, servers.database_url, embedded=embedded)
             if settings.production:  # built-in strategies in the bot-calling worker
                 bots = [
                     HouseBot(name, strategy, 0, f"builtin:{strategy}")

@@ -27,6 +27,7 @@ import redis
 from services.base.config import ConfigError
 from services.base.environment import load_settings
 from services.launch.embedded import EmbeddedRedis
+from services.launch.house_bots import house_file
 from tests.servers import RedisTarget
 from tests.services.launch.test_local import _urls, launcher_env
 from tests.services.worker.processes import free_port, wait_for
@@ -156,3 +157,15 @@ def test_make_run_with_ports_of_its_own_beside_another(
     finally:
         _stop(launcher)
     assert launcher.returncode == 0, out.read_text()[-3000:]
+
+
+def test_the_house_file_of_the_embedded_database_does_not_follow_its_port(tmp_path: Path) -> None:
+    """With ``TRUCO_EMBEDDED_POSTGRES_PORT=0`` the embedded database listens on a new port each
+    run: a restart must find the house account it made (a new account each run ran into the
+    account-creation limit on the fourth: a 429, and make run stopped), while two external
+    databases stay two files."""
+    usual = "postgresql://postgres@127.0.0.1:54329/truco"
+    moved = "postgresql://postgres@127.0.0.1:41234/truco"
+    assert house_file(tmp_path, moved, embedded=True) == house_file(tmp_path, usual)
+    assert house_file(tmp_path, usual, embedded=True) == house_file(tmp_path, usual)  # as before
+    assert house_file(tmp_path, moved) != house_file(tmp_path, usual)
