@@ -83,7 +83,7 @@ class WebSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Networks (``ipaddress`` strings) whose ``X-Forwarded-For`` the API believes."""
     connections_per_address: int = 32
     """Connections one client address may hold open to an API process
-    (``services.api.address_caps``; trusted proxies are not capped)."""
+    (``services.api.guard.address_caps``; trusted proxies are not capped)."""
     heads_per_address: int = 8
     """Connections of one client address that may hold an unfinished request head at once."""
     write_deadline_s: float = 30.0
@@ -99,7 +99,7 @@ class WebSettings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class StreamSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """Caps on open Server-Sent Events streams, per API process (``services.api.streams``)."""
+    """Caps on open Server-Sent Events streams, per API process (``services.api.routes.streams``)."""
 
     per_address: int = 8
     """Streams one client address may hold open at once."""
@@ -121,7 +121,7 @@ class LaunchSettings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ExportSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """Tournament exports (``services.api.tournament_export``, ``services.flow.export_cache``)."""
+    """Tournament exports (``services.api.routes.tournament_export``, ``services.flow.export_cache``)."""
 
     per_address: int = 2
     """Exports one client address may be downloading at once from one API process."""
@@ -132,7 +132,7 @@ class ExportSettings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class PlaySettings(msgspec.Struct, frozen=True, kw_only=True):
-    """People playing bots at ``/play`` (``services.api.play``, docs/play.md)."""
+    """People playing bots at ``/play`` (``services.api.routes.play``, docs/play.md)."""
 
     clock_s: float = 60.0
     """Seconds a person has for each decision (no answer: a timeout fault, the fallback)."""
@@ -145,7 +145,7 @@ class PlaySettings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class RateLimits(msgspec.Struct, frozen=True, kw_only=True):
-    """The API's budgets, a minute each (``services.api.ratelimit``)."""
+    """The API's budgets, a minute each (``services.api.guard.ratelimit``)."""
 
     per_key_per_minute: int = 600
     per_address_per_minute: int = 1200
@@ -193,7 +193,7 @@ class FairPlaySettings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class KeySettings(msgspec.Struct, frozen=True, kw_only=True):
-    """API keys (``services.api.api_keys``)."""
+    """API keys (``services.api.routes.api_keys``)."""
 
     per_account: int = 5
     """Live API keys one account may hold."""

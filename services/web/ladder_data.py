@@ -8,8 +8,8 @@ from datetime import UTC, date, datetime
 
 import asyncpg
 
-from services.api.ladder_schemas import LadderEntryRead
-from services.api.ladders import ranked
+from services.api.routes.ladders import ranked
+from services.api.schemas.ladders import LadderEntryRead
 from services.db import ladder as db_ladder
 from services.ladder.model import LADDER_POOLS, LadderPool
 from services.web.views.ladder import BotLadder, bot_ladders

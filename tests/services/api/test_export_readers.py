@@ -31,7 +31,7 @@ from bench.export_readers_kit import (
     stalled_reader,
 )
 from services.api import serve
-from services.api.tournament_export import cache_of
+from services.api.routes.tournament_export import cache_of
 from services.base.config import ExportSettings, Settings, WebSettings
 from services.db import tournaments as db_tournaments
 from services.db.pool import create_pool

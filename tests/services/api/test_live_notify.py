@@ -15,7 +15,7 @@ from arena.match.replay import EntrantRecord
 from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from engine.rules import Rules
-from services.api.live_feeds import Feed, Hub, poll_match
+from services.api.sse.feeds import Feed, Hub, poll_match
 from services.domain import live_feed
 from services.worker import live
 from tests.servers import RedisTarget

@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services import domain, flow
-from services.api.tournament_schemas import StandingRead, TournamentCreate
-from services.api.views import standings_of
+from services.api.routes.bodies import standings_of
+from services.api.schemas.tournaments import StandingRead, TournamentCreate
 from services.db import tournaments as db_tournaments
 from services.db.matches import StoredMatch
 from services.db.page_reads import EntryRow

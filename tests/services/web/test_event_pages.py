@@ -14,7 +14,7 @@ import httpx
 import pytest
 from litestar import Litestar
 
-from services.api.ratelimit import MemoryCounter
+from services.api.guard.ratelimit import MemoryCounter
 from services.base.config import RateLimits, Settings, WebSettings
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool

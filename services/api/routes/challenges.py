@@ -13,11 +13,11 @@ from engine.errors import RulesError
 from services import flow
 from services.api.auth import SECURITY, current_account
 from services.api.deps import send_matches, services_of
-from services.api.head_to_head import caller_may_pit
-from services.api.match_schemas import ChallengeCreate, ChallengeCreated
 from services.api.problems import ProblemError, problem_responses
-from services.api.tournaments import flow_problem, mirrored_problem, too_long_problem
-from services.api.views import rules_problem
+from services.api.routes.bodies import rules_problem
+from services.api.routes.head_to_head import caller_may_pit
+from services.api.routes.tournaments import flow_problem, mirrored_problem, too_long_problem
+from services.api.schemas.matches import ChallengeCreate, ChallengeCreated
 from services.db import matches as db_matches
 from services.db.accounts import Account
 from services.domain import seeds

@@ -11,7 +11,7 @@ A burst of requests must not become a burst of checks (100 concurrent requests o
 **cached** per app, a success for :data:`OK_TTL_S` and a failure for :data:`FAIL_TTL_S` (a
 failure is retried soon, but never by every request at once). A check that raises or passes
 :data:`CHECK_TIMEOUT_S` is a failure. Both endpoints are rate limited per client address
-(``TRUCO_HEALTH_RATE_LIMIT_PER_MINUTE``, :mod:`services.api.ratelimit`).
+(``TRUCO_HEALTH_RATE_LIMIT_PER_MINUTE``, :mod:`services.api.guard.ratelimit`).
 
 Add a check by adding a function to :data:`CHECKS`.
 """
@@ -34,7 +34,7 @@ CHECK_TIMEOUT_S = 3.0
 OK_TTL_S = 5.0
 FAIL_TTL_S = 1.0
 CACHE_STATE_KEY = "health_cache"
-logger = logging.getLogger("services.api.health")
+logger = logging.getLogger("services.api.routes.health")
 
 Check = Callable[[Services], Awaitable[None]]
 """Returns if the part answers; raises otherwise."""

@@ -31,7 +31,7 @@ from typing import Any, Final
 
 import asyncpg
 
-from services.api.sse import HEARTBEAT, frame, json_frame
+from services.api.sse.frames import HEARTBEAT, frame, json_frame
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
 from services.db.matches import StoredMatch

@@ -11,7 +11,7 @@ also counts against smaller per-address budgets (a minute and an hour). Every re
 ``/v1`` also counts against its address's ceiling (``TRUCO_ADDRESS_RATE_LIMIT_PER_MINUTE``),
 whatever key it carries: five accounts of one address share one ceiling instead of
 multiplying the per-key budget. The client address is the peer's, or what a trusted proxy
-forwarded (:mod:`services.api.client_address`).
+forwarded (:mod:`services.api.guard.client_address`).
 
 Counters live in Redis when the app has a ``REDIS_URL`` (shared by every API process), else
 in this process's memory (tests, or Redis not answering: the limiter falls back and logs it).
@@ -33,13 +33,13 @@ from litestar import Request, Response
 from litestar.datastructures import State
 
 from services.api.auth import request_account
-from services.api.client_address import AddressOf, client_address_reader
-from services.api.hooks import Hook
+from services.api.guard.client_address import AddressOf, client_address_reader
+from services.api.guard.hooks import Hook
 from services.api.problems import problem_response
 from services.base.config import RateLimits
 from services.db.accounts import Account
 
-logger = logging.getLogger("services.api.ratelimit")
+logger = logging.getLogger("services.api.guard.ratelimit")
 WINDOW_S = 60
 HOUR_S = 3600
 PREFIX = "truco:ratelimit:"

@@ -19,11 +19,11 @@ from engine.errors import RulesError
 from services import flow
 from services.api.auth import SECURITY, current_account
 from services.api.deps import send_matches, services_of, stop
-from services.api.head_to_head import caller_may_pit
 from services.api.problems import FieldError, ProblemError, problem_responses
-from services.api.sprt_schemas import SprtCreate, SprtCreated, SprtPairs, SprtRead
-from services.api.tournaments import flow_problem, mirrored_problem
-from services.api.views import rules_problem
+from services.api.routes.bodies import rules_problem
+from services.api.routes.head_to_head import caller_may_pit
+from services.api.routes.tournaments import flow_problem, mirrored_problem
+from services.api.schemas.sprt import SprtCreate, SprtCreated, SprtPairs, SprtRead
 from services.base.config import SprtQuota
 from services.db import sprt_tests as db_sprt
 from services.db.accounts import Account

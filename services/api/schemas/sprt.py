@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from arena.game.deals import Deals
-from services.api.match_schemas import BotRef
+from services.api.schemas.matches import BotRef
 from services.domain.sprt_runs import Outcome, SprtStatus
 from services.flow.sprt_quota import MAX_CONCURRENCY
 

@@ -9,8 +9,8 @@ from litestar import Controller, get
 from litestar.di import NamedDependency
 from litestar.params import Parameter
 
-from services.api.match_schemas import Leaderboard, LeaderboardEntry
 from services.api.problems import problem_responses
+from services.api.schemas.matches import Leaderboard, LeaderboardEntry
 from services.db import ratings as db_ratings
 from services.domain import RatingPool
 from services.domain.ratings import PROVISIONAL_UNTIL

@@ -37,14 +37,14 @@ from arena.match.runner import MatchSettings
 from arena.wire.protocol import ActResponse
 from engine.rules import Rules
 from services.api.auth import request_account
-from services.api.client_address import client_address_reader
 from services.api.deps import Services, services_of
-from services.api.play_schemas import Opponent, PlayAct, PlayCreate, PlayCreated, PlayView
+from services.api.guard.client_address import client_address_reader
+from services.api.guard.stream_caps import Slot, StreamCaps
 from services.api.play_sessions import PlayRoom, PlaySession
 from services.api.problems import ProblemError, problem_responses
-from services.api.sse import HEARTBEAT, json_frame
-from services.api.stream_caps import Slot, StreamCaps
-from services.api.streams import caps_of
+from services.api.routes.streams import caps_of
+from services.api.schemas.play import Opponent, PlayAct, PlayCreate, PlayCreated, PlayView
+from services.api.sse.frames import HEARTBEAT, json_frame
 from services.base.secretbox import SecretBoxError
 from services.db import bots as db_bots
 from services.db import play as db_play

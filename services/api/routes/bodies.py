@@ -9,9 +9,9 @@ import msgspec
 from arena.match.replay import Cause
 from engine.errors import RulesError
 from services import flow
-from services.api.match_schemas import GameRead, MatchCause, MatchRead
 from services.api.problems import FieldError, ProblemError
-from services.api.tournament_schemas import (
+from services.api.schemas.matches import GameRead, MatchCause, MatchRead
+from services.api.schemas.tournaments import (
     BracketMatchRead,
     BracketRead,
     BracketSide,

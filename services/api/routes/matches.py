@@ -14,10 +14,10 @@ from litestar.params import Parameter
 
 from arena.match.replay import Replay
 from services.api.deps import services_of
-from services.api.match_schemas import LiveGame, LiveReplay, MatchPage, MatchRead
 from services.api.params import BotIdParam
 from services.api.problems import ProblemError, problem_responses
-from services.api.views import entrants_of, match_read
+from services.api.routes.bodies import entrants_of, match_read
+from services.api.schemas.matches import LiveGame, LiveReplay, MatchPage, MatchRead
 from services.db import bots as db_bots
 from services.db import matches as db_matches
 from services.db.matches import StoredMatch

@@ -16,9 +16,11 @@ from litestar.response import Stream
 
 from arena.client.signing import generate_secret
 from services.api.auth import SECURITY, current_account
-from services.api.bots import _policy, handshake
 from services.api.deps import services_of
-from services.api.ladder_schemas import (
+from services.api.params import BotIdParam
+from services.api.problems import ProblemError, problem_responses
+from services.api.routes.bots import _policy, handshake
+from services.api.schemas.ladders import (
     LadderDayMatch,
     LadderDayRead,
     LadderEntryRead,
@@ -27,8 +29,6 @@ from services.api.ladder_schemas import (
     LadderUpdate,
     Placement,
 )
-from services.api.params import BotIdParam
-from services.api.problems import ProblemError, problem_responses
 from services.db import bot_health
 from services.db import bots as db_bots
 from services.db import ladder as db_ladder

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from services.api.ratelimit import RedisCounter
+from services.api.guard.ratelimit import RedisCounter
 from services.base.config import ConfigError, KeySettings, RateLimits
 from services.base.environment import load_settings
 from tests.servers import RedisTarget

@@ -30,11 +30,11 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.response import Stream
 
 from services import flow
-from services.api.client_address import client_address_reader
 from services.api.deps import services_of
+from services.api.guard.client_address import client_address_reader
+from services.api.guard.stream_caps import Slot, StreamCaps
 from services.api.problems import ProblemError, problem_responses
-from services.api.stream_caps import Slot, StreamCaps
-from services.api.tournaments import TournamentId, flow_problem
+from services.api.routes.tournaments import TournamentId, flow_problem
 from services.db import tournaments as db_tournaments
 from services.flow import export as flow_export
 from services.flow.export_cache import CachedExport, ExportCache, file_chunks, open_file

@@ -20,7 +20,8 @@ from services.api.deps import send_matches, services_of, stop
 from services.api.names import check_name
 from services.api.params import BotIdParam
 from services.api.problems import FieldError, ProblemError, problem_responses
-from services.api.tournament_schemas import (
+from services.api.routes.bodies import bracket_of, rounds_of, rules_problem, standings_of, summary
+from services.api.schemas.tournaments import (
     EntryCreate,
     EntryPage,
     EntryRead,
@@ -30,7 +31,6 @@ from services.api.tournament_schemas import (
     TournamentPage,
     TournamentStarted,
 )
-from services.api.views import bracket_of, rounds_of, rules_problem, standings_of, summary
 from services.db import bots as db_bots
 from services.db import tournaments as db_tournaments
 from services.db.accounts import Account

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import msgspec
 
 from arena.game.deals import Deals
-from services.api.tournament_schemas import (
+from services.api.schemas.tournaments import (
     GamesPerMatch,
     MasterSeed,
     MatchEntrant,

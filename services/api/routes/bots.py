@@ -20,7 +20,7 @@ from services.api.deps import BotClientFactory, send_matches, services_of, stop
 from services.api.names import check_name
 from services.api.params import BotIdParam
 from services.api.problems import FieldError, ProblemError, problem_responses
-from services.api.schemas import (
+from services.api.schemas.bots import (
     BotCreate,
     BotCreated,
     BotInterval,

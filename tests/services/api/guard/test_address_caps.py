@@ -17,10 +17,10 @@ import uvicorn
 
 from bench.slowloris import HALF_OPEN, READY
 from services.api import serve
-from services.api.address_caps import AddressCaps, address_key
+from services.api.guard.address_caps import AddressCaps, address_key
 from tests.services.api.served_api import Served, serve_api
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 FLOOD = 600
 GET_BOTS = b"GET /v1/bots HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
 

@@ -1,7 +1,7 @@
 """Live streams (Server-Sent Events): ``GET /v1/matches/{id}/stream`` and
 ``GET /v1/tournaments/{id}/stream`` (docs/live.md).
 
-Each open stream follows its match's or tournament's :class:`~services.api.live_feeds.Feed`
+Each open stream follows its match's or tournament's :class:`~services.api.sse.feeds.Feed`
 (one poller per watched thing per process). Streams are capped per client address and per
 process (``TRUCO_STREAMS_PER_ADDRESS``, ``TRUCO_STREAMS_TOTAL``: a 429 past them), send a
 heartbeat comment when idle, and close when the client goes away or the thing is over.
@@ -21,9 +21,13 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.response import Stream
 
-from services.api.client_address import client_address_reader
 from services.api.deps import services_of
-from services.api.live_feeds import (
+from services.api.guard.client_address import client_address_reader
+from services.api.guard.stream_caps import Slot, StreamCaps
+from services.api.problems import ProblemError, problem_responses
+from services.api.routes.matches import MatchId
+from services.api.routes.tournaments import TournamentId
+from services.api.sse.feeds import (
     Feed,
     Hub,
     decided_in,
@@ -32,11 +36,7 @@ from services.api.live_feeds import (
     poll_match,
     poll_tournament,
 )
-from services.api.matches import MatchId
-from services.api.problems import ProblemError, problem_responses
-from services.api.sse import json_frame, parse_last_event_id
-from services.api.stream_caps import Slot, StreamCaps
-from services.api.tournaments import TournamentId
+from services.api.sse.frames import json_frame, parse_last_event_id
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
 from services.domain import LIVE_TOURNAMENT_STATUSES, OPEN_STATUSES

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from services.api.tcp_progress import bytes_acked
+from services.api.guard.tcp_progress import bytes_acked
 
 
 def test_acknowledged_bytes_follow_what_the_peer_reads() -> None:
