@@ -32,11 +32,11 @@ from arena.client.connection import BotConnection, HttpBot
 from arena.client.egress import EgressPolicy
 from arena.match.entrants import BadBotSpec, builtin_bot, builtin_name
 from arena.match.human import HumanSeat
-from arena.match.replay import EntrantRecord
+from arena.match.replay import EntrantRecord, Replay
 from arena.match.runner import MatchSettings
 from arena.wire.protocol import ActResponse
 from engine.rules import Rules
-from services.api.auth import request_account
+from services.api.auth import OPTIONAL_SECURITY, PLAY_SECURITY, request_account
 from services.api.deps import Services, services_of
 from services.api.guard.client_address import client_address_reader
 from services.api.guard.stream_caps import Slot, StreamCaps
@@ -185,6 +185,7 @@ class PlayController(Controller):
     @post(
         "/",
         operation_id="createPlay",
+        security=OPTIONAL_SECURITY,
         summary="Play a bot yourself: start a match of a person against a bot",
         description=(
             "No account needed for the house bots (`bot_id` left out: the house heuristic); "
@@ -274,6 +275,7 @@ class PlayController(Controller):
     @get(
         "/{play_id:int}",
         operation_id="getPlay",
+        security=PLAY_SECURITY,
         summary="A play session as the person sees it (a long poll with ?after=)",
         description=(
             "Your seat's observation (never the bot's unplayed cards), the decision you owe "
@@ -298,6 +300,7 @@ class PlayController(Controller):
     @get(
         "/{play_id:int}/stream",
         operation_id="streamPlay",
+        security=PLAY_SECURITY,
         summary="A play session as the person sees it: Server-Sent Events",
         description=(
             "`text/event-stream`: the whole view (as GET /v1/play/{id}) at once and on every "
@@ -342,6 +345,7 @@ class PlayController(Controller):
     @post(
         "/{play_id:int}/act",
         operation_id="actInPlay",
+        security=PLAY_SECURITY,
         summary="Answer the decision you owe with one of its legal actions",
         description=(
             "`number` is the open turn's; `action` and `card` one of its `legal_actions`; "
@@ -373,7 +377,12 @@ class PlayController(Controller):
     @post(
         "/{play_id:int}/leave",
         operation_id="leavePlay",
+        security=PLAY_SECURITY,
         summary="Leave the table: the match is forfeited",
+        description=(
+            "The person's side forfeits the match at once; the answer is the session's final "
+            "view. Needs the session's token (X-Play-Token, or ?token=)."
+        ),
         status_code=200,
         responses=problem_responses(401, 403, 404),
     )
@@ -390,7 +399,19 @@ class PlayController(Controller):
         "/{play_id:int}/replay",
         operation_id="getPlayReplay",
         summary="The replay of a finished play match (verifiable like any match's)",
-        responses=problem_responses(404),
+        description=(
+            "The replay document of the match once it is over, the same format as GET "
+            "/v1/matches/{match_id}/replay (`truco replay verify` checks it); public, like "
+            "every match's replay. 404 while the session plays, or for an unknown one."
+        ),
+        responses={
+            200: ResponseSpec(
+                data_container=Replay,
+                description="The replay document",
+                generate_examples=False,
+            ),
+            **problem_responses(404),
+        },
     )
     async def replay(self, pool: NamedDependency[asyncpg.Pool], play_id: PlayId) -> Response[bytes]:
         document = await db_play.play_replay(pool, play_id)
