@@ -26,8 +26,8 @@ import msgspec
 import redis.asyncio
 
 from services.api.sse.feeds import Feed, Hub, follow, poll_match
-from services.domain.live_feed import live_key
-from services.worker.live import LiveReader
+from services.live.feed import live_key
+from services.live.reader import LiveReader
 
 SPECTATORS = 1000
 ITEMS = 40

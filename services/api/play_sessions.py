@@ -35,7 +35,7 @@ from services.api.schemas.play import (
     PlayTurn,
     PlayView,
 )
-from services.db import play as db_play
+from services.db import play_matches as db_play
 
 logger = logging.getLogger("services.api.routes.play")
 LINGER_S: Final = 600.0

@@ -92,7 +92,7 @@ class WebSettings(msgspec.Struct, frozen=True, kw_only=True):
     """While a response's send buffers are full, its client must read this many bytes every
     ``write_deadline_s`` or the connection is reset (``services.api.serve``)."""
     page_cache_bytes: int = 32 * 1024 * 1024
-    """Rendered pages one API process keeps (``services.web.page_cache``); 0: none."""
+    """Rendered pages one API process keeps (``services.web.pages.page_cache``); 0: none."""
     page_max_age_s: int = 300
     """How long a finished event's page is kept: by browsers and proxies (``Cache-Control``)
     and by this process's cache of rendered pages."""

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from arena.sdk import BotServer, strategy_decider
-from services.tournaments.bracket_names import match_names
+from services.tournaments.brackets.names import match_names
 from services.tournaments.formats import bracket_format
 from tests.cli.conftest import Truco, unique
 

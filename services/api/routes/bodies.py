@@ -25,13 +25,13 @@ from services.api.schemas.tournaments import (
 from services.db.matches import StoredMatch
 from services.db.tournaments import RoundRow, Tournament
 from services.domain import seeds
-from services.tournaments import bracket_names
-from services.tournaments import played as fp
-from services.tournaments.bracket_format import depths
-from services.tournaments.brackets import BYE, resolve
+from services.tournaments.brackets import names as bracket_names
+from services.tournaments.brackets.bracket import BYE, resolve
+from services.tournaments.brackets.format import depths
 from services.tournaments.event import SeededEntrant, StandingRow, seed_maps
 from services.tournaments.formats import bracket_format, get_format
 from services.tournaments.outcome import MatchOutcome, match_outcome
+from services.tournaments.played import knockout_decision, played
 
 
 def rules_problem(exc: RulesError) -> ProblemError:
@@ -123,7 +123,7 @@ def match_read(match: StoredMatch, names: dict[int, str]) -> MatchRead:
         causes=causes,
         games_won=list(result.games_won) if result is not None else None,
         tantos=list(result.tantos) if result is not None else None,
-        decided_by=fp.knockout_decision(match.bracket_match, match.result),
+        decided_by=knockout_decision(match.bracket_match, match.result),
         outcome=outcome_of(match, entrants),
         # nothing that derives its cards while a worker may still play it (a match decided
         # without its play is stopping until that worker stopped)
@@ -215,10 +215,10 @@ def bracket_of(
     if not get_format(tournament.format).is_bracket or not entrants:
         return None
     format = bracket_format(tournament.format)
-    played = fp.played(entrants, matches, third_place=flow.settings_of(tournament).third_place)
-    bracket = format.make_bracket(len(entrants), third_place=played.third_place)
+    event = played(entrants, matches, third_place=flow.settings_of(tournament).third_place)
+    bracket = format.make_bracket(len(entrants), third_place=event.third_place)
     by_seed, _ = seed_maps(entrants)
-    state = resolve(bracket, played.bracket_results)
+    state = resolve(bracket, event.bracket_results)
     level = depths(bracket)
     rows = {m.bracket_match: m.id for m in matches if m.bracket_match is not None}
     names = bracket_names.match_names(bracket, format.double)
@@ -251,5 +251,5 @@ def bracket_of(
     return BracketRead(
         kind=bracket.kind,
         matches=items,
-        champion=format.champion(played),
+        champion=format.champion(event),
     )

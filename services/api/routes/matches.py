@@ -22,8 +22,8 @@ from services.db import bots as db_bots
 from services.db import matches as db_matches
 from services.db.matches import StoredMatch
 from services.domain import OPEN_STATUSES
-from services.domain.live_feed import LIVE_FORMAT, last_run
-from services.worker.live import reader_for
+from services.live.feed import LIVE_FORMAT, last_run
+from services.live.reader import reader_for
 
 MatchId = Annotated[int, Parameter(ge=1, le=2**63 - 1, description="the match's id")]
 

@@ -47,7 +47,7 @@ from services.api.schemas.play import Opponent, PlayAct, PlayCreate, PlayCreated
 from services.api.sse.frames import HEARTBEAT, json_frame
 from services.base.secretbox import SecretBoxError
 from services.db import bots as db_bots
-from services.db import play as db_play
+from services.db import play_matches as db_play
 from services.db.bots import Bot
 
 HOUSE_ACCOUNT: Final = "house"

@@ -40,7 +40,7 @@ from services.api.sse.frames import json_frame, parse_last_event_id
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
 from services.domain import LIVE_TOURNAMENT_STATUSES, OPEN_STATUSES
-from services.worker.live import reader_for
+from services.live.reader import reader_for
 
 EVENT_STREAM: Final = "text/event-stream"
 HEADERS: Final = {

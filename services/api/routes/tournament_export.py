@@ -38,7 +38,7 @@ from services.api.routes.tournaments import TournamentId, flow_problem
 from services.db import tournaments as db_tournaments
 from services.flow import export as flow_export
 from services.flow.export_cache import CachedExport, ExportCache, file_chunks, open_file
-from services.tournaments.export import TournamentExport
+from services.tournaments.files.export_document import TournamentExport
 
 GZIP_LEVEL = 6
 logger = logging.getLogger("services.api")

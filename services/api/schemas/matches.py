@@ -19,7 +19,7 @@ from services.api.schemas.tournaments import (
 )
 from services.domain import MatchStatus, Mode, RatingPool
 from services.domain.seeds import SeedScheme
-from services.tournaments.knockout import DecidedBy
+from services.tournaments.brackets.knockout import DecidedBy
 
 BotRef = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
 

@@ -10,7 +10,7 @@ import msgspec
 from arena.game.deals import Deals
 from arena.match.runner import DEFAULT_GAMES_PER_MATCH
 from services.domain import Format, MatchStatus, Mode, Partnership, RoundStatus, TournamentStatus
-from services.tournaments.brackets import BracketKind, BracketPart
+from services.tournaments.brackets.bracket import BracketKind, BracketPart
 from services.tournaments.outcome import MatchOutcome
 
 OutcomeField = Annotated[

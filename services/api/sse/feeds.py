@@ -6,7 +6,7 @@ The cost of a new event is one Redis read per process, one encoding, and one wri
 subscriber: not one Redis poll per spectator. A feed and its poller live while someone
 watches; the last subscriber leaving stops the poller and drops the frames.
 
-* A match feed reads the live list (``services.worker.live``) as soon as the worker says it
+* A match feed reads the live list (``services.live.reader``) as soon as the worker says it
   wrote to it (the hub's one subscription to the live channel per process nudges the feed),
   and at the latest every :data:`MATCH_POLL_S` (the safety net for a lost notification):
   one pipelined round trip (the first item, to notice a new run, and the items past the last
@@ -35,8 +35,9 @@ from services.api.sse.frames import HEARTBEAT, frame, json_frame
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
 from services.db.matches import StoredMatch
-from services.domain import LIVE_TOURNAMENT_STATUSES, OPEN_STATUSES, live_feed
-from services.worker.live import LiveReader
+from services.domain import LIVE_TOURNAMENT_STATUSES, OPEN_STATUSES
+from services.live.feed import LiveHeader, decode
+from services.live.reader import LiveReader
 
 logger = logging.getLogger("services.api")
 
@@ -136,12 +137,12 @@ def end_of_match(match: StoredMatch | None, match_id: int) -> bytes:
 
 def item_frame(raw: bytes, index: int) -> bytes:
     """A live item as a frame: ``id`` its index in the list; a run's header is ``event: run``."""
-    header = isinstance(live_feed.decode(raw), live_feed.LiveHeader)
+    header = isinstance(decode(raw), LiveHeader)
     return frame(raw.strip(), event="run" if header else None, id=index)
 
 
 def run_of(raw: bytes | None) -> str | None:
-    item = live_feed.decode(raw)
+    item = decode(raw)
     return None if item is None else item.run
 
 

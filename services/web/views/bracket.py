@@ -14,9 +14,8 @@ from itertools import pairwise
 
 from arena.match.replay import Replay
 from services.db.page_reads import EntryRow, MatchRow
-from services.tournaments import bracket_names
-from services.tournaments.bracket_format import COLUMN_OF_KIND, BracketFormat
-from services.tournaments.brackets import (
+from services.tournaments.brackets import names as bracket_names
+from services.tournaments.brackets.bracket import (
     BYE,
     Bracket,
     BracketMatch,
@@ -25,6 +24,7 @@ from services.tournaments.brackets import (
     champion,
     resolve,
 )
+from services.tournaments.brackets.format import COLUMN_OF_KIND, BracketFormat
 from services.tournaments.event import Played, StandingRow
 from services.web.i18n import N_
 from services.web.i18n import gettext as _
@@ -77,7 +77,7 @@ class Podium:
 
 def round_label(match: BracketMatch, bracket: Bracket, double: bool) -> str:
     """The name of a bracket match's round: ``Final``, ``Semi-finals``, ``Losers round 2``...
-    (:mod:`services.tournaments.bracket_names`, in the page's language)."""
+    (:mod:`services.tournaments.brackets.names`, in the page's language)."""
     return bracket_names.round_name(match, bracket, double, _)
 
 

@@ -19,7 +19,7 @@ from services.api.sse import feeds
 from services.api.sse.feeds import Hub
 from services.base.config import RedisSettings, StreamSettings
 from services.db.pool import create_pool
-from services.domain import live_feed
+from services.live import feed as live_feed
 from tests.servers import RedisTarget
 from tests.services.helpers.api_helpers import settings as app_settings
 from tests.services.helpers.flow_helpers import make_account, make_bot, make_tournament
