@@ -106,6 +106,7 @@ def match_read(match: StoredMatch, names: dict[int, str]) -> MatchRead:
         mode=match.mode,
         partnership=match.partnership,
         tournament_id=match.tournament_id,
+        ladder=match.ladder_pool,
         round=match.round_number,
         bracket_match=match.bracket_match,
         bye=match.bye,
