@@ -148,7 +148,9 @@ def unmarked(text: str, data: list[str]) -> list[str]:
         text = text.replace(phrase, " ")
     # owners' and events' generated names, match numbers, a moment's link, seed commitments
     text = re.sub(
-        r"org-[0-9a-f]{8}|bot-[0-9a-f]{8}|cup-[0-9a-f]{6}|#\d+|#?g\d+-s\d+|[0-9a-f]{32,}", " ", text
+        r"(?:org|bot|ladder|newcomer)-[0-9a-f]{8}|cup-[0-9a-f]{6}|#\d+|#?g\d+-s\d+|[0-9a-f]{32,}",
+        " ",
+        text,
     )
     words = [w.strip("-'’") for w in re.findall(r"[\w'’-]+", text)]
     return [
@@ -173,6 +175,9 @@ def spanish_addresses(web: WebData) -> dict[str, str]:
 def data_of(web: WebData) -> list[str]:
     """What the pages show as written by users: names of bots, events and owners, a bot's say."""
     names = list(web.seeded.bots)
+    ladder = web.seeded.ladder
+    if ladder is not None:  # the ladders' bots, and the pools as the JSON's address names them
+        names += [*ladder.names.values(), "/v1/ladders/1v1", "/v1/ladders/2v2-individual"]
     events = [
         "Copa <i>Swiss</i> de Otoño", "Doble Eliminación", "Todos contra todos",
         "Eliminación simple", "Copa 1v1 a eliminar", "Copa 2v2 a eliminar", "Copa de a uno",
