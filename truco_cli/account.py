@@ -1,5 +1,5 @@
 """`truco account create NAME --url URL`, `truco account show` and the account's API keys
-(`truco account keys`, `rotate-key`, `revoke-key ID`).
+(`truco account keys`, `add-key`, `rotate-key`, `revoke-key ID`).
 
 `create` makes the account and stores the platform's URL and the new API key in the config
 file (see truco_cli/config.py); the key is shown by the platform only this once. `rotate-key`
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from datetime import UTC, datetime
 from typing import Any
 
 from truco_cli import config
@@ -35,8 +36,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_json(create)
     show = sub.add_parser("show", help="the account of the stored (or TRUCO_API_KEY) key")
     add_json(show)
-    keys = sub.add_parser("keys", help="the account's live API keys (ids and last characters)")
+    keys = sub.add_parser("keys", help="the account's live API keys (ids, last characters, age)")
     add_json(keys)
+    add = sub.add_parser(
+        "add-key",
+        help="add a second API key (for another machine or CI) and print it",
+        description="Ask the platform for one more API key and print it, this once (the "
+        "platform keeps only its hash). The key in use stays stored and keeps working; revoke "
+        "the new one with `truco account revoke-key ID` when it is no longer needed.",
+    )
+    add_json(add)
     rotate = sub.add_parser(
         "rotate-key",
         help="replace the key in use by a new one and store it",
@@ -93,12 +102,54 @@ def _keys(args: argparse.Namespace) -> int:
     if args.json:
         print_json(keys)
     else:
+        now = datetime.now(UTC)
         rows = [
-            [k["id"], "..." + k["hint"] if k["hint"] else "?", k["created_at"], _mark(k)]
+            [k["id"], "..." + k["hint"] if k["hint"] else "?", _age(k["created_at"], now), _mark(k)]
             for k in keys
         ]
-        print(table(["id", "key", "created", ""], rows))
+        print(table(["id", "key", "age", ""], rows))
     return 0
+
+
+def _age(created_at: str, now: datetime) -> str:
+    """How long ago ``created_at`` (ISO 8601) was: "40 s", "12 min", "5 h", "3 days"."""
+    try:
+        then = datetime.fromisoformat(created_at)
+    except ValueError:
+        return created_at
+    seconds = max(0, int((now - then).total_seconds()))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min"
+    if seconds < 86400:
+        return f"{seconds // 3600} h"
+    days = seconds // 86400
+    return f"{days} day{'s' * (days != 1)}"
+
+
+def _add(args: argparse.Namespace) -> int:
+    with Platform.from_config() as platform:
+        try:
+            created: dict[str, Any] = platform.request("POST", "/v1/accounts/me/keys", auth=True)
+        except CommandError as exc:
+            if str(exc.problem.get("type", "")).endswith("/too-many-keys"):
+                exc.problem["detail"] = (
+                    f"{_before_colon(exc.problem.get('detail'))}: revoke one first (`truco "
+                    "account keys` lists them, `truco account revoke-key ID` revokes one)"
+                )
+            raise
+    if args.json:
+        print_json(created)
+    else:
+        print(f"a new API key (id {created['id']}) is added to the account on {platform.url}:")
+        print(f"  {created['api_key']}")
+        print("keep it now: the platform never shows it again. The key in use is unchanged.")
+    return 0
+
+
+def _before_colon(detail: Any) -> str:
+    return str(detail or "").split(":", 1)[0]
 
 
 def _mark(key: dict[str, Any]) -> str:
@@ -137,7 +188,15 @@ def _rotate(args: argparse.Namespace) -> int:
 
 def _revoke(args: argparse.Namespace) -> int:
     with Platform.from_config() as platform:
-        platform.request("DELETE", f"/v1/accounts/me/keys/{args.key_id}", auth=True)
+        try:
+            platform.request("DELETE", f"/v1/accounts/me/keys/{args.key_id}", auth=True)
+        except CommandError as exc:
+            if str(exc.problem.get("type", "")).endswith("/last-key"):
+                exc.problem["detail"] = (
+                    f"{_before_colon(exc.problem.get('detail'))}: rotate it instead "
+                    "(`truco account rotate-key`)"
+                )
+            raise
     if args.json:
         print_json({"revoked": args.key_id})
     else:
@@ -149,6 +208,7 @@ COMMANDS = {
     "create": _create,
     "show": _show,
     "keys": _keys,
+    "add-key": _add,
     "rotate-key": _rotate,
     "revoke-key": _revoke,
 }

@@ -61,7 +61,12 @@ def _show(args: argparse.Namespace, platform: Platform) -> int:
         print_json(match)
         return 0
     print(describe(match))
-    where = f"tournament {match['tournament_id']}" if match.get("tournament_id") else "challenge"
+    if match.get("tournament_id"):
+        where = f"tournament {match['tournament_id']}"
+    elif match.get("ladder"):
+        where = f"ladder {match['ladder']}"
+    else:
+        where = "challenge"
     rated = "rated" if match.get("rated") else "unrated"
     print(f"  {match['mode']}, {where}, {rated}, {match['games_per_match']} games")
     print(f"  page   {platform.url}/matches/{match['id']}")

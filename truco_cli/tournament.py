@@ -10,6 +10,7 @@ from typing import Any, get_args
 from arena.game.deals import DealsMode
 from services.api.schemas.tournaments import PartnershipField
 from services.domain import Format, Mode, TournamentStatus
+from truco_cli import bracket, when
 from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import CommandError, platform_command
 from truco_cli.match import GAMES_HELP, OVER
@@ -39,6 +40,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--deals",
         choices=get_args(DealsMode),
         help="independent (default) or mirrored (only between your own bots; docs/deals.md)",
+    )
+    create.add_argument(
+        "--third-place",
+        action="store_true",
+        help="single elimination: the semi-finals' losers play for third place",
+    )
+    create.add_argument(
+        "--timeout-ms",
+        type=int,
+        metavar="MS",
+        help="how long a bot has to answer one call, 10-60000 (default 1000)",
+    )
+    create.add_argument(
+        "--fault-limit",
+        type=int,
+        metavar="N",
+        help="faults in one game that forfeit the match, 1-1000 (default 5)",
+    )
+    create.add_argument(
+        "--start-at",
+        type=when.instant,
+        metavar="TIME",
+        help="start by itself then: 2026-12-24T18:00:00Z (no zone: local time) or +30m, +2h",
     )
     create.add_argument("-q", "--quiet", action="store_true", help="print only the new id")
     add_json(create)
@@ -86,6 +110,10 @@ def _create(args: argparse.Namespace, platform: Platform) -> int:
         "rules": rules or None,
         "deals": args.deals,
         "partnership": args.partnership,
+        "timeout_ms": args.timeout_ms,
+        "fault_limit": args.fault_limit,
+        "third_place": True if args.third_place else None,
+        "start_at": args.start_at.isoformat().replace("+00:00", "Z") if args.start_at else None,
     }
     body.update({key: value for key, value in optional.items() if value is not None})
     created = platform.request("POST", "/v1/tournaments", body=body, auth=True)
@@ -95,6 +123,8 @@ def _create(args: argparse.Namespace, platform: Platform) -> int:
         print(created["id"])
     else:
         print(f"tournament {created['id']} {created['name']!r} created ({created['status']})")
+        if created.get("start_at"):
+            print(f"  it starts by itself at {created['start_at']} (UTC)")
         print(f"  enter bots: truco tournament enter {created['id']} BOT...")
     return 0
 
@@ -155,11 +185,16 @@ def _show(args: argparse.Namespace, platform: Platform) -> int:
         f"{settings['games_per_match']} games a match, to {settings['rules']['points_to_win']}"
     )
     print(f"  page {platform.url}/tournaments/{detail['id']}")
+    names = bracket.match_names(detail)
+    free = bracket.byes(detail)
     for rnd in detail["rounds"]:
         print(f"round {rnd['number']} ({rnd['status']})")
+        for bye in free:
+            if bye.round == rnd["number"]:
+                print(f"  {bye.line}")
         for match in rnd["matches"]:
             link = "" if match["bye"] else f"  {platform.url}/matches/{match['id']}"
-            print(f"  match {match['id']}: {match_line(match)}{link}")
+            print(f"  {bracket.labelled(match, names)}: {match_line(match)}{link}")
     if detail["status"] == "registering":
         entries = list(platform.pages(f"/v1/tournaments/{args.id}/entries"))
         print("entries: " + (", ".join(e["name"] for e in entries) or "none yet"))
@@ -170,19 +205,27 @@ def _show(args: argparse.Namespace, platform: Platform) -> int:
 
 def _watch(args: argparse.Namespace, platform: Platform) -> int:
     out = sys.stderr if args.json else sys.stdout  # --json: stdout is the final document only
-    reported: set[int] = set()
+    reported: set[int | str] = set()  # match ids, and the codes of the byes told
+    told: dict[int, int] = {}  # round -> its matches reported so far
     last_status: list[str] = []
 
     def fetch() -> dict[str, Any]:
         detail: dict[str, Any] = platform.get(f"/v1/tournaments/{args.id}")
+        names = bracket.match_names(detail)
+        free = bracket.byes(detail)
         for rnd in detail["rounds"]:
-            over = [m for m in rnd["matches"] if m["status"] in OVER]
-            for match in over:
-                if match["id"] not in reported:
+            number = rnd["number"]
+            for bye in free:
+                if bye.round == number and bye.code not in reported:
+                    reported.add(bye.code)
+                    print(f"round {number} {bye.line}", file=out, flush=True)
+            for match in rnd["matches"]:
+                if match["status"] in OVER and match["id"] not in reported:
                     reported.add(match["id"])
+                    told[number] = told.get(number, 0) + 1  # "(2/2)": the round's second
                     print(
-                        f"round {rnd['number']} ({len(over)}/{len(rnd['matches'])}) "
-                        f"match {match['id']}: {match_line(match)}",
+                        f"round {number} ({told[number]}/{len(rnd['matches'])}) "
+                        f"{bracket.labelled(match, names)}: {match_line(match)}",
                         file=out,
                         flush=True,
                     )

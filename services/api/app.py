@@ -182,7 +182,16 @@ def create_api(
             version=API_VERSION,
             description="Bots play Argentine Truco. Errors are RFC 9457 problem details.",
             path="/schema",
-            render_plugins=[KeptJsonDocument(), *render_plugins],
+            # the app's own JSON document (encoded once), unless a plugin serves /openapi.json (the platform:
+            # the committed document, services.web.reference)
+            render_plugins=[
+                *(
+                    []
+                    if any(p.has_path("/openapi.json") for p in render_plugins)
+                    else [KeptJsonDocument()]
+                ),
+                *render_plugins,
+            ],
             components=security_components,
         ),
     )

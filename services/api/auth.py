@@ -23,13 +23,27 @@ from services.db.accounts import Account
 KEY_PREFIX = "ta_"
 SECURITY_SCHEME = "BearerAuth"
 SECURITY: list[dict[str, list[str]]] = [{SECURITY_SCHEME: []}]
+OPTIONAL_SECURITY: list[dict[str, list[str]]] = [{}, {SECURITY_SCHEME: []}]
+"""Anyone, or an account (which may then do more: play its own bots)."""
+PLAY_TOKEN_SCHEME = "PlayToken"
+PLAY_SECURITY: list[dict[str, list[str]]] = [{PLAY_TOKEN_SCHEME: []}]
+"""A play session's own token (services.api.routes.play)."""
 security_components = Components(
     security_schemes={
         SECURITY_SCHEME: SecurityScheme(
             type="http",
             scheme="bearer",
             description="The API key from POST /v1/accounts",
-        )
+        ),
+        PLAY_TOKEN_SCHEME: SecurityScheme(
+            type="apiKey",
+            name="X-Play-Token",
+            security_scheme_in="header",
+            description=(
+                "A play session's token, from POST /v1/play (shown once); where a header "
+                "cannot be sent (EventSource), the `token` query parameter instead"
+            ),
+        ),
     }
 )
 

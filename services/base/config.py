@@ -112,6 +112,19 @@ class StreamSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Streams one API process holds open at once (every address together)."""
 
 
+class LaunchSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """The ports of ``make run``'s own servers on this machine (``services.launch.local``).
+    A port already in use is replaced by a free one (the banner prints where each listens);
+    0 asks for any free port at once."""
+
+    house_ports: tuple[int, int] = (8101, 8102)
+    """The house bots' ports (house-heuristic, house-random)."""
+    postgres_port: int | None = None
+    """The embedded PostgreSQL's; None: the last run's, else 54329."""
+    redis_port: int | None = None
+    """The embedded Redis's; None: the last run's, else 56379."""
+
+
 class ExportSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Tournament exports (``services.api.routes.tournament_export``, ``services.flow.export_cache``)."""
 
@@ -297,6 +310,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     redis: RedisSettings = RedisSettings()
     secrets: SecretSettings = SecretSettings()
     web: WebSettings = WebSettings()
+    launch: LaunchSettings = LaunchSettings()
     rate_limits: RateLimits = RateLimits()
     streams: StreamSettings = StreamSettings()
     keys: KeySettings = KeySettings()

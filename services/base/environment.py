@@ -92,6 +92,14 @@ def _networks(raw: str) -> tuple[str, ...]:
     return tuple(str(ipaddress.ip_network(part, strict=False)) for part in parts if part)
 
 
+def _two_ports(raw: str) -> tuple[int, int]:
+    parse = _whole(0, 65535)[0]
+    parts = [part.strip() for part in raw.split(",")]
+    if len(parts) != 2:
+        raise ValueError
+    return parse(parts[0]), parse(parts[1])
+
+
 def _secret(raw: str) -> Secret:
     if len(raw) < MIN_SECRET_LENGTH:
         raise ValueError
@@ -176,6 +184,16 @@ VARIABLES: tuple[Variable, ...] = (
     _var("TRUCO_SECRET_GRACE_S", "secrets.grace_s", _whole(0, MAX_SECRET_GRACE_S),
          "86400", "seconds (86400: a day) a bot's rotated-out signing secret still signs"),
     _var("PORT", "web.port", _whole(1, 65535), "8000", "the API's port"),
+    _var("TRUCO_HOUSE_BOT_PORTS", "launch.house_ports",
+         (_two_ports, "two whole numbers from 0 to 65535 separated by a comma (0: any free port)"),
+         "8101,8102", "`make run`'s house bots' ports, house-heuristic's then house-random's (one "
+         "in use: a free one instead)"),
+    _var("TRUCO_EMBEDDED_POSTGRES_PORT", "launch.postgres_port", _whole(0, 65535),
+         "the last run's, else 54329", "`make run`'s embedded PostgreSQL's port (in use: a free "
+         "one instead; 0: any free port)"),
+    _var("TRUCO_EMBEDDED_REDIS_PORT", "launch.redis_port", _whole(0, 65535),
+         "the last run's, else 56379", "`make run`'s embedded Redis's port (in use: a free one "
+         "instead; 0: any free port)"),
     _var("TRUCO_TRUSTED_PROXIES", "web.trusted_proxies",
          (_networks, "IP addresses or networks separated by commas (10.0.0.7,10.1.0.0/16)"),
          "none", "reverse proxies whose `X-Forwarded-For` is believed"),

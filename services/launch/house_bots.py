@@ -10,16 +10,18 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from services.base.config import Secret
 from services.launch.child_env import bot_env
 from services.launch.children import Child, Children, LaunchError
+from services.launch.embedded import EmbeddedPostgres
 from services.launch.embedded._process import choose_port
 from services.launch.house import HouseError, store_builtin_bots
 from services.launch.processes import LOOPBACK, answers, bot_argv, wait_until
@@ -39,8 +41,17 @@ class HouseBot:
     secret: str | None = None
 
 
-def house_file(data_dir: Path, database_url: str) -> Path:
-    """Where the house key and bot secrets for this database live (one file per database)."""
+def house_file(data_dir: Path, database_url: str, *, embedded: bool = False) -> Path:
+    """Where the house key and bot secrets for this database live (one file per database).
+    The embedded PostgreSQL is one database whatever port it listens on this run
+    (``TRUCO_EMBEDDED_POSTGRES_PORT=0``: a new one each time): its URL counts with its usual
+    port, so a restart finds the house account it made rather than making another."""
+    if embedded:
+        parts = urlsplit(database_url)
+        netloc = f"{parts.hostname}:{EmbeddedPostgres.default_port}"
+        if parts.username:
+            netloc = f"{parts.username}@{netloc}"
+        database_url = urlunsplit(parts._replace(netloc=netloc))
     digest = hashlib.sha256(database_url.encode()).hexdigest()[:12]
     return data_dir / f"house-{digest}.json"
 
@@ -187,12 +198,15 @@ def join_ladders(api: str, path: Path, bots: list[HouseBot], timeout: float = 20
     return failed
 
 
-def local_house_bots(known: Mapping[str, Any]) -> list[HouseBot]:
-    """Local mode's house bots: each on a free loopback port (its usual one if free), with
-    the signing secret stored last time, if any."""
+def local_house_bots(
+    known: Mapping[str, Any], ports: Sequence[int] | None = None
+) -> list[HouseBot]:
+    """Local mode's house bots: each on a free loopback port (``ports``, else its usual one,
+    if free; 0: any free port), with the signing secret stored last time, if any."""
     bots = []
-    for name, strategy, preferred in HOUSE_BOTS:
-        port = choose_port([preferred])
+    for k, (name, strategy, usual) in enumerate(HOUSE_BOTS):
+        preferred = usual if ports is None else ports[k]
+        port = choose_port([preferred] if preferred else [])
         secret = known.get(name, {}).get("secret")
         bots.append(HouseBot(name, strategy, port, f"http://{LOOPBACK}:{port}", None, secret))
     return bots

@@ -43,6 +43,7 @@ from services.db.migrate import migrate_url
 from services.launch.child_env import base_env, bot_calling_env, metrics_env, metrics_port
 from services.launch.children import Child, Children, LaunchError
 from services.launch.embedded import EmbeddedServerError, ServerPlan, local_servers
+from services.launch.embedded._process import choose_port, port_is_free
 from services.launch.house_bots import (
     HOUSE_BOTS,
     HouseBot,
@@ -75,14 +76,21 @@ def run(settings: Settings, environ: Mapping[str, str], *, out: Any = None) -> i
     say = out or sys.stdout
     began = time.monotonic()
     data_dir = Path(settings.data_dir)
-    plan = ServerPlan(database_url=settings.database.url, redis_url=settings.redis.url)
+    check_api_port(settings.web.port)
+    plan = ServerPlan(
+        database_url=settings.database.url,
+        redis_url=settings.redis.url,
+        postgres_port=settings.launch.postgres_port,
+        redis_port=settings.launch.redis_port,
+    )
     with local_servers(data_dir, plan=plan) as servers:
         asyncio.run(migrate_url(servers.database_url))
         env = base_env(settings, environ, servers.database_url, servers.redis_url)
         children = Children(data_dir / "logs")
         try:
             api_url = f"http://{LOOPBACK}:{settings.web.port}"
-            path = house_file(data_dir, servers.database_url)
+            embedded = "postgres" in servers.embedded
+            path = house_file(data_dir, servers.database_url, embedded=embedded)
             if settings.production:  # built-in strategies in the bot-calling worker
                 bots = [
                     HouseBot(name, strategy, 0, f"builtin:{strategy}")
@@ -90,7 +98,8 @@ def run(settings: Settings, environ: Mapping[str, str], *, out: Any = None) -> i
                 ]
                 bot_children: dict[str, Child] = {}
             else:  # HTTP servers on loopback, registered through the API like anyone's bots
-                bots = local_house_bots(read_state(path).get("bots", {}))
+                known = read_state(path).get("bots", {})
+                bots = local_house_bots(known, settings.launch.house_ports)
                 bot_children = start_bots(children, env, bots)
             api = children.start(
                 "api", api_argv(settings.web.port), metrics_env(env, settings, "api")
@@ -144,6 +153,18 @@ def run(settings: Settings, environ: Mapping[str, str], *, out: Any = None) -> i
             ignore_stop_signals()  # a second Ctrl-C must not cut the clean-up short
             print("stopping...", file=say, flush=True)
             children.stop_all()
+
+
+def check_api_port(port: int) -> None:
+    """A :class:`LaunchError` saying how to move the API when ``port`` is taken already (by
+    another ``make run``, or any program), before anything is started."""
+    if port_is_free(port, LOOPBACK):
+        return
+    free = choose_port(range(port + 1, min(port + 50, 65535) + 1), LOOPBACK)
+    raise LaunchError(
+        f"port {port} on {LOOPBACK} is in use (another `make run`, or another program): start "
+        f"the platform on a free port, e.g. `PORT={free} make run`"
+    )
 
 
 def _print_banner(

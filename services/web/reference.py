@@ -6,11 +6,13 @@ Two Litestar OpenAPI render plugins, mounted under ``/schema`` by :func:`referen
   package, vendored into ``static/swagger_ui/`` by ``tools/vendor_swagger_ui.py``), inside the
   site's layout, with no CDN and under the pages' strict Content-Security-Policy: the page is
   our template, its one script (``static/reference.js``) starts Swagger UI, and nothing inline.
-- :class:`FullDocument` at ``/schema/openapi-full.json``: the document the reference shows,
-  the REST API (``paths``) plus the calls the platform makes to a bot (``webhooks``) and the
-  links between operations; the same document as the committed ``api-spec/openapi.json``
-  (:func:`services.api.spec.full_openapi`). ``/schema/openapi.json`` stays Litestar's REST-only
-  document.
+- :class:`FullDocument` at ``/schema/openapi.json`` (and, as before, at
+  ``/schema/openapi-full.json``): the committed ``api-spec/openapi.json`` itself, byte for byte:
+  the REST API (``paths``) plus the calls the platform makes to a bot (``webhooks``), the links
+  between operations, the tags. One document, so what a client generator downloads from a
+  running platform is what the repository holds (a test checks that file against the code).
+  Where the file is not shipped, the same document made from the app
+  (:func:`services.api.spec.full_document`).
 
 Why Swagger UI: under this CSP (no inline style, no ``eval``, images from 'self' only) Scalar
 needs ``'unsafe-eval'`` and inline styles and Redoc injects ``<style>`` elements and renders
@@ -20,41 +22,45 @@ moves to files. It renders OpenAPI 3.1 webhooks and has "Try it out".
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from litestar import Request, Router
 from litestar.datastructures import MutableScopeHeaders, ResponseHeader
 from litestar.enums import ScopeType
-from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin, SwaggerRenderPlugin
+from litestar.openapi.plugins import OpenAPIRenderPlugin, SwaggerRenderPlugin
 from litestar.serialization import encode_json
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena.wire.openapi import bot_protocol_openapi
-from services.api.spec import add_links, merge, open_tuples
+from services.api.routes.schema_document import KeptJsonDocument
+from services.api.spec import full_document
 from services.web.pages.render import SECURITY_HEADERS, language_of_response, render_html
 
 SCHEMA_PATH = "/schema"  # services.api.app mounts the OpenAPI router there
 REFERENCE_URL = f"{SCHEMA_PATH}/reference"
-DOCUMENT_URL = f"{SCHEMA_PATH}/openapi-full.json"
+SERVED_URL = f"{SCHEMA_PATH}/openapi.json"  # where clients and the reference read it
+LEGACY_URL = f"{SCHEMA_PATH}/openapi-full.json"  # its address before it was served there
+DOCUMENT_URL = SERVED_URL
 ASSETS = "/static/swagger_ui"
 
 
-def full_document(rest: dict[str, Any]) -> dict[str, Any]:
-    """The app's REST document ``rest`` with the bot protocol's webhooks and the links."""
-    return add_links(open_tuples(merge(rest, bot_protocol_openapi())))
+COMMITTED = Path(__file__).resolve().parents[2] / "api-spec" / "openapi.json"
 
 
-class FullDocument(JsonRenderPlugin):
-    """``/schema/openapi-full.json``: :func:`full_document` of the app's own document."""
+class FullDocument(KeptJsonDocument):
+    """``/schema/openapi.json``, ``/schema/openapi-full.json``: the committed document, read
+    once (the document never changes once the process runs)."""
 
     def __init__(self) -> None:
-        super().__init__(path=DOCUMENT_URL.removeprefix(SCHEMA_PATH))
-        self._encoded: bytes | None = None
+        super().__init__(
+            path=[SERVED_URL.removeprefix(SCHEMA_PATH), LEGACY_URL.removeprefix(SCHEMA_PATH)]
+        )
 
-    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
-        if self._encoded is None:  # the app's document never changes once it is built
-            self._encoded = encode_json(full_document(openapi_schema))
-        return self._encoded
+    def encode(self, openapi_schema: dict[str, Any]) -> bytes:
+        try:
+            return COMMITTED.read_bytes()
+        except OSError:  # an install without the repository's api-spec/
+            return encode_json(full_document(openapi_schema))
 
 
 class ApiReference(SwaggerRenderPlugin):
@@ -117,4 +123,4 @@ def _page_language(app: ASGIApp) -> ASGIApp:
 
 def reference_plugins() -> list[OpenAPIRenderPlugin]:
     """The render plugins to add after the API's JSON one (``create_api(render_plugins=...)``)."""
-    return [ApiReference(), FullDocument()]
+    return [FullDocument(), ApiReference()]  # the first answers /schema itself: the JSON

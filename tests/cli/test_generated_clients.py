@@ -18,6 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import httpx
 import pytest
 
 from arena.sdk import BotServer
@@ -146,3 +147,62 @@ def test_openapi_typescript_reads_the_document(tmp_path: Path) -> None:
         assert f"{operation}:" in types, operation
     # a fixed tuple (prefixItems with minItems = maxItems) becomes a TypeScript tuple
     assert re.search(r"interval: \[\s*number,\s*number\s*\]", types), "interval not a pair"
+
+
+def test_the_generated_python_client_drives_the_ladder_and_play(
+    generated: ModuleType, platform_url: str, bots: list[BotServer]
+) -> None:
+    """The ladder (join, the table, a change of cap, leave) and /play (a match of a person
+    against one's own bot, every decision through the generated calls with the session's
+    ``X-Play-Token``, to the end, then its replay as the typed Replay document)."""
+    client = generated.Client(base_url=platform_url, raise_on_unexpected_status=True)
+    account = _call(generated, "accounts", "create_account").sync(
+        client=client, body=_model(generated, "AccountCreate")(name=unique("gen-l"))
+    )
+    auth = generated.AuthenticatedClient(
+        base_url=platform_url, token=account.api_key, raise_on_unexpected_status=True
+    )
+    bot = _call(generated, "bots", "create_bot").sync(
+        client=auth, body=_model(generated, "BotCreate")(name=unique("gen-lb"), url=bots[1].url)
+    )
+    joined = _call(generated, "ladders", "join_ladder").sync(
+        "1v1", client=auth, body=_model(generated, "LadderJoin")(bot_id=bot.id, hourly_cap=7)
+    )
+    assert joined.bot_id == bot.id
+    table = _call(generated, "ladders", "get_ladder").sync("1v1", client=client)
+    assert bot.id in [entry.bot_id for entry in table.entries]
+    changed = _call(generated, "ladders", "update_ladder_entry").sync(
+        "1v1", bot.id, client=auth, body=_model(generated, "LadderUpdate")(hourly_cap=3)
+    )
+    assert changed.hourly_cap == 3
+    _call(generated, "ladders", "leave_ladder").sync("1v1", bot.id, client=auth)
+    table = _call(generated, "ladders", "get_ladder").sync("1v1", client=client)
+    assert bot.id not in [entry.bot_id for entry in table.entries]
+    created = _call(generated, "play", "create_play").sync(
+        client=auth, body=_model(generated, "PlayCreate")(bot_id=bot.id)
+    )
+    seat = generated.AuthenticatedClient(
+        base_url=platform_url,
+        token=created.token,
+        prefix="",
+        auth_header_name="X-Play-Token",
+        raise_on_unexpected_status=True,
+        timeout=httpx.Timeout(60.0),
+    )
+    view, acted = created.view, 0
+    while view.status == "playing":
+        if view.turn:
+            first = view.turn.legal_actions[0]
+            body = _model(generated, "PlayAct")(
+                number=view.turn.number, action=first.action, card=first.card
+            )
+            view = _call(generated, "play", "act_in_play").sync(created.id, client=seat, body=body)
+            acted += 1
+        else:
+            view = _call(generated, "play", "get_play").sync(
+                created.id, client=seat, after=view.version
+            )
+    assert view.status == "finished" and acted > 0
+    replay = _call(generated, "play", "get_play_replay").sync(created.id, client=client)
+    assert isinstance(replay, _model(generated, "Replay")), type(replay)
+    assert replay.games and replay.format_

@@ -94,3 +94,29 @@ def test_verify_a_ladder_day(
     assert truco("verify", "ladder", "1v1", "2026-10-03", "--file", garbage).code == 2
     wrong_day = truco("verify", "ladder", "1v1", "2026-10-02", "--file", saved)
     assert wrong_day.code == 1  # the export is of another day
+
+
+def test_a_ladder_match_is_shown_as_one(
+    truco: Truco, platform_url: str, api_database_url: str
+) -> None:
+    """`truco match show` says where a match was played: "ladder 1v1", not "challenge" (a
+    ladder match has no tournament, and it is rated, unlike a challenge)."""
+    truco.ok("account", "create", unique("org"), "--url", platform_url)
+    _play(api_database_url, datetime(2026, 9, 1, 9, 0, tzinfo=UTC), reveal=False)
+
+    async def first_ladder_match() -> int:
+        conn = await asyncpg.connect(api_database_url)
+        try:
+            found: int = await conn.fetchval(
+                "SELECT id FROM matches WHERE ladder_pool = '1v1' AND status = 'done' "
+                "ORDER BY id LIMIT 1"
+            )
+            return found
+        finally:
+            await conn.close()
+
+    match_id = asyncio.run(first_ladder_match())
+    shown = truco.ok("match", "show", match_id).out
+    assert "  1v1, ladder 1v1, rated, " in shown, shown
+    assert "challenge" not in shown
+    assert truco.ok("match", "show", match_id, "--json").json()["ladder"] == "1v1"

@@ -145,6 +145,9 @@ def _check(outputs: list[tuple[Block, str]], port: int, config_file: Path) -> No
         assert f"entered {name!r}" in everything
     watched = next(out for block, out in outputs if "tournament watch" in block.code)
     assert ": finished" in watched
+    # each round's matches numbered as the guide's sample shows them: "(1/2)", then "(2/2)"
+    counted = re.compile(r"^round (\d+) \((\d+/\d+)\)", re.MULTILINE)
+    assert counted.findall(watched) == counted.findall(GUIDE.read_text()), watched
     standings = watched[watched.index("rank ") :]
     assert {"my-bot", "house-heuristic", "house-random"} <= set(standings.split())
     shown = next(out for block, out in outputs if "tournament show" in block.code)

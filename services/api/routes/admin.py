@@ -346,6 +346,8 @@ class AdminController(Controller):
         "/reports/{report_id:int}/resolve",
         operation_id="resolveReport",
         summary="Close a report: actioned or dismissed (admins only)",
+        description="The report leaves the open queue with its resolution and the admin's "
+        "note; the audit log keeps the line this answer returns.",
         status_code=200,
         responses=_ERRORS,
     )

@@ -24,6 +24,7 @@ from services.api.schemas.tournaments import (
 from services.db.matches import StoredMatch
 from services.db.tournaments import RoundRow, Tournament
 from services.domain import seeds
+from services.tournaments.brackets import names as bracket_names
 from services.tournaments.brackets.bracket import BYE, resolve
 from services.tournaments.brackets.format import depths
 from services.tournaments.event import SeededEntrant, StandingRow, seed_maps
@@ -104,6 +105,7 @@ def match_read(match: StoredMatch, names: dict[int, str]) -> MatchRead:
         mode=match.mode,
         partnership=match.partnership,
         tournament_id=match.tournament_id,
+        ladder=match.ladder_pool,
         round=match.round_number,
         bracket_match=match.bracket_match,
         bye=match.bye,
@@ -219,6 +221,8 @@ def bracket_of(
     state = resolve(bracket, event.bracket_results)
     level = depths(bracket)
     rows = {m.bracket_match: m.id for m in matches if m.bracket_match is not None}
+    names = bracket_names.match_names(bracket, format.double)
+    round_names = bracket_names.round_names(bracket, format.double)
 
     def side(seed: int | None) -> BracketSide:
         if seed is None:
@@ -235,6 +239,8 @@ def bracket_of(
                 code=match.id,
                 bracket=match.bracket,
                 round=level[match.id],
+                name=names[match.id],
+                round_name=round_names[match.id],
                 a=side(r.a),
                 b=side(r.b),
                 winner=by_seed.get(r.winner) if r.winner else None,

@@ -360,6 +360,11 @@ class BotController(Controller):
         "/{bot_id:int}",
         operation_id="getBot",
         summary="A bot's public profile",
+        description=(
+            "Name, owner, status, its rating in each pool with the fitted interval and the "
+            "likelihood of being stronger than the next bot, and its challenge policy. Never "
+            "its URL or signing secret. A deleted bot keeps its profile (`deleted_at`)."
+        ),
         responses=problem_responses(404),
     )
     async def get_bot(self, pool: NamedDependency[asyncpg.Pool], bot_id: BotIdParam) -> BotProfile:

@@ -142,6 +142,10 @@ async def health(request: Request[object, object, State]) -> dict[str, str]:
     opt={READ_LANE: False},
     operation_id="getLiveness",
     summary="Liveness: the API process answers (no dependency is checked)",
+    description=(
+        "200 while the process serves requests, whatever its database, Redis and workers do: "
+        "point a restart probe here, and a readiness probe at GET /health."
+    ),
     tags=["operations"],
     responses=problem_responses(429, common=False),
 )

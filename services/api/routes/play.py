@@ -30,11 +30,11 @@ from litestar.response import Stream
 from arena.client.connection import BotConnection, HttpBot
 from arena.client.egress import EgressPolicy
 from arena.match.entrants import BadBotSpec, builtin_bot, builtin_name
-from arena.match.replay import EntrantRecord
+from arena.match.replay import EntrantRecord, Replay
 from arena.match.runner import MatchSettings
 from arena.wire.protocol import ActResponse
 from engine.rules import Rules
-from services.api.auth import request_account
+from services.api.auth import OPTIONAL_SECURITY, PLAY_SECURITY, request_account
 from services.api.deps import Services, services_of
 from services.api.guard import play_limits
 from services.api.guard.client_address import client_address_reader
@@ -182,6 +182,7 @@ class PlayController(Controller):
     @post(
         "/",
         operation_id="createPlay",
+        security=OPTIONAL_SECURITY,
         summary="Play a bot yourself: start a match of a person against a bot",
         description=(
             "No account needed for the house bots (`bot_id` left out: the house heuristic); "
@@ -259,6 +260,7 @@ class PlayController(Controller):
         "/{play_id:int}",
         opt={READ_LANE: False},  # a long poll (no database)
         operation_id="getPlay",
+        security=PLAY_SECURITY,
         summary="A play session as the person sees it (a long poll with ?after=)",
         description=(
             "Your seat's observation (never the bot's unplayed cards), the decision you owe "
@@ -285,6 +287,7 @@ class PlayController(Controller):
         "/{play_id:int}/stream",
         opt={READ_LANE: False},
         operation_id="streamPlay",
+        security=PLAY_SECURITY,
         summary="A play session as the person sees it: Server-Sent Events",
         description=(
             "`text/event-stream`: the whole view (as GET /v1/play/{id}) at once and on every "
@@ -331,6 +334,7 @@ class PlayController(Controller):
     @post(
         "/{play_id:int}/act",
         operation_id="actInPlay",
+        security=PLAY_SECURITY,
         summary="Answer the decision you owe with one of its legal actions",
         description=(
             "`number` is the open turn's; `action` and `card` one of its `legal_actions`; "
@@ -362,7 +366,12 @@ class PlayController(Controller):
     @post(
         "/{play_id:int}/leave",
         operation_id="leavePlay",
+        security=PLAY_SECURITY,
         summary="Leave the table: the match is forfeited",
+        description=(
+            "The person's side forfeits the match at once; the answer is the session's final "
+            "view. Needs the session's token (X-Play-Token, or ?token=)."
+        ),
         status_code=200,
         responses=problem_responses(401, 403, 404),
     )
@@ -379,7 +388,19 @@ class PlayController(Controller):
         "/{play_id:int}/replay",
         operation_id="getPlayReplay",
         summary="The replay of a finished play match (verifiable like any match's)",
-        responses=problem_responses(404),
+        description=(
+            "The replay document of the match once it is over, the same format as GET "
+            "/v1/matches/{match_id}/replay (`truco replay verify` checks it); public, like "
+            "every match's replay. 404 while the session plays, or for an unknown one."
+        ),
+        responses={
+            200: ResponseSpec(
+                data_container=Replay,
+                description="The replay document",
+                generate_examples=False,
+            ),
+            **problem_responses(404),
+        },
     )
     async def replay(self, pool: NamedDependency[asyncpg.Pool], play_id: PlayId) -> Response[bytes]:
         document = await db_play.play_replay(pool, play_id)

@@ -15,14 +15,18 @@ from litestar.serialization import encode_json
 class KeptJsonDocument(JsonRenderPlugin):
     """``/schema/openapi.json``, encoded on the first request and kept."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, path: str | list[str] = "/openapi.json") -> None:
+        super().__init__(path=path)
         self._encoded: bytes | None = None
         self.encodings = 0
         """How often the document was encoded (tests count it)."""
 
     def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
         if self._encoded is None:
-            self._encoded = encode_json(openapi_schema)
+            self._encoded = self.encode(openapi_schema)
             self.encodings += 1
         return self._encoded
+
+    def encode(self, openapi_schema: dict[str, Any]) -> bytes:
+        """The document's bytes, made once: the app's own document, encoded."""
+        return encode_json(openapi_schema)

@@ -188,6 +188,11 @@ class SprtController(Controller):
         "/{test_id:int}",
         operation_id="getTest",
         summary="A test: status, counts, LLR against its bounds, Elo estimate, result",
+        description=(
+            "Public: the two bots, the hypotheses and error rates, the pairs played and their "
+            "scores, the log-likelihood ratio with its bounds and history, the Elo estimate "
+            "with its interval, and the result once decided (docs/sprt.md)."
+        ),
         responses=problem_responses(400, 404),
     )
     async def get_test(self, pool: NamedDependency[asyncpg.Pool], test_id: SprtId) -> SprtRead:

@@ -235,6 +235,11 @@ class TournamentController(Controller):
         "/{tournament_id:int}",
         operation_id="getTournament",
         summary="A tournament with its rounds, standings and bracket",
+        description=(
+            "Its settings, every round's matches with their outcomes, the standings in its "
+            "format's tiebreak order, and for an elimination format the bracket (each match "
+            "named, byes included). Public."
+        ),
         responses=problem_responses(400, 404),
     )
     async def get_tournament(
@@ -246,6 +251,10 @@ class TournamentController(Controller):
         "/{tournament_id:int}/entries",
         operation_id="listTournamentEntries",
         summary="The bots entered in a tournament, by bot id",
+        description=(
+            "A page of entries (bot, name, seed once started, when entered and withdrawn); "
+            "pass `next_cursor` as `cursor` for the next page. Public."
+        ),
         responses=problem_responses(400, 404),
     )
     async def list_entries(

@@ -71,6 +71,13 @@ class MatchRead(msgspec.Struct, kw_only=True):
     mode: Mode
     partnership: PartnershipField
     tournament_id: int | None
+    ladder: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="the ladder a ladder match was played on (`1v1`, `2v2-individual`); "
+            "null for a tournament's match, a challenge or a test's pair"
+        ),
+    ]
     round: int | None
     bracket_match: str | None
     bye: bool

@@ -218,6 +218,21 @@ class BracketMatchRead(msgspec.Struct, kw_only=True):
     code: str  # W2-1, L1-3, 3P, GF, GF2
     bracket: BracketPart
     round: int
+    name: Annotated[
+        str,
+        msgspec.Meta(
+            description=(
+                "the match's name, as the tournament page names it: `Semi-final 2`, `Final`, "
+                "`Winners semi-final 1`, `Losers round 1, match 2`, `Grand final reset`"
+            )
+        ),
+    ]
+    round_name: Annotated[
+        str,
+        msgspec.Meta(
+            description="its round's name: `Quarter-finals`, `Losers round 2`, `Grand final`"
+        ),
+    ]
     a: BracketSide
     b: BracketSide
     winner: int | None  # the bot that went through

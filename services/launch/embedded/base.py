@@ -139,7 +139,10 @@ class EmbeddedServer(abc.ABC):
                     self._write_state(ServerState(port=port, pid=pid, owner_pid=me))
                 self._pid, self._port = pid, port
             else:
-                port = choose_port([self.requested_port, state.port, self.default_port])
+                # 0 asks for any free port; else the one asked for, the last run's, the usual
+                # one, in that order, the first of them free (else any free port)
+                wanted = [self.requested_port, state.port, self.default_port]
+                port = choose_port([] if self.requested_port == 0 else wanted)
                 process = self._launch(port)
                 self._process = process
                 try:

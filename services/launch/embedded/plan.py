@@ -19,6 +19,8 @@ class ServerPlan(msgspec.Struct, frozen=True):
 
     database_url: str | None
     redis_url: str | None
+    postgres_port: int | None = None  # the embedded one's (0: any free; None: the last run's)
+    redis_port: int | None = None
 
     @property
     def embedded_postgres(self) -> bool:
@@ -73,10 +75,12 @@ def local_servers(
     with contextlib.ExitStack() as stack:
         database_url = plan.database_url
         if database_url is None:
-            database_url = stack.enter_context(EmbeddedPostgres(root / "postgres")).url
+            database_url = stack.enter_context(
+                EmbeddedPostgres(root / "postgres", port=plan.postgres_port)
+            ).url
             embedded.append("postgres")
         redis_url = plan.redis_url
         if redis_url is None:
-            redis_url = stack.enter_context(EmbeddedRedis(root / "redis")).url
+            redis_url = stack.enter_context(EmbeddedRedis(root / "redis", port=plan.redis_port)).url
             embedded.append("redis")
         yield RunningServers(database_url, redis_url, tuple(embedded))

@@ -25,6 +25,7 @@ from services.web.views.common import (
     round_status_name,
     status_name,
 )
+from services.web.views.fault_details import shown_detail
 
 HERE = Path(__file__).resolve().parents[1]
 TEMPLATES = HERE / "templates"
@@ -69,6 +70,7 @@ def _engine(lang: i18n.Language) -> JinjaTemplateEngine:
     env.globals["reason_name"] = reason_name
     env.globals["decided_name"] = decided_name
     env.globals["fault_tag"] = fault_tag
+    env.globals["shown_detail"] = shown_detail
     env.globals["mode_name"] = mode_name
     env.globals["canto_name"] = canto_name
     env.globals["round_status_name"] = round_status_name

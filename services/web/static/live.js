@@ -66,13 +66,14 @@
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (state) {
         if (!state || state.version === main.dataset.version) return schedule();
+        if (state.live === false && main.dataset.kind === "match") return over().then(schedule);
         return swapMain().then(schedule);
       })
       .catch(schedule);
   }
 
-  function swapMain() {
-    return fetch(window.location.href, { cache: "no-store", credentials: "same-origin" })
+  function swapMain(address) {
+    return fetch(address || window.location.href, { cache: "no-store", credentials: "same-origin" })
       .then(function (r) { return r.text(); })
       .then(function (html) {
         var doc = new DOMParser().parseFromString(html, "text/html");
@@ -84,6 +85,29 @@
         }
         return doc;
       });
+  }
+
+  // A live match that ends is shown from its stored replay at the place the viewer had reached
+  // (its game, its latest step), not from the first step of the first game: the address says
+  // that place, and the replay player starts there.
+  function placeAddress() {
+    var viewer = document.getElementById("viewer");
+    var count = document.getElementById("step-count");
+    var url = new URL(window.location.href);
+    if (!viewer || !count) return url;
+    var seen = parseInt(count.textContent.split("/")[0], 10);
+    url.searchParams.set("game", viewer.dataset.game || "1");
+    if (seen > 0) url.searchParams.set("step", String(seen - 1));
+    return url;
+  }
+
+  function over() {
+    var url = placeAddress();
+    window.history.replaceState(null, "", url.toString());
+    return swapMain(url.toString()).then(function () {
+      var viewer = document.getElementById("viewer");
+      if (viewer && viewer.dataset.steps && window.fetch) replayPlayer = player(viewer);
+    });
   }
 
   function schedule() {
@@ -356,7 +380,7 @@
       },
       end: function (message, source) {
         source.close();
-        swapMain(); // the match is over: its stored replay
+        over(); // the match is over: its stored replay, where the viewer was
       }
     });
   }

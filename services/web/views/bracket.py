@@ -14,6 +14,7 @@ from itertools import pairwise
 
 from arena.match.replay import Replay
 from services.db.page_reads import EntryRow, MatchRow
+from services.tournaments.brackets import names as bracket_names
 from services.tournaments.brackets.bracket import (
     BYE,
     Bracket,
@@ -74,70 +75,22 @@ class Podium:
     places: list[tuple[int, BotLink]]
 
 
-def _round_names(
-    match: BracketMatch, rounds: int, double: bool, last_losers: int
-) -> tuple[str, str, dict[str, int]]:
-    """A bracket match's round, in the page's language: its heading, the name of one of its
-    matches (``%(n)s`` its number in the round), and the numbers both take."""
-    if match.bracket == "third_place":
-        return _("Third place"), _("Third place, match %(n)s"), {}
-    if match.bracket == "grand_final":
-        return _("Grand final"), _("Grand final, match %(n)s"), {}
-    if match.bracket == "reset":
-        return _("Grand final reset"), _("Grand final reset, match %(n)s"), {}
-    at = {"round": match.round}
-    if match.bracket == "losers":
-        if match.round == last_losers:
-            return _("Losers final"), _("Losers final, match %(n)s"), {}
-        return _("Losers round %(round)d") % at, _("Losers round %(round)d, match %(n)s"), at
-    left = rounds - match.round
-    if left == 0:
-        if double:
-            return _("Winners final"), _("Winners final, match %(n)s"), {}
-        return _("Final"), _("Final, match %(n)s"), {}
-    if left == 1:
-        if double:
-            return _("Winners semi-finals"), _("Winners semi-final %(n)s"), {}
-        return _("Semi-finals"), _("Semi-final %(n)s"), {}
-    if left == 2:
-        if double:
-            return _("Winners quarter-finals"), _("Winners quarter-final %(n)s"), {}
-        return _("Quarter-finals"), _("Quarter-final %(n)s"), {}
-    return _("Round %(round)d") % at, _("Round %(round)d, match %(n)s"), at
-
-
-def round_label(match: BracketMatch, rounds: int, double: bool, last_losers: int) -> str:
-    """The name of a bracket match's round: ``Final``, ``Semi-finals``, ``Losers round 2``..."""
-    return _round_names(match, rounds, double, last_losers)[0]
-
-
-def _bracket_rounds(bracket: Bracket) -> tuple[int, int]:
-    """The winners' side's rounds and the losers' side's last round (0: none)."""
-    rounds = max(m.round for m in bracket.matches if m.bracket == "winners")
-    last_losers = max((m.round for m in bracket.matches if m.bracket == "losers"), default=0)
-    return rounds, last_losers
+def round_label(match: BracketMatch, bracket: Bracket, double: bool) -> str:
+    """The name of a bracket match's round: ``Final``, ``Semi-finals``, ``Losers round 2``...
+    (:mod:`services.tournaments.brackets.names`, in the page's language)."""
+    return bracket_names.round_name(match, bracket, double, _)
 
 
 def round_labels(bracket: Bracket, double: bool) -> dict[str, str]:
     """Each bracket match's round name (:func:`round_label`), by match id."""
-    rounds, last_losers = _bracket_rounds(bracket)
-    return {m.id: round_label(m, rounds, double, last_losers) for m in bracket.matches}
+    return bracket_names.round_names(bracket, double, _)
 
 
 def match_labels(fmt: BracketFormat, entrants: int, third_place: bool) -> dict[str, str]:
     """Each bracket match's own name, for a box or a pairing: ``Semi-final 1``, ``Final``,
     ``Losers round 1, match 2``."""
     bracket = fmt.make_bracket(entrants, third_place=third_place)
-    rounds, last_losers = _bracket_rounds(bracket)
-    names = {m.id: _round_names(m, rounds, fmt.double, last_losers) for m in bracket.matches}
-    counts: dict[str, int] = {}
-    for heading, _one, _at in names.values():
-        counts[heading] = counts.get(heading, 0) + 1
-    labels = {}
-    for code, (heading, one, at) in names.items():
-        n = code.rsplit("-", 1)[-1]
-        labels[code] = heading if counts[heading] == 1 else one % {**at, "n": n}
-    return labels
+    return bracket_names.match_names(bracket, fmt.double, _)
 
 
 def podium(rows: Sequence[StandingRow], entries: Sequence[EntryRow]) -> Podium:

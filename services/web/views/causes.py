@@ -4,7 +4,8 @@ A walkover's or forfeit's :class:`~arena.replay.Cause` and a replay's faults car
 kind, the call it happened on and, for an ``http_status`` fault, the HTTP status: the pages word
 them from those through the catalogues ("signature rejected (401) on /start", "firma rechazada
 (401) en /start"). The client's own description of the failure (``detail``, English, written by
-the arena) is data: shown apart, marked as English, never as the page's sentence.
+the arena) is shown apart, in the page's language too (:mod:`services.web.views.fault_details`):
+a detail of no known shape only on an English page, marked as English.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from services.db.page_reads import MatchRow
 from services.web.i18n import N_
 from services.web.i18n import gettext as _
 from services.web.views.common import BotLink, side_links
+from services.web.views.fault_details import shown_detail
 
 FAULT_WORDS = {
     "timeout": N_("no answer in time"),
@@ -63,8 +65,9 @@ class CauseView:
     side: int
     summary: str  # "signature rejected (401) on /start"
     where: str  # "fault 5 in game 1" for a forfeit; "" for a walkover
-    raw: str  # the client's own words (English data), "" when they add nothing
+    raw: str  # the client's own words, in the page's language; "" when nothing to add
     who: tuple[BotLink, ...] = ()  # the bot that lost it (a side's bots when not known)
+    raw_lang: str | None = None  # "en": ``raw`` is the English data itself (an English page)
 
 
 def cause_view(cause: Cause, replay: Replay | None) -> CauseView:
@@ -82,7 +85,8 @@ def cause_view(cause: Cause, replay: Replay | None) -> CauseView:
         raw = decision.detail or ""
     if raw == cause.kind:
         raw = ""
-    return CauseView(cause.side, cause.side % 2, summary, where, raw)
+    shown = shown_detail(raw)
+    return CauseView(cause.side, cause.side % 2, summary, where, shown.text, raw_lang=shown.lang)
 
 
 def _forfeit_fault(cause: Cause, replay: Replay | None) -> tuple[int, Decision] | None:

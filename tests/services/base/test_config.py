@@ -255,3 +255,18 @@ def test_no_module_reads_the_environment_but_the_edges() -> None:
             if isinstance(node, ast.Attribute) and node.attr in {"environ", "getenv"}:
                 found.add(str(path.relative_to(ROOT)))
     assert found <= allowed, found - allowed
+
+
+def test_no_row_of_the_settings_document_is_there_twice() -> None:
+    """Every table row once, and each process once in "Who needs what" (its `make run` row
+    was there twice, with different lists)."""
+    text = (ROOT / "docs" / "settings.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    assert len(rows) == len(set(rows))
+    who = text[text.index("## Who needs what") :].split("\n## ", 1)[0]
+    processes = [
+        line.split(" | ")[0]
+        for line in who.splitlines()
+        if line.startswith("| ") and "---" not in line
+    ]
+    assert len(processes) == len(set(processes)), processes

@@ -1,7 +1,9 @@
-"""A ladder played for the page tests, in a database of its own (the shared page seed stays as
-its tests expect it): eight bots of eight owners on the 1v1 ladder play a few ticks in process,
-the pool refitted between ticks, so the table has ranks, intervals, LOS and bots placing; one
-bot is paused; one more has just joined the individual 2v2 ladder and waits."""
+"""A ladder played for the page tests: eight bots of eight owners on the 1v1 ladder play a few
+ticks in process, the pool refitted between ticks, so the table has ranks, intervals, LOS and
+bots placing; one bot is paused, one has a name longer than a phone is wide; one more has just
+joined the individual 2v2 ladder and waits. In a database of its own for the ladder pages'
+tests, and in the shared page seed too (tests/services/web/seed.py), so every page type is
+seen with ladder data present."""
 
 from __future__ import annotations
 
@@ -19,12 +21,17 @@ SETTINGS = LadderSettings(pair_per_day=3, hourly_cap=1000)
 TICKS = 10
 
 
+LONG_NAME = "a-ladder-bot-whose-one-word-name-is-wider-than-a-phone"
+"""One ladder bot's name: one word, longer than a phone is wide (it must wrap, not spill)."""
+
+
 @dataclass(frozen=True)
 class LadderSeed:
     bots: list[int]  # on the 1v1 ladder
     paused: int  # one of them, paused
     waiting: int  # on the individual 2v2 ladder only, no match yet
     names: dict[int, str]
+    match: int = 0  # a finished ladder match
 
 
 async def seed_ladder(url: str) -> LadderSeed:
@@ -43,6 +50,10 @@ async def seed_ladder(url: str) -> LadderSeed:
             ids = await flow_ladder.tick(pool, SETTINGS, now + timedelta(seconds=k))
             await run(pool, ids)
             await refit(pool, "1v1")
+        await pool.execute("UPDATE bots SET name = $2 WHERE id = $1", bots[1], LONG_NAME)
+        match = await pool.fetchval(
+            "SELECT id FROM matches WHERE ladder_pool = '1v1' AND status = 'done' ORDER BY id"
+        )
         paused = bots[-1]
         await pool.execute(
             "UPDATE ladder_entries SET paused_at = now(), pause_cause = 'walkover 3 times in a "
@@ -59,6 +70,6 @@ async def seed_ladder(url: str) -> LadderSeed:
                 "SELECT id, name FROM bots WHERE id = ANY($1)", [*bots, waiting]
             )
         }
-        return LadderSeed(bots, paused, waiting, names)
+        return LadderSeed(bots, paused, waiting, names, match or 0)
     finally:
         await pool.close()

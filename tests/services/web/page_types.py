@@ -34,6 +34,7 @@ def page_types(web: WebData) -> dict[str, str]:
         "error 404": "/no/such/page",
         "error 400": "/matches/1?step=abc",
         "API reference": REFERENCE_URL,
+        **ladder_pages(web),
     }
 
 
@@ -68,4 +69,20 @@ def every_page(web: WebData) -> dict[str, str]:
         "play a bot": "/play",
         "play board": "/play/1",
         "error 404": "/no/such/page",
+        **ladder_pages(web),
+    }
+
+
+def ladder_pages(web: WebData) -> dict[str, str]:
+    """The ladders' pages and the pages of bots on a ladder, in every state."""
+    ladder = web.seeded.ladder
+    assert ladder is not None
+    return {
+        "ladder 1v1": "/ladders/1v1",
+        "ladder 2v2 individual, one bot waiting": "/ladders/2v2-individual",
+        "bot on a ladder, placing": f"/bots/{ladder.bots[0]}",
+        "bot on a ladder, long name": f"/bots/{ladder.bots[1]}",
+        "bot paused on a ladder": f"/bots/{ladder.paused}",
+        "bot waiting on a ladder": f"/bots/{ladder.waiting}",
+        "ladder match": f"/matches/{ladder.match}",
     }

@@ -26,6 +26,7 @@ from arena.wire import structs as wire
 from arena.wire.protocol import ActRequest, ActResponse
 from engine.rules import Rules
 from services.domain.result import played_result
+from tests.services.web.ladder_seed import LadderSeed, seed_ladder
 
 XSS_NAME = "<script>alert(1)</script>"
 XSS_SAY = "<img src=x onerror=alert(1)>"
@@ -67,6 +68,7 @@ class Seeded:
     faults_id: int = 0  # a round robin of one sound bot and one bot per way of failing
     lost_by: dict[str, int] = field(default_factory=dict)  # failing bot -> its match with "sano"
     sprt_id: int = 0  # an SPRT test with two pairs stored
+    ladder: LadderSeed | None = None  # the ladders, played (tests/services/web/ladder_seed.py)
     replays: dict[int, Replay] = field(default_factory=dict)
     winners: dict[int, int | None] = field(default_factory=dict)  # match -> winner side
     sides: dict[int, tuple[int, int]] = field(default_factory=dict)  # match -> (bot 0, bot 1)
@@ -430,6 +432,7 @@ async def seed(url: str) -> Seeded:
     finally:
         await conn.close()
     await _played_by_flow(url, seeded)
+    seeded.ladder = await seed_ladder(url)
     return seeded
 
 

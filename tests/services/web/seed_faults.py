@@ -20,6 +20,9 @@ from arena.wire.protocol import ActRequest, ActResponse, EndRequest, StartReques
 from services.domain.match_order import EntrantOrder
 from tests.services.helpers.flow_helpers import Connector
 
+ILLEGAL_WORD = "not_a_word"
+"""What the cheating bot answers: the page quotes it as the bot's own (data, not a sentence)."""
+
 
 @dataclass
 class FailingBot:
@@ -41,7 +44,7 @@ class FailingBot:
         start = time.perf_counter()
         latency = (time.perf_counter() - start) * 1000
         if self.fault is None:
-            return Answer(ActResponse(action="not_a_word"), None, latency)
+            return Answer(ActResponse(action=ILLEGAL_WORD), None, latency)
         return Answer(None, self.fault, latency)
 
     async def end(self, request: EndRequest) -> None:
@@ -52,13 +55,23 @@ class FailingBot:
 
 
 FAILURES: dict[str, tuple[str, Fault | None]] = {
-    # name -> how it fails (the names read as bots' names, not as sentences)
+    # name -> how it fails (the names read as bots' names, not as sentences); each detail is
+    # the one arena/client/bot_client.py writes for that failure
     "caido": ("info", Fault("connect", "connection refused", 0.4)),
-    "firma-vieja": ("start", Fault("http_status", "HTTP 401 from the bot", 3.0, 401)),
+    "firma-vieja": (
+        "start",
+        Fault(
+            "http_status",
+            "HTTP 401, expected 2xx: the bot rejected the signature (is it using the right "
+            "secret?)",
+            3.0,
+            401,
+        ),
+    ),
     "lento": ("act", Fault("timeout", "no complete answer within 1000 ms", 1000.0)),
-    "mudo": ("act", Fault("bad_body", "not JSON: Expecting value at line 1", 2.0)),
-    "gordo": ("act", Fault("too_large", "answer larger than 65536 bytes", 2.0)),
-    "roto": ("act", Fault("http_status", "HTTP 500 from the bot", 2.0, 500)),
+    "mudo": ("act", Fault("bad_body", "JSON is malformed: invalid character (byte 0)", 2.0)),
+    "gordo": ("act", Fault("too_large", "answer is longer than 65536 bytes; cut off", 2.0)),
+    "roto": ("act", Fault("http_status", "HTTP 500, expected 200", 2.0, 500)),
     "tramposo": ("act", None),
 }
 """One bot per way of losing without playing: each fault kind, on each call it can happen on."""

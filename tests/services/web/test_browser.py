@@ -32,7 +32,11 @@ def test_home_leaderboards_and_links(page: Any, web_data: WebData) -> None:
         for t in page.locator("#leaderboard-1v1 td.rating").all_inner_texts()
     ]
     assert ratings == sorted(ratings, reverse=True)
-    assert page.locator("#leaderboard-1v1 abbr.prov").count() == board.count()  # all < 10
+    # the seeded events' bots have played fewer than 10 rated matches: each is provisional
+    # (the ladder's bots, which play more, may not be)
+    for row in board.all():
+        if row.locator("a.bot").inner_text() in set(NAMES) | set(SINGLE_NAMES):
+            assert row.locator("abbr.prov").count() == 1
     assert page.get_by_role("link", name=XSS_NAME).count() >= 1  # shown as text, a link
     page.get_by_role("link", name="Copa <i>Swiss</i> de Otoño").click()
     page.wait_for_url("**/tournaments/*")

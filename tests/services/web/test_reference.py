@@ -13,7 +13,7 @@ import pytest
 from services.api.spec import full_openapi
 from services.web import CSP
 from services.web.reference import DOCUMENT_URL, REFERENCE_URL
-from tests.services.web.conftest import shot
+from tests.services.web.conftest import ROOT, shot
 from tests.services.web.waits import eventually
 
 METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
@@ -34,6 +34,13 @@ def operations(document: dict[str, Any]) -> set[str]:
 async def test_the_reference_document_is_the_committed_one(client: httpx.AsyncClient) -> None:
     served = (await client.get(DOCUMENT_URL)).json()
     assert served == json.loads(json.dumps(full_openapi()))  # api-spec/openapi.json's content
+    # what /schema/openapi.json serves (what generators download) is the committed file itself,
+    # byte for byte, at its old address too: webhooks, tags, links and all
+    committed = (ROOT / "api-spec" / "openapi.json").read_bytes()
+    for url in ("/schema/openapi.json", "/schema/openapi-full.json"):
+        answer = await client.get(url)
+        assert answer.status_code == 200 and answer.content == committed, url
+    assert served["tags"] and served["webhooks"]
     assert {"botAct", "botStart", "botEnd", "botInfo"} <= set(served["webhooks"])
     page = await client.get(REFERENCE_URL)
     assert page.status_code == 200 and page.headers["content-security-policy"] == CSP
