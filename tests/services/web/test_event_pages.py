@@ -246,36 +246,6 @@ async def test_the_page_budget_is_off_with_the_rate_limits(event: tuple[str, int
             assert (await c.get(f"/tournaments/{tid}")).status_code == 200
 
 
-def test_the_pages_of_a_large_event_fit_every_screen(event: tuple[str, int], browser: Any) -> None:
-    """The tournament's page and a part of its crosstable, served by uvicorn, at 320 to 1280
-    px in English and Spanish (the checks of :mod:`tests.services.web.fit`), and without a serious or
-    critical axe-core violation (:mod:`tests.services.web.accessibility`, when installed)."""
-    url, tid = event
-    axe = importlib.util.find_spec("axe_playwright_python") is not None
-    server, thread, base = _serve(url)
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=base)
-    found: dict[str, list[str]] = {}
-    try:
-        page = context.new_page()
-        for lang in ("en", "es"):
-            for address in (f"/tournaments/{tid}", f"/tournaments/{tid}/crosstable?part=2"):
-                response = page.goto(f"{address}{'&' if '?' in address else '?'}lang={lang}")
-                assert response is not None and response.status == 200, address
-                for width in (320, 390, 768, 1280):
-                    page.set_viewport_size({"width": width, "height": 900})
-                    if lines := problems(page):
-                        found[f"{address} {lang} at {width} px"] = lines
-                page.set_viewport_size({"width": 1280, "height": 900})
-                if axe and lang == "en":  # axe-core's serious and critical violations
-                    for width, lines in violations_by_width(page).items():
-                        found[f"{address} axe at {width} px"] = lines
-    finally:
-        context.close()
-        server.should_exit = True
-        thread.join(10)
-    assert found == {}, found
-
-
 @pytest.mark.anyio
 async def test_random_query_strings_do_not_bypass_the_page_cache(event: tuple[str, int]) -> None:
     """Issue 33, 8: the cache key held the whole query, so random query strings made every view
@@ -364,3 +334,33 @@ async def test_the_openapi_document_is_encoded_once_and_counted(event: tuple[str
         assert refused.status_code == 429 and "retry-after" in refused.headers
         assert (await flooder.get("/v1/bots")).status_code == 429  # one budget with the API
         assert (await other.get("/schema/openapi.json")).status_code == 200
+
+
+def test_the_pages_of_a_large_event_fit_every_screen(event: tuple[str, int], browser: Any) -> None:
+    """The tournament's page and a part of its crosstable, served by uvicorn, at 320 to 1280
+    px in English and Spanish (the checks of :mod:`tests.services.web.fit`), and without a serious or
+    critical axe-core violation (:mod:`tests.services.web.accessibility`, when installed)."""
+    url, tid = event
+    axe = importlib.util.find_spec("axe_playwright_python") is not None
+    server, thread, base = _serve(url)
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=base)
+    found: dict[str, list[str]] = {}
+    try:
+        page = context.new_page()
+        for lang in ("en", "es"):
+            for address in (f"/tournaments/{tid}", f"/tournaments/{tid}/crosstable?part=2"):
+                response = page.goto(f"{address}{'&' if '?' in address else '?'}lang={lang}")
+                assert response is not None and response.status == 200, address
+                for width in (320, 390, 768, 1280):
+                    page.set_viewport_size({"width": width, "height": 900})
+                    if lines := problems(page):
+                        found[f"{address} {lang} at {width} px"] = lines
+                page.set_viewport_size({"width": 1280, "height": 900})
+                if axe and lang == "en":  # axe-core's serious and critical violations
+                    for width, lines in violations_by_width(page).items():
+                        found[f"{address} axe at {width} px"] = lines
+    finally:
+        context.close()
+        server.should_exit = True
+        thread.join(10)
+    assert found == {}, found
