@@ -38,7 +38,7 @@ from arena.luck.hands import hand_info
 from arena.luck.model import LATEST, ConfigData, FitInfo, ModelData, config_key, model_path
 from engine import Rules, apply, legal_actions, new_game, observation
 from engine.events import GameEnded, HandEnded, HandStarted
-from engine.play import initial_events
+from engine.start import initial_events
 
 NOISES = (0.0, 0.1, 0.25, 0.5)  # heuristic against HeuristicStrategy(noise=p)
 CONFIGS: tuple[tuple[Literal[2, 4], bool, Literal[15, 30]], ...] = tuple(

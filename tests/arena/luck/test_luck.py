@@ -21,7 +21,7 @@ from arena.luck.model import UnknownModel, config_key
 from arena.luck.model import load_model as load_version
 from engine import DECK, Rules, apply, legal_actions, new_game
 from engine.events import HandStarted
-from engine.play import initial_events, with_deal
+from engine.start import initial_events, with_deal
 
 MODES = [
     Rules(players=players, flor=flor, points_to_win=points)
