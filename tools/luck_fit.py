@@ -19,11 +19,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -32,13 +30,13 @@ import msgspec
 import numpy as np
 
 from arena.bots.base import Strategy
+from arena.bots.evaluate import game_events
 from arena.bots.heuristic import HeuristicStrategy
 from arena.luck.features import deal_features, feature_names
 from arena.luck.hands import hand_info
 from arena.luck.model import LATEST, ConfigData, FitInfo, ModelData, config_key, model_path
-from engine import Rules, apply, legal_actions, new_game, observation
+from engine import Rules
 from engine.events import GameEnded, HandEnded, HandStarted
-from engine.start import initial_events
 
 NOISES = (0.0, 0.1, 0.25, 0.5)  # heuristic against HeuristicStrategy(noise=p)
 CONFIGS: tuple[tuple[Literal[2, 4], bool, Literal[15, 30]], ...] = tuple(
@@ -60,21 +58,6 @@ class Sample:
     games: int = 0
 
 
-def play_game(
-    strategies: tuple[Strategy, Strategy], rules: Rules, seed: int, stream: str
-) -> Iterator[object]:
-    """One game between two strategies (``strategies[t]`` plays team ``t``): its events."""
-    rngs = (random.Random(f"{stream}/team0"), random.Random(f"{stream}/team1"))
-    state = new_game(rules, seed)
-    yield from initial_events(state)
-    while not state.game_over:
-        seat = state.to_act
-        team = seat % 2
-        action = strategies[team].decide(observation(state, seat), legal_actions(state), rngs[team])
-        state, events = apply(state, action)
-        yield from events
-
-
 def collect(
     players: Literal[2, 4], flor: bool, points: Literal[15, 30], games: int, seed: int
 ) -> Sample:
@@ -88,7 +71,7 @@ def collect(
             pair = (pair[1], pair[0])
         stream = f"truco-luck-fit/{seed}/{key}/{game}"
         start: HandStarted | None = None
-        for event in play_game(pair, rules, derived_seed(stream), stream):
+        for event in game_events(pair, rules, derived_seed(stream), stream):
             if isinstance(event, HandStarted):
                 start = event
             elif isinstance(event, HandEnded) and start is not None:
@@ -114,9 +97,9 @@ def collect(
 def fit(sample: Sample, players: int) -> ConfigData:
     x = np.array(sample.features, dtype=float)
     y = np.array([m - t for m, t in sample.points], dtype=float)
-    weights, *_ = np.linalg.lstsq(x, y, rcond=None)
-    weights = np.round(weights, 6)
-    value = x @ weights
+    fitted = np.linalg.lstsq(x, y, rcond=None)[0]
+    weights = [round(float(w), 6) for w in fitted]
+    value = x @ np.array(weights)
     edges = np.quantile(value, np.linspace(0.0, 1.0, BINS + 1)[1:-1])
     bins = np.searchsorted(edges, value, side="right")
     centers: list[float] = []
@@ -128,7 +111,7 @@ def fit(sample: Sample, players: int) -> ConfigData:
         outcomes.append([(m, t, c) for (m, t), c in sorted(counts.items())])
     if len(weights) != len(feature_names(players)):
         raise AssertionError("the features and their names disagree")
-    return ConfigData(weights=[float(w) for w in weights], centers=centers, outcomes=outcomes)
+    return ConfigData(weights=weights, centers=centers, outcomes=outcomes)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -116,7 +116,7 @@ class Tables:
     def _seat_value(self, position: int, info: HandInfo, flor: bool) -> float:
         """The part of a deal's value that one seat's cards at ``position`` add alone."""
         weights = self.seat_weights[position]
-        value = sum(map(mul, weights, seat_features(info, flor)))
+        value: float = sum(map(mul, weights, seat_features(info, flor)))
         self._seat_values[position][info] = value
         return value
 
@@ -128,7 +128,8 @@ class Tables:
         for position, info in enumerate(ordered):
             found = caches[position].get(info)
             total += self._seat_value(position, info, flor) if found is None else found
-        return total + sum(map(mul, self.meet_weights, meet_features(ordered, flor)))
+        meet: float = sum(map(mul, self.meet_weights, meet_features(ordered, flor)))
+        return total + meet
 
     def at(self, value: float) -> tuple[int, float]:
         """The bin below ``value`` and the weight of the bin above (0 to 1; clamped)."""

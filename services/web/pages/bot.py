@@ -1,4 +1,5 @@
-"""A bot's page: its ratings and their history, faults and latency, tests and recent matches."""
+"""A bot's page: its ratings and their history, its luck so far, faults and latency, tests and
+recent matches."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from litestar import Request, Response, get
 from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
 
+from services.db import luck as db_luck
 from services.db import matches as db_matches
 from services.db import page_reads as db
 from services.db import play_matches as db_play
@@ -19,6 +21,7 @@ from services.web.pages.ladder_data import ladders_of_bot
 from services.web.pages.render import Id, render
 from services.web.pages.replays import replays
 from services.web.views.bot import bot_view
+from services.web.views.luck import bot_luck_line
 
 
 @get("/bots/{bot_id:int}", name="web:bot")
@@ -43,6 +46,14 @@ async def bot_page(
     )
     ladders = await ladders_of_bot(pool, bot_id)
     people = await db_play.record_vs_people(pool, bot_id)
+    luck = bot_luck_line(await db_luck.bot_luck(pool, bot_id))
     return render(
-        request, "bot.html", b=view, tests=tests, names=names, ladders=ladders, people=people
+        request,
+        "bot.html",
+        b=view,
+        tests=tests,
+        names=names,
+        ladders=ladders,
+        people=people,
+        luck=luck,
     )

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from arena.game.narrate import describe, hand_note, points_gained
+from arena.match.luck import MatchLuck
 from arena.match.replay import Decision, EntrantRecord, ReplayEvent, StartFault
 from engine.events import (
     ActionTaken,
@@ -28,6 +29,7 @@ from services.web.i18n import gettext as _
 from services.web.i18n import ngettext
 from services.web.views.causes import fault_words
 from services.web.views.common import BotLink, card_name, sena_name, short
+from services.web.views.luck import hand_luck_text
 
 ANSWERS = {"quiero", "no_quiero", "con_flor_quiero", "con_flor_me_achico"}
 
@@ -131,6 +133,7 @@ class HandRow:
     score: tuple[int, int]
     step: int
     summary: str = ""  # "envido: Norte, 2 tantos · truco: Sur, 3 tantos (retruco)"
+    luck: str = ""  # "luck: Norte +1.3 tantos, +4% of the game" (omniscient view only)
 
 
 @dataclass(slots=True)
@@ -229,13 +232,16 @@ def replay_view(
     view: View,
     live: bool,
     whole: bool = False,
+    luck: MatchLuck | None = None,
 ) -> ReplayView | None:
     """The viewer at ``step`` of game ``game`` (1-based) as ``view`` sees it.
 
     The timeline and the score by hand stop at ``step`` (nothing of what comes later shows,
     so the result is not spoiled) unless ``whole`` asks for the whole game, which only the
     omniscient view of a finished match may. A live match is always shown as a spectator
-    sees it (R-11); ``view`` is then ignored.
+    sees it (R-11); ``view`` is then ignored. ``luck`` (the stored result's) adds each finished
+    hand's luck to the score by hand, in the omniscient view of a finished match only: a
+    hand's luck tells how good the cards nobody showed were.
     """
     if not replay.games:
         return None
@@ -285,6 +291,8 @@ def replay_view(
             )
         )
     hands = _hand_rows(steps, names, team_names, None if whole else step)
+    if luck is not None and view == "all" and not live:
+        hands = _with_luck(hands, luck, record.number, team_names, 0 if record.teams[0] == 0 else 1)
     starts = [s.index for s in steps if isinstance(s.event, HandStarted)]
     prev_hand = max((i for i in starts if i < step), default=None)
     next_hand = min((i for i in starts if i > step), default=None)
@@ -458,6 +466,22 @@ def _hand_rows(
             winner = team_names[won] if won is not None else "—"
             rows.append(HandRow(ev.hand + 1, mano, notes, winner, points, ev.score, start, line))
     return rows
+
+
+def _with_luck(
+    rows: list[HandRow], luck: MatchLuck, game: int, team_names: tuple[str, str], side0_team: int
+) -> list[HandRow]:
+    """The rows with their hand's luck (the game's hands as the stored result has them)."""
+    found = next((g for g in luck.games if g.number == game), None)
+    if found is None:
+        return rows
+    by_hand = {h.hand + 1: h for h in found.hands}
+    return [
+        replace(row, luck=hand_luck_text(by_hand[row.hand], team_names, side0_team))
+        if row.hand in by_hand
+        else row
+        for row in rows
+    ]
 
 
 def open_hand(steps: Sequence[Step], team_names: tuple[str, str]) -> dict[str, object]:
