@@ -48,7 +48,7 @@ async def follow_played(
         await ladder.after_result(conn, match, result, ladder_pause_after)
         return []
     if match.tournament_id is None:
-        return await sprt_pairs.after_result(conn, match.id, replay)
+        return await sprt_pairs.after_result(conn, match.id, replay, result.luck)
     return await advance(conn, match.tournament_id)
 
 
