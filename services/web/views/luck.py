@@ -4,13 +4,14 @@ in the replay viewer, and a bot's luck so far. Figures come from the stored resu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from arena.match.luck import HandLuckRecord, MatchLuck
 from services.db.luck import BotLuck
 from services.web.i18n import decimal, signed
 from services.web.i18n import gettext as _
 from services.web.views.common import BotLink
+from services.web.views.hands import HandRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,23 @@ def hand_luck_text(record: HandLuckRecord, team_names: tuple[str, str], side0_te
         "tantos": signed(sign * record.tantos),
         "chance": signed(100.0 * sign * record.win, 0),
     }
+
+
+def with_luck(
+    rows: list[HandRow], luck: MatchLuck, game: int, team_names: tuple[str, str], side0_team: int
+) -> list[HandRow]:
+    """The score by hand with each hand's luck (the game's hands as the stored result has
+    them); ``side0_team`` is the team side 0 sat as in this game."""
+    found = next((g for g in luck.games if g.number == game), None)
+    if found is None:
+        return rows
+    by_hand = {h.hand + 1: h for h in found.hands}
+    return [
+        replace(row, luck=hand_luck_text(by_hand[row.hand], team_names, side0_team))
+        if row.hand in by_hand
+        else row
+        for row in rows
+    ]
 
 
 @dataclass(frozen=True, slots=True)
