@@ -291,6 +291,6 @@ async def test_a_ladder_result_starts_the_next_match_without_waiting_for_beat(
 
 async def _store_nothing(
     pool: asyncpg.Pool, match_id: int, replay: Any, task_id: Any = None
-) -> list[int]:
+) -> flow.Recorded:
     """``flow.record_result`` that stores nothing (the test stores through the worker)."""
-    return []
+    return flow.Recorded(stored=False)
