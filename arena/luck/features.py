@@ -80,16 +80,21 @@ def seat_features(info: HandInfo, flor: bool) -> list[float]:
     ]
 
 
-def _best(infos: tuple[HandInfo, ...], team: int, flor: bool) -> tuple[int, int]:
-    """The team's best envido (or flor points) and minus the position holding it first: the
-    more mano wins a tie, so the larger pair wins."""
-    best, where = -1, 0
-    for pos in range(team, len(infos), 2):
-        info = infos[pos]
-        points = info.flor_points if flor else info.envido
-        if points > best:
-            best, where = points, pos
-    return best, -where
+def _contest(infos: tuple[HandInfo, ...], flor: bool) -> tuple[int, int, bool]:
+    """The best envido (``flor``: flor points) of team 0 and of team 1, and whether team 0's
+    wins: the higher points, a tie to the seat more mano (the earlier position)."""
+    if len(infos) == 2:
+        a = infos[0].flor_points if flor else infos[0].envido
+        b = infos[1].flor_points if flor else infos[1].envido
+        return a, b, a >= b
+    i0, i1, i2, i3 = infos
+    if flor:
+        p0, p1, p2, p3 = i0.flor_points, i1.flor_points, i2.flor_points, i3.flor_points
+    else:
+        p0, p1, p2, p3 = i0.envido, i1.envido, i2.envido, i3.envido
+    a, at_a = (p0, 0) if p0 >= p2 else (p2, 2)
+    b, at_b = (p1, 1) if p1 >= p3 else (p3, 3)
+    return a, b, a > b or (a == b and at_a < at_b)
 
 
 def meet_features(infos: tuple[HandInfo, ...], flor: bool) -> list[float]:
@@ -101,10 +106,14 @@ def meet_features(infos: tuple[HandInfo, ...], flor: bool) -> list[float]:
         t3, t2, t1 = other.strengths
         winner, net = canonical_play((mano.strengths, other.strengths))
         rounds = 1.0 if winner == 0 else -1.0
+        flor0 = flor and mano.flor
+        flor1 = flor and other.flor
     else:  # in 2v2 the canonical play costs more than it tells (docs/luck.md): left out
         o3, o2, o1 = sorted(infos[0].strengths + infos[2].strengths)[3:]
         t3, t2, t1 = sorted(infos[1].strengths + infos[3].strengths)[3:]
         rounds, net = 0.0, 0
+        flor0 = flor and (infos[0].flor or infos[2].flor)
+        flor1 = flor and (infos[1].flor or infos[3].flor)
     r1 = (o1 > t1) - (o1 < t1)
     r2 = (o2 > t2) - (o2 < t2)
     r3 = (o3 > t3) - (o3 < t3)
@@ -112,19 +121,18 @@ def meet_features(infos: tuple[HandInfo, ...], flor: bool) -> list[float]:
     lost = (r1 < 0) + (r2 < 0) + (r3 < 0)
     envido_w = envido_27 = envido_30 = envido_33 = both_27 = 0.0
     flor_w = flor_35 = 0.0
-    flor_teams = {pos % 2 for pos, info in enumerate(infos) if info.flor} if flor else set()
-    if not flor_teams:  # a flor cancels the envido (R-7)
-        ours, theirs = _best(infos, 0, False), _best(infos, 1, False)
-        envido_w = 1.0 if ours > theirs else -1.0
-        top, bottom = max(ours[0], theirs[0]), min(ours[0], theirs[0])
+    if not (flor0 or flor1):  # a flor cancels the envido (R-7)
+        ours, theirs, first = _contest(infos, False)
+        envido_w = 1.0 if first else -1.0
+        top, bottom = (ours, theirs) if ours >= theirs else (theirs, ours)
         envido_27 = envido_w if top >= 27 else 0.0
         envido_30 = envido_w if top >= 30 else 0.0
         envido_33 = envido_w if top >= 33 else 0.0
         both_27 = envido_w if bottom >= 27 else 0.0
-    elif len(flor_teams) == 2:
-        ours, theirs = _best(infos, 0, True), _best(infos, 1, True)
-        flor_w = 1.0 if ours > theirs else -1.0
-        flor_35 = flor_w if max(ours[0], theirs[0]) >= 35 else 0.0
+    elif flor0 and flor1:
+        ours, theirs, first = _contest(infos, True)
+        flor_w = 1.0 if first else -1.0
+        flor_35 = flor_w if (ours if ours >= theirs else theirs) >= 35 else 0.0
     return [
         r1,
         r2,

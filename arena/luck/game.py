@@ -9,6 +9,7 @@ same state has the same luck. The seña draws of the hand (R-9) add their own te
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import cast
 
 import msgspec
 
@@ -78,23 +79,29 @@ def game_luck(model: LuckModel, rules: Rules, events: Iterable[object]) -> GameL
     score = (0, 0)
     won: bool | None = None
     for event in events:
-        if isinstance(event, HandStarted):
-            start, score = event, event.score
-            luck = deal_luck(model, rules, event.score, event.mano, event.deal)
+        kind = type(event)  # by identity: most events are actions, checked first and cheaply
+        if kind is ActionTaken:
+            if start is not None and event.sena is not None:  # type: ignore[attr-defined]
+                action = cast(ActionTaken, event)
+                team = action.seat % 2
+                seen = sum(1 for seat in action.sena_seen_by if seat % 2 != team)
+                extra = sena_luck(model, rules, start.score, start.mano, team, seen)
+                tantos, win = tantos + extra.tantos, win + extra.win
+        elif kind is HandStarted:
+            start = cast(HandStarted, event)
+            score = start.score
+            luck = deal_luck(model, rules, start.score, start.mano, start.deal)
             tantos, win = luck.tantos, luck.win
-        elif isinstance(event, ActionTaken) and event.sena is not None and start is not None:
-            team = event.seat % 2
-            seen = sum(1 for seat in event.sena_seen_by if seat % 2 != team)
-            extra = sena_luck(model, rules, start.score, start.mano, team, seen)
-            tantos, win = tantos + extra.tantos, win + extra.win
-        elif isinstance(event, HandEnded) and start is not None:
-            score = event.score
-            hands.append(_hand(start, score, tantos, win))
-            start = None
-        elif isinstance(event, EnvidoSettled | FlorSettled):
-            score = event.score
-        elif isinstance(event, GameEnded):
-            score, won = event.score, event.winner == 0
+        elif kind is HandEnded:
+            if start is not None:
+                score = cast(HandEnded, event).score
+                hands.append(_hand(start, score, tantos, win))
+                start = None
+        elif kind is EnvidoSettled or kind is FlorSettled:
+            score = cast(EnvidoSettled | FlorSettled, event).score
+        elif kind is GameEnded:
+            ended = cast(GameEnded, event)
+            score, won = ended.score, ended.winner == 0
     if start is not None:  # a hand cut short by a forfeit: it was dealt, so its luck counts
         hands.append(_hand(start, score, tantos, win))
     return GameLuck(hands=tuple(hands), score=score, won=won)
