@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import asyncpg
 
 from arena.game.deals import DealsMode
 from arena.sprt.run import Statistic
+from engine.rules import Rules
 from services.db.accounts import Connection, Executor
 from services.db.matches import CANCEL_OPEN
 from services.domain import Mode
@@ -34,7 +34,7 @@ class StoredSprt:
     bot_a: int
     bot_b: int
     mode: Mode
-    rules: dict[str, Any]
+    rules: Rules  # the JSONB document, decoded here once
     deals: DealsMode
     elo0: float
     elo1: float
@@ -70,6 +70,7 @@ def _test(row: asyncpg.Record) -> StoredSprt:
     fields = dict(row)
     fields["scores"] = tuple(fields["scores"] or ())
     fields["adjusted"] = tuple(fields["adjusted"] or ())
+    fields["rules"] = Rules.from_dict(fields["rules"])
     return StoredSprt(**fields)
 
 
@@ -80,7 +81,7 @@ async def insert_test(
     bot_a: int,
     bot_b: int,
     mode: Mode,
-    rules: dict[str, Any],
+    rules: Rules,
     deals: DealsMode,
     params: SprtParams,
 ) -> int:
