@@ -70,11 +70,15 @@ def test_the_exchange_gives_each_team_the_other_teams_hands() -> None:
 
 
 @pytest.mark.parametrize(
-    "rules", MODES, ids=lambda r: config_key(r.players, r.flor, r.points_to_win)
+    "rules",
+    [r for r in MODES if r.points_to_win == 30],
+    ids=lambda r: config_key(r.players, r.flor, r.points_to_win),
 )
 def test_zero_mean_over_100000_random_deals(rules: Rules) -> None:
-    """The mean over random deals (each at a random score and mano) is zero within 4 standard
-    errors, while the luck itself is far from zero: the check could fail."""
+    """In every mode (1v1 and 2v2, with and without flor), the mean over 100,000 random deals
+    (each at a random score and mano) is zero within 4 standard errors, while the luck itself
+    is far from zero: the check could fail. (Games to 15 share the construction: the exact
+    exchange test above covers them.)"""
     rng = random.Random(f"zero-mean/{rules}")
     target = rules.points_to_win
     n = 100_000
