@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint typecheck pytest bench spec messages clean worker-matches worker-results beat
+.PHONY: install run test lint typecheck pytest bench spec messages clean worker-matches worker-results beat luck-model
 
 install: $(STAMP)
 
@@ -63,6 +63,14 @@ clean:
 
 spec: install
 	$(BIN)/python -m services.api.spec > api-spec/openapi.json
+
+# the luck model (docs/luck.md): self-play of the built-in bots, then the fit, written to
+# arena/luck/model-v1.json; deterministic from LUCK_SEED; CPU-heavy (about an hour of one core
+# at the default size, run under nice), never part of make test
+LUCK_GAMES ?= 10000
+LUCK_SEED ?= 1
+luck-model: install
+	nice -n 19 $(BIN)/python -m tools.luck_fit --games $(LUCK_GAMES) --seed $(LUCK_SEED)
 
 # the pages' message catalogues after a template or view string changed (docs/translating.md):
 # extract the template, then merge it into every language's .po (new strings come in empty)

@@ -12,6 +12,7 @@ BENCHMARKS = [
     "arena",
     "arena_cost",
     "match_length",
+    "luck",
     "rating_fit",
     "leaderboard",
     "concurrency",

@@ -12,6 +12,11 @@ seats alternate as on the platform), then estimates, for every match length ``n`
 resampled from the played games (games are independent, the seat parity is kept) and decided as
 the platform decides them (games won, then tantos; a draw is not a win).
 
+The **adjusted** column (docs/luck.md) is the same estimate for a match decided on
+luck-adjusted results: each game counts as the stronger bot's win (1 or 0) minus its luck in
+that game's chance, and the stronger bot wins the match when its adjusted games exceed half
+the games. It says how many games the same certainty needs once the cards' luck is taken off.
+
 It prints a text table and one JSON line ``{"match_length": {...}}``.
 """
 
@@ -29,6 +34,7 @@ from typing import Literal
 import msgspec
 
 from arena.client.connection import InProcessBot
+from arena.match.luck import match_luck
 from arena.match.replay import EntrantRecord
 from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
@@ -52,6 +58,7 @@ class GameSample:
     strong: int
     weak: int
     team0: bool
+    adjusted: float | None = None  # won (1 or 0) minus the stronger bot's luck in the game
 
 
 async def play(
@@ -75,10 +82,18 @@ async def play(
         replay = await run_match(f"bench-{m}", match_seed, settings, entrants)
         if sum(replay.result.faults):
             raise RuntimeError(f"match {m}: a built-in bot made {replay.result.faults} faults")
-        for game in replay.games:
+        luck = match_luck(replay)
+        assert luck is not None
+        for game, game_luck in zip(replay.games, luck.games, strict=True):
             side = game.teams.index(0)  # the team the stronger bot (entrant 0) sat as
             out.append(
-                GameSample(game.winner == 0, game.score[side], game.score[1 - side], side == 0)
+                GameSample(
+                    game.winner == 0,
+                    game.score[side],
+                    game.score[1 - side],
+                    side == 0,
+                    game_luck.adjusted_win,
+                )
             )
     return out[:games]
 
@@ -98,6 +113,20 @@ def win_chance(samples: Sequence[GameSample], n: int, rng: random.Random) -> flo
     return wins / SAMPLES
 
 
+def adjusted_chance(samples: Sequence[GameSample], n: int, rng: random.Random) -> float:
+    """The chance that the stronger bot's adjusted games in an ``n``-game match exceed
+    ``n / 2`` (resampled as :func:`win_chance`)."""
+    by_seat = (
+        [s.adjusted for s in samples if s.team0 and s.adjusted is not None],
+        [s.adjusted for s in samples if not s.team0 and s.adjusted is not None],
+    )
+    wins = 0
+    for _ in range(SAMPLES):
+        total = sum(rng.choice(by_seat[i % 2]) for i in range(n))
+        wins += total > n / 2
+    return wins / SAMPLES
+
+
 @dataclass(frozen=True)
 class Curve:
     strong: str
@@ -107,15 +136,25 @@ class Curve:
     game_win_rate: float
     chance: dict[int, float]  # match length -> chance the stronger bot wins the match
     seconds: float
+    adjusted: dict[int, float] | None = None  # the same, deciding on luck-adjusted games
 
     @property
     def needed(self) -> int | None:
         """The shortest match length from which the stronger bot wins 95% of the time."""
-        lengths = sorted(self.chance)
-        for i, n in enumerate(lengths):
-            if all(self.chance[m] >= TARGET for m in lengths[i:]):
-                return n
-        return None
+        return _needed(self.chance)
+
+    @property
+    def needed_adjusted(self) -> int | None:
+        """The same on luck-adjusted results (None: not measured, or beyond MAX_GAMES)."""
+        return None if self.adjusted is None else _needed(self.adjusted)
+
+
+def _needed(chance: dict[int, float]) -> int | None:
+    lengths = sorted(chance)
+    for i, n in enumerate(lengths):
+        if all(chance[m] >= TARGET for m in lengths[i:]):
+            return n
+    return None
 
 
 def measure(games: int, seed: int) -> list[Curve]:
@@ -127,8 +166,9 @@ def measure(games: int, seed: int) -> list[Curve]:
             played_s = time.perf_counter() - start
             rng = random.Random(f"{seed}/{strong}/{weak}/{mode}")
             chance = {n: win_chance(samples, n, rng) for n in range(1, MAX_GAMES + 1)}
+            adjusted = {n: adjusted_chance(samples, n, rng) for n in range(1, MAX_GAMES + 1)}
             rate = sum(s.won for s in samples) / len(samples)
-            curves.append(Curve(strong, weak, mode, len(samples), rate, chance, played_s))
+            curves.append(Curve(strong, weak, mode, len(samples), rate, chance, played_s, adjusted))
     return curves
 
 
@@ -136,12 +176,16 @@ def report(curves: list[Curve], games: int, seed: int) -> None:
     print(f"  {games} games per pairing and mode, seed {seed}; chance the stronger bot wins an")
     print("  n-game match (games won, then tantos; draws count as not won):")
     header = "  pairing                      mode  game%  " + " ".join(f"{n:>4}" for n in SHOWN)
-    print(header + "  95% from")
+    print(header + "  95% from  adjusted")
     for c in curves:
         cells = " ".join(f"{100 * c.chance[n]:4.0f}" for n in SHOWN)
         needed = c.needed if c.needed is not None else f">{MAX_GAMES}"
+        adjusted = c.needed_adjusted if c.needed_adjusted is not None else f">{MAX_GAMES}"
         pairing = f"{c.strong} vs {c.weak}"
-        print(f"  {pairing:<28} {c.mode}  {100 * c.game_win_rate:5.1f}  {cells}  {needed}")
+        print(
+            f"  {pairing:<28} {c.mode}  {100 * c.game_win_rate:5.1f}  {cells}  {needed!s:>8}  "
+            f"{adjusted!s:>8}"
+        )
     summary = {
         "games": games,
         "seed": seed,
@@ -152,6 +196,7 @@ def report(curves: list[Curve], games: int, seed: int) -> None:
                 "mode": c.mode,
                 "game_win_rate": round(c.game_win_rate, 4),
                 "games_for_95": c.needed,
+                "games_for_95_adjusted": c.needed_adjusted,
                 "chance": {str(n): round(c.chance[n], 4) for n in SHOWN},
                 "seconds": round(c.seconds, 1),
             }

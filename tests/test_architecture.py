@@ -117,11 +117,12 @@ ARENA_BELOW = {
     "wire": set[str](),  # the bot protocol's own structs, messages, fault kinds, OpenAPI
     "game": set[str](),  # the game boundary, Truco behind it, deals, narration
     "bots": set[str](),  # the built-in strategies
+    "luck": set[str](),  # the luck model: what a deal was worth, from the engine's events
     "client": {"wire"},  # the guarded HTTP client and a bot connection
     "sdk": {"client", "wire", "bots"},  # the kit a bot is written with
-    "match": {"client", "game", "wire", "sdk"},  # the runner, judge, replay, verifier
+    "match": {"client", "game", "wire", "sdk", "luck"},  # the runner, judge, replay, verifier
     "conformance": {"client", "game", "match", "wire"},  # truco check
-    "sprt": {"match"},  # the SPRT statistics and a pair's score
+    "sprt": {"match", "luck"},  # the SPRT statistics and a pair's (luck-adjusted) score
 }
 
 Graph = Mapping[str, Mapping[str, int]]  # module -> {imported module: first line}

@@ -1,5 +1,6 @@
 """`truco match show ID` and `truco match replay ID`: one match, its result (and why a side
-lost by walkover or forfeit), and its replay document saved for `truco replay verify`."""
+lost by walkover or forfeit), its luck (docs/luck.md), and its replay document saved for
+`truco replay verify`."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 from arena.match.runner import DEFAULT_GAMES_PER_MATCH
 from truco_cli.api import Platform, add_json, print_json
 from truco_cli.errors import CommandError, platform_command
+from truco_cli.luck_lines import luck_lines
 from truco_cli.refs import check_platform, ref_type
 from truco_cli.results import outcome, versus
 
@@ -69,6 +71,8 @@ def _show(args: argparse.Namespace, platform: Platform) -> int:
         where = "challenge"
     rated = "rated" if match.get("rated") else "unrated"
     print(f"  {match['mode']}, {where}, {rated}, {match['games_per_match']} games")
+    for line in luck_lines(match):
+        print(line)
     print(f"  page   {platform.url}/matches/{match['id']}")
     return 0
 

@@ -64,7 +64,7 @@ def replay_phrase(replay: Replay) -> str:
         bye=False,
         seats=seats,
         winner_side=replay.result.winner,
-        result=played_result(replay),
+        result=played_result(replay, luck=False),
     )
     return found.phrase if found is not None else replay.result.reason
 

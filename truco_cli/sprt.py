@@ -3,7 +3,9 @@ pairs (docs/sprt.md), played locally until it accepts H0 or H1 or reaches --max-
 
 Each pair is one match of two games with the seats swapped (arena.game.deals.seating), dealt
 independently by default or mirrored with --mirrored. Pairs may run concurrently, but their
-results enter the test in pair order, so a run is reproducible from --seed."""
+results enter the test in pair order, so a run is reproducible from --seed. The test runs on
+luck-adjusted pair scores by default (--statistic adjusted, docs/luck.md), or on the games won
+alone (--statistic raw)."""
 
 from __future__ import annotations
 
@@ -21,9 +23,10 @@ from rich.text import Text
 
 from arena.game.deals import INDEPENDENT, MIRRORED
 from arena.match.entrants import BadBotSpec, connect
+from arena.match.luck import match_luck
 from arena.match.runner import MatchSettings, run_match
-from arena.sprt.pair import GAMES_PER_PAIR, Unreachable, pair_score
-from arena.sprt.stats import Sprt, elo_estimate
+from arena.sprt.pair import GAMES_PER_PAIR, Unreachable, adjusted_pair_score, pair_score
+from arena.sprt.run import DEFAULT_STATISTIC, STATISTICS, PairTest
 from engine.rules import Rules
 from truco_cli.bot_secrets import add_secret_arguments, bot_label, bot_secrets
 
@@ -39,6 +42,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=20000,
         help="stop undecided after this many games, rounded down to whole pairs (20000)",
+    )
+    parser.add_argument(
+        "--statistic",
+        choices=STATISTICS,
+        default=DEFAULT_STATISTIC,
+        help=(
+            "adjusted: each game's result minus its luck (docs/luck.md; the same hypotheses, "
+            "fewer games); raw: the games won alone (default adjusted)"
+        ),
     )
     parser.add_argument("--players", type=int, choices=(2, 4), default=2)
     parser.add_argument("--points", type=int, choices=(15, 30), default=30)
@@ -86,10 +98,12 @@ def _settings(args: argparse.Namespace) -> MatchSettings:
         raise ValueError(str(exc).replace("$.", "--").replace("_", "-")) from None
 
 
-def summary(test: Sprt, result: str) -> dict[str, object]:
-    elo, (lo, hi) = elo_estimate(test.count_tuple)
+def summary(test: PairTest, result: str) -> dict[str, object]:
+    elo, (lo, hi) = test.estimate
+    mean = test.mean_adjusted
     return {
         "result": result,
+        "statistic": test.statistic,
         "games": GAMES_PER_PAIR * test.pairs,
         "wins": test.wins,
         "losses": test.losses,
@@ -97,7 +111,8 @@ def summary(test: Sprt, result: str) -> dict[str, object]:
         "bounds": [round(test.bounds[0], 4), round(test.bounds[1], 4)],
         "elo": round(elo, 1) + 0.0,  # + 0.0: never "-0.0"
         "elo_interval": [round(lo, 1) + 0.0, round(hi, 1) + 0.0],
-        "pairs": dict(zip(("0-2", "1-1", "2-0"), test.counts, strict=True)),
+        "pairs": dict(zip(("0-2", "1-1", "2-0"), test.raw.counts, strict=True)),
+        "adjusted_score": None if mean is None else round(mean, 4),
     }
 
 
@@ -127,22 +142,22 @@ def verdict(result: str, bot_a: str, elo0: float, elo1: float, games: int) -> st
     }.get(result, result)
 
 
-def status_line(test: Sprt) -> str:
-    elo, interval = elo_estimate(test.count_tuple)
+def status_line(test: PairTest) -> str:
+    elo, interval = test.estimate
     return figures_line(
         GAMES_PER_PAIR * test.pairs, test.wins, test.losses, test.llr, test.bounds, elo, interval
     )
 
 
 async def play(
-    args: argparse.Namespace, test: Sprt, on_pair: Callable[[Sprt], None] | None = None
+    args: argparse.Namespace, test: PairTest, on_pair: Callable[[PairTest], None] | None = None
 ) -> str:
     """Play pairs into ``test`` until it decides or --max-games; the result's name."""
     settings = _settings(args)
     secrets: list[str] = getattr(args, "secrets", None) or bot_secrets(args, len(args.bots))
     max_pairs = args.max_games // GAMES_PER_PAIR
 
-    async def one_pair(index: int) -> int:
+    async def one_pair(index: int) -> tuple[int, float]:
         seed = pair_seed(args.seed, index)
         entrants = [
             connect(
@@ -163,16 +178,16 @@ async def play(
                 )
                 or "a bot could not be reached"
             )
-        return pair_score(replay)
+        return pair_score(replay), adjusted_pair_score(replay, match_luck(replay))
 
-    pending: dict[int, asyncio.Task[int]] = {}
+    pending: dict[int, asyncio.Task[tuple[int, float]]] = {}
     started = 0
     try:
         for index in range(max_pairs):
             while started < max_pairs and len(pending) < args.concurrency:
                 pending[started] = asyncio.create_task(one_pair(started))
                 started += 1
-            decision = test.add(await pending.pop(index))
+            decision = test.add(*await pending.pop(index))
             if on_pair is not None:
                 on_pair(test)
             if decision != "continue":
@@ -184,7 +199,7 @@ async def play(
         await asyncio.gather(*pending.values(), return_exceptions=True)
 
 
-def _check(args: argparse.Namespace) -> Sprt:
+def _check(args: argparse.Namespace) -> PairTest:
     if args.concurrency < 1:
         raise ValueError("--concurrency must be at least 1")
     if args.max_games < GAMES_PER_PAIR:
@@ -193,7 +208,13 @@ def _check(args: argparse.Namespace) -> Sprt:
     for spec, secret in zip(args.bots, args.secrets, strict=True):  # a bad spec fails here
         connect(spec, seed=0, secret=secret, timeout_ms=1000, allow_loopback=True)
     _settings(args)
-    return Sprt(elo0=args.elo0, elo1=args.elo1, alpha=args.alpha, beta=args.beta)
+    return PairTest(
+        elo0=args.elo0,
+        elo1=args.elo1,
+        alpha=args.alpha,
+        beta=args.beta,
+        statistic=getattr(args, "statistic", DEFAULT_STATISTIC),
+    )
 
 
 def run(args: argparse.Namespace) -> int:

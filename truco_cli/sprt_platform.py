@@ -9,6 +9,7 @@ import sys
 from typing import Any, get_args
 
 from arena.game.deals import DealsMode
+from arena.sprt.run import STATISTICS
 from truco_cli.api import Platform, add_json, print_json
 from truco_cli.errors import CommandError, platform_command
 from truco_cli.polling import poll_until
@@ -40,6 +41,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--deals", choices=get_args(DealsMode), help="mirrored only between your own bots"
     )
     create.add_argument("--concurrency", type=int, help="pairs in play at once (1-4)")
+    create.add_argument(
+        "--statistic",
+        choices=STATISTICS,
+        help="adjusted: games won minus their luck (default; docs/luck.md); raw: games won",
+    )
     create.add_argument("-q", "--quiet", action="store_true", help="print only the new id")
     add_json(create)
     show = sub.add_parser("show", help="a test: its figures and, once over, its result")
@@ -71,8 +77,8 @@ def describe(test: dict[str, Any], names: dict[int, str]) -> list[str]:
         f"test {test['id']}: {a} vs {b}, {test['mode']}"
         + (f" to {points}" if points else "")
         + f", elo0 {test['elo0']:g} elo1 {test['elo1']:g}, "
-        f"alpha {test['alpha']:g} beta {test['beta']:g}, at most {test['max_games']} games: "
-        f"{test['status']}",
+        f"alpha {test['alpha']:g} beta {test['beta']:g}, at most {test['max_games']} games, "
+        f"{test.get('statistic', 'raw')}: {test['status']}",
         "  "
         + figures_line(
             test["games"],
@@ -107,6 +113,7 @@ def _create(args: argparse.Namespace, platform: Platform) -> int:
         "flor": False if args.no_flor else None,
         "deals": args.deals,
         "concurrency": args.concurrency,
+        "statistic": args.statistic,
     }
     body.update({key: value for key, value in optional.items() if value is not None})
     created = platform.request("POST", "/v1/tests", body=body, auth=True)

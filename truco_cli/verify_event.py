@@ -8,7 +8,8 @@ In order, each stopping at the first discrepancy with a :class:`Discrepancy` nam
 3. **replays**: every replay re-simulates through the engine (:func:`arena.match.verify.verify_replay`);
 4. **results**: every stored result is the one its replay gives
    (:func:`services.domain.result.played_result`), byes and matches decided without play agree with
-   themselves;
+   themselves; then every result's **luck** is recomputed from its replay and the luck model it
+   names (:mod:`truco_cli.verify_luck`);
 5. **standings**: the platform's standings are what the format ranks from these results
    (:func:`services.tournaments.ranked.standings`, the same function the API calls);
 6. **Elo**: every rating change is the Elo rule of :mod:`services.domain.ratings` applied to the
@@ -41,6 +42,7 @@ from services.tournaments.event import SeededEntrant
 from services.tournaments.files.export_document import ExportMatch, TournamentExport
 from services.tournaments.ranked import standings
 from services.tournaments.records import PlainRecord
+from truco_cli.verify_luck import check_match_luck
 
 Say = Callable[[str], None]
 
@@ -248,9 +250,11 @@ def check_results(doc: Exported, out: Verification) -> None:
                 )
             unplayed += 1
             continue
-        expected = played_result(match.replay)
+        expected = played_result(match.replay, luck=False)
         exact = match.seed_scheme == seeds.DERIVED  # older rows may lack newer keys
         for key in expected.__struct_fields__:
+            if key == "luck":  # floats, checked with their model and a tolerance: check_luck
+                continue
             mine, theirs = getattr(expected, key), getattr(stored, key)
             if theirs is None and mine is not None and not exact:
                 continue
@@ -268,6 +272,24 @@ def check_results(doc: Exported, out: Verification) -> None:
     out.ok(
         f"results: {played} recomputed from their replays, {byes} byes, {unplayed} decided "
         "without play (withdrawals)"
+    )
+
+
+def check_luck(doc: Exported, out: Verification) -> None:
+    """Every played match's luck recomputed from its replay (:mod:`truco_cli.verify_luck`)."""
+    found = check_match_luck(doc.matches)
+    if found.problem is not None:
+        raise Discrepancy(found.problem)
+    if found.unknown:
+        out.skip(
+            f"luck: model {', '.join(sorted(found.unknown))} is unknown to this truco (update "
+            "it to check those matches' luck)"
+        )
+    models = ", ".join(sorted(found.models)) or "none"
+    older = f"; {found.without} stored before luck was computed" if found.without else ""
+    out.ok(
+        f"luck: {found.matches} matches recomputed from their replays with model {models} "
+        f"({found.hands} hands){older}"
     )
 
 
@@ -426,6 +448,7 @@ def verify_export(
     check_seeds(doc, master, out)
     check_replays(doc, out)
     check_results(doc, out)
+    check_luck(doc, out)
     check_standings(doc, out)
     check_elo(doc, out)
     return out

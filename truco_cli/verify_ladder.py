@@ -3,7 +3,7 @@
 The day's commitment against its revealed master seed, every match's seed against its
 derivation from the day's master seed and the match's identity (pool, day, number, bots),
 then, as for a tournament (:mod:`truco_cli.verify_event`), every replay re-simulated, every
-stored result recomputed from its replay, and every Elo change recomputed."""
+stored result (and its luck) recomputed from its replay, and every Elo change recomputed."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from truco_cli.verify_event import (
     Say,
     Verification,
     check_elo,
+    check_luck,
     check_replays,
     check_results,
 )
@@ -82,5 +83,6 @@ def verify_ladder_day(doc: LadderDayExport, *, say: Say = print) -> Verification
     check_day_seeds(doc, master, out)
     check_replays(doc, out)
     check_results(doc, out)
+    check_luck(doc, out)
     check_elo(doc, out)
     return out

@@ -3,7 +3,8 @@ seeded PRNG (no I/O). ``get_strategy("heuristic")`` returns a fresh instance.
 
 Names: ``random`` (uniform), ``heuristic`` (a reasonable player), ``weak-heuristic`` (the
 heuristic playing a random legal action at a quarter of its decisions), ``first`` (always the
-first legal action), ``mazo`` (goes to the mazo whenever it may).
+first legal action), ``mazo`` (goes to the mazo whenever it may), ``cautious`` and ``reckless``
+(the heuristic with a timid and a bold style: :class:`arena.bots.heuristic.Style`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from arena.bots.base import Strategy
-from arena.bots.heuristic import WEAK_NOISE, HeuristicStrategy
+from arena.bots.heuristic import CAUTIOUS, RECKLESS, WEAK_NOISE, HeuristicStrategy
 from arena.bots.simple import FirstStrategy, MazoStrategy, RandomStrategy
 
 BUILTINS: dict[str, Callable[[], Strategy]] = {
@@ -20,6 +21,8 @@ BUILTINS: dict[str, Callable[[], Strategy]] = {
     "weak-heuristic": lambda: HeuristicStrategy(noise=WEAK_NOISE, name="weak-heuristic"),
     "first": FirstStrategy,
     "mazo": MazoStrategy,
+    "cautious": lambda: HeuristicStrategy(name="cautious", style=CAUTIOUS),
+    "reckless": lambda: HeuristicStrategy(name="reckless", style=RECKLESS),
 }
 
 

@@ -9,13 +9,15 @@ Every strategy gets its own PRNG per game, derived from the seed: the result is 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from arena.bots import get_strategy
 from arena.bots.base import Strategy
 from engine import Rules, apply, legal_actions, new_game, observation
 from engine.errors import IllegalAction
+from engine.events import Event
+from engine.start import initial_events
 
 StrategySpec = str | Callable[[], Strategy]
 
@@ -64,6 +66,22 @@ def play_game(
         decisions += 1
     assert state.winner is not None
     return state.winner, state.score, decisions
+
+
+def game_events(
+    strategies: tuple[Strategy, Strategy], rules: Rules, seed: int, rng_seed: str
+) -> Iterator[Event]:
+    """One game as :func:`play_game` plays it (the same bots' streams), as its events: the
+    opening deal, then what every action caused."""
+    rngs = (random.Random(f"{rng_seed}/team0"), random.Random(f"{rng_seed}/team1"))
+    state = new_game(rules, seed)
+    yield from initial_events(state)
+    while not state.game_over:
+        seat = state.to_act
+        team = seat % 2
+        action = strategies[team].decide(observation(state, seat), legal_actions(state), rngs[team])
+        state, events = apply(state, action)
+        yield from events
 
 
 def evaluate(

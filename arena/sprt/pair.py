@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from arena.match.luck import MatchLuck
 from arena.match.replay import Replay
 
 GAMES_PER_PAIR: Final = 2
@@ -26,3 +27,12 @@ def pair_score(replay: Replay) -> int:
     if result.forfeit == 1:
         won += GAMES_PER_PAIR - len(replay.games)
     return won
+
+
+def adjusted_pair_score(replay: Replay, luck: MatchLuck | None) -> float:
+    """Bot A's luck-adjusted score per game in the pair (docs/luck.md): the games it won
+    (:func:`pair_score`) minus its luck in those games' chance (``luck``, side 0's, the
+    match's own: :func:`arena.match.luck.match_luck`), over the two games. A game a forfeit
+    left unplayed had no deal, hence no luck. Raises :class:`Unreachable` on a walkover."""
+    won = pair_score(replay)
+    return (won - (luck.win if luck is not None else 0.0)) / GAMES_PER_PAIR

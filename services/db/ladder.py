@@ -147,6 +147,7 @@ SELECT e.bot_id, b.name AS bot_name, b.owner_id, a.name AS owner_name, b.status 
        b.last_ok_at IS NOT NULL AS answered,
        e.joined_at, e.hourly_cap, e.paused_at, e.pause_cause,
        r.rating AS elo, i.rating, i.low, i.high, i.los_next,
+       i.adjusted_rating, i.adjusted_low, i.adjusted_high,
        (SELECT count(*) FROM match_entrants me JOIN matches m ON m.id = me.match_id
          WHERE me.bot_id = e.bot_id AND m.ladder_pool = e.pool
            AND m.status IN ('done', 'forfeit'))::int AS matches,

@@ -32,6 +32,19 @@ class Fitted(Protocol):
     def next_bot(self) -> int | str | None: ...
     @property
     def los_next(self) -> float | None: ...
+    @property
+    def adjusted(self) -> AdjustedFitted | None: ...
+
+
+class AdjustedFitted(Protocol):
+    """What is stored of a bot's fit on luck-adjusted outcomes (a ladder pool's)."""
+
+    @property
+    def rating(self) -> float: ...
+    @property
+    def low(self) -> float: ...
+    @property
+    def high(self) -> float: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +64,8 @@ class PoolGames:
     games: list[RatedGame]
     elo: dict[int, float]  # every bot with rated games in the pool, deleted ones too
     order: list[int]  # the leaderboard, best first
+    luck: list[float | None]  # per game: side a's luck in game chance (None: no figures)
+    lengths: list[int]  # per game: the match's games
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,11 +139,13 @@ async def load_pool(pool: asyncpg.Pool, mode: str) -> PoolGames:
         rows = await conn.fetch(
             "SELECT array_agg(e.bot_id ORDER BY e.slot) FILTER (WHERE e.side = 0) AS side_a, "
             "array_agg(e.bot_id ORDER BY e.slot) FILTER (WHERE e.side = 1) AS side_b, "
-            "m.winner_side "
+            "m.winner_side, m.games_per_match, max((r.result -> 'luck' ->> 'win')::float8) AS luck "
             "FROM rating_history h "
             "JOIN match_entrants e ON e.match_id = h.match_id AND e.bot_id = h.bot_id "
             "JOIN matches m ON m.id = h.match_id "
-            "WHERE h.mode = $1 GROUP BY h.match_id, m.winner_side ORDER BY h.match_id",
+            "LEFT JOIN match_results r ON r.match_id = h.match_id "
+            "WHERE h.mode = $1 GROUP BY h.match_id, m.winner_side, m.games_per_match "
+            "ORDER BY h.match_id",
             mode,
         )
         elo = await conn.fetch(
@@ -147,6 +164,8 @@ async def load_pool(pool: asyncpg.Pool, mode: str) -> PoolGames:
         ],
         elo={int(row["bot_id"]): float(row["rating"]) for row in elo},
         order=[int(row["bot_id"]) for row in order],
+        luck=[None if row["luck"] is None else float(row["luck"]) for row in rows],
+        lengths=[int(row["games_per_match"]) for row in rows],
     )
 
 
@@ -165,10 +184,12 @@ async def store_fit(
         await conn.execute("DELETE FROM rating_intervals WHERE mode = $1", mode)
         await conn.execute(
             "INSERT INTO rating_intervals "
-            "(bot_id, mode, rating, low, high, next_bot_id, los_next, fitted_at) "
-            "SELECT bot, $1, rating, low, high, next_bot, los, now() FROM unnest("
-            "$2::bigint[], $3::float8[], $4::float8[], $5::float8[], $6::bigint[], $7::float8[]"
-            ") AS f(bot, rating, low, high, next_bot, los)",
+            "(bot_id, mode, rating, low, high, next_bot_id, los_next, fitted_at, "
+            "adjusted_rating, adjusted_low, adjusted_high) "
+            "SELECT bot, $1, rating, low, high, next_bot, los, now(), a, a_low, a_high FROM unnest("
+            "$2::bigint[], $3::float8[], $4::float8[], $5::float8[], $6::bigint[], $7::float8[], "
+            "$8::float8[], $9::float8[], $10::float8[]"
+            ") AS f(bot, rating, low, high, next_bot, los, a, a_low, a_high)",
             mode,
             bots,
             [fits[b].rating for b in bots],
@@ -176,6 +197,7 @@ async def store_fit(
             [fits[b].high for b in bots],
             [fits[b].next_bot for b in bots],
             [fits[b].los_next for b in bots],
+            *_adjusted_columns([fits[b] for b in bots]),
         )
         await conn.execute(
             "INSERT INTO rating_fits "
@@ -190,6 +212,18 @@ async def store_fit(
             state.bots,
             duration_ms,
         )
+
+
+def _adjusted_columns(
+    fits: list[Fitted],
+) -> tuple[list[float | None], list[float | None], list[float | None]]:
+    """The adjusted estimate, low and high of each fit (None where it has none)."""
+    found = [f.adjusted for f in fits]
+    return (
+        [None if a is None else a.rating for a in found],
+        [None if a is None else a.low for a in found],
+        [None if a is None else a.high for a in found],
+    )
 
 
 async def intervals(conn: Executor, bot_ids: list[int]) -> dict[int, list[StoredInterval]]:

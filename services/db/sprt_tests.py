@@ -1,7 +1,8 @@
 """SPRT tests (``sprt_tests``, migration 0011) and the link of their pair matches.
 
 A test's matches are ordinary unrated matches with ``matches.sprt_test_id`` set; each stored
-pair's score is appended to ``sprt_tests.scores`` in the transaction that stores the match.
+pair's score is appended to ``sprt_tests.scores``, and its luck-adjusted score to
+``sprt_tests.adjusted`` (migration 0055), in the transaction that stores the match.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from datetime import datetime
 import asyncpg
 
 from arena.game.deals import DealsMode
+from arena.sprt.run import Statistic
 from engine.rules import Rules
 from services.db.accounts import Connection, Executor
 from services.db.matches import CANCEL_OPEN
@@ -20,7 +22,8 @@ from services.domain.sprt_runs import Outcome, SprtParams, SprtStatus
 
 _COLUMNS = (
     "id, owner_id, bot_a, bot_b, mode, rules, deals, elo0, elo1, alpha, beta, max_games, "
-    "concurrency, status, result, scores, started, error, created_at, finished_at"
+    "concurrency, status, result, scores, started, error, created_at, finished_at, "
+    "statistic, adjusted"
 )
 
 
@@ -46,6 +49,8 @@ class StoredSprt:
     error: str | None
     created_at: datetime
     finished_at: datetime | None
+    statistic: Statistic
+    adjusted: tuple[float, ...]
 
     @property
     def params(self) -> SprtParams:
@@ -57,12 +62,14 @@ class StoredSprt:
             beta=self.beta,
             max_games=self.max_games,
             concurrency=self.concurrency,
+            statistic=self.statistic,
         )
 
 
 def _test(row: asyncpg.Record) -> StoredSprt:
     fields = dict(row)
     fields["scores"] = tuple(fields["scores"] or ())
+    fields["adjusted"] = tuple(fields["adjusted"] or ())
     fields["rules"] = Rules.from_dict(fields["rules"])
     return StoredSprt(**fields)
 
@@ -80,8 +87,8 @@ async def insert_test(
 ) -> int:
     test_id: int = await conn.fetchval(
         "INSERT INTO sprt_tests (owner_id, bot_a, bot_b, mode, rules, deals, elo0, elo1, "
-        "alpha, beta, max_games, concurrency) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+        "alpha, beta, max_games, concurrency, statistic) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
         owner_id,
         bot_a,
         bot_b,
@@ -94,6 +101,7 @@ async def insert_test(
         params.beta,
         params.max_games,
         params.concurrency,
+        params.statistic,
     )
     return test_id
 
@@ -136,9 +144,14 @@ async def open_pairs(conn: Executor, test_id: int) -> int:
     return int(found or 0)
 
 
-async def add_score(conn: Connection, test_id: int, score: int) -> None:
+async def add_score(conn: Connection, test_id: int, score: int, adjusted: float) -> None:
+    """A stored pair: the games bot A won, and its luck-adjusted score per game."""
     await conn.execute(
-        "UPDATE sprt_tests SET scores = scores || $2::smallint WHERE id = $1", test_id, score
+        "UPDATE sprt_tests SET scores = scores || $2::smallint, "
+        "adjusted = adjusted || $3::double precision WHERE id = $1",
+        test_id,
+        score,
+        adjusted,
     )
 
 

@@ -42,6 +42,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import linalg, optimize, sparse, special
 
+from services.domain.adjusted_fit import AdjustedRating, dispersion, narrowing
 from services.domain.ratings import BotId
 
 ELO_PER_LOGIT = 400 / math.log(10)
@@ -122,6 +123,7 @@ class FittedRating(msgspec.Struct, frozen=True):
     games: int
     next_bot: BotId | None = None
     los_next: float | None = None
+    adjusted: AdjustedRating | None = None  # on luck-adjusted outcomes, when asked for
 
 
 class _Problem:
@@ -237,6 +239,7 @@ def fit_ratings(
     order: Sequence[BotId] = (),
     *,
     single_from: int = SINGLE_PRECISION_FROM,
+    adjusted: tuple[NDArray[np.float64], NDArray[np.bool_]] | None = None,
 ) -> dict[BotId, FittedRating]:
     """The fit of every bot that played in ``table``.
 
@@ -244,6 +247,9 @@ def fit_ratings(
     the fitted bots) and starts the search. ``order`` is the leaderboard, best first: each bot
     in it gets the LOS over the bot after it. Bots without games are absent from the result.
     From ``single_from`` bots on, the information matrix is inverted in single precision.
+    ``adjusted`` (every game's luck-adjusted score and which were adjusted:
+    :func:`services.domain.adjusted_fit.adjusted_scores`) adds each bot's estimate on those
+    outcomes (:mod:`services.domain.adjusted_fit`).
     """
     n = len(table.bots)
     if n == 0:
@@ -263,6 +269,11 @@ def fit_ratings(
     error = np.sqrt(np.maximum(variance, 0.0)) * ELO_PER_LOGIT * Z95
     rating = (beta - beta.mean()) * ELO_PER_LOGIT + anchor
     counts = games_per_bot(table)
+    on_luck = (
+        None
+        if adjusted is None
+        else _adjusted(problem, table, beta, inverse, adjusted, error, anchor)
+    )
 
     position = {bot: k for k, bot in enumerate(table.bots)}
     below: dict[BotId, tuple[BotId, float | None]] = {}
@@ -285,6 +296,35 @@ def fit_ratings(
             games=int(counts[k]),
             next_bot=below.get(bot, (None, None))[0],
             los_next=below.get(bot, (None, None))[1],
+            adjusted=None if on_luck is None else on_luck[k],
         )
         for k, bot in enumerate(table.bots)
     }
+
+
+def _adjusted(
+    problem: _Problem,
+    table: GameTable,
+    beta: NDArray[np.float64],
+    inverse: NDArray[Any],
+    adjusted: tuple[NDArray[np.float64], NDArray[np.bool_]],
+    error: NDArray[np.float64],
+    anchor: float,
+) -> list[AdjustedRating]:
+    """Every bot's estimate on adjusted outcomes: one Newton step from the public estimate,
+    its interval narrowed by the adjusted games' dispersion (:mod:`services.domain.adjusted_fit`)."""
+    scores, mask = adjusted
+    step = problem.transposed @ (scores - table.score)  # X^T (s_adj - s)
+    moved = inverse @ step.astype(inverse.dtype)
+    shift = np.asarray(inverse.T @ moved, dtype=np.float64)  # C X^T (s_adj - s)
+    beta_adj = beta + shift
+    chance = np.asarray(special.expit(problem.design @ beta_adj), dtype=np.float64)
+    phi = dispersion(scores, chance, mask)
+    members = np.concatenate([table.side_a, table.side_b], axis=1)
+    factor = narrowing(len(table.bots), members, chance, mask, phi)
+    rating = (beta_adj - beta_adj.mean()) * ELO_PER_LOGIT + anchor
+    half = error * factor
+    return [
+        AdjustedRating(float(r), float(r - h), float(r + h))
+        for r, h in zip(rating, half, strict=True)
+    ]

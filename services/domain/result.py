@@ -7,7 +7,9 @@ pairing's knockout decision and ``truco verify``.
 Per-side pairs (``games_won``, ``tantos``, ``faults``, each game's ``score``) are by side: side
 0 is the match's first entrant (and entrants 0 and 2 in 2v2), side 1 the second. Older rows
 may lack ``causes`` (``None``); ``withdrawn`` and ``error`` are only in the documents of a
-match decided without play.
+match decided without play. ``luck`` (docs/luck.md) is the luck of a played match's cards, per
+hand, per game and over the match, by the luck model it names; matches stored before it was
+computed have none.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Literal
 
 import msgspec
 
+from arena.match.luck import MatchLuck, match_luck
 from arena.match.replay import Cause, Replay
 from services.domain import GAVE_UP
 
@@ -49,14 +52,16 @@ class StoredResult(msgspec.Struct, frozen=True, omit_defaults=True):
     causes: tuple[Cause, ...] | None = None  # of a walkover or forfeit (None in older rows)
     withdrawn: tuple[int, ...] | None = None  # sides whose bots left the event
     error: str | None = None  # why the sweeper gave up
+    luck: MatchLuck | None = None  # of a played match (None in older rows and walkovers)
 
     @property
     def played_out(self) -> bool:
         return self.reason in PLAYED_OUT
 
 
-def played_result(replay: Replay) -> StoredResult:
-    """The result of a match the workers played (or found unreachable), from its replay."""
+def played_result(replay: Replay, *, luck: bool = True) -> StoredResult:
+    """The result of a match the workers played (or found unreachable), from its replay, with
+    its luck by the current model unless ``luck`` is False."""
     games = []
     for game in replay.games:
         score = [0, 0]
@@ -73,6 +78,7 @@ def played_result(replay: Replay) -> StoredResult:
         walkover=tuple(result.walkover),
         faults=result.faults,
         causes=tuple(result.causes),
+        luck=match_luck(replay) if luck else None,
     )
 
 

@@ -1,9 +1,12 @@
 """An SPRT test on the platform as plain data (docs/sprt.md, "On the platform").
 
 A test's state is its parameters and the pair scores stored so far, in the order they were
-stored (``sprt_tests.scores``). Everything shown or decided follows from them through the pure
-model of :mod:`arena.sprt.stats`: the counts, the LLR against its bounds, the verdict, the Elo
-estimate, the LLR's path for the page, and how many pairs to start next.
+stored (``sprt_tests.scores``: games bot A won; ``sprt_tests.adjusted``: its luck-adjusted
+score per game, docs/luck.md). Everything shown or decided follows from them through the pure
+models of :mod:`arena.sprt.stats` and :mod:`arena.sprt.adjusted` (the test's ``statistic``
+chooses which decides): the counts, the LLR against its bounds, the verdict, the Elo
+estimate, the LLR's path for the page, and how many pairs to start next. Tests created before
+luck was computed are ``raw`` and have no adjusted scores.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from typing import Final, Literal
 
 import msgspec
 
+from arena.sprt.adjusted import adjusted_llr
 from arena.sprt.pair import GAMES_PER_PAIR
+from arena.sprt.run import PairTest, Statistic
 from arena.sprt.stats import Counts, Sprt
 
 Outcome = Literal["H0", "H1", "inconclusive"]
@@ -38,6 +43,7 @@ class SprtParams(msgspec.Struct, frozen=True, kw_only=True):
     beta: float
     max_games: int
     concurrency: int
+    statistic: Statistic = "raw"
 
     @property
     def max_pairs(self) -> int:
@@ -50,21 +56,36 @@ def counts_of(scores: Sequence[int]) -> Counts:
     return scores.count(0), scores.count(1), scores.count(2)
 
 
-def sprt_of(params: SprtParams, scores: Sequence[int]) -> Sprt:
-    """The test's statistics after ``scores``."""
-    return Sprt.resume(
+def _adjusted(
+    params: SprtParams, scores: Sequence[int], adjusted: Sequence[float]
+) -> Sequence[float]:
+    """The adjusted scores, one a pair; a raw test from before them counts its raw ones."""
+    if len(adjusted) == len(scores):
+        return adjusted
+    if params.statistic == "adjusted":
+        raise ValueError(f"{len(scores)} pairs but {len(adjusted)} adjusted scores")
+    return [score / GAMES_PER_PAIR for score in scores]
+
+
+def sprt_of(params: SprtParams, scores: Sequence[int], adjusted: Sequence[float] = ()) -> PairTest:
+    """The test's statistics after ``scores`` (and their ``adjusted`` scores)."""
+    return PairTest.resume(
         counts_of(scores),
+        _adjusted(params, scores, adjusted),
         elo0=params.elo0,
         elo1=params.elo1,
         alpha=params.alpha,
         beta=params.beta,
+        statistic=params.statistic,
     )
 
 
-def outcome(params: SprtParams, scores: Sequence[int]) -> Outcome | None:
+def outcome(
+    params: SprtParams, scores: Sequence[int], adjusted: Sequence[float] = ()
+) -> Outcome | None:
     """The test's result after ``scores``: a verdict once the LLR reaches a bound,
     ``inconclusive`` once every allowed pair is in without one, else None (go on)."""
-    verdict = sprt_of(params, scores).decision
+    verdict = sprt_of(params, scores, adjusted).decision
     if verdict != "continue":
         return verdict
     if len(scores) >= params.max_pairs:
@@ -78,15 +99,17 @@ def pairs_to_start(params: SprtParams, *, started: int, open_pairs: int) -> int:
 
 
 def history(
-    params: SprtParams, scores: Sequence[int], points: int = HISTORY_POINTS
+    params: SprtParams,
+    scores: Sequence[int],
+    points: int = HISTORY_POINTS,
+    adjusted: Sequence[float] = (),
 ) -> list[tuple[int, float]]:
     """The LLR's path as ``(games, llr)``, from ``(0, 0.0)`` to the last pair: every pair when
     there are at most ``points``, else ``points`` evenly spaced ones (always the last)."""
     n = len(scores)
-    if n <= points:
-        marks = list(range(n + 1))
-    else:
-        marks = sorted({round(k * n / points) for k in range(points + 1)})
+    if params.statistic == "adjusted":
+        return _adjusted_history(params, _adjusted(params, scores, adjusted), _marks(n, points))
+    marks = _marks(n, points)
     path = []
     counts = [0, 0, 0]
     done = 0
@@ -102,4 +125,26 @@ def history(
             beta=params.beta,
         )
         path.append((GAMES_PER_PAIR * mark, test.llr))
+    return path
+
+
+def _marks(n: int, points: int) -> list[int]:
+    if n <= points:
+        return list(range(n + 1))
+    return sorted({round(k * n / points) for k in range(points + 1)})
+
+
+def _adjusted_history(
+    params: SprtParams, adjusted: Sequence[float], marks: list[int]
+) -> list[tuple[int, float]]:
+    path = []
+    total = squares = 0.0
+    done = 0
+    for mark in marks:
+        for value in adjusted[done:mark]:
+            total += value
+            squares += value * value
+        done = mark
+        llr = adjusted_llr(mark, total, squares, params.elo0, params.elo1)
+        path.append((GAMES_PER_PAIR * mark, llr))
     return path

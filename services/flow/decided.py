@@ -60,7 +60,7 @@ async def follow_played(
         await ladder.after_result(conn, match, result, ladder_pause_after)
         return Followed()
     if match.tournament_id is None:
-        next_ids, stop = await sprt_pairs.after_result(conn, match.id, replay)
+        next_ids, stop = await sprt_pairs.after_result(conn, match.id, replay, result.luck)
         return Followed(next_ids, stop)
     return Followed(await advance(conn, match.tournament_id))
 

@@ -12,8 +12,9 @@ over).
 
 from __future__ import annotations
 
+from arena.match.luck import MatchLuck
 from arena.match.replay import Replay
-from arena.sprt.pair import GAMES_PER_PAIR, Unreachable, pair_score
+from arena.sprt.pair import GAMES_PER_PAIR, Unreachable, adjusted_pair_score, pair_score
 from services.db import matches as db_matches
 from services.db import sprt_tests as db_sprt
 from services.db.accounts import Connection
@@ -54,12 +55,13 @@ async def start_pairs(conn: Connection, test: StoredSprt, *, open_pairs: int) ->
 
 
 async def after_result(
-    conn: Connection, match_id: int, replay: Replay
+    conn: Connection, match_id: int, replay: Replay, luck: MatchLuck | None
 ) -> tuple[list[int], list[int]]:
     """A match outside tournaments was stored (inside ``flow.record_result``'s transaction):
-    if it is a pair of a running test, count it and end the test or start the next pairs.
-    Returns the ids of new matches to queue and of the pairs the test's end cancelled (their
-    workers are asked to stop them)."""
+    if it is a pair of a running test, count it (its games won, and its luck-adjusted score
+    from the stored result's ``luck``) and end the test or start the next pairs. Returns the
+    ids of new matches to queue and of the pairs the test's end cancelled (their workers are
+    asked to stop them)."""
     test_id = await db_sprt.sprt_of_match(conn, match_id)
     if test_id is None:
         return [], []
@@ -68,12 +70,14 @@ async def after_result(
         return [], []
     try:
         score = pair_score(replay)
+        adjusted = adjusted_pair_score(replay, luck)
     except Unreachable as exc:
         error = f"{exc}; no result"
         return [], await db_sprt.finish_test(conn, test_id, status="failed", error=error)
-    await db_sprt.add_score(conn, test_id, score)
+    await db_sprt.add_score(conn, test_id, score, adjusted)
     scores = (*test.scores, score)
-    result = sprt_runs.outcome(test.params, scores)
+    values = (*test.adjusted, adjusted) if len(test.adjusted) == len(test.scores) else ()
+    result = sprt_runs.outcome(test.params, scores, values)
     if result is not None:
         return [], await db_sprt.finish_test(conn, test_id, status="finished", result=result)
     open_pairs = await db_sprt.open_pairs(conn, test_id)

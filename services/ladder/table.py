@@ -45,6 +45,22 @@ class LadderRow:
     last_started: datetime | None = None  # its latest ladder match's creation
     last_hour_placing: int = 0  # of ``last_hour``, the matches chosen to place a bot
     last_paced: datetime | None = None  # its latest ladder match not chosen to place a bot
+    # the pool's fit on luck-adjusted outcomes (docs/luck.md; None before one)
+    adjusted_rating: float | None = None
+    adjusted_low: float | None = None
+    adjusted_high: float | None = None
+
+
+def estimate(row: LadderRow) -> tuple[float, float, float] | None:
+    """The estimate the ladder places and matches a bot by: the pool's fit on luck-adjusted
+    outcomes when there is one (the same mean as the results', a narrower interval: docs/luck.md),
+    else the public fit on results; (rating, low, high), or None before a rated match."""
+    adjusted = (row.adjusted_rating, row.adjusted_low, row.adjusted_high)
+    if adjusted[0] is not None and adjusted[1] is not None and adjusted[2] is not None:
+        return adjusted[0], adjusted[1], adjusted[2]
+    if row.rating is None or row.low is None or row.high is None:
+        return None
+    return row.rating, row.low, row.high
 
 
 def ladder_bot(
@@ -68,10 +84,12 @@ def ladder_bot(
     A bot plays one ladder match at a time, except a bot still placing under the platform's
     cap: up to ``placing_at_once`` (``TRUCO_LADDER_PLACING_AT_ONCE``, 2), so its placement
     takes about half the minutes; an owner who lowered the cap keeps it to one."""
-    if row.rating is None or row.low is None or row.high is None:
+    found = estimate(row)
+    if found is None:
         rating, halfwidth = pool_mean, NEW_BOT_HALFWIDTH
     else:
-        rating, halfwidth = row.rating, max((row.high - row.low) / 2, 1.0)
+        rating, low, high = found
+        halfwidth = max((high - low) / 2, 1.0)
     placed = halfwidth < PLACEMENT_HALFWIDTH
     owners_cap = row.hourly_cap < platform_cap
     if owners_cap:  # every match counts against a cap the owner lowered
@@ -102,6 +120,6 @@ def ladder_bot(
 def ladder_bots(
     rows: Sequence[LadderRow], platform_cap: int, now: datetime, placing_at_once: int = 1
 ) -> list[LadderBot]:
-    fitted = [r.rating for r in rows if r.rating is not None]
+    fitted = [found[0] for r in rows if (found := estimate(r)) is not None]
     mean = sum(fitted) / len(fitted) if fitted else DEFAULT_RATING
     return [ladder_bot(r, mean, platform_cap, now, placing_at_once) for r in rows]

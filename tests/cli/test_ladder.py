@@ -79,8 +79,17 @@ def test_verify_a_ladder_day(
     saved = tmp_path / "day.json"
     done = truco("verify", "ladder", "1v1", "2026-10-03", "--save", saved)
     assert done.code == 0 and "verified: every check passed" in done.out, done.out
+    assert "ok    luck: " in done.out and "model truco-luck/1" in done.out, done.out
     assert truco("verify", "ladder", "1v1", "2026-10-03", "--file", saved).code == 0
     doc = json.loads(saved.read_bytes())
+    lucky = json.loads(saved.read_bytes())  # a hand's luck moved: the recomputation says where
+    played = next(m for m in lucky["matches"] if (m.get("result") or {}).get("luck"))
+    played["result"]["luck"]["games"][0]["hands"][0]["win"] += 0.01
+    moved = tmp_path / "luck.json"
+    moved.write_text(json.dumps(lucky))
+    caught = truco("verify", "ladder", "1v1", "2026-10-03", "--file", moved)
+    assert caught.code == 1, caught.out
+    assert f"FAIL  match {played['id']} luck: game 1 hand 1 win recorded" in caught.out
     match = next(m for m in doc["matches"] if m.get("seed") is not None)
     match["seed"] = (
         int(match["seed"]) + 1 if isinstance(match["seed"], int) else "00" + match["seed"][2:]

@@ -67,6 +67,28 @@ def _check_outcome(match: dict[str, Any], partners: bool) -> None:
         assert f" {first['games']}-{second['games']} against " in found["phrase"]
 
 
+def _check_luck(match: dict[str, Any], shown: str) -> None:
+    """The match's luck (docs/luck.md): every game's hands add up to its score, the match's
+    luck is its games' (to the rounding), and `truco match show` says it in a line."""
+    luck = match["luck"]
+    assert luck["model"] == "truco-luck/1" and len(luck["games"]) == len(match["games"])
+    for game, played in zip(luck["games"], match["games"], strict=True):
+        points = [sum(h["points"][side] for h in game["hands"]) for side in (0, 1)]
+        assert points == played["score"]
+        assert abs(sum(h["tantos"] for h in game["hands"]) - game["tantos"]) < 1e-3 * len(
+            game["hands"]
+        )
+        difference = played["score"][0] - played["score"][1]
+        assert abs(game["adjusted_tantos"] - (difference - game["tantos"])) < 2e-4
+    assert abs(sum(g["tantos"] for g in luck["games"]) - luck["tantos"]) < 1e-3 * len(luck["games"])
+    side0 = " & ".join(
+        e["name"] for k, e in enumerate(match["entrants"]) if e.get("side", k % 2) == 0
+    )
+    assert (
+        f"  luck   {side0} was dealt {luck['tantos']:+.1f} tantos of luck over the match" in shown
+    )
+
+
 def _check_surfaces(
     truco: Truco, platform_url: str, tid: str, names: list[str], *, partners: bool
 ) -> None:
@@ -83,12 +105,13 @@ def _check_surfaces(
         assert re.search(rf"match {match['id']}: {re.escape(phrase)}$", watched, re.MULTILINE)
         if partners:
             assert phrase.count(" & ") == 2
-        single = truco.ok("match", "show", f"{platform_url}/matches/{match['id']}").out
-        single = single.splitlines()[0]
+        shown_match = truco.ok("match", "show", f"{platform_url}/matches/{match['id']}").out
+        single = shown_match.splitlines()[0]
         assert single == f"match {match['id']}: {phrase}"
         as_json = truco.ok("match", "show", match["id"], "--json").json()
         assert as_json["outcome"] == match["outcome"]
         assert as_json["winners"] == match["winners"]
+        _check_luck(as_json, shown_match)
     # the standings: the format's columns in their ranking order, every bot once
     columns = standing_columns(detail["format"], detail["partnership"])
     head = ["rank", "bot", *(COLUMN_LABELS[c] for c in columns)]

@@ -60,6 +60,11 @@ def _swap_deal(doc: dict[str, Any]) -> None:
     event["deal"] = [event["deal"][1], event["deal"][0]]
 
 
+def _luck_of_a_hand(doc: dict[str, Any]) -> None:
+    hand = _played(doc)["result"]["luck"]["games"][1]["hands"][2]
+    hand["tantos"] = round(hand["tantos"] + 0.25, 4)  # luck moved from one side to the other
+
+
 def _bump_elo(doc: dict[str, Any]) -> None:
     _played(doc)["rating_changes"][0]["after"] += 3
 
@@ -89,6 +94,16 @@ TAMPERING: dict[str, tuple[Tamper, str]] = {
         ),
         r"match \d+ result: tantos recorded \[\d+, \d+\], its replay gives \[\d+, \d+\]",
     ),
+    "one hand's luck": (
+        _luck_of_a_hand,
+        r"match \d+ luck: game 2 hand 3 tantos recorded -?\d+\.\d+, recomputed -?\d+\.\d+",
+    ),
+    "a match's luck": (
+        lambda d: _played(d)["result"]["luck"].update(
+            win=_played(d)["result"]["luck"]["win"] - 0.01
+        ),
+        r"match \d+ luck: win recorded -?\d+\.\d+, recomputed -?\d+\.\d+",
+    ),
     "standings order": (
         lambda d: d["standings"].insert(0, d["standings"].pop(1)),
         r"standings: line 1 of the export is rank 2 bot \d+ .*, the results give rank 1 bot",
@@ -114,12 +129,15 @@ def test_a_finished_swiss_verifies_and_every_tampering_fails(
     assert lines[0] == f"downloading {platform_url}/v1/tournaments/{tid}/export"
     assert lines[1] == f"saved {saved}"
     assert lines[2].startswith(f"tournament {tid} 'Copa Verify' (swiss, 1v1, finished): 4 ")
-    assert [line.split()[:2] for line in lines[3:9]] == [
+    assert [line.split()[:2] for line in lines[3:10]] == [
         ["ok", "seed"], ["ok", "match"], ["ok", "replays:"],
-        ["ok", "results:"], ["ok", "standings:"], ["ok", "Elo:"],
+        ["ok", "results:"], ["ok", "luck:"], ["ok", "standings:"], ["ok", "Elo:"],
     ]  # fmt: skip
     assert "6 derived from the master seed" in lines[4] and "6 re-simulated" in lines[5]
-    assert "12 rating changes" in lines[8] and lines[-1] == "verified: every check passed"
+    assert re.match(
+        r"ok    luck: 6 matches recomputed .* model truco-luck/1 \(\d+ hands\)$", lines[7]
+    )
+    assert "12 rating changes" in lines[9] and lines[-1] == "verified: every check passed"
 
     page = truco.ok("verify", "tournament", f"{platform_url}/tournaments/{tid}")
     assert page.out.splitlines()[0] == lines[0] and page.out.endswith("every check passed\n")
@@ -140,6 +158,15 @@ def test_a_finished_swiss_verifies_and_every_tampering_fails(
         failure = result.out.splitlines()[-1]
         assert failure.startswith("FAIL  "), (name, result.out)
         assert re.match(message, failure[6:]), (name, failure)
+
+    # a luck model this truco does not know: its figures cannot be checked (exit 3, not 0)
+    doc = copy.deepcopy(original)
+    _played(doc)["result"]["luck"]["model"] = "truco-luck/99"
+    unknown = tmp_path / "unknown-model.json"
+    unknown.write_text(json.dumps(doc))
+    result = truco("verify", "tournament", unknown)
+    assert result.code == 3, result.out
+    assert "skip  luck: model truco-luck/99 is unknown to this truco" in result.out
 
 
 def test_a_legacy_event_verifies_all_but_its_seeds(

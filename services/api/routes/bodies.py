@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import msgspec
 
+from arena.match.luck import MatchLuck
 from arena.match.replay import Cause
 from engine.errors import RulesError
 from services.api.problems import FieldError, ProblemError
@@ -85,7 +86,8 @@ def round_match(match: StoredMatch, names: dict[int, str]) -> RoundMatch:
     )
 
 
-def match_read(match: StoredMatch, names: dict[int, str]) -> MatchRead:
+def match_read(match: StoredMatch, names: dict[int, str], *, hands: bool = True) -> MatchRead:
+    """A match as the API shows it; ``hands`` False leaves the hands out of its luck (lists)."""
     result = match.result
     games = [
         GameRead(
@@ -133,7 +135,15 @@ def match_read(match: StoredMatch, names: dict[int, str]) -> MatchRead:
         master_seed=revealed(match.master_seed, match.stopped),
         created_at=match.created_at,
         finished_at=match.finished_at,
+        luck=_luck(result.luck if result is not None else None, hands),
     )
+
+
+def _luck(luck: MatchLuck | None, hands: bool) -> MatchLuck | None:
+    if luck is None or hands:
+        return luck
+    games = tuple(msgspec.structs.replace(game, hands=()) for game in luck.games)
+    return msgspec.structs.replace(luck, games=games)
 
 
 def cause_read(match: StoredMatch, cause: Cause) -> MatchCause:

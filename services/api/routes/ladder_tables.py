@@ -30,7 +30,7 @@ from services.api.schemas.ladders import LadderEntryRead, Placement
 from services.db import ladder as db_ladder
 from services.db.accounts import Account
 from services.ladder.model import PLACEMENT_HALFWIDTH, LadderPool, placement_progress
-from services.ladder.table import LadderRow
+from services.ladder.table import LadderRow, estimate
 
 KEEP_S: Final = 5.0
 """How long a ladder's table is served from one read."""
@@ -53,9 +53,12 @@ class LadderSnapshot:
 
 
 def placement(row: LadderRow) -> Placement:
-    if row.low is None or row.high is None or not row.matches:
+    """Where the bot stands in its placement, by the estimate the ladder places it by (on
+    luck-adjusted outcomes when fitted: :func:`services.ladder.table.estimate`)."""
+    found = estimate(row)
+    if found is None or not row.matches:
         return Placement(state="waiting", matches=row.matches)
-    halfwidth = (row.high - row.low) / 2
+    halfwidth = (found[2] - found[1]) / 2
     if halfwidth < PLACEMENT_HALFWIDTH:
         return Placement(state="placed", matches=row.matches)
     played, about = placement_progress(row.matches, halfwidth)
@@ -72,6 +75,12 @@ def entry_read(row: LadderRow, rank: int | None, viewer: Account | None) -> Ladd
         rating=row.rating,
         interval=(row.low, row.high) if row.low is not None and row.high is not None else None,
         los_next=row.los_next,
+        adjusted_rating=row.adjusted_rating,
+        adjusted_interval=(
+            (row.adjusted_low, row.adjusted_high)
+            if row.adjusted_low is not None and row.adjusted_high is not None
+            else None
+        ),
         elo=row.elo,
         matches=row.matches,
         placement=placement(row),

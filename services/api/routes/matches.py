@@ -161,6 +161,6 @@ class BotMatchController(Controller):
         page, more = await db_matches.bot_matches(pool, bot_id, limit=limit, cursor=cursor)
         names = await db_matches.entrant_names(pool, sorted({b for m in page for b in m.bots}))
         return MatchPage(
-            items=[match_read(m, names) for m in page],
+            items=[match_read(m, names, hands=False) for m in page],
             next_cursor=page[-1].id if more and page else None,
         )

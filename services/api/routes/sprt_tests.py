@@ -14,7 +14,6 @@ from litestar.params import JSONBody, Parameter
 
 from arena.game.deals import MEMORY_RISK
 from arena.sprt.pair import GAMES_PER_PAIR
-from arena.sprt.stats import elo_estimate
 from engine.errors import RulesError
 from services import flow
 from services.api.auth import SECURITY, current_account
@@ -49,19 +48,21 @@ def _invalid(field: str, message: str) -> ProblemError:
 
 @lru_cache(maxsize=64)
 def llr_path(
-    params: sprt_runs.SprtParams, scores: tuple[int, ...]
+    params: sprt_runs.SprtParams, scores: tuple[int, ...], adjusted: tuple[float, ...] = ()
 ) -> tuple[tuple[int, float], ...]:
     """The LLR's path (rounded as the API shows it), computed once per test state: a test's
     scores only grow, so repeated reads of one state (polling clients, the page) cost a
     lookup instead of a few hundred fits."""
-    return tuple((games, round(value, 4)) for games, value in sprt_runs.history(params, scores))
+    path = sprt_runs.history(params, scores, adjusted=adjusted)
+    return tuple((games, round(value, 4)) for games, value in path)
 
 
 def sprt_read(test: StoredSprt) -> SprtRead:
     """The API's view of a test, every figure from its stored pair scores."""
     params = test.params
-    stats = sprt_runs.sprt_of(params, test.scores)
-    elo, (lo, hi) = elo_estimate(stats.count_tuple)
+    stats = sprt_runs.sprt_of(params, test.scores, test.adjusted)
+    elo, (lo, hi) = stats.estimate
+    mean = stats.mean_adjusted if params.statistic == "adjusted" else None
     low, high = stats.bounds
     return SprtRead(
         id=test.id,
@@ -83,7 +84,8 @@ def sprt_read(test: StoredSprt) -> SprtRead:
         bounds=(round(low, 4), round(high, 4)),
         elo=round(elo, 1) + 0.0,  # + 0.0: never "-0.0"
         elo_interval=(round(lo, 1) + 0.0, round(hi, 1) + 0.0),
-        history=list(llr_path(params, test.scores)),
+        adjusted_score=None if mean is None else round(mean, 4),
+        history=list(llr_path(params, test.scores, test.adjusted)),
         created_at=test.created_at,
         finished_at=test.finished_at,
     )
@@ -150,6 +152,7 @@ class SprtController(Controller):
             beta=data.beta,
             max_games=data.max_games,
             concurrency=data.concurrency,
+            statistic=data.statistic,
         )
         limits = services_of(request.app.state).settings.sprt
         quota = sprt_quota(

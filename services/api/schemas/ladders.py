@@ -51,6 +51,19 @@ class LadderEntryRead(msgspec.Struct, kw_only=True):
     rating: float | None
     interval: tuple[float, float] | None
     los_next: float | None
+    adjusted_rating: Annotated[
+        float | None,
+        msgspec.Meta(
+            description=(
+                "the estimate on luck-adjusted outcomes (docs/luck.md) that the ladder places "
+                "and matches the bot by; `rating` and `interval` stay on actual results"
+            )
+        ),
+    ] = None
+    adjusted_interval: Annotated[
+        tuple[float, float] | None,
+        msgspec.Meta(description="its 95% interval (placed once narrower than +-100)"),
+    ] = None
     elo: float | None
     matches: int
     placement: Placement

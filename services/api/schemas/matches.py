@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import msgspec
 
 from arena.game.deals import Deals
+from arena.match.luck import MatchLuck
 from services.api.schemas.tournaments import (
     GamesPerMatch,
     MasterSeed,
@@ -136,6 +137,19 @@ class MatchRead(msgspec.Struct, kw_only=True):
     ]
     created_at: datetime
     finished_at: datetime | None
+    luck: Annotated[
+        MatchLuck | None,
+        msgspec.Meta(
+            description=(
+                "the luck of the cards (docs/luck.md), from side 0's view (side 1's is the "
+                "opposite): per hand, per game and over the match, in tantos and in the chance "
+                "of winning a game, and the adjusted result (the raw one minus the luck), by the "
+                "luck model `model` names; null for a match not played (or stored before luck "
+                "was computed). In a bot's list of matches the games carry no hands (`hands` "
+                "is empty): `GET /v1/matches/{id}` has them"
+            )
+        ),
+    ] = None
 
 
 class MatchPage(msgspec.Struct):

@@ -8,11 +8,16 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from arena.game.deals import Deals
+from arena.sprt.run import Statistic
 from services.api.schemas.matches import BotRef
 from services.domain.sprt_runs import MAX_CONCURRENCY, Outcome, SprtStatus
 
 MAX_TEST_GAMES = 20_000
 """The most games a test may ask for (the local ``truco sprt`` default)."""
+STATISTIC_HELP = (
+    "`adjusted` (the default): each pair's score is bot A's games won minus its luck in them "
+    "(docs/luck.md), the same hypotheses tested with fewer games; `raw`: the games won alone"
+)
 
 EloBound = Annotated[float, msgspec.Meta(ge=-1000.0, le=1000.0)]
 ErrorRate = Annotated[float, msgspec.Meta(gt=0.0, le=0.5)]
@@ -54,6 +59,7 @@ class SprtCreate(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     concurrency: Annotated[
         int, msgspec.Meta(ge=1, le=MAX_CONCURRENCY, description="pairs in play at once")
     ] = 2
+    statistic: Annotated[Statistic, msgspec.Meta(description=STATISTIC_HELP)] = "adjusted"
 
 
 class SprtCreated(msgspec.Struct, kw_only=True):
@@ -74,7 +80,9 @@ class SprtRead(msgspec.Struct, kw_only=True):
     ``wins`` and ``losses`` count stored pairs only (games of bot A); ``llr`` is the
     log-likelihood ratio of H1 against H0 and ``bounds`` Wald's: H0 is accepted at or below
     the first, H1 at or above the second. ``elo`` is bot A's estimated advantage with its 95%
-    interval. ``history`` is the LLR's path, ``[games, llr]`` points (at most 241)."""
+    interval. ``history`` is the LLR's path, ``[games, llr]`` points (at most 241). With the
+    ``adjusted`` statistic the LLR, the estimate and the path come from the luck-adjusted pair
+    scores (``adjusted_score`` is their mean per game); tests created before it are ``raw``."""
 
     id: int
     status: SprtStatus
@@ -92,6 +100,11 @@ class SprtRead(msgspec.Struct, kw_only=True):
     beta: float
     max_games: int
     concurrency: int
+    statistic: Annotated[Statistic, msgspec.Meta(description=STATISTIC_HELP)]
+    adjusted_score: Annotated[
+        float | None,
+        msgspec.Meta(description="bot A's mean luck-adjusted score per game (null: no pair)"),
+    ]
     games: int
     wins: int
     losses: int

@@ -1,4 +1,5 @@
-"""A bot's page: its ratings and their history, faults and latency, tests and recent matches."""
+"""A bot's page: its ratings and their history, its luck so far, faults and latency, tests and
+recent matches."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
 
 from services.api.routes.ladder_tables import ladder_tables
+from services.db import luck as db_luck
 from services.db import matches as db_matches
 from services.db import moderation as db_moderation
 from services.db import page_reads as db
@@ -21,6 +23,7 @@ from services.web.pages.ladder_data import ladders_of_bot
 from services.web.pages.render import Id, render
 from services.web.pages.replays import replays
 from services.web.views.bot import bot_view
+from services.web.views.luck import bot_luck_line
 from services.web.views.moderation import moderation_view, report_categories
 
 
@@ -51,6 +54,7 @@ async def bot_page(
         None if state is None else state.disqualified_at,
         await db_moderation.public_bot_entries(pool, bot_id),
     )
+    luck = bot_luck_line(await db_luck.bot_luck(pool, bot_id))
     return render(
         request,
         "bot.html",
@@ -61,4 +65,5 @@ async def bot_page(
         people=people,
         moderation=moderation,
         categories=report_categories(),
+        luck=luck,
     )

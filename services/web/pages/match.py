@@ -23,6 +23,7 @@ from services.web.pages.replays import decoded
 from services.web.views.causes import match_causes
 from services.web.views.common import knockout_note, outcome, side_links
 from services.web.views.live_words import live_words
+from services.web.views.luck import match_luck_line
 from services.web.views.replay import Shown, replay_view
 
 LIVE_MATCH = OPEN_STATUSES
@@ -63,7 +64,10 @@ async def match_page(
             # a finished match opens at its first game's first event, a live one at its latest
             start = step if step is not None else (None if live else 0)
             shown_game = game if game is not None else (len(shown.games) if live else 1)
-            viewer = replay_view(shown, sides, shown_game, start, view, live, whole=bool(whole))
+            luck = m.result.luck if m.result is not None else None
+            viewer = replay_view(
+                shown, sides, shown_game, start, view, live, whole=bool(whole), luck=luck
+            )
         out = outcome(m, stored)
         html = render_html(
             request,
@@ -82,6 +86,11 @@ async def match_page(
                 bracket_match=m.bracket_match,
             ),
             knockout=knockout_note(m, out),
+            luck=match_luck_line(
+                m.result.luck if m.result is not None else None,
+                sides,
+                m.result.games_won if m.result is not None else (0, 0),
+            ),
             result=stored.result if stored is not None else None,
             causes=match_causes(m, stored),
             r=viewer,

@@ -26,6 +26,7 @@ class HandRow:
     score: tuple[int, int]
     step: int
     summary: str = ""  # "envido: Norte, 2 tantos · truco: Sur, 3 tantos (retruco)"
+    luck: str = ""  # "luck: Norte +1.3 tantos, +4% of the game" (omniscient view only)
 
 
 def hand_rows(

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from arena.game.narrate import describe, points_gained
+from arena.match.luck import MatchLuck
 from arena.match.replay import EntrantRecord, ReplayEvent, StartFault
 from engine.events import (
     ActionTaken,
@@ -28,6 +29,7 @@ from services.web.i18n import gettext as _
 from services.web.views.causes import fault_words
 from services.web.views.common import BotLink, card_name, sena_name, short
 from services.web.views.hands import HandRow, hand_rows
+from services.web.views.luck import with_luck
 from services.web.views.steps import Step, game_steps
 
 ANSWERS = {"quiero", "no_quiero", "con_flor_quiero", "con_flor_me_achico"}
@@ -193,13 +195,16 @@ def replay_view(
     view: View,
     live: bool,
     whole: bool = False,
+    luck: MatchLuck | None = None,
 ) -> ReplayView | None:
     """The viewer at ``step`` of game ``game`` (1-based) as ``view`` sees it.
 
     The timeline and the score by hand stop at ``step`` (nothing of what comes later shows,
     so the result is not spoiled) unless ``whole`` asks for the whole game, which only the
     omniscient view of a finished match may. A live match is always shown as a spectator
-    sees it (R-11); ``view`` is then ignored.
+    sees it (R-11); ``view`` is then ignored. ``luck`` (the stored result's) adds each finished
+    hand's luck to the score by hand, in the omniscient view of a finished match only: a
+    hand's luck tells how good the cards nobody showed were.
     """
     if not replay.games:
         return None
@@ -249,6 +254,9 @@ def replay_view(
             )
         )
     hands = hand_rows(steps, names, team_names, None if whole else step)
+    if luck is not None and view == "all" and not live:
+        side0_team = 0 if record.teams[0] == 0 else 1
+        hands = with_luck(hands, luck, record.number, team_names, side0_team)
     starts = [s.index for s in steps if isinstance(s.event, HandStarted)]
     prev_hand = max((i for i in starts if i < step), default=None)
     next_hand = min((i for i in starts if i > step), default=None)

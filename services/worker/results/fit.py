@@ -24,8 +24,10 @@ import asyncpg
 
 from services.base.limits import FIT_HARD_LIMIT_S, FIT_SOFT_LIMIT_S
 from services.db import rating_fits as db_fits
+from services.domain.adjusted_fit import adjusted_scores
 from services.domain.rating_fit import Game, GameTable, fit_ratings
 from services.domain.ratings import POOLS, BotId
+from services.ladder.model import LADDER_POOLS
 from services.worker.names import FIT_RATINGS
 from services.worker.results.db import run_db
 from services.worker.task import platform_task
@@ -47,11 +49,17 @@ class FitReport:
     duration_ms: int
 
 
-def _fit(pool_games: db_fits.PoolGames) -> dict[int, db_fits.Fitted]:
+def _fit(pool_games: db_fits.PoolGames, mode: str = "") -> dict[int, db_fits.Fitted]:
+    """The pool's fit; a ladder pool's also on luck-adjusted outcomes (docs/luck.md)."""
     table = GameTable.from_games(Game(a, b, score) for a, b, score in pool_games.games)
     elo: dict[BotId, float] = {bot: rating for bot, rating in pool_games.elo.items()}
     order: list[BotId] = list(pool_games.order)
-    return {int(bot): entry for bot, entry in fit_ratings(table, elo, order).items()}
+    adjusted = None
+    if mode in LADDER_POOLS and len(pool_games.luck) == len(pool_games.games):
+        scores = [score for _, _, score in pool_games.games]
+        adjusted = adjusted_scores(scores, pool_games.luck, pool_games.lengths)
+    fits = fit_ratings(table, elo, order, adjusted=adjusted)
+    return {int(bot): entry for bot, entry in fits.items()}
 
 
 async def refit(pool: asyncpg.Pool, mode: str) -> FitReport | None:
@@ -73,7 +81,7 @@ async def refit(pool: asyncpg.Pool, mode: str) -> FitReport | None:
             await db_fits.release(pool, mode)
             return None
         started = time.perf_counter()
-        fits = await asyncio.to_thread(_fit, games)
+        fits = await asyncio.to_thread(_fit, games, mode)
         duration_ms = round((time.perf_counter() - started) * 1000)
         await db_fits.store_fit(
             pool, mode, games.state, fits, games=len(games.games), duration_ms=duration_ms

@@ -31,7 +31,15 @@ def decide(name: str, state: State, seed: int = 0) -> Action:
 
 
 def test_registry_names_and_instances() -> None:
-    assert set(BUILTINS) == {"random", "heuristic", "weak-heuristic", "first", "mazo"}
+    assert set(BUILTINS) == {
+        "random",
+        "heuristic",
+        "weak-heuristic",
+        "first",
+        "mazo",
+        "cautious",
+        "reckless",
+    }
     for name in BUILTINS:
         assert get_strategy(name).name == name
 
@@ -51,7 +59,7 @@ def test_unknown_strategy_lists_the_names() -> None:
     seed=st.integers(0, 2**31),
     players=st.sampled_from([2, 4]),
     flor=st.booleans(),
-    other=st.sampled_from(["random", "heuristic", "first", "mazo"]),
+    other=st.sampled_from(["random", "heuristic", "first", "mazo", "cautious", "reckless"]),
 )
 def test_strategies_only_return_legal_actions(
     seed: int, players: int, flor: bool, other: str

@@ -24,8 +24,11 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object
 def test_heuristic_beats_random_in_the_predicted_number_of_games(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    result = run_json(capsys, "builtin:heuristic", "builtin:random", "--elo0", "0", "--elo1", "50")
-    # the heuristic wins every game of this run against random, so the LLR
+    result = run_json(
+        capsys, "builtin:heuristic", "builtin:random", "--elo0", "0", "--elo1", "50",
+        "--statistic", "raw",
+    )  # fmt: skip
+    # the heuristic wins every game of this run against random, so the raw test's LLR
     # path is deterministic: docs/sprt.md's 23 pairs
     pairs = pairs_if_all_won(0, 50, 0.05, 0.05)
     assert pairs == 23
@@ -33,13 +36,27 @@ def test_heuristic_beats_random_in_the_predicted_number_of_games(
     assert result["games"] == 2 * pairs and result["wins"] == 2 * pairs and result["losses"] == 0
     low, high = result["bounds"]  # type: ignore[misc]
     assert result["llr"] >= high > 0 > low  # type: ignore[operator]
-    assert set(result) >= {"elo", "elo_interval"}
+    assert set(result) >= {"elo", "elo_interval"} and result["statistic"] == "raw"
+
+
+def test_the_luck_adjusted_default_accepts_h1_in_fewer_games(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The same run on luck-adjusted scores (the default): every game won, but a game won with
+    the better cards counts for less than 1, so the mean stays below 1 and its spread is the
+    games' luck; H1 still comes, in fewer games than the raw test's 46."""
+    result = run_json(capsys, "builtin:heuristic", "builtin:random", "--elo0", "0", "--elo1", "50")
+    assert result["statistic"] == "adjusted" and result["result"] == "H1"
+    assert result["wins"] == result["games"] < 46  # type: ignore[operator]
+    assert 0.8 < result["adjusted_score"] < 1.2  # type: ignore[operator]
+    assert result["llr"] >= result["bounds"][1]  # type: ignore[index,operator]
 
 
 def test_two_copies_of_one_bot_accept_h0(capsys: pytest.CaptureFixture[str]) -> None:
     result = run_json(
-        capsys, "builtin:heuristic", "builtin:heuristic", "--elo0", "0", "--elo1", "50"
-    )
+        capsys, "builtin:heuristic", "builtin:heuristic", "--elo0", "0", "--elo1", "50",
+        "--statistic", "raw",
+    )  # fmt: skip
     assert result["result"] == "H0"
     # docs/sprt.md: about 150 pairs expected, 90% of tests end between 35 and 420 pairs
     assert 70 <= result["games"] <= 840  # type: ignore[operator]
@@ -49,12 +66,29 @@ def test_two_copies_of_one_bot_accept_h0(capsys: pytest.CaptureFixture[str]) -> 
     assert lo < 50 and lo < result["elo"] < hi  # type: ignore[operator]
 
 
+def test_two_copies_of_one_bot_accept_h0_on_adjusted_scores_in_fewer_games(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The default statistic: equal bots' adjusted scores spread about a third as much as
+    their games won (docs/luck.md), so H0 comes after about 80 games where the raw test needs
+    about 300 (docs/sprt.md); the seeded run is one draw of that spread."""
+    result = run_json(
+        capsys, "builtin:heuristic", "builtin:heuristic", "--elo0", "0", "--elo1", "50"
+    )
+    assert result["statistic"] == "adjusted" and result["result"] == "H0"
+    assert 20 <= result["games"] <= 250  # type: ignore[operator]
+    assert abs(result["adjusted_score"] - 0.5) < 0.1  # type: ignore[operator]
+    lo, hi = result["elo_interval"]  # type: ignore[misc]
+    assert lo < 0 < hi < 50
+
+
 def test_mirrored_pairs_of_one_bot_mostly_split_and_decide_sooner(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """With the same cards in both games and seats swapped, a bot against itself mostly wins
     one game each: the pairs carry less luck, and H0 comes in fewer games (docs/sprt.md)."""
     argv = ("builtin:heuristic", "builtin:heuristic", "--elo0", "0", "--elo1", "50")
+    argv = (*argv, "--statistic", "raw")
     mirrored = run_json(capsys, *argv, "--mirrored")
     independent = run_json(capsys, *argv)
     pairs = mirrored["pairs"]

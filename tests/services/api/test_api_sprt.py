@@ -66,12 +66,15 @@ async def test_strong_bot_against_random_accepts_h1_and_counts_match_the_stored_
     (strong,) = await api.bots(me, bot_servers[:1])
     (weak,) = await api.bots(other, bot_servers[1:2])  # an open bot of another account
     created = await api.client.post(
-        "/v1/tests", json={"bot_a": strong, "bot_b": weak, "concurrency": 2, **FAST}, headers=me
+        "/v1/tests",
+        json={"bot_a": strong, "bot_b": weak, "concurrency": 2, "statistic": "raw", **FAST},
+        headers=me,
     )
     assert created.status_code == 202, created.text
     test_id = created.json()["test_id"]
     body = (await api.client.get(f"/v1/tests/{test_id}")).json()
     assert body["status"] == "finished" and body["result"] == "H1", body
+    assert body["statistic"] == "raw" and body["adjusted_score"] is None
     assert body["llr"] >= body["bounds"][1] and body["bounds"][0] < 0 < body["bounds"][1]
     assert body["elo_interval"][0] <= body["elo"] <= body["elo_interval"][1]
     assert body["elo"] > 50

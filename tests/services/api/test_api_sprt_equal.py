@@ -61,7 +61,15 @@ async def test_two_copies_of_one_bot_accept_h0_in_the_predicted_number_of_games(
     a, b = await api.bots(me, twin_servers)
     created = await api.client.post(
         "/v1/tests",
-        json={"bot_a": a, "bot_b": b, "elo0": 0, "elo1": 50, "points": 15, "concurrency": 1},
+        json={
+            "bot_a": a,
+            "bot_b": b,
+            "elo0": 0,
+            "elo1": 50,
+            "points": 15,
+            "concurrency": 1,
+            "statistic": "raw",
+        },
         headers=me,
     )
     assert created.status_code == 202, created.text
@@ -87,3 +95,41 @@ async def test_two_copies_of_one_bot_accept_h0_in_the_predicted_number_of_games(
     assert body["games"] == 2 * len(rows) and body["wins"] == sum(won)
     assert body["pairs"] == {"0-2": won.count(0), "1-1": won.count(1), "2-0": won.count(2)}
     assert body["elo"] == pytest.approx(elo_of(sum(won) / body["games"]), abs=0.1)
+
+
+async def test_on_luck_adjusted_scores_two_copies_accept_h0_in_fewer_games(
+    play_api: PlayApi, twin_servers: list[BotServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same test on the default statistic (docs/luck.md): every stored pair's adjusted
+    score is its games won minus bot A's luck in them, as the stored results give it; the
+    test ends with H0 well before the raw test's expected 131 pairs."""
+    drawn = iter(range(10**6))
+    monkeypatch.setattr(
+        seeds,
+        "new_master_seed",
+        lambda: hashlib.sha256(b"sprt-equal-adjusted/%d" % next(drawn)).digest(),
+    )
+    api = play_api
+    _, me = await api.account("me")
+    a, b = await api.bots(me, twin_servers)
+    created = await api.client.post(
+        "/v1/tests",
+        json={"bot_a": a, "bot_b": b, "elo0": 0, "elo1": 50, "points": 15, "concurrency": 1},
+        headers=me,
+    )
+    assert created.status_code == 202, created.text
+    body = (await api.client.get(f"/v1/tests/{created.json()['test_id']}")).json()
+    assert body["statistic"] == "adjusted"
+    assert body["status"] == "finished" and body["result"] == "H0", body
+    assert body["llr"] <= body["bounds"][0] and body["history"][-1] == [body["games"], body["llr"]]
+    assert 2 * 8 <= body["games"] < 2 * 131, body["games"]
+    rows = await api.pool.fetch(
+        "SELECT mr.result FROM matches m JOIN match_results mr ON mr.match_id = m.id "
+        "WHERE m.sprt_test_id = $1 ORDER BY mr.id",
+        body["id"],
+    )
+    stored = await api.pool.fetchval("SELECT adjusted FROM sprt_tests WHERE id = $1", body["id"])
+    expected = [(r["result"]["games_won"][0] - r["result"]["luck"]["win"]) / 2 for r in rows]
+    assert stored == pytest.approx(expected, abs=1e-12) and len(stored) * 2 == body["games"]
+    assert body["adjusted_score"] == pytest.approx(sum(expected) / len(expected), abs=1e-4)
+    assert abs(body["adjusted_score"] - 0.5) < 0.1

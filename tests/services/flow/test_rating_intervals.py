@@ -16,6 +16,7 @@ from services import flow
 from services.db import bots as db_bots
 from services.db import rating_fits as db_fits
 from services.db.pool import create_pool
+from services.domain.adjusted_fit import adjusted_scores
 from services.domain.rating_fit import FittedRating, Game, GameTable, fit_ratings
 from services.domain.ratings import BotId
 from services.worker.results import fit
@@ -253,3 +254,63 @@ async def test_a_pool_above_the_size_limit_is_not_fitted_and_shows_no_intervals(
     entries = (await board(client))["entries"]
     assert len(entries) == 3 and all(e["interval"] is None for e in entries)
     assert await pool.fetchval("SELECT count(*) FROM rating_intervals") == 0
+
+
+async def test_a_ladder_pool_is_also_fitted_on_luck_adjusted_outcomes(own_database: str) -> None:
+    """docs/luck.md: one-game matches of a ladder pool (1v1) are fitted again on their results
+    minus their luck; the stored adjusted estimates are the pure fit's on the stored luck, and
+    the public ones are untouched by it."""
+    pool = await create_pool(own_database, min_size=1, max_size=4)
+    try:
+        owner = await make_account(pool)
+        bots = [await make_bot(pool, owner) for _ in range(3)]
+        strategies = {bots[0]: "heuristic", bots[1]: "heuristic"}
+        games, luck = [], []
+        for _ in range(4):
+            for a, b in ((bots[0], bots[1]), (bots[1], bots[2]), (bots[2], bots[0])):
+                match_id = await flow.create_challenge(
+                    pool, a, b, mode="1v1", rules={"points_to_win": 15}, rated=True,
+                    games_per_match=1,
+                )  # fmt: skip
+                (spec,) = await flow.match_specs(pool, [match_id], secret_box=BOX)
+                connect = in_process(strategies)
+                replay = await run_match(
+                    str(match_id),
+                    spec.seed,
+                    spec.settings,
+                    [connect(e, match_id) for e in spec.entrants],
+                )
+                await flow.record_result(pool, match_id, replay, task_id=f"t{match_id}")
+                games.append(Game((a,), (b,), {0: 1.0, 1: 0.0}[replay.result.winner]))  # type: ignore[index]
+                stored = await pool.fetchval(
+                    "SELECT (result -> 'luck' ->> 'win')::float8 FROM match_results "
+                    "WHERE match_id = $1",
+                    match_id,
+                )
+                assert stored is not None
+                luck.append(stored)
+        assert await fit.refit(pool, "1v1") is not None
+        rows = await pool.fetch(
+            "SELECT bot_id, rating, low, high, adjusted_rating, adjusted_low, adjusted_high "
+            "FROM rating_intervals WHERE mode = '1v1'"
+        )
+        public = await expected_fit(pool, "1v1", games)
+        ratings = await pool.fetch("SELECT bot_id, rating FROM ratings WHERE mode = '1v1'")
+        adjusted = fit_ratings(
+            GameTable.from_games(games),
+            {r["bot_id"]: r["rating"] for r in ratings},
+            adjusted=adjusted_scores([g.score for g in games], luck, [1] * len(games)),
+        )
+        assert len(rows) == 3
+        for row in rows:
+            mine = adjusted[row["bot_id"]].adjusted
+            assert mine is not None
+            assert row["rating"] == pytest.approx(public[row["bot_id"]].rating)
+            assert row["adjusted_rating"] == pytest.approx(mine.rating)
+            assert (row["adjusted_low"], row["adjusted_high"]) == pytest.approx(
+                (mine.low, mine.high)
+            )
+            assert row["adjusted_rating"] != pytest.approx(row["rating"], abs=1e-3)
+            assert row["adjusted_high"] - row["adjusted_low"] <= row["high"] - row["low"] + 1e-9
+    finally:
+        await pool.close()

@@ -3,10 +3,11 @@ bot still placing may play two matches at once."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from services.ladder.table import LadderRow, ladder_bot
+from services.ladder.table import LadderRow, estimate, ladder_bot, ladder_bots
 
 NOW = datetime(2026, 12, 4, 12, 0, tzinfo=UTC)
 
@@ -66,3 +67,24 @@ def test_a_bot_still_placing_may_play_two_ladder_matches_at_once() -> None:
     assert not available(placed=True, cap=60, in_play=1)  # placed: one at a time
     assert available(placed=True, cap=60, in_play=0)
     assert not available(placed=False, cap=30, in_play=1)  # its owner lowered the cap
+
+
+def test_the_ladder_places_and_matches_by_the_luck_adjusted_estimate() -> None:
+    """docs/luck.md: with the pool's fit on luck-adjusted outcomes, the matchmaker reads its
+    estimate and interval (here placed: +-60), not the public one (placing: +-200); without
+    it, the public one."""
+    row = LadderRow(
+        bot_id=1, bot_name="b", owner_id=1, owner_name="o", bot_status="active",
+        answered=True, joined_at=NOW, hourly_cap=60, paused_at=None, pause_cause=None,
+        elo=1500.0, rating=1500.0, low=1300.0, high=1700.0, los_next=None, matches=20,
+        last_hour=0, playing=False,
+        adjusted_rating=1540.0, adjusted_low=1480.0, adjusted_high=1600.0,
+    )  # fmt: skip
+    assert estimate(row) == (1540.0, 1480.0, 1600.0)
+    bot = ladder_bot(row, 1500.0, 60, NOW)
+    assert (bot.rating, bot.halfwidth, bot.placed) == (1540.0, 60.0, True)
+    public = replace(row, adjusted_rating=None, adjusted_low=None, adjusted_high=None)
+    assert estimate(public) == (1500.0, 1300.0, 1700.0)
+    bot = ladder_bot(public, 1500.0, 60, NOW)
+    assert (bot.rating, bot.halfwidth, bot.placed) == (1500.0, 200.0, False)
+    assert [b.rating for b in ladder_bots([row, public], 60, NOW)] == [1540.0, 1500.0]

@@ -16,7 +16,6 @@ import asyncpg
 import httpx
 import pytest
 
-from arena.sprt.stats import pairs_if_all_won
 from tests.services.worker.processes import api_process, celery_worker
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -93,7 +92,12 @@ async def test_strong_against_random_accepts_h1_through_the_workers(
     won = [p["result"]["games_won"][0] for p in done]
     assert body["games"] == 2 * len(done) and body["wins"] == sum(won)
     assert body["pairs"] == {"0-2": won.count(0), "1-1": won.count(1), "2-0": won.count(2)}
-    assert len(done) >= pairs_if_all_won(0, 50, 0.05, 0.05)
+    # the default statistic: each pair's games won minus bot A's luck in them (docs/luck.md)
+    assert body["statistic"] == "adjusted" and body["adjusted_score"] > 0.6
+    stored = await pool.fetchval("SELECT adjusted FROM sprt_tests WHERE id = $1", test_id)
+    luck = [p["result"]["luck"]["win"] for p in done]  # in the order of ``won``
+    expected = sorted((w - g) / 2 for w, g in zip(won, luck, strict=True))
+    assert sorted(stored) == pytest.approx(expected, abs=1e-9)  # stored in the order results came
     assert ratings == [1500.0, 1500.0]  # unrated
     assert page.status_code == 200 and "H1 accepted" in page.text
 
