@@ -66,6 +66,17 @@ Token = Annotated[
         description="the session's token, where the X-Play-Token header cannot be sent",
     ),
 ]
+Since = Annotated[
+    int | None,
+    Parameter(
+        ge=0,
+        le=2**31,
+        description=(
+            "the view's `log` from this item number on (default: the items of the current "
+            "game); on the stream, each later view holds the items since the one before"
+        ),
+    ),
+]
 After = Annotated[
     int | None,
     Parameter(
@@ -289,11 +300,12 @@ class PlayController(Controller):
         play_id: PlayId,
         token: Token = None,
         after: After = None,
+        since: Since = None,
     ) -> PlayView:
         session = _session(request, play_id, token)
         if after is not None and session.status == "playing":
             await session.seat.wait_change(after, LONG_POLL_S)
-        return session.view()
+        return session.view(since)
 
     @get(
         "/{play_id:int}/stream",
@@ -318,7 +330,11 @@ class PlayController(Controller):
         },
     )
     async def stream_play(
-        self, request: Request[Any, Any, State], play_id: PlayId, token: Token = None
+        self,
+        request: Request[Any, Any, State],
+        play_id: PlayId,
+        token: Token = None,
+        since: Since = None,
     ) -> Stream:
         session = _session(request, play_id, token)
         settings = services_of(request.app.state).settings
@@ -333,7 +349,7 @@ class PlayController(Controller):
                 headers={"Retry-After": "30"},
             )
         return Stream(
-            _views(session, slot),
+            _views(session, slot, since),
             media_type=EVENT_STREAM,
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
             background=BackgroundTask(slot.release),
@@ -358,6 +374,7 @@ class PlayController(Controller):
         play_id: PlayId,
         data: JSONBody[PlayAct],
         token: Token = None,
+        since: Since = None,
     ) -> PlayView:
         session = _session(request, play_id, token)
         if session.status != "playing":
@@ -368,7 +385,7 @@ class PlayController(Controller):
             if rejected.kind == "stale":
                 raise ProblemError(409, rejected.detail, slug="play-turn-closed")
             raise ProblemError(422, rejected.detail, slug="illegal-action")
-        return session.view()
+        return session.view(since)
 
     @post(
         "/{play_id:int}/leave",
@@ -416,18 +433,22 @@ def _frame(view: PlayView, event: str) -> bytes:
     return json_frame(msgspec.to_builtins(view), event=event, id=view.version)
 
 
-async def _views(session: PlaySession, slot: Slot) -> AsyncIterator[bytes]:
+async def _views(session: PlaySession, slot: Slot, since: int | None) -> AsyncIterator[bytes]:
     try:
-        async for chunk in _changes(session):
+        async for chunk in _changes(session, since):
             yield chunk
     finally:
         slot.release()
 
 
-async def _changes(session: PlaySession) -> AsyncIterator[bytes]:
+async def _changes(session: PlaySession, since: int | None) -> AsyncIterator[bytes]:
+    """Each view once, with the log items this stream has not sent yet (none is skipped:
+    views may be merged when changes come faster than they are sent, their items never)."""
     shown = -1
     while True:
-        view = session.view()
+        view = session.view(since)
+        if view.log:
+            since = view.log[-1].n + 1
         if view.status != "playing":
             yield _frame(view, "end")
             return
