@@ -7,9 +7,9 @@ import time
 
 import msgspec
 
+from engine.apply import apply, new_game
 from engine.events import HandEnded
 from engine.legal import legal_actions
-from engine.play import apply, new_game
 from engine.rules import Rules
 
 

@@ -6,7 +6,7 @@ import argparse
 
 from arena.game.narrate import log_line
 from engine.agents import RandomAgent
-from engine.play import apply, initial_events, new_game
+from engine.apply import apply, initial_events, new_game
 from engine.rules import Rules
 
 

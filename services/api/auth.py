@@ -3,7 +3,7 @@
 A key is ``ta_`` + 32 random bytes (URL-safe base64), shown once; the database keeps only
 its SHA-256 (a row of ``api_keys``), which is also how a request's key is looked up. A revoked
 key is not found: it stops working at once. The keys' own routes are
-:mod:`services.api.api_keys`.
+:mod:`services.api.routes.api_keys`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from litestar.params import JSONBody
 from services.api.deps import get_pool
 from services.api.names import check_name
 from services.api.problems import ProblemError, problem_responses
-from services.api.schemas import AccountCreate, AccountCreated, AccountRead
+from services.api.schemas.bots import AccountCreate, AccountCreated, AccountRead
 from services.db import accounts as db_accounts
 from services.db import api_keys as db_keys
 from services.db.accounts import Account, DuplicateName

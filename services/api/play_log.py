@@ -25,7 +25,7 @@ from arena.match.runner import seat_entrants
 from engine.events import Event, HandStarted
 from engine.observe import Seat
 from engine.state import State
-from services.api.play_schemas import PlayLogItem, PlaySeat, PlaySeating, Role
+from services.api.schemas.play import PlayLogItem, PlaySeat, PlaySeating, Role
 
 
 def person_seat(game_index: int, entrants: int, players: int) -> int:

@@ -28,8 +28,9 @@ from arena.match.replay import Decision, EntrantRecord, Replay
 from arena.match.runner import MatchSettings, Progress, run_match
 from engine.events import Event
 from engine.state import State
+from services.api.guard.stream_caps import Slot, StreamCaps
 from services.api.play_log import PlayLog
-from services.api.play_schemas import (
+from services.api.schemas.play import (
     Opponent,
     PlayOption,
     PlayOutcome,
@@ -37,10 +38,9 @@ from services.api.play_schemas import (
     PlayTurn,
     PlayView,
 )
-from services.api.stream_caps import Slot, StreamCaps
-from services.db import play as db_play
+from services.db import play_matches as db_play
 
-logger = logging.getLogger("services.api.play")
+logger = logging.getLogger("services.api.routes.play")
 LINGER_S: Final = 600.0
 """How long a finished session stays in memory (its page shows the end from it)."""
 

@@ -22,6 +22,7 @@ from services.domain.match_order import MatchOrder
 from services.worker.app import WorkerApp, app
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import (
+    MATCH_STARTED,
     MATCH_STOPPED,
     MATCHES,
     PLAY_MATCH,
@@ -40,6 +41,14 @@ PROBE_EXPIRES_S = 120  # a probe not started by then is dropped: the next round 
 def current_app() -> WorkerApp:
     """The Celery app every sender sends with (tests replace this function to capture sends)."""
     return app
+
+
+def send_started(match_id: int) -> None:
+    """Tell the trusted worker that the match is being played (best effort)."""
+    try:
+        current_app().send_task(MATCH_STARTED, args=[match_id], queue=RESULTS)
+    except Exception as exc:  # the status is cosmetic; the match must go on
+        logger.warning("could not send %s for match %s: %s", MATCH_STARTED, match_id, exc)
 
 
 def play_options(message: MatchOrder, queue: str = MATCHES) -> dict[str, Any]:

@@ -21,8 +21,8 @@ from litestar.exceptions import NotFoundException
 from litestar.params import Parameter
 
 from services.api.deps import services_of
-from services.api.play import HOUSE_ACCOUNT
-from services.db import play as db_play
+from services.api.routes.play import HOUSE_ACCOUNT
+from services.db import play_matches as db_play
 from services.web.i18n import gettext as _
 from services.web.pages.render import SECURITY_HEADERS, Id, render
 from services.web.pages.replays import decoded

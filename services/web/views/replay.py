@@ -406,8 +406,8 @@ def fold_each(
             for s in seats:
                 dealt = ev.deal[s.seat]
                 # a spectator's deal holds no card: three face down all the same
-                hidden = [None] * (len(dealt) or 3)
-                s.cards = list(dealt) if can_see_hand(view, s.seat) and dealt else hidden
+                hidden: list[str | None] = [None] * (len(dealt) or 3)
+                s.cards = [*dealt] if can_see_hand(view, s.seat) and dealt else hidden
                 s.played, s.shown, s.bubble, s.mano = [], [], None, s.seat == ev.mano
                 s.dealer = s.seat == dealer
         elif isinstance(ev, ActionTaken):

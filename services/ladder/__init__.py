@@ -1,0 +1,1 @@
+"""The ladders' pure logic: the matchmaker (``matchmaker``), its words (``model``)."""
