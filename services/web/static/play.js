@@ -145,7 +145,7 @@
       var ours = [], theirs = [];
       ctx.seats.forEach(function (s, i) { (i % 2 === ctx.you % 2 ? ours : theirs).push(s.name); });
       $("opponent").textContent = fill(P.versus, { us: ours.join(" & "), them: theirs.join(" & ") });
-      $("game-no").textContent = fill(P.game, { n: number, of: view.games });
+      $("game-no").textContent = view.games > 1 ? fill(P.game, { n: number, of: view.games }) : "";
       return true;
     }
 
