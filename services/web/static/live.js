@@ -139,7 +139,7 @@
 
     function begin() {
       fold = new T.Fold(ctx, words);
-      pacer = new T.Pacer(show, { stepMs: 500, holdMs: 3000, behind: 40 });
+      pacer = new T.Pacer(show, { stepMs: 500, holdMs: 3000, catchUp: true });
     }
 
     if (viewer && words && ctx && T) begin();

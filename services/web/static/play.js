@@ -94,6 +94,7 @@
     var deadline = null;
     var sena = null; // the seña chosen to go with the next action (2v2)
     var finished = false;
+    var left = false; // the person left the table
     var source = null;
     var pacer = new T.Pacer(show, { stepMs: STEP_MS, holdMs: 0, hold: "person", onIdle: refresh, onHold: held });
     window.__trucoPlay = { idle: function () { return pacer.idle(); }, step: function () { return fold ? fold.step : -1; } };
@@ -319,7 +320,10 @@
         nextN = item.n + 1;
       });
       if (fresh.length) pacer.push(fresh);
-      else if (pacer.idle()) refresh();
+      if (left && view.status !== "playing") {
+        $("continue-box").hidden = true;
+        pacer.flush(); // the person left: the end at once, not hand after hand
+      } else if (!fresh.length && pacer.idle()) refresh();
       if (view.status !== "playing" && source) source.close();
     }
 
@@ -402,6 +406,7 @@
     }
 
     $("leave").addEventListener("click", function () {
+      left = true;
       fetch("/v1/play/" + id + "/leave?since=" + (nextN || 0), { method: "POST", headers: { "X-Play-Token": token } })
         .then(function (r) { return r.json(); }).then(receive);
     });

@@ -501,14 +501,15 @@
 
   // Shows queued events one at a time, so that a bot's card, its truco and the envido points
   // it declares are each seen, in order: stepMs between two events, a hand's summary held
-  // until release() (hold: "person") or holdMs (a spectator). Too far behind (a fast live
-  // match), it catches up: everything but the last hand's events is applied at once.
+  // until release() (hold: "person") or holdMs (a spectator). A spectator too far behind (a
+  // fast live match: a whole hand waiting after the one being shown) catches up: the hands
+  // before the last are applied at once.
   function Pacer(show, opts) {
     this.show = show; // show(item, quiet): apply and draw one item (quiet: do not draw)
     this.stepMs = opts.stepMs;
     this.holdMs = opts.holdMs;
     this.hold = opts.hold; // "person": a summary waits for release()
-    this.behind = opts.behind || 0; // past this many waiting, catch up
+    this.catchUp = !!opts.catchUp;
     this.items = [];
     this.timer = null;
     this.held = false;
@@ -516,24 +517,27 @@
     this.onHold = opts.onHold || null;
   }
 
+  function typeOf(item) { return (item.event || item).type; }
+
   Pacer.prototype.push = function (items) {
     for (var i = 0; i < items.length; i++) this.items.push(items[i]);
-    if (this.behind && this.items.length > this.behind) this.catchUp();
+    if (this.catchUp) this.skipStale();
     if (!this.timer && !this.held) this.pump();
   };
 
-  Pacer.prototype.catchUp = function () {
-    var last = -1;
-    for (var i = this.items.length - 1; i >= 0; i--) {
-      if (this.isHandStart(this.items[i])) { last = i; break; }
+  // while two hand ends wait, the first hand is applied at once (up to the next hand's deal)
+  Pacer.prototype.skipStale = function () {
+    for (;;) {
+      var ends = [], i;
+      for (i = 0; i < this.items.length; i++) if (typeOf(this.items[i]) === "hand_ended") ends.push(i);
+      if (ends.length < 2) return;
+      var upto = ends[0] + 1;
+      while (upto < this.items.length && typeOf(this.items[upto]) !== "hand_started") upto++;
+      var quick = this.items.splice(0, upto);
+      for (var k = 0; k < quick.length; k++) this.show(quick[k], true);
+      if (this.timer) { window.clearTimeout(this.timer); this.timer = null; }
     }
-    if (last <= 0) return;
-    var quick = this.items.splice(0, last);
-    for (var k = 0; k < quick.length; k++) this.show(quick[k], k < quick.length - 1);
-    this.held = false;
   };
-
-  Pacer.prototype.isHandStart = function (item) { return (item.event || item).type === "hand_started"; };
 
   Pacer.prototype.pump = function () {
     var self = this;
@@ -548,7 +552,7 @@
           if (this.onHold) this.onHold();
           return;
         }
-        this.timer = window.setTimeout(function () { self.pump(); }, this.items.length > this.behind / 2 ? this.stepMs : this.holdMs);
+        this.timer = window.setTimeout(function () { self.pump(); }, this.holdMs);
         return;
       }
       if (this.items.length) {
@@ -557,6 +561,15 @@
       }
     }
     if (!this.items.length && !this.held && this.onIdle) this.onIdle();
+  };
+
+  // everything waiting applied at once (the person left: nothing more to wait for)
+  Pacer.prototype.flush = function () {
+    if (this.timer) { window.clearTimeout(this.timer); this.timer = null; }
+    var items = this.items.splice(0);
+    for (var i = 0; i < items.length; i++) this.show(items[i], true);
+    this.held = false;
+    if (this.onIdle) this.onIdle();
   };
 
   Pacer.prototype.release = function () {

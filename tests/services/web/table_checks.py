@@ -117,7 +117,9 @@ def check_shown(page: Any, lines: Sequence[Line], target: int) -> None:
     keys = [(s["game"], s["step"]) for s in shown]
     assert keys == sorted(keys), "the lines came out of order"
     by_key = {(s["game"], s["step"]): s for s in shown}
-    missing = [(line.game, line.step, line.text) for line in lines if (line.game, line.step) not in by_key]
+    missing = [
+        (line.game, line.step, line.text) for line in lines if (line.game, line.step) not in by_key
+    ]
     assert missing == [], f"never shown: {missing[:5]} (of {len(missing)})"
     for line in lines:
         got = by_key[(line.game, line.step)]
