@@ -235,7 +235,7 @@
 
     function renderSenas(mine) {
       var box = $("senas-box");
-      box.hidden = !(ctx && ctx.players === 4);
+      box.hidden = finished || !(ctx && ctx.players === 4);
       if (box.hidden) return;
       var row = $("senas");
       row.replaceChildren();
@@ -365,6 +365,7 @@
       tick();
       if (fold) drawAll();
       $("leave").hidden = true;
+      $("senas-box").hidden = true;
       $("calls").replaceChildren();
       var end = $("end");
       end.replaceChildren();

@@ -202,3 +202,31 @@ def test_without_eventsource_the_table_follows_by_long_polls(chromium: Any, serv
         sync_api.expect(page.locator("#end")).not_to_be_empty(timeout=30_000)
     finally:
         context.close()
+
+
+TABLE_PAGE_LIMIT = 100 * 1024
+"""The play table's page: its HTML, stylesheet, scripts and icon, uncompressed (issue 35)."""
+
+
+def test_the_table_page_weighs_under_100_kb(chromium: Any, served: Served) -> None:
+    context = chromium.new_context(viewport={"width": 390, "height": 844}, base_url=served.base)
+    try:
+        page = context.new_page()
+        _start(page)
+        _my_turn(page)
+        weights: dict[str, int] = {}
+        kinds = {"document", "script", "stylesheet", "image"}
+
+        def weigh(response: Any) -> None:
+            if response.request.resource_type in kinds and "/v1/" not in response.url:
+                weights[response.url] = len(response.body())
+
+        page.on("response", weigh)
+        page.reload(wait_until="load")
+        _my_turn(page)
+        assert any(url.endswith("/static/table.js") for url in weights), weights
+        assert sum(weights.values()) < TABLE_PAGE_LIMIT, weights
+        page.locator("#leave").click()
+        sync_api.expect(page.locator("#end")).not_to_be_empty(timeout=30_000)
+    finally:
+        context.close()
