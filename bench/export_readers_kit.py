@@ -83,9 +83,10 @@ async def play_round_robin(pool: asyncpg.Pool, bots: int, games: int) -> int:
                 for e in spec.entrants
             ]
             replay = await run_match(str(spec.match_id), spec.seed, spec.settings, entrants)
-            pending += await flow.record_result(
+            recorded = await flow.record_result(
                 pool, spec.match_id, replay, task_id=f"t{spec.match_id}"
             )
+            pending += recorded.next_ids
     return tournament.id
 
 

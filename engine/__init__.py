@@ -11,7 +11,7 @@ Public surface::
 """
 
 from engine.actions import Action
-from engine.apply import apply, legal_actions, new_game, replay
+from engine.apply import apply, legal_actions, replay
 from engine.cards import DECK, Card, envido_points, flor_points, has_flor, parse_card, strength
 from engine.errors import (
     CardError,
@@ -23,6 +23,7 @@ from engine.errors import (
 )
 from engine.observe import Observation, observation
 from engine.rules import Rules
+from engine.start import new_game
 from engine.state import State
 
 __all__ = [

@@ -33,7 +33,18 @@ ROOMS = {
     "worker.matches": "bot-calling",  # the bot-calling worker (queues matches, ladder)
     "worker.results": "trusted",  # the trusted worker (queue results)
     "worker.celery_app": "boot",  # the ``celery -A`` target: every task module, registered
-    "api": "api",
+    # the API: its shared plumbing at the root (dependencies, problems, parameters, names, the
+    # bearer check), the HTTP guard, the bodies, and the routes with what composes them
+    "api": "api-base",
+    "api.guard": "http-guard",  # what a request passes before a route: caps, limits, headers
+    "api.schemas": "api-schemas",  # request and response bodies: plain structs
+    "api.routes": "api",  # one module per resource
+    "api.sse": "api",  # the live streams' frames and per-process feeds
+    "api.play_sessions": "api",  # /play's matches, run in the API process
+    "api.play_log": "api",  # what a /play person's seat has seen, event by event
+    "api.app": "api",  # create_api
+    "api.spec": "api",  # the OpenAPI document
+    "api.serve": "api",  # uvicorn with the server's limits
     "web": "web",
     "launch": "app",  # make run, the ASGI app, the house bots, embedded servers
 }
@@ -51,11 +62,40 @@ _BELOW = {
     "bot-calling": {"worker", "live", "pure", "base"},
     "trusted": {"worker", "live", "flow", "db", "pure", "base"},
     "boot": {"bot-calling", "trusted", "worker", "live", "flow", "db", "pure", "base"},
-    "api": {"trusted", "worker", "live", "flow", "db", "pure", "base"},
-    "web": {"api", "trusted", "worker", "live", "flow", "db", "pure", "base"},
+    "api-schemas": {"pure", "base"},
+    "api-base": {"trusted", "worker", "live", "flow", "db", "pure", "base"},
+    "http-guard": {"api-base", "db", "pure", "base"},
+    "api": {
+        "http-guard",
+        "api-base",
+        "api-schemas",
+        "trusted",
+        "worker",
+        "live",
+        "flow",
+        "db",
+        "pure",
+        "base",
+    },
+    "web": {
+        "api",
+        "http-guard",
+        "api-base",
+        "api-schemas",
+        "trusted",
+        "worker",
+        "live",
+        "flow",
+        "db",
+        "pure",
+        "base",
+    },
     "app": {
         "web",
         "api",
+        "http-guard",
+        "api-base",
+        "api-schemas",
         "boot",
         "bot-calling",
         "trusted",

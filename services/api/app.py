@@ -17,7 +17,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin
 from litestar.types import ControllerRouterHandler, ExceptionHandlersMap
 
-from services.api.auth import AccountController, security_components
+from services.api.auth import security_components
 from services.api.deps import (
     BotClientFactory,
     MatchSender,
@@ -41,6 +41,7 @@ from services.api.guard.ratelimit import (
 )
 from services.api.guard.slow_clients import body_deadline
 from services.api.problems import exception_handlers
+from services.api.routes.accounts import AccountController
 from services.api.routes.api_keys import ApiKeyController
 from services.api.routes.bots import BotController, default_bot_client_factory
 from services.api.routes.challenges import ChallengeController

@@ -29,6 +29,7 @@ from services.domain import (
     Mode,
     Partnership,
 )
+from services.domain.packed_replay import PackedReplay
 from services.domain.result import StoredResult, stored_result
 from services.domain.seeds import LEGACY, SeedScheme
 
@@ -326,14 +327,15 @@ async def set_played_attempt(conn: Connection, match_id: int, attempt: int) -> N
     await conn.execute("UPDATE matches SET played_attempt = $2 WHERE id = $1", match_id, attempt)
 
 
-async def store_replay(conn: Connection, match_id: int, document: bytes) -> None:
-    """Store the replay JSON zlib-compressed (a second store for the match changes nothing)."""
+async def store_replay(conn: Connection, match_id: int, packed: PackedReplay) -> None:
+    """Store the replay's zlib-compressed JSON as it comes (a second store for the match
+    changes nothing)."""
     await conn.execute(
         "INSERT INTO replays (match_id, compression, data, size_bytes) VALUES ($1, 'zlib', $2, $3) "
         "ON CONFLICT (match_id) DO NOTHING",
         match_id,
-        zlib.compress(document, 6),
-        len(document),
+        packed.data,
+        packed.size,
     )
 
 

@@ -166,17 +166,6 @@ async def finish_test(
     return sorted(int(row["id"]) for row in rows)
 
 
-async def stopping_pairs_of(conn: Executor, match_id: int) -> list[int]:
-    """The pairs of ``match_id``'s SPRT test that are stopping (the test ended while they were
-    being played: :data:`services.db.matches.CANCEL_OPEN`); [] for a tournament match."""
-    rows = await conn.fetch(
-        "SELECT s.id FROM matches m JOIN matches s ON s.sprt_test_id = m.sprt_test_id "
-        "WHERE m.id = $1 AND s.stopping_since IS NOT NULL ORDER BY s.id",
-        match_id,
-    )
-    return [int(row["id"]) for row in rows]
-
-
 async def lock_tests(conn: Connection, owner_id: int, bot_b: int) -> None:
     """Serialise new tests by this account and against this bot until the transaction ends
     (account first, then bot: one order, no deadlock), so a burst cannot pass a quota."""

@@ -65,7 +65,7 @@ from services.flow.fair_play import (
     open_entry_quota,
 )
 from services.flow.matches import match_specs
-from services.flow.results import mark_running, match_stopped, record_result
+from services.flow.results import Recorded, mark_running, match_stopped, record_result
 from services.flow.settings import (
     TournamentSettings,
     check_duration,
@@ -101,6 +101,7 @@ __all__ = [
     "NotEnoughEntrants",
     "NotEntered",
     "NotFound",
+    "Recorded",
     "ResultMismatch",
     "SameBot",
     "SettingsRefused",

@@ -62,9 +62,10 @@ def send_orders(specs: Sequence[MatchOrder], queue: str = MATCHES) -> list[str]:
     ``ladder`` for ladder matches)."""
     task_ids = []
     for spec in specs:
+        # one conversion here (the struct to JSON's types) and one in the worker (back to the
+        # struct, checked there: the worker trusts no message's shape)
         body = msgspec.to_builtins(spec)
-        message = msgspec.convert(body, MatchOrder)  # the wire shape, checked before sending
-        sent = current_app().send_task(PLAY_MATCH, args=[body], **play_options(message, queue))
+        sent = current_app().send_task(PLAY_MATCH, args=[body], **play_options(spec, queue))
         task_ids.append(str(sent.id))
     return task_ids
 
@@ -85,11 +86,12 @@ default gives up after under a second). A Redis restart in that window no longer
 whole played match (the sweeper would have sent it to be played again)."""
 
 
-def send_result(match_id: int, replay_json: str, task_id: str | None) -> None:
-    """Hand a finished match to the trusted worker."""
+def send_result(match_id: int, packed: bytes, task_id: str | None) -> None:
+    """Hand a finished match to the trusted worker: its replay packed once
+    (:func:`services.domain.packed_replay.pack`), carried as bytes."""
     current_app().send_task(
         STORE_RESULT,
-        args=[match_id, replay_json, task_id],
+        args=[match_id, packed, task_id],
         queue=RESULTS,
         retry=True,
         retry_policy=RESULT_RETRY_POLICY,

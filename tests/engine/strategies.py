@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from engine import Action, Rules, apply, legal_actions, new_game
 from engine.actions import SENAS
-from engine.apply import initial_events
 from engine.cards import DECK
 from engine.events import Event
+from engine.start import initial_events
 from engine.state import State
 
 rules_strategy = st.builds(

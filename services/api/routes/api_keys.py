@@ -23,7 +23,7 @@ from services.api.auth import (
 from services.api.deps import services_of
 from services.api.params import KeyIdParam
 from services.api.problems import ProblemError, problem_responses
-from services.api.schemas.bots import ApiKeyCreated, ApiKeyRead
+from services.api.schemas.accounts import ApiKeyCreated, ApiKeyRead
 from services.db import api_keys as db_keys
 from services.db.accounts import Account
 

@@ -34,7 +34,6 @@ from services.db import bots as db_bots
 from services.db import ladder as db_ladder
 from services.db import matches as db_matches
 from services.db.accounts import Account
-from services.db.ladder import LadderRow
 from services.flow import ladder as flow_ladder
 from services.flow import ladder_export
 from services.flow.errors import BotNotFound, BotUnavailable
@@ -44,6 +43,7 @@ from services.ladder.model import (
     LadderPool,
     placement_progress,
 )
+from services.ladder.table import LadderRow
 from services.tournaments.files.export_document import LadderDayExport
 
 _auth = {"account": Provide(current_account)}

@@ -9,8 +9,7 @@ import msgspec
 
 from arena.game.deals import Deals
 from services.api.schemas.matches import BotRef
-from services.domain.sprt_runs import Outcome, SprtStatus
-from services.flow.sprt_quota import MAX_CONCURRENCY
+from services.domain.sprt_runs import MAX_CONCURRENCY, Outcome, SprtStatus
 
 MAX_TEST_GAMES = 20_000
 """The most games a test may ask for (the local ``truco sprt`` default)."""

@@ -301,7 +301,7 @@
 
   Fold.prototype.tantos = function (n) { return fmt(this.w.tanto[n === 1 ? 0 : 1], { num: n }); };
 
-  // the score by hand's row of a hand that ended (replay.py's _hand_rows)
+  // the score by hand's row of a hand that ended (services/web/views/hands.py's hand_rows)
   Fold.prototype.closeRow = function (ev) {
     var open = this.open || { mano: "", start: this.step, before: [0, 0], said: [], truco: this.w.not_called };
     var won = ev.winner, points = ev.points, line;

@@ -7,8 +7,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from arena.game.narrate import hand_note, points_gained
-from arena.match.replay import Decision, EntrantRecord, ReplayEvent, StartFault
+from arena.game.narrate import points_gained
+from arena.match.replay import EntrantRecord, ReplayEvent, StartFault
 from engine.events import (
     ActionTaken,
     EnvidoCancelled,
@@ -23,44 +23,20 @@ from engine.events import (
 )
 from engine.observe import SPECTATOR, Seat, visible_action
 from engine.rules import Rules
-from engine.spoken import named, said
+from engine.spoken import said
 from services.web.i18n import gettext as _
-from services.web.i18n import ngettext
 from services.web.views.causes import fault_words
 from services.web.views.common import BotLink, card_name, sena_name, short
 from services.web.views.hand_summary import HandSummary, hand_summary
+from services.web.views.hands import HandRow, hand_rows
 from services.web.views.narration import Narrator
+from services.web.views.steps import Step, game_steps
 from services.web.views.table_names import PERSON, table_names
 
 ANSWERS = {"quiero", "no_quiero", "con_flor_quiero", "con_flor_me_achico"}
 
 
 View = str  # "all", "spectator" or "seatN"
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One engine event of a game, with the bot decision (latency, fault) that produced it."""
-
-    index: int
-    hand: int
-    event: Event | StartFault
-    decision: Decision | None
-
-
-def game_steps(events: Sequence[ReplayEvent]) -> list[Step]:
-    steps: list[Step] = []
-    pending: dict[int, Decision] = {}
-    hand = 0
-    for ev in events:
-        if isinstance(ev, Decision):
-            pending[ev.seat] = ev
-            continue
-        if isinstance(ev, HandStarted):
-            hand = ev.hand
-        decision = pending.pop(ev.seat, None) if isinstance(ev, ActionTaken) else None
-        steps.append(Step(len(steps), hand, ev, decision))
-    return steps
 
 
 def visible_event(event: Event | StartFault, view: View) -> Event | StartFault:
@@ -124,18 +100,6 @@ class TimelineItem:
     future: bool
     current: bool
     fault: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class HandRow:
-    hand: int
-    mano: str
-    notes: list[str]
-    winner: str
-    points: int
-    score: tuple[int, int]
-    step: int
-    summary: str = ""  # "envido: Norte, 2 tantos · truco: Sur, 3 tantos (retruco)"
 
 
 @dataclass(slots=True)
@@ -326,7 +290,7 @@ def replay_view(
                 fault=fault if fault else (ev.fault if isinstance(ev, StartFault) else None),
             )
         )
-    hands = _hand_rows(steps, names, team_names, None if whole else step)
+    hands = hand_rows(steps, names, team_names, None if whole else step)
     starts = [s.index for s in steps if isinstance(s.event, HandStarted)]
     prev_hand = max((i for i in starts if i < step), default=None)
     next_hand = min((i for i in starts if i > step), default=None)
@@ -385,8 +349,8 @@ def fold_each(
     players: int,
     narrator: Narrator,
 ) -> Iterator[TableView]:
-    """The table after each of ``steps`` in turn, in one pass (the in-page viewer's frames:
-    :mod:`services.web.views.frames`); each yielded table is a copy of its own."""
+    """The table after each of ``steps`` in turn, in one pass (``static/table.js``'s ``Fold``
+    does the same in the page); each yielded table is a copy of its own."""
     at = positions(players, narrator.you)
     seats = [SeatView(s, s % 2, names[s], at[s], [], [], [], False) for s in range(players)]
     score: tuple[int, int] = (0, 0)
@@ -472,52 +436,6 @@ def _seat_copy(seat: SeatView, current: bool) -> SeatView:
     if bubble is not None:
         bubble = replace(bubble, current=current)
     return replace(seat, bubble=bubble)
-
-
-def _hand_rows(
-    steps: Sequence[Step], names: list[BotLink], team_names: tuple[str, str], upto: int | None
-) -> list[HandRow]:
-    """One row per finished hand (up to step ``upto``): who won it and with how many tantos,
-    the score after it, and a summary line of its envido (or flor) and truco."""
-    rows: list[HandRow] = []
-    notes: list[str] = []
-    said: list[str] = []
-    mano = ""
-    start, before = 0, (0, 0)
-    truco = ""
-    for s in steps:
-        if upto is not None and s.index > upto:
-            break
-        ev = s.event
-        if isinstance(ev, HandStarted):
-            notes, said, mano, start, before = [], [], names[ev.mano].name, s.index, ev.score
-            truco = _("not called")
-        elif isinstance(ev, EnvidoSettled | FlorSettled):
-            notes.append(hand_note(ev, team_names) or "")
-            kind = "envido" if isinstance(ev, EnvidoSettled) else "flor"
-            said.append(f"{kind}: {team_names[ev.winner]}, {_tantos(ev.points)}")
-        elif isinstance(ev, TrucoSettled):
-            notes.append(hand_note(ev, team_names) or "")
-            level = _(named(ev.level))
-            truco = level if ev.querido else _("%(level)s not wanted") % {"level": level}
-        elif (note := hand_note(ev, team_names)) is not None:
-            notes.append(note)
-        elif isinstance(ev, HandEnded):
-            won, points = ev.winner, ev.points
-            if won is None:  # the game ended inside the hand (an envido or flor reached the end)
-                gained = (ev.score[0] - before[0], ev.score[1] - before[1])
-                won = 0 if gained[0] > gained[1] else 1 if gained[1] > gained[0] else None
-                points = max(gained) if won is not None else 0
-                line = " · ".join([*said, _("the game ended in the hand")])
-            else:
-                line = " · ".join([*said, f"truco: {team_names[won]}, {_tantos(points)} ({truco})"])
-            winner = team_names[won] if won is not None else "—"
-            rows.append(HandRow(ev.hand + 1, mano, notes, winner, points, ev.score, start, line))
-    return rows
-
-
-def _tantos(points: int) -> str:
-    return ngettext("%(num)d tanto", "%(num)d tantos", points) % {"num": points}
 
 
 def _describe(event: Event | StartFault, narrator: Narrator) -> str:

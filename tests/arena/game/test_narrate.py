@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from arena.game.narrate import card_name, describe, hand_note, log_line, points_gained
 from arena.match.replay import StartFault
 from engine.agents import RandomAgent
-from engine.apply import apply, initial_events, new_game
+from engine.apply import apply
 from engine.events import (
     ActionTaken,
     Declaration,
@@ -23,6 +23,7 @@ from engine.events import (
     TrucoSettled,
 )
 from engine.rules import Rules
+from engine.start import initial_events, new_game
 
 SEATS = ["ana", "beto"]
 TEAMS = ("Ana", "Beto")

@@ -87,7 +87,10 @@ class InProcessSender:
             pending = self.before_record(pool, spec.match_id)
             if pending is not None:
                 await pending
-        new = await flow.record_result(pool, spec.match_id, replay, task_id=f"t{spec.match_id}")
+        recorded = await flow.record_result(
+            pool, spec.match_id, replay, task_id=f"t{spec.match_id}"
+        )
+        new = recorded.next_ids
         if new:
             await self(pool, new)
 

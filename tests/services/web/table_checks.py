@@ -18,7 +18,8 @@ from arena.match.replay import Replay
 from engine.events import HandEnded, RoundEnded
 from services.web import i18n
 from services.web.views.common import BotLink
-from services.web.views.replay import _describe, game_steps, narrated_names, visible_event
+from services.web.views.replay import _describe, narrated_names, visible_event
+from services.web.views.steps import game_steps
 from tests.services.web.fit import problems
 
 RECORDER = """
