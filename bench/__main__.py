@@ -28,6 +28,7 @@ BENCHMARKS = [
     "probe_round",
     "export_readers",
     "play_session",
+    "play_table",
     "page_views",
 ]
 

@@ -295,7 +295,8 @@
     }
     var fault = decision && decision.fault ? decision.fault : (t === "start_fault" ? ev.fault : null);
     this.timeline.push({ step: this.step, hand: this.handIndex, kind: kindOf(ev, w), text: text,
-      say: t === "action" && ev.say ? ev.say : null, points: points, fault: fault || null, type: t });
+      say: t === "action" && ev.say ? ev.say : null, points: points, fault: fault || null, type: t,
+      seat: t === "action" ? ev.seat : null });
     return true;
   };
 
@@ -473,7 +474,7 @@
       var href = opts && opts.link ? opts.link(it.step) : null;
       var text = href ? '<a href="' + esc(href) + '">' + esc(it.text) + "</a>" : "<span>" + esc(it.text) + "</span>";
       return '<li class="ev ev-' + esc(it.kind) + (it.step > fold.step ? " future" : "") + (it.step === fold.step ? " current" : "") +
-        (it.fault ? " faulty" : "") + '" data-step="' + it.step + '">' + text +
+        (it.fault ? " faulty" : "") + '" data-step="' + it.step + '"' + (it.seat !== null ? ' data-seat="' + it.seat + '"' : "") + ">" + text +
         (it.points ? ' <span class="pts">' + esc(cut(it.points, 30)) + "</span>" : "") +
         (it.fault ? ' <span class="fault-tag">' + esc(w.fault) + " " + esc(w.faults[it.fault] || it.fault) + "</span>" : "") +
         (it.say ? '<q class="say">' + esc(it.say) + "</q>" : "") + "</li>";
