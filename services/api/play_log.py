@@ -92,11 +92,12 @@ class PlayLog:
             if isinstance(event, HandStarted):
                 self._add(game, _deal_seen(event, seat))
             else:
-                self._add(game, msgspec.to_builtins(seen))
+                self._add(game, seen)
         self.to_act = None if TRUCO.over(state) else TRUCO.to_act(state)
 
-    def _add(self, game: int, event: dict[str, Any]) -> None:
-        self.items.append(PlayLogItem(n=len(self.items), game=game, event=event))
+    def _add(self, game: int, event: object) -> None:
+        raw = msgspec.Raw(msgspec.json.encode(event))
+        self.items.append(PlayLogItem(n=len(self.items), game=game, event=raw))
 
     def since(self, first: int | None) -> list[PlayLogItem]:
         """The items from number ``first`` on; without it, those of the current game."""

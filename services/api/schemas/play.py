@@ -86,7 +86,14 @@ class PlayLogItem(msgspec.Struct, frozen=True, kw_only=True):
 
     n: int
     game: int
-    event: dict[str, Any]
+    event: Annotated[
+        msgspec.Raw,
+        msgspec.Meta(
+            description="an event of the replay document's vocabulary (its `type` names it)",
+            extra_json_schema={"type": "object"},
+        ),
+    ]
+    """Kept encoded (a session holds its match's log: a few bytes an event, not a dict)."""
 
 
 class PlayView(msgspec.Struct, frozen=True, kw_only=True):
