@@ -228,7 +228,6 @@
         if (a.action !== "play") calls.appendChild(button(P.actions[a.action] || a.action, a, "call:" + a.action));
       });
       board.setAttribute("data-turn", mine ? String(view.turn.number) : "");
-      deadline = mine ? Date.now() + view.turn.clock_left_ms : null;
       renderSenas(mine);
       tick();
     }
@@ -302,7 +301,14 @@
 
     // a view from the stream, a poll or an answer: its log items go onto the table in order
     function receive(next) {
-      if (!view || next.version >= view.version) view = next;
+      if (!view || next.version >= view.version) {
+        // the clock of the decision owed runs from when the server asked: shown at once,
+        // even while the table still tells what came before (or a hand's summary waits)
+        var turn = next.status === "playing" ? next.turn : null;
+        if (!turn) deadline = null;
+        else if (!view || !view.turn || view.turn.number !== turn.number) deadline = Date.now() + turn.clock_left_ms;
+        view = next;
+      }
       var items = next.log || [];
       if (nextN === null && items.length) {
         // the page opens mid-game: what came before the hand in play is folded at once

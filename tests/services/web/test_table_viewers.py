@@ -275,3 +275,31 @@ async def _stored_sides(url: str, match_id: int) -> tuple[None, Sides]:
         return None, (side_links(data.match, 0), side_links(data.match, 1))
     finally:
         await pool.close()
+
+
+@pytest.mark.parametrize("motion", ["reduce", "no-preference"])
+def test_a_played_game_plays_itself_unless_motion_is_reduced(
+    browser: Any, served: str, web_data: WebData, motion: str
+) -> None:
+    """/play/{id}/replay starts playing by itself, and a played card slides onto the felt;
+    neither where the reader asked for reduced motion."""
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, base_url=served, reduced_motion=motion
+    )
+    try:
+        page = context.new_page()
+        page.goto(f"/play/{web_data.seeded.play_match}/replay?lang=es")
+        eventually(page, "document.querySelector('#viewer').dataset.ready === '1'")
+        playing = page.locator("#play").get_attribute("aria-pressed")
+        assert playing == ("false" if motion == "reduce" else "true")
+        if motion == "reduce":
+            for _ in range(40):  # to a moment with a card on the felt
+                if page.locator("#felt svg.card").count():
+                    break
+                page.keyboard.press("ArrowRight")
+            assert page.locator("#felt svg.card").count() > 0
+            assert page.evaluate("document.getAnimations().length") == 0
+        # the seat view of the person, named as the person
+        assert page.locator(".tabs.views a.on").inner_text() == "Asiento 0: Vos"
+    finally:
+        context.close()
