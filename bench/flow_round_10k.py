@@ -157,7 +157,7 @@ async def _round(pool: asyncpg.Pool, bots: int, templates: dict[int, Replay]) ->
         name="flow bench",
         format="swiss",
         mode="1v1",
-        settings=flow.TournamentSettings(rules=RULES, rounds=3, games_per_match=2),
+        settings=flow.TournamentSettings(rules=Rules.from_dict(RULES), rounds=3, games_per_match=2),
     )
     for bot_id in bot_ids:
         await flow.enter_tournament(pool, event.id, bot_id)

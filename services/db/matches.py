@@ -14,11 +14,11 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any
 
 import asyncpg
 
 from arena.game.deals import DealsMode
+from engine.rules import Rules
 from services.db.accounts import Connection, Executor
 from services.domain import (
     FINISHED_STATUSES,
@@ -69,7 +69,7 @@ class StoredMatch:
     seed: int
     rated: bool
     games_per_match: int
-    rules: dict[str, Any]
+    rules: Rules  # the JSONB document, decoded here once
     winner_side: int | None
     bye: bool
     attempts: int
@@ -156,6 +156,7 @@ class LadderPlace:
 def _match(row: asyncpg.Record) -> StoredMatch:
     fields = dict(row)
     fields["seats"] = tuple(fields["seats"] or ())
+    fields["rules"] = Rules.from_dict(fields["rules"])
     if fields["result"] is not None:
         fields["result"] = stored_result(fields["result"])
     return StoredMatch(**fields)
@@ -169,7 +170,7 @@ async def insert_match(
     seed: int,
     rated: bool,
     games_per_match: int,
-    rules: dict[str, Any],
+    rules: Rules,
     tournament_id: int | None = None,
     round_id: int | None = None,
     bracket: str = "main",

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import asyncpg
 
 from arena.game.deals import DealsMode
+from engine.rules import Rules
 from services.db.accounts import Connection, Executor
 from services.db.matches import CANCEL_OPEN
 from services.domain import Mode
@@ -31,7 +31,7 @@ class StoredSprt:
     bot_a: int
     bot_b: int
     mode: Mode
-    rules: dict[str, Any]
+    rules: Rules  # the JSONB document, decoded here once
     deals: DealsMode
     elo0: float
     elo1: float
@@ -63,6 +63,7 @@ class StoredSprt:
 def _test(row: asyncpg.Record) -> StoredSprt:
     fields = dict(row)
     fields["scores"] = tuple(fields["scores"] or ())
+    fields["rules"] = Rules.from_dict(fields["rules"])
     return StoredSprt(**fields)
 
 
@@ -73,7 +74,7 @@ async def insert_test(
     bot_a: int,
     bot_b: int,
     mode: Mode,
-    rules: dict[str, Any],
+    rules: Rules,
     deals: DealsMode,
     params: SprtParams,
 ) -> int:

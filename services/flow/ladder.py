@@ -25,6 +25,7 @@ from datetime import UTC, date, datetime
 import asyncpg
 
 from arena.game.deals import INDEPENDENT
+from engine.rules import Rules
 from services.base.config import LadderSettings
 from services.db import bots as db_bots
 from services.db import ladder as db_ladder
@@ -42,7 +43,7 @@ from services.ladder.table import ladder_bots
 
 logger = logging.getLogger("services.flow")
 
-LADDER_RULES = {"points_to_win": 15}
+LADDER_RULES = Rules(points_to_win=15)
 """A ladder match's rules: one game to 15 points, the other rules at their defaults."""
 LADDER_GAMES = 1
 
@@ -225,7 +226,7 @@ async def _insert(
         seed=seeds.ladder_seed(day.master_seed, ladder, day.day.isoformat(), number, seats),
         rated=True,
         games_per_match=LADDER_GAMES,
-        rules=dict(LADDER_RULES),
+        rules=LADDER_RULES,
         deals=INDEPENDENT,
         partnership=INDIVIDUAL if len(seats) == 4 else TEAM,
         seed_scheme=seeds.DERIVED,

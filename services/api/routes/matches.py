@@ -128,7 +128,7 @@ async def _live(
         live=True,
         match_id=match.id,
         status=match.status,
-        rules=match.rules,
+        rules=match.rules.to_dict(),
         entrants=entrants_of(match, names),
         games=[
             LiveGame(number=g.number, teams=list(g.teams), score=list(g.score), events=g.events)

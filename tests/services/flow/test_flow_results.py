@@ -12,6 +12,7 @@ from arena.match.replay import Replay
 from arena.match.runner import run_match
 from arena.match.verify import verify_replay
 from engine.errors import RulesError
+from engine.rules import Rules
 from services import flow
 from services.db import matches as db_matches
 from services.db import ratings as db_ratings
@@ -297,7 +298,13 @@ async def test_a_secret_sealed_under_another_key_holds_back_only_its_own_match(
         for pair in ((good[0], good[1]), (good[0], stranger)):
             ids.append(
                 await db_matches.insert_match(
-                    conn, bots=pair, mode="1v1", seed=1, rated=False, games_per_match=1, rules={}
+                    conn,
+                    bots=pair,
+                    mode="1v1",
+                    seed=1,
+                    rated=False,
+                    games_per_match=1,
+                    rules=Rules(),
                 )
             )
     specs = await flow.match_specs(flow_pool, ids, secret_box=BOX)
