@@ -577,7 +577,7 @@ async def _played_by_a_person(pool: asyncpg.Pool, seeded: Seeded) -> None:
         bot_id=bots["El Ancho"],
         account_id=None,
         person_side=0,
-        rules=rules.to_dict(),
+        rules=rules,
         games=1,
         seed=31,
         token_hash=b"\x00" * 32,
@@ -588,7 +588,7 @@ async def _played_by_a_person(pool: asyncpg.Pool, seeded: Seeded) -> None:
         stored.id,
         status="finished",
         winner_side=replay.result.winner,
-        result=msgspec.to_builtins(replay.result),
+        result=played_result(replay),
         replay=msgspec.json.encode(replay),
     )
     seeded.play_match = stored.id
