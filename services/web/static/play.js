@@ -420,6 +420,12 @@
 
     document.addEventListener("keydown", function (event) {
       if (event.altKey || event.ctrlKey || event.metaKey) return;
+      var active = document.activeElement;
+      if (event.key === "Enter" && !$("continue-box").hidden && (!active || active === document.body)) {
+        event.preventDefault(); // a hand's summary: Enter goes on wherever the focus was lost
+        $("continue").click();
+        return;
+      }
       var n = "123".indexOf(event.key);
       if (n < 0) return;
       var cards = document.querySelectorAll("#hand button");

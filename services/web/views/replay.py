@@ -390,9 +390,7 @@ def fold_each(
                 say=ev.say,
                 sena=sena_name(ev.sena) if ev.sena else None,
                 fault=d.fault if d is not None else None,
-                latency=f"{int(d.latency_ms + 0.5)} ms"
-                if d is not None
-                else None,  # half up, as JS
+                latency=None if d is None else f"{int(d.latency_ms + 0.5)} ms",  # half up (JS)
             )
             if d is not None and d.fault:
                 s.faults += 1
