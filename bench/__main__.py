@@ -29,6 +29,7 @@ BENCHMARKS = [
     "probe_round",
     "export_readers",
     "play_session",
+    "play_table",
     "page_views",
     "ladder_reads",
     "export_wait",

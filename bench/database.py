@@ -32,10 +32,10 @@ class NoServer(Exception):
 
 
 @contextlib.asynccontextmanager
-async def scratch_pool(label: str, *, max_size: int = 2) -> AsyncIterator[asyncpg.Pool]:
-    """A pool on a new, migrated database of its own, dropped afterwards (:class:`NoServer` if none)."""
+async def scratch_database(label: str) -> AsyncIterator[str]:
+    """The URL of a new, migrated database of its own, dropped afterwards (:class:`NoServer`
+    if none)."""
     from services.db.migrate import migrate_url
-    from services.db.pool import create_pool
 
     server = server_url()
     name = f"bench_{label}_{secrets.token_hex(4)}"
@@ -48,12 +48,21 @@ async def scratch_pool(label: str, *, max_size: int = 2) -> AsyncIterator[asyncp
         try:
             url = with_database(server, name)
             await migrate_url(url)
-            pool = await create_pool(url, min_size=1, max_size=max_size)
-            try:
-                yield pool
-            finally:
-                await pool.close()
+            yield url
         finally:
             await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
         await admin.close()
+
+
+@contextlib.asynccontextmanager
+async def scratch_pool(label: str, *, max_size: int = 2) -> AsyncIterator[asyncpg.Pool]:
+    """A pool on a new, migrated database of its own, dropped afterwards (:class:`NoServer` if none)."""
+    from services.db.pool import create_pool
+
+    async with scratch_database(label) as url:
+        pool = await create_pool(url, min_size=1, max_size=max_size)
+        try:
+            yield pool
+        finally:
+            await pool.close()

@@ -43,6 +43,7 @@ ROOMS = {
     "api.routes": "api",  # one module per resource
     "api.sse": "api",  # the live streams' frames and per-process feeds
     "api.play_sessions": "api",  # /play's matches, run in the API process
+    "api.play_log": "api",  # what a /play person's seat has seen, event by event
     "api.app": "api",  # create_api
     "api.spec": "api",  # the OpenAPI document
     "api.serve": "api",  # uvicorn with the server's limits

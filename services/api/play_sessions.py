@@ -24,9 +24,12 @@ import msgspec
 
 from arena.client.connection import BotConnection
 from arena.match.human import HumanSeat
-from arena.match.replay import EntrantRecord, Replay
-from arena.match.runner import MatchSettings, run_match
+from arena.match.replay import Decision, EntrantRecord, Replay
+from arena.match.runner import MatchSettings, Progress, run_match
+from engine.events import Event
+from engine.state import State
 from services.api.guard.stream_caps import Slot, StreamCaps
+from services.api.play_log import PlayLog
 from services.api.schemas.play import (
     Opponent,
     PlayOption,
@@ -56,9 +59,12 @@ class PlaySession:
     status: PlayStatus = "playing"
     replay: Replay | None = None
     task: asyncio.Task[None] | None = None
+    log: PlayLog | None = None
 
-    def view(self) -> PlayView:
+    def view(self, since: int | None = None) -> PlayView:
+        """What the person sees now; the log from item ``since`` (see :class:`PlayLog`)."""
         seat = self.seat
+        log = self.log
         turn = seat.turn
         shown_turn = None
         if turn is not None and self.status == "playing":
@@ -85,7 +91,25 @@ class PlaySession:
             observation=None if seat.observation is None else _builtins(seat.observation),
             outcome=None if self.replay is None else outcome(self.replay, self.person_side),
             replay_url=None if self.replay is None else f"/v1/play/{self.id}/replay",
+            to_act=None if log is None or self.status != "playing" else log.to_act,
+            seating=[] if log is None else list(log.seating),
+            log=[] if log is None else log.since(since),
         )
+
+
+def _progress(session: PlaySession) -> Progress:
+    """The runner's progress hook: the person's log grows, and whoever waits on the seat
+    (the page's stream, a long poll) is told."""
+    log = session.log
+    assert log is not None
+
+    def progress(
+        index: int, state: State, decision: Decision | None, events: Sequence[Event]
+    ) -> None:
+        log.record(index, state, decision, events)
+        session.seat.touch()
+
+    return progress
 
 
 def _builtins(value: object) -> dict[str, Any]:
@@ -125,6 +149,9 @@ class PlayRoom:
         entrants in slot order (1v1: the opponent; 2v2: opponent, partner, opponent)."""
         human = (EntrantRecord("person", "person"), session.seat)
         entrants: Sequence[tuple[EntrantRecord, BotConnection]] = [human, *bots]
+        session.log = PlayLog(
+            [record.name for record, _ in entrants], session.settings.rules.players
+        )
         self.sessions[session.id] = session
         session.task = asyncio.create_task(self._run(pool, session, entrants, seed))
 
@@ -136,7 +163,9 @@ class PlayRoom:
         seed: int,
     ) -> None:
         try:
-            replay = await run_match(f"play-{session.id}", seed, session.settings, entrants)
+            replay = await run_match(
+                f"play-{session.id}", seed, session.settings, entrants, _progress(session)
+            )
             await db_play.finish_play_match(
                 pool,
                 session.id,

@@ -18,7 +18,6 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any, Final
 
 import asyncpg
-import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import State
@@ -67,6 +66,17 @@ Token = Annotated[
     Parameter(
         max_length=100,
         description="the session's token, where the X-Play-Token header cannot be sent",
+    ),
+]
+Since = Annotated[
+    int | None,
+    Parameter(
+        ge=0,
+        le=2**31,
+        description=(
+            "the view's `log` from this item number on (default: the items of the current "
+            "game); on the stream, each later view holds the items since the one before"
+        ),
     ),
 ]
 After = Annotated[
@@ -276,12 +286,13 @@ class PlayController(Controller):
         play_id: PlayId,
         token: Token = None,
         after: After = None,
+        since: Since = None,
     ) -> PlayView:
         session = _session(request, play_id, token)
         if after is not None and session.status == "playing":
             held_long(request.scope)  # a long poll: not a request in flight of the server
             await session.seat.wait_change(after, LONG_POLL_S)
-        return session.view()
+        return session.view(since)
 
     @get(
         "/{play_id:int}/stream",
@@ -308,7 +319,11 @@ class PlayController(Controller):
         },
     )
     async def stream_play(
-        self, request: Request[Any, Any, State], play_id: PlayId, token: Token = None
+        self,
+        request: Request[Any, Any, State],
+        play_id: PlayId,
+        token: Token = None,
+        since: Since = None,
     ) -> Stream:
         session = _session(request, play_id, token)
         settings = services_of(request.app.state).settings
@@ -325,7 +340,7 @@ class PlayController(Controller):
                 headers={"Retry-After": "30"},
             )
         return Stream(
-            _views(session, slot),
+            _views(session, slot, since),
             media_type=EVENT_STREAM,
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
             background=BackgroundTask(slot.release),
@@ -351,6 +366,7 @@ class PlayController(Controller):
         play_id: PlayId,
         data: JSONBody[PlayAct],
         token: Token = None,
+        since: Since = None,
     ) -> PlayView:
         session = _session(request, play_id, token)
         if session.status != "playing":
@@ -361,7 +377,7 @@ class PlayController(Controller):
             if rejected.kind == "stale":
                 raise ProblemError(409, rejected.detail, slug="play-turn-closed")
             raise ProblemError(422, rejected.detail, slug="illegal-action")
-        return session.view()
+        return session.view(since)
 
     @post(
         "/{play_id:int}/leave",
@@ -423,21 +439,25 @@ async def _settled(session: PlaySession, timeout_s: float = 10.0) -> None:
 
 
 def _frame(view: PlayView, event: str) -> bytes:
-    return json_frame(msgspec.to_builtins(view), event=event, id=view.version)
+    return json_frame(view, event=event, id=view.version)  # the log's events: encoded once
 
 
-async def _views(session: PlaySession, slot: Slot) -> AsyncIterator[bytes]:
+async def _views(session: PlaySession, slot: Slot, since: int | None) -> AsyncIterator[bytes]:
     try:
-        async for chunk in _changes(session):
+        async for chunk in _changes(session, since):
             yield chunk
     finally:
         slot.release()
 
 
-async def _changes(session: PlaySession) -> AsyncIterator[bytes]:
+async def _changes(session: PlaySession, since: int | None) -> AsyncIterator[bytes]:
+    """Each view once, with the log items this stream has not sent yet (none is skipped:
+    views may be merged when changes come faster than they are sent, their items never)."""
     shown = -1
     while True:
-        view = session.view()
+        view = session.view(since)
+        if view.log:
+            since = view.log[-1].n + 1
         if view.status != "playing":
             yield _frame(view, "end")
             return

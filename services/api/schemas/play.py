@@ -62,6 +62,43 @@ class PlayOutcome(msgspec.Struct, frozen=True, kw_only=True):
     person_won: bool
 
 
+Role = Literal["you", "partner", "rival"]
+
+
+class PlaySeat(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat of one game: who sits there for the person (``you``, ``partner``, ``rival``)
+    and the bot's name (``person`` for the person)."""
+
+    seat: int
+    role: Role
+    name: str
+
+
+class PlaySeating(msgspec.Struct, frozen=True, kw_only=True):
+    """Where everyone sits in game ``game`` (1-based)."""
+
+    game: int
+    seats: list[PlaySeat]
+
+
+class PlayLogItem(msgspec.Struct, frozen=True, kw_only=True):
+    """One thing the person's seat saw: ``event`` is the engine's event as that seat sees it
+    (the replay document's vocabulary: ``hand_started`` with only the person's own cards in
+    ``deal``, ``action``, ``round_ended``, ``envido_settled``...), or the ``decision`` record
+    (a seat's latency and fault) that comes before an action. ``n`` counts over the match."""
+
+    n: int
+    game: int
+    event: Annotated[
+        msgspec.Raw,
+        msgspec.Meta(
+            description="an event of the replay document's vocabulary (its `type` names it)",
+            extra_json_schema={"type": "object"},
+        ),
+    ]
+    """Kept encoded (a session holds its match's log: a few bytes an event, not a dict)."""
+
+
 class PlayView(msgspec.Struct, frozen=True, kw_only=True):
     """What the person may see: their own seat's observation only (never the bot's cards
     before they are played), the decision they owe, and the outcome once over."""
@@ -80,6 +117,13 @@ class PlayView(msgspec.Struct, frozen=True, kw_only=True):
     """The bot protocol's ``Observation`` of the person's seat (docs/protocol.md)."""
     outcome: PlayOutcome | None = None
     replay_url: str | None = None
+    to_act: int | None = None
+    """The seat whose decision the match waits for now (the person's or a bot's)."""
+    seating: list[PlaySeating] = []
+    """Who sits where in each game so far (the person's seat changes from game to game)."""
+    log: list[PlayLogItem] = []
+    """What the person's seat has seen, in order: the items numbered from ``?since=`` (on the
+    stream, those since its previous view), or those of the current game without it."""
 
 
 class PlayCreated(msgspec.Struct, frozen=True, kw_only=True):

@@ -17,7 +17,7 @@ from services.web.pages.home import home
 from services.web.pages.ladder import ladder_page
 from services.web.pages.lists import bots_index, leaderboards_index, tournaments_index
 from services.web.pages.match import match_live, match_page
-from services.web.pages.play import play_board, play_page
+from services.web.pages.play import play_board, play_page, play_replay_page, play_replay_steps
 from services.web.pages.render import CSP, SECURITY_HEADERS, before_page
 from services.web.pages.report import report_bot
 from services.web.pages.sprt import sprt_live, sprt_page
@@ -53,6 +53,8 @@ def web_router() -> Router:
             match_live,
             play_page,
             play_board,
+            play_replay_page,
+            play_replay_steps,
             match_steps,
             sprt_page,
             sprt_live,

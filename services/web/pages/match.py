@@ -20,11 +20,13 @@ from services.web.pages.page_cache import Rendered
 from services.web.pages.polls import poll_answer
 from services.web.pages.render import SECURITY_HEADERS, Id, render_html
 from services.web.pages.replays import decoded
+from services.web.pages.steps import stepper_words
 from services.web.views.causes import match_causes
 from services.web.views.common import knockout_note, outcome, side_links
-from services.web.views.live_words import live_words
 from services.web.views.luck import match_luck_line
 from services.web.views.replay import Shown, replay_view
+from services.web.views.table_events import context_for
+from services.web.views.table_words import table_words
 
 LIVE_MATCH = OPEN_STATUSES
 VIEWS = frozenset({"all", "seat0", "seat1", "seat2", "seat3"})
@@ -99,7 +101,10 @@ async def match_page(
             stream=stream,
             stream_kind="match",
             seen=seen,
-            words=live_words(viewer, shown) if stream and viewer and shown else None,
+            words={**table_words(), **stepper_words()} if viewer else None,
+            table_ctx=context_for(shown, sides, viewer.game, "spectator")
+            if stream and viewer and shown
+            else None,
         )
         return Rendered(html.encode(), live)
 

@@ -26,6 +26,7 @@ from services.web.views.common import (
     status_name,
 )
 from services.web.views.fault_details import shown_detail
+from services.web.views.table_words import table_info
 
 HERE = Path(__file__).resolve().parents[1]
 TEMPLATES = HERE / "templates"
@@ -73,6 +74,7 @@ def _engine(lang: i18n.Language) -> JinjaTemplateEngine:
     env.globals["shown_detail"] = shown_detail
     env.globals["mode_name"] = mode_name
     env.globals["canto_name"] = canto_name
+    env.globals["table_info"] = table_info
     env.globals["round_status_name"] = round_status_name
     # numbers as the page's language writes them: "2.94" / "2,94", "99.9%" / "99,9 %"
     env.globals["decimal"] = i18n.decimal

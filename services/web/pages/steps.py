@@ -1,6 +1,8 @@
-"""``/matches/{id}/steps``: one game of a finished match's replay, every step, for the in-page
-viewer (a 404 for a match not over, whose page shows only the spectator's view) (``static/live.js``; :mod:`services.web.views.frames`). A page's data, not the API:
-the replay itself is ``GET /v1/matches/{id}/replay``."""
+"""``/matches/{id}/steps``: one game of a finished match's replay, its events as one view may
+see them, for the in-page viewer (a 404 for a match not over, whose page shows only the
+spectator's view) (``static/live.js`` and ``static/table.js``;
+:mod:`services.web.views.table_events`). A page's data, not the API: the replay itself is
+``GET /v1/matches/{id}/replay``."""
 
 from __future__ import annotations
 
@@ -18,18 +20,12 @@ from services.web.i18n import gettext as _
 from services.web.pages.render import SECURITY_HEADERS, Id
 from services.web.pages.replays import decoded
 from services.web.views.common import side_links
-from services.web.views.frames import frames
+from services.web.views.table_events import table_events
 
 
-def words() -> dict[str, str]:
-    """The viewer's labels in the page's language (the server-rendered steps use the same)."""
+def stepper_words() -> dict[str, str]:
+    """The replay controls' labels in the page's language (as the server renders them)."""
     return {
-        "hidden": _("hidden card"),
-        "faults": _("faults this hand so far"),
-        "fault": _("fault:"),
-        "sena": _("seña:"),
-        "shows": _("shows"),
-        "timeline": _("Hand %(n)d: timeline"),
         "back": _("back"),
         "next": _("next"),
         "hand": _("hand"),
@@ -58,11 +54,11 @@ async def match_steps(
     if stored is None:
         raise NotFoundException(_("No replay stored for this match."))
     sides = (side_links(data.match, 0), side_links(data.match, 1))
-    found = frames(stored, sides, game, view)
+    found = table_events(stored, sides, game, view)
     if found is None:
         raise NotFoundException(_("No replay stored for this match."))
     return Response(
-        {**found, "words": words()},
+        found,
         # worded in the request's language: a cache keeps one copy per language
         headers={
             **SECURITY_HEADERS,

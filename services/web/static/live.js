@@ -28,31 +28,6 @@
     });
   }
 
-  function cardSvg(card, name, cls) {
-    var rank = esc(card.slice(0, -1));
-    var suit = esc(card.slice(-1));
-    var label = esc(name || card);
-    return '<svg class="card suit-' + suit + " " + (cls || "") + '" viewBox="0 0 60 90" role="img"' +
-      ' aria-label="' + label + '" data-card="' + esc(card) + '"><title>' + label + "</title>" +
-      '<rect class="face" x="1" y="1" width="58" height="88" rx="6"/>' +
-      '<text class="rank" x="6" y="19">' + rank + "</text>" +
-      '<use href="#suit-' + suit + '" x="10" y="27" width="40" height="40"/>' +
-      '<text class="rank small" x="54" y="84" text-anchor="end">' + rank + "</text></svg>";
-  }
-
-  function backSvg(hidden) {
-    var label = esc(hidden);
-    return '<svg class="card back " viewBox="0 0 60 90" role="img" aria-label="' + label + '">' +
-      "<title>" + label + '</title><rect class="face" x="1" y="1" width="58" height="88" rx="6"/>' +
-      '<rect x="6" y="6" width="48" height="78" rx="3" fill="url(#card-back)"/></svg>';
-  }
-
-  function fromHtml(html) {
-    var box = document.createElement("div");
-    box.innerHTML = html;
-    return box.firstElementChild;
-  }
-
   function dataOf(element, name) {
     try { return JSON.parse(element.getAttribute(name) || "null"); } catch (e) { return null; }
   }
@@ -145,20 +120,21 @@
   }
 
   // --- a live match -------------------------------------------------------------------
+  // The table (static/table.js) folds the stream's items of the page's game: those the page
+  // was built from (index < data-seen) at once, the new ones one at a time, paced so that each
+  // is seen (a hand's summary stays a few seconds); far behind, it catches up.
 
   function liveMatch(main) {
     var viewer = document.getElementById("viewer");
-    var words = viewer ? dataOf(viewer, "data-words") : null;
+    var T = window.TrucoTable;
+    var words = T ? T.pageWords() : null;
+    var ctx = viewer ? dataOf(viewer, "data-table") : null;
     var seen = parseInt(main.dataset.seen || "0", 10); // the feed items the page was built from
     var game = viewer ? parseInt(viewer.dataset.game || "1", 10) : 0;
     var run = null;
-    var lastSeat = {}; // seat -> its decision record (latency, fault) awaiting its action
-    var rounds = 0;
-    var handNow = words ? words.hand : 0;
-    var open = words ? words.open_hand : null; // the score-by-hand summary of the hand so far
-
-    function tantos(n) { return fmt(words.tanto[n === 1 ? 0 : 1], { num: n }); }
-    function cut(text, n) { return text.length <= n + 5 ? text : text.slice(0, n - 1) + "…"; }
+    var fold = null;
+    var pacer = null;
+    var live = false; // past the items the page was built from
 
     var count = document.getElementById("step-count");
     var at = count ? count.textContent.split("/") : [];
@@ -166,217 +142,65 @@
       return schedule(); // looking back at an earlier step: the page stays there (and polls)
     }
 
-    function seatName(seat) { return (words.seats && words.seats[seat]) || ("seat " + seat); }
-    function team(t) { return words.teams[t]; }
-    function cardName(c) { return words.cards[c] || c; }
-
-    function timeline(kind, text, extra) {
-      var list = document.querySelector("#timeline ol.timeline");
-      if (!list) return;
-      var old = list.querySelector("li.current");
-      if (old) old.classList.remove("current");
-      var li = document.createElement("li");
-      li.className = "ev ev-" + kind + " current" + (extra && extra.fault ? " faulty" : "");
-      li.innerHTML = "<span>" + esc(text) + "</span>" +
-        (extra && extra.points ? ' <span class="pts">' + esc(extra.points) + "</span>" : "") +
-        (extra && extra.fault ? ' <span class="fault-tag">' + esc(words.fault + " " + extra.fault) + "</span>" : "") +
-        (extra && extra.say ? '<q class="say">' + esc(extra.say) + "</q>" : "");
-      list.appendChild(li);
-      list.scrollTop = list.scrollHeight;
-      var caption = document.getElementById("caption");
-      if (caption) caption.textContent = text;
-      var count = document.getElementById("step-count");
-      if (count) {
-        var n = parseInt(count.textContent.split("/")[1] || "0", 10) + 1;
-        count.textContent = n + " / " + n;
-      }
+    function link(step) {
+      return window.location.pathname + "?game=" + game + "&step=" + step + "&view=spectator";
     }
 
-    function setScore(score) {
-      [0, 1].forEach(function (t) {
-        var cell = document.querySelector('#score strong[data-team="' + t + '"]');
-        if (cell && cell.textContent !== String(score[t])) cell.textContent = String(score[t]);
-      });
+    function drawAll() {
+      T.draw(fold);
+      T.drawTimeline(fold, { link: link });
+      T.drawHands(fold, { link: link });
+      var counter = document.getElementById("step-count");
+      if (counter) counter.textContent = (fold.step + 1) + " / " + (fold.step + 1);
     }
 
-    function handInfo(hand, round) {
-      var info = document.querySelector("#score .handinfo");
-      if (info) info.textContent = fmt(words.hand_n, { n: hand }) + " · " + fmt(words.round_n, { n: round });
+    function show(event, quiet) {
+      var step = fold.apply(event);
+      if (!step) return "decision";
+      if (!quiet) drawAll();
+      return event.type;
     }
 
-    function bubble(seat, text, record, say) {
-      var box = document.getElementById("seat-" + seat);
-      if (!box) return;
-      document.querySelectorAll("#table .bubble.current").forEach(function (b) { b.classList.remove("current"); });
-      var old = box.querySelector(".bubble");
-      if (old) old.remove();
-      var fault = record && record.fault ? words.faults[record.fault] || record.fault : null;
-      var html = '<div class="bubble current' + (fault ? " faulty" : "") + '"><span class="word">' + esc(text) + "</span>" +
-        (say ? '<q class="say">' + esc(say) + "</q>" : "") +
-        (fault ? '<span class="fault-tag">' + esc(words.fault + " " + fault) + "</span>" : "") +
-        (record && record.latency_ms != null ? '<span class="lat">' + Math.round(record.latency_ms) + " ms</span>" : "") +
-        "</div>";
-      var shown = box.querySelector(".shown");
-      box.insertBefore(fromHtml(html), shown);
+    function begin() {
+      fold = new T.Fold(ctx, words);
+      pacer = new T.Pacer(show, { stepMs: 500, holdMs: 3000, catchUp: true });
     }
 
-    function apply(event) {
-      var type = event.type;
-      if (type === "decision") { lastSeat[event.seat] = event; return; }
-      if (type === "hand_started") {
-        rounds = 1;
-        handNow = event.hand + 1;
-        document.querySelectorAll("#table .seat").forEach(function (box) {
-          var seat = parseInt(box.dataset.seat, 10);
-          var hand = box.querySelector(".hand");
-          if (hand) hand.innerHTML = ""; // a spectator sees no hand (as the server's page)
-          box.querySelectorAll(".bubble, .shown").forEach(function (n) { n.remove(); });
-          var who = box.querySelector(".who");
-          var mano = who && who.querySelector(".mano");
-          if (mano && seat !== event.mano) mano.remove();
-          if (!mano && who && seat === event.mano) who.insertAdjacentHTML("beforeend", ' <span class="mano">mano</span>');
-        });
-        document.querySelectorAll("#felt .played").forEach(function (p) { p.innerHTML = ""; });
-        var results = document.querySelector("#felt .rounds");
-        if (results) results.remove();
-        handInfo(event.hand + 1, 1);
-        var list = document.querySelector("#timeline ol.timeline");
-        if (list) list.innerHTML = "";
-        var head = document.querySelector("#timeline h2");
-        if (head) head.textContent = fmt(words.timeline, { n: event.hand + 1 });
-        setScore(event.score);
-        open = { said: [], truco: words.not_called, before: event.score };
-        document.querySelectorAll("#hands tbody tr.on").forEach(function (row) { row.classList.remove("on"); });
-        timeline("hand", fmt(words.t.hand_started, { hand: event.hand + 1, mano: seatName(event.mano) }));
-        return;
-      }
-      if (type === "action") {
-        var record = lastSeat[event.seat];
-        delete lastSeat[event.seat];
-        var who = seatName(event.seat);
-        var fault = record && record.fault ? words.faults[record.fault] || record.fault : null;
-        if (event.action === "play" && event.card) {
-          var hand = document.querySelector("#seat-" + event.seat + " .hand");
-          var back = hand && hand.querySelector("svg.card.back");
-          if (back) back.remove();
-          var felt = document.querySelector('#felt .played[data-seat="' + event.seat + '"]');
-          if (felt) felt.insertAdjacentHTML("beforeend", cardSvg(event.card, cardName(event.card), "played"));
-          bubble(event.seat, cardName(event.card), record, event.say);
-          timeline("play", fmt(words.t.play, { who: who, card: cardName(event.card) }), { say: event.say, fault: fault });
-        } else {
-          var word = words.said[event.action] || event.action;
-          bubble(event.seat, word, record, event.say);
-          var kind = words.answers.indexOf(event.action) >= 0 ? "answer" : "canto";
-          timeline(kind, who + ": " + word, { say: event.say, fault: fault });
-        }
-        return;
-      }
-      if (type === "round_ended") {
-        rounds = event.round + 2;
-        handInfo(handNow, Math.min(rounds, 3));
-        var felt2 = document.getElementById("felt");
-        var box = felt2 && felt2.querySelector(".rounds");
-        if (felt2 && !box) { box = document.createElement("div"); box.className = "rounds"; felt2.appendChild(box); }
-        var result = event.winner == null ? "parda" : team(event.winner);
-        if (box) box.insertAdjacentHTML("beforeend", "<span>" + esc(fmt(words.r_n, { n: event.round + 1 }) + " " + result) + "</span>");
-        timeline("round", event.winner == null ? fmt(words.t.round_parda, { round: event.round + 1 })
-          : fmt(words.t.round_to, { round: event.round + 1, team: team(event.winner) }));
-        return;
-      }
-      if (type === "envido_settled") {
-        var chain = (event.chain || []).map(function (c, i) {
-          var name = words.named[c] || c;
-          return i ? name.toLowerCase() : name;
-        }).join(", ");
-        var stated = (event.declarations || []).map(function (d) {
-          return seatName(d.seat) + " " + (d.points != null ? d.points : words.son_buenas);
-        }).join(", ");
-        setScore(event.score);
-        open.said.push("envido: " + team(event.winner) + ", " + tantos(event.points));
-        timeline("settle", fmt(words.t.envido, {
-          chain: chain, answer: event.querido ? "querido" : "no querido", points: event.points,
-          team: team(event.winner), stated: stated ? " (" + stated + ")" : ""
-        }), { points: "+" + event.points + " " + team(event.winner) });
-        return;
-      }
-      if (type === "envido_cancelled") {
-        timeline("settle", fmt(words.t.envido_cancelled, { reason: words.words[event.reason] || event.reason }));
-        return;
-      }
-      if (type === "flor_settled") {
-        setScore(event.score);
-        open.said.push("flor: " + team(event.winner) + ", " + tantos(event.points));
-        timeline("settle", fmt(words.t.flor, {
-          bet: words.named[event.bet] || event.bet, outcome: words.words[event.outcome] || event.outcome,
-          points: event.points, team: team(event.winner)
-        }), { points: "+" + event.points + " " + team(event.winner) });
-        return;
-      }
-      if (type === "truco_settled") {
-        var level = words.named[event.level] || event.level;
-        open.truco = event.querido ? level : fmt(words.not_wanted, { level: level });
-        timeline("settle", fmt(words.t.truco, {
-          level: words.named[event.level] || event.level, answer: event.querido ? "querido" : "no querido",
-          who: seatName(event.seat)
-        }));
-        return;
-      }
-      if (type === "hand_ended") {
-        setScore(event.score);
-        (event.shown || []).forEach(function (s) {
-          var seatBox = document.getElementById("seat-" + s.seat);
-          if (seatBox) seatBox.insertAdjacentHTML("beforeend", '<div class="shown">' + esc(words.shows) + " " +
-            s.cards.map(function (c) { return cardSvg(c, cardName(c), "mini"); }).join("") + "</div>");
-        });
-        var text = event.winner == null ? fmt(words.t.hand_over, { hand: event.hand + 1 })
-          : fmt(words.t.hand_to, { hand: event.hand + 1, team: team(event.winner), points: event.points,
-            reason: words.words[event.reason] || event.reason });
-        timeline("end", text, event.winner == null ? null : { points: "+" + event.points + " " + team(event.winner) });
-        var body = document.querySelector("#hands tbody");
-        var won = event.winner, points = event.points, line;
-        if (won == null) { // the game ended inside the hand (an envido or flor reached the end)
-          var gained = [event.score[0] - open.before[0], event.score[1] - open.before[1]];
-          won = gained[0] > gained[1] ? 0 : gained[1] > gained[0] ? 1 : null;
-          points = won == null ? 0 : Math.max(gained[0], gained[1]);
-          line = open.said.concat([words.ended_in_hand]).join(" · ");
-        } else {
-          line = open.said.concat(["truco: " + team(won) + ", " + tantos(points) + " (" + open.truco + ")"]).join(" · ");
-        }
-        if (body) {
-          var label = body.closest("table").querySelector("thead th:last-child").textContent;
-          body.insertAdjacentHTML("beforeend", '<tr class="on"><td class="num">' + (event.hand + 1) + '</td><td class="name">' +
-            esc(won == null ? "—" : cut(team(won), 20)) + '<span class="summary">' + esc(line) +
-            '</span></td><td class="num" data-label="+">' + points + '</td><td class="num" data-label="' +
-            esc(label) + '" data-score>' + event.score[0] + "-" + event.score[1] + "</td></tr>");
-        }
-        return;
-      }
-      if (type === "game_ended") {
-        setScore(event.score);
-        timeline("end", fmt(words.t.game_over, { team: team(event.winner), a: event.score[0], b: event.score[1] }));
-      }
-    }
+    if (viewer && words && ctx && T) begin();
 
     follow(main, {
       run: function (message) {
         var header = JSON.parse(message.data);
-        if (run !== null && header.run !== run) return window.location.reload(); // a new run
+        var index = parseInt(message.lastEventId, 10);
+        if (run !== null && header.run !== run) {
+          if (!live || index < seen) { run = header.run; if (fold) begin(); return; } // a later run replaces it
+          return window.location.reload(); // a new run while watching: its own page
+        }
         run = header.run;
       },
       message: function (message) {
         var index = parseInt(message.lastEventId, 10);
-        if (index < seen) return; // on the page already (one integer compare, no decode)
-        seen = index + 1;
         var item = JSON.parse(message.data);
-        if (!viewer || !words) return window.location.reload(); // the first events: build the viewer
+        if (!fold) {
+          if (index >= seen) return window.location.reload(); // the first events: build the viewer
+          return;
+        }
         if (item.game !== game) {
+          if (index < seen) return; // an earlier game, or the next one the page shows no more
           var url = new URL(window.location.href);
           url.searchParams.set("game", String(item.game));
           url.searchParams.delete("step");
           return window.location.replace(url.toString()); // a new game: its own viewer
         }
-        setScore(item.score);
-        item.events.forEach(apply);
+        if (index < seen) { // on the page already: folded, not shown again
+          item.events.forEach(function (e) { fold.apply(e); });
+          return;
+        }
+        if (!live) {
+          live = true;
+          drawAll();
+        }
+        pacer.push(item.events);
       },
       end: function (message, source) {
         source.close();
@@ -426,9 +250,15 @@
 
   // ------------------------------------------------------------------ the replay player
 
+  // The replay of a finished game in the page: its events as the view sees them
+  // (/matches/{id}/steps, /play/{id}/steps), folded by the table (static/table.js) up to the
+  // step shown; autoplay holds a hand's summary three steps long.
   function player(viewer) {
+    var T = window.TrucoTable;
+    var words = T.pageWords();
     var data = null;
-    var states = [];
+    var full = null; // the whole game folded: its steps, hands and timeline
+    var last = 0;
     var step = parseInt(viewer.dataset.step || "0", 10);
     var whole = viewer.dataset.whole === "1";
     var playing = null;
@@ -445,57 +275,10 @@
       return viewer.dataset.base + q;
     }
 
-    function expand(frames) {
-      var state = { seats: [] };
-      return frames.map(function (delta) {
-        var next = {};
-        Object.keys(state).forEach(function (k) { next[k] = state[k]; });
-        Object.keys(delta).forEach(function (k) { if (k !== "seats") next[k] = delta[k]; });
-        next.seats = state.seats.slice();
-        if (delta.seats) Object.keys(delta.seats).forEach(function (i) { next.seats[+i] = delta.seats[i]; });
-        state = next;
-        return next;
-      });
-    }
-
-    function renderSeat(index, seat) {
-      var box = document.getElementById("seat-" + index);
-      if (!box) return;
-      var w = data.words;
-      var hand = box.querySelector(".hand");
-      if (hand) hand.innerHTML = seat.cards.map(function (c) {
-        return c ? cardSvg(c, data.cards[c]) : backSvg(w.hidden);
-      }).join("");
-      var who = box.querySelector(".who");
-      if (who) {
-        who.querySelectorAll(".mano, .fault-tag").forEach(function (n) { n.remove(); });
-        if (seat.mano) who.insertAdjacentHTML("beforeend", ' <span class="mano">mano</span>');
-        if (seat.faults) who.insertAdjacentHTML("beforeend", ' <span class="fault-tag" title="' + esc(w.faults) + '">⚠ ' + seat.faults + "</span>");
-      }
-      box.querySelectorAll(".bubble, .shown").forEach(function (n) { n.remove(); });
-      var b = seat.bubble;
-      if (b) {
-        box.insertAdjacentHTML("beforeend", '<div class="bubble' + (b.current ? " current" : "") + (b.fault ? " faulty" : "") + '">' +
-          '<span class="word">' + esc(b.text) + "</span>" +
-          (b.say ? '<q class="say">' + esc(b.say) + "</q>" : "") +
-          (b.sena ? '<span class="sena">' + esc(w.sena + " " + b.sena) + "</span>" : "") +
-          (b.fault ? '<span class="fault-tag">' + esc(w.fault + " " + b.fault) + "</span>" : "") +
-          (b.latency ? '<span class="lat">' + esc(b.latency) + "</span>" : "") + "</div>");
-      }
-      if (seat.shown && seat.shown.length) {
-        box.insertAdjacentHTML("beforeend", '<div class="shown">' + esc(w.shows) + " " +
-          seat.shown.map(function (c) { return cardSvg(c, data.cards[c], "mini"); }).join("") + "</div>");
-      }
-      var played = document.querySelector('#felt .played[data-seat="' + index + '"]');
-      if (played) played.innerHTML = seat.played.map(function (c) { return cardSvg(c, data.cards[c], "played"); }).join("");
-    }
-
-    function stepper(state) {
-      var w = data.words;
-      var last = states.length - 1;
-      var starts = data.hand_starts;
+    function stepper() {
+      var w = words;
       var prevHand = null, nextHand = null;
-      starts.forEach(function (i) {
+      full.handStarts.forEach(function (i) {
         if (i < step) prevHand = i;
         if (i > step && nextHand === null) nextHand = i;
       });
@@ -513,66 +296,15 @@
         (step < last ? link(step + 1, "next", w.next_title, w.next + " ▶", "next") : off(w.next + " ▶")) + " " +
         (nextHand !== null ? link(nextHand, "next-hand", w.next_hand_title, w.hand + " »") : off(w.hand + " »")) + " " +
         link(last, "last", w.last_title, "▶|");
-      return state;
-    }
-
-    function renderTimeline(state) {
-      var w = data.words;
-      var head = document.querySelector("#timeline h2");
-      if (head) head.textContent = fmt(w.timeline, { n: state.hand });
-      var list = document.querySelector("#timeline ol.timeline");
-      if (!list) return;
-      var hand = data.timeline[step].hand;
-      var html = [];
-      var first = step;
-      while (first > 0 && data.timeline[first - 1].hand === hand) first -= 1;
-      for (var i = first; i < data.timeline.length && data.timeline[i].hand === hand; i++) {
-        if (!whole && i > step) break;
-        var it = data.timeline[i];
-        html.push('<li class="ev ev-' + esc(it.kind) + (i > step ? " future" : "") + (i === step ? " current" : "") +
-          (it.fault ? " faulty" : "") + '"><a href="' + url(i) + '">' + esc(it.text) + "</a>" +
-          (it.points ? ' <span class="pts">' + esc(it.points) + "</span>" : "") +
-          (it.fault ? ' <span class="fault-tag">' + esc(w.fault + " " + it.fault) + "</span>" : "") +
-          (it.say ? '<q class="say">' + esc(it.say) + "</q>" : "") + "</li>");
-      }
-      list.innerHTML = html.join("");
-      showCurrent();
-    }
-
-    function renderHands(state) {
-      var body = document.querySelector("#hands tbody");
-      if (!body) return;
-      var label = body.closest("table").querySelector("thead th:last-child").textContent;
-      body.innerHTML = data.hands.filter(function (h) { return whole || h.end <= step; }).map(function (h) {
-        return "<tr" + (h.hand === state.hand ? ' class="on"' : "") + '><td class="num"><a href="' + url(h.step) + '">' +
-          h.hand + '</a></td><td class="name">' + esc(h.winner) + '<span class="summary">' + esc(h.summary) +
-          '</span></td><td class="num" data-label="+">' + h.points + '</td><td class="num" data-label="' + esc(label) +
-          '" data-score>' + h.score[0] + "-" + h.score[1] + "</td></tr>";
-      }).join("");
     }
 
     function render() {
-      var state = states[step];
-      [0, 1].forEach(function (t) {
-        var cell = document.querySelector('#score strong[data-team="' + t + '"]');
-        if (cell) cell.textContent = String(state.score[t]);
-      });
-      var info = document.querySelector("#score .handinfo");
-      if (info) info.textContent = state.info;
-      state.seats.forEach(function (seat, i) { renderSeat(i, seat); });
-      var felt = document.getElementById("felt");
-      var rounds = felt && felt.querySelector(".rounds");
-      if (rounds) rounds.remove();
-      if (felt && state.rounds.length) {
-        felt.insertAdjacentHTML("beforeend", '<div class="rounds">' + state.rounds.map(function (r) {
-          return "<span>" + esc(r) + "</span>";
-        }).join("") + "</div>");
-      }
-      var caption = document.getElementById("caption");
-      if (caption) caption.textContent = state.caption;
-      stepper(state);
-      renderTimeline(state);
-      renderHands(state);
+      var fold = T.foldTo(data.table, words, data.events, step);
+      T.draw(fold);
+      var rest = whole ? full.timeline.filter(function (it) { return it.step > step; }) : null;
+      T.drawTimeline(fold, { link: url, rest: rest });
+      T.drawHands(fold, { link: url, rows: whole ? full.rows : null });
+      stepper();
       var share = document.getElementById("share");
       if (share) {
         var moment = "#g" + viewer.dataset.game + "-s" + (step + 1);
@@ -588,30 +320,35 @@
       var now = Date.now();
       if (announce && (!playing || now - lastAnnounce >= ANNOUNCE_MS)) {
         lastAnnounce = now;
-        announce.textContent = fmt(data.words.announce, { n: step + 1, m: states.length, caption: state.caption });
+        announce.textContent = fmt(words.announce, { n: step + 1, m: last + 1, caption: fold.caption });
       }
     }
 
     function go(to) {
-      var target = Math.max(0, Math.min(states.length - 1, to));
-      if (target === step && states.length) return render();
-      step = target;
+      step = Math.max(0, Math.min(last, to));
       render();
+    }
+
+    // a hand's end stays three steps long while the replay plays itself
+    function delay() {
+      var at = full.timeline[step];
+      var hold = at && (at.type === "hand_ended" || at.type === "game_ended") ? 3 : 1;
+      return hold * STEP_MS / speed;
     }
 
     function tick() {
       playing = null;
-      if (step >= states.length - 1) return pause();
+      if (step >= last) return pause();
       go(step + 1);
-      if (step >= states.length - 1) return pause();
-      playing = window.setTimeout(tick, STEP_MS / speed);
+      if (step >= last) return pause();
+      playing = window.setTimeout(tick, delay());
     }
 
     function play() {
-      if (step >= states.length - 1) go(0);
+      if (step >= last) go(0);
       button.setAttribute("aria-pressed", "true");
       button.textContent = "❚❚ " + button.dataset.pause;
-      playing = window.setTimeout(tick, STEP_MS / speed);
+      playing = window.setTimeout(tick, delay());
     }
 
     function pause() {
@@ -638,17 +375,19 @@
     fetch(viewer.dataset.steps, { credentials: "same-origin" })
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (found) {
-        if (!found || !found.steps || !found.steps.length) return;
+        if (!found || !found.events || !found.events.length || !words) return;
         data = found;
-        states = expand(found.steps);
-        step = Math.max(0, Math.min(states.length - 1, step));
+        full = new T.Fold(found.table, words);
+        found.events.forEach(function (e) { full.apply(e); });
+        last = full.step;
+        step = Math.max(0, Math.min(last, step));
         viewer.dataset.ready = "1";
         if (controls) controls.hidden = false;
         document.querySelectorAll(".js-only").forEach(function (n) { n.hidden = false; });
         button.addEventListener("click", toggle);
         select.addEventListener("change", function () {
           speed = parseFloat(select.value) || 1;
-          if (playing) { window.clearTimeout(playing); playing = window.setTimeout(tick, STEP_MS / speed); }
+          if (playing) { window.clearTimeout(playing); playing = window.setTimeout(tick, delay()); }
         });
         viewer.addEventListener("click", function (event) {
           var a = event.target.closest && event.target.closest("a[href]");
@@ -661,7 +400,8 @@
           var again = document.getElementById(a.id);
           if (a.id && again) again.focus();
         });
-        window.__trucoPlayer = { step: function () { return step; }, steps: states.length };
+        window.__trucoPlayer = { step: function () { return step; }, steps: last + 1 };
+        if (viewer.dataset.autoplay === "1" && !T.reducedMotion()) play(); // a played game plays itself
       });
 
     return {
@@ -738,9 +478,11 @@
   }
   window.addEventListener("resize", markOverflow);
 
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", start);
-  } else {
+  // deferred scripts run while the document is "interactive", before DOMContentLoaded: wait
+  // for it, so that the table's script (static/table.js, deferred after this one) is there
+  if (document.readyState === "complete") {
     start();
+  } else {
+    document.addEventListener("DOMContentLoaded", start);
   }
 })();

@@ -1,6 +1,6 @@
 """The score by hand of a game's replay: one row per finished hand (who won it, with how many
-tantos, the score after it, a line on its envido or flor and truco), and the summary so far of
-a hand still open (what a live page continues from)."""
+tantos, the score after it, a line on its envido or flor and truco). ``static/table.js``
+builds the same rows in the page (``Fold.closeRow``)."""
 
 from __future__ import annotations
 
@@ -69,26 +69,6 @@ def hand_rows(
             winner = team_names[won] if won is not None else "—"
             rows.append(HandRow(ev.hand + 1, mano, notes, winner, points, ev.score, start, line))
     return rows
-
-
-def open_hand(steps: Sequence[Step], team_names: tuple[str, str]) -> dict[str, object]:
-    """The score-by-hand summary so far of the last hand when it is not over (what a live
-    page's script continues from: :mod:`services.web.views.live_words`): its envido or flor
-    lines, its truco, and the score it started from."""
-    said: list[str] = []
-    truco = _("not called")
-    before: tuple[int, int] = (0, 0)
-    for s in steps:
-        ev = s.event
-        if isinstance(ev, HandStarted):
-            said, truco, before = [], _("not called"), ev.score
-        elif isinstance(ev, EnvidoSettled | FlorSettled):
-            kind = "envido" if isinstance(ev, EnvidoSettled) else "flor"
-            said.append(f"{kind}: {team_names[ev.winner]}, {tantos(ev.points)}")
-        elif isinstance(ev, TrucoSettled):
-            level = _(named(ev.level))
-            truco = level if ev.querido else _("%(level)s not wanted") % {"level": level}
-    return {"said": said, "truco": truco, "before": list(before)}
 
 
 def tantos(points: int) -> str:

@@ -1,52 +1,44 @@
-"""The words the ``/play`` board shows, in the page's language: every card's name (as the
-replay names them), every action and seña, and the board's sentences (``static/play.js``
+"""The words the ``/play`` table says besides the table's own
+(:mod:`services.web.views.table_words`): the calls on its buttons, whose turn it is, the clock,
+the end of the match, and how the person and their partner are named (``static/play.js``
 reads them from the page; docs/play.md)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from engine.actions import SENAS, WORDS
-from engine.cards import RANK
+from engine.actions import WORDS
 from services.web.i18n import gettext as _
-from services.web.views.common import canto_name, card_name, sena_name
+from services.web.views.common import canto_name
 
 
 def play_words() -> dict[str, Any]:
-    """Card names, action labels, seña names and the board's sentences, translated."""
+    """The calls' labels and the board's sentences, translated."""
     return {
-        "cards": {card: card_name(card) for card in RANK},
         "actions": {word: canto_name(word) for word in WORDS if word != "play"},
-        "senas": {sena: sena_name(sena) for sena in SENAS},
-        "text": {
-            "your_turn": _("Your turn: choose a card or a call."),
-            "their_turn": _("The bot is thinking."),
-            "waiting": _("Waiting for the match to start."),
-            "play_card": _("Play %(card)s"),
-            "you": _("You"),
-            "bot": _("Bot"),
-            "score": _("Score: you %(you)s, %(bot)s %(them)s"),
-            "clock": _("%(s)s s left"),
-            "won": _("You won the match."),
-            "lost": _("You lost the match."),
-            "draw": _("The match ended without a winner."),
-            "abandoned": _("The match was abandoned."),
-            "replay": _("See the replay"),
-            "again": _("Play again"),
-            "round": _("Round %(n)s"),
-            "game": _("Game %(n)s of %(of)s"),
-            "no_token": _(
-                "This page cannot act for this match: it was started in another browser."
-            ),
-            "error": _("Something went wrong: %(detail)s"),
-            "envido_points": _("Your envido: %(n)s"),
-            "has_flor": _("You have flor."),
-            "played": _("%(who)s played %(card)s"),
-            "said": _("%(who)s: %(word)s"),
-            "hand_start": _("A new hand: you hold %(cards)s."),
-            "partner": _("Partner"),
-            "partner_sena": _("Your partner signalled: %(sena)s"),
-            "sena_caught": _("%(who)s signalled: %(sena)s"),
-            "no_sena": _("No seña"),
-        },
+        "your_turn": _("Your turn: %(s)s s left"),
+        "their_turn": _("%(who)s is thinking…"),
+        "waiting": _("Waiting for the match to start."),
+        "play_card": _("Play the %(card)s (key %(n)d)"),
+        "your_cards": _("Your cards"),
+        "turn_you": _("your turn"),
+        "turn_bot": _("thinking"),
+        "you": _("You"),
+        "us": _("Us"),
+        "them": _("Them"),
+        "partner": _("%(name)s (partner)"),
+        "continue": _("Continue"),
+        "won": _("You won the match."),
+        "lost": _("You lost the match."),
+        "draw": _("The match ended without a winner."),
+        "abandoned": _("The match was abandoned."),
+        "replay": _("See the replay"),
+        "again": _("Play again"),
+        "game": _("Game %(n)s of %(of)s"),
+        "versus": _("%(us)s against %(them)s"),
+        "no_token": _("This page cannot act for this match: it was started in another browser."),
+        "error": _("Something went wrong: %(detail)s"),
+        "partner_sena": _("Your partner signalled: %(sena)s"),
+        "sena_caught": _("%(who)s signalled: %(sena)s"),
+        "no_sena": _("No seña"),
     }

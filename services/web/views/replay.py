@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from arena.game.narrate import describe, points_gained
+from arena.game.narrate import points_gained
 from arena.match.luck import MatchLuck
 from arena.match.replay import EntrantRecord, ReplayEvent, StartFault
 from engine.events import (
@@ -24,13 +24,16 @@ from engine.events import (
 )
 from engine.observe import SPECTATOR, Seat, visible_action
 from engine.rules import Rules
-from engine.spoken import named, said
+from engine.spoken import said
 from services.web.i18n import gettext as _
 from services.web.views.causes import fault_words
 from services.web.views.common import BotLink, card_name, sena_name, short
+from services.web.views.hand_summary import HandSummary, hand_summary
 from services.web.views.hands import HandRow, hand_rows
 from services.web.views.luck import with_luck
+from services.web.views.narration import Narrator
 from services.web.views.steps import Step, game_steps
+from services.web.views.table_names import PERSON, table_names
 
 ANSWERS = {"quiero", "no_quiero", "con_flor_quiero", "con_flor_me_achico"}
 
@@ -71,6 +74,7 @@ class SeatView:
     mano: bool
     bubble: Bubble | None = None
     faults: int = 0
+    dealer: bool = False
 
 
 @dataclass(slots=True)
@@ -85,6 +89,7 @@ class TableView:
     truco: str | None
     caption: str
     game_over: bool
+    summary: HandSummary | None = None  # at a hand's end, until the next hand is dealt
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +121,8 @@ class ReplayView:
     hand_starts: list[int]
     prev_hand: int | None
     next_hand: int | None
+    you: int | None = None  # the person's seat, at a person's table
+    target: int = 30  # the points to win (the fósforos' halves)
 
 
 def _seat_names(
@@ -141,6 +148,38 @@ def _seat_names(
             link = BotLink(replay.entrants[entrant].name)
         names.append(link)
     return names
+
+
+def _people(replay: Shown, game_index: int) -> list[bool]:
+    """For each seat of game ``game_index``: is a person sitting there (``/play``)?"""
+    game = replay.games[game_index]
+    players = replay.rules.players
+    out = []
+    for seat in range(players):
+        if len(game.seats) == players == len(replay.entrants):
+            entrant = game.seats[seat]
+        else:
+            entrant = game.teams[seat % 2]
+        out.append(
+            0 <= entrant < len(replay.entrants) and replay.entrants[entrant].source == PERSON
+        )
+    return out
+
+
+def narrated_names(
+    replay: Shown, game_index: int, sides: tuple[list[BotLink], list[BotLink]]
+) -> tuple[list[BotLink], tuple[str, str], Narrator]:
+    """Game ``game_index``'s seats as its table names them (told apart; the person "Vos"),
+    its teams' labels, and its narrator."""
+    game = replay.games[game_index]
+    links = (
+        sides[game.teams[0]] or [BotLink(replay.entrants[game.teams[0]].name)],
+        sides[game.teams[1]] or [BotLink(replay.entrants[game.teams[1]].name)],
+    )
+    teams = (" & ".join(b.name for b in links[0]), " & ".join(b.name for b in links[1]))
+    names = table_names(_seat_names(replay, game_index, sides), teams, _people(replay, game_index))
+    narrator = Narrator([n.name for n in names.seats], names.team_words, names.you)
+    return names.seats, names.teams, narrator
 
 
 def _kind(event: Event | StartFault) -> str:
@@ -187,6 +226,14 @@ class Shown(Protocol):
 POSITIONS = {2: ("bottom", "top"), 4: ("bottom", "right", "top", "left")}
 
 
+def positions(players: int, bottom: int | None = None) -> tuple[str, ...]:
+    """Where each seat sits on the screen: seat ``bottom`` (a person's) at the bottom, the
+    others round the table in their order of play (seat 0 at the bottom when none is given)."""
+    around = POSITIONS.get(players, tuple("bottom" for _ in range(players)))
+    first = bottom or 0
+    return tuple(around[(seat - first) % len(around)] for seat in range(players))
+
+
 def replay_view(
     replay: Shown,
     sides: tuple[list[BotLink], list[BotLink]],
@@ -220,17 +267,12 @@ def replay_view(
         view = "all"
     last = len(steps) - 1
     step = last if step is None else min(max(step, 0), last)
-    names = _seat_names(replay, game - 1, sides)
-    seat_names = [n.name for n in names]
+    names, team_names, narrator = narrated_names(replay, game - 1, sides)
     team_links: tuple[list[BotLink], list[BotLink]] = (
         sides[record.teams[0]] or [BotLink(replay.entrants[record.teams[0]].name)],
         sides[record.teams[1]] or [BotLink(replay.entrants[record.teams[1]].name)],
     )
-    team_names = (
-        " & ".join(b.name for b in team_links[0]),
-        " & ".join(b.name for b in team_links[1]),
-    )
-    table = _fold(steps[: step + 1], view, names, team_names, players)
+    table = _fold(steps[: step + 1], view, names, team_names, players, narrator)
     hand_now = steps[step].hand
     whole = whole and view == "all"
     restricted = not whole
@@ -245,9 +287,9 @@ def replay_view(
             TimelineItem(
                 step=s.index,
                 kind=_kind(ev),
-                text=_describe(ev, seat_names, team_names),
+                text=_describe(ev, narrator),
                 say=say,
-                points=points_gained(ev, team_names),
+                points=points_gained(ev, narrator.teams),
                 future=s.index > step,
                 current=s.index == step,
                 fault=fault if fault else (ev.fault if isinstance(ev, StartFault) else None),
@@ -283,6 +325,8 @@ def replay_view(
         hand_starts=starts,
         prev_hand=prev_hand,
         next_hand=next_hand,
+        you=narrator.you,
+        target=replay.rules.points_to_win,
     )
 
 
@@ -292,16 +336,15 @@ def _fold(
     names: list[BotLink],
     team_names: tuple[str, str],
     players: int,
+    narrator: Narrator,
 ) -> TableView:
     """The table after the last of ``steps`` (the table before any step when there is none)."""
     table = None
-    for each in fold_each(steps, view, names, team_names, players):
+    for each in fold_each(steps, view, names, team_names, players, narrator):
         table = each
     if table is None:
-        positions = POSITIONS.get(players, tuple("bottom" for _ in range(players)))
-        seats = [
-            SeatView(s, s % 2, names[s], positions[s], [], [], [], False) for s in range(players)
-        ]
+        at = positions(players, narrator.you)
+        seats = [SeatView(s, s % 2, names[s], at[s], [], [], [], False) for s in range(players)]
         return TableView(0, 0, (0, 0), 1, seats, [], [], None, "", False)
     return table
 
@@ -312,27 +355,33 @@ def fold_each(
     names: list[BotLink],
     team_names: tuple[str, str],
     players: int,
+    narrator: Narrator,
 ) -> Iterator[TableView]:
-    """The table after each of ``steps`` in turn, in one pass (the in-page viewer's frames:
-    :mod:`services.web.views.frames`); each yielded table is a copy of its own."""
-    positions = POSITIONS.get(players, tuple("bottom" for _ in range(players)))
-    seats = [SeatView(s, s % 2, names[s], positions[s], [], [], [], False) for s in range(players)]
+    """The table after each of ``steps`` in turn, in one pass (``static/table.js``'s ``Fold``
+    does the same in the page); each yielded table is a copy of its own."""
+    at = positions(players, narrator.you)
+    seats = [SeatView(s, s % 2, names[s], at[s], [], [], [], False) for s in range(players)]
     score: tuple[int, int] = (0, 0)
     hand, mano, rnd = 0, 0, 1
     trick: list[tuple[int, str]] = []
     results: list[str] = []
     truco: str | None = None
     game_over = False
-    seat_names = [n.name for n in names]
+    summary: HandSummary | None = None
+    this_hand: list[Event] = []
     for step in steps:
         ev = visible_event(step.event, view)
         if isinstance(ev, HandStarted):
             hand, mano, score, rnd, truco = ev.hand + 1, ev.mano, ev.score, 1, None
-            trick, results = [], []
+            trick, results, summary, this_hand = [], [], None, []
+            dealer = (ev.mano - 1) % players
             for s in seats:
                 dealt = ev.deal[s.seat]
-                s.cards = list(dealt) if can_see_hand(view, s.seat) else [None] * len(dealt)
+                # a spectator's deal holds no card: three face down all the same
+                hidden: list[str | None] = [None] * (len(dealt) or 3)
+                s.cards = [*dealt] if can_see_hand(view, s.seat) and dealt else hidden
                 s.played, s.shown, s.bubble, s.mano = [], [], None, s.seat == ev.mano
+                s.dealer = s.seat == dealer
         elif isinstance(ev, ActionTaken):
             s = seats[ev.seat]
             if ev.action == "play" and ev.card:
@@ -349,7 +398,7 @@ def fold_each(
                 say=ev.say,
                 sena=sena_name(ev.sena) if ev.sena else None,
                 fault=d.fault if d is not None else None,
-                latency=f"{d.latency_ms:.0f} ms" if d is not None else None,
+                latency=None if d is None else f"{int(d.latency_ms + 0.5)} ms",  # half up (JS)
             )
             if d is not None and d.fault:
                 s.faults += 1
@@ -367,6 +416,10 @@ def fold_each(
                 seats[shown.seat].shown = list(shown.cards)
         elif isinstance(ev, GameEnded):
             score, game_over = ev.score, True
+        if not isinstance(ev, StartFault):
+            this_hand.append(ev)
+            if isinstance(ev, HandEnded):
+                summary = hand_summary(this_hand, narrator, team_names)
         current = ev.seat if isinstance(ev, ActionTaken) else None
         yield TableView(
             hand=hand,
@@ -377,8 +430,9 @@ def fold_each(
             trick=trick,
             round_results=results,
             truco=truco,
-            caption=_describe(ev, seat_names, team_names),
+            caption=_describe(ev, narrator),
             game_over=game_over,
+            summary=summary,
         )
 
 
@@ -390,27 +444,12 @@ def _seat_copy(seat: SeatView, current: bool) -> SeatView:
     return replace(seat, bubble=bubble)
 
 
-def _describe(event: Event | StartFault, seats: Sequence[str], teams: tuple[str, str]) -> str:
-    """One sentence for an event (:func:`arena.narrate.describe`, through the page's
-    catalogue); a failed start is worded from its fault's kind, not the client's English, and
-    an envido's chain as players say it ("Envido, real envido: querido")."""
+def _describe(event: Event | StartFault, narrator: Narrator) -> str:
+    """One sentence for an event (:class:`services.web.views.narration.Narrator`); a failed
+    start is worded from its fault's kind, not the client's English."""
     if isinstance(event, StartFault):
         return _("%(who)s could not start: %(fault)s") % {
-            "who": seats[event.seat] if 0 <= event.seat < len(seats) else "?",
+            "who": narrator.who(event.seat),
             "fault": fault_words(event.fault, event.status),
         }
-    if isinstance(event, EnvidoSettled):  # "Envido, real envido: querido, 5 to ana"
-        chain = [_(named(c)) for c in event.chain]
-        stated = ", ".join(  # what was declared: "ana 27, beto son buenas"
-            f"{seats[d.seat] if d.seat < len(seats) else '?'} "
-            + (str(d.points) if d.points is not None else _("son buenas"))
-            for d in event.declarations
-        )
-        return _("%(chain)s: %(answer)s, %(points)d to %(team)s%(stated)s") % {
-            "chain": ", ".join([chain[0], *(c.lower() for c in chain[1:])]),
-            "answer": "querido" if event.querido else "no querido",
-            "points": event.points,
-            "team": teams[event.winner],
-            "stated": f" ({stated})" if stated else "",
-        }
-    return describe(event, seats, teams, _, card_name)
+    return narrator.line(event)

@@ -1,5 +1,5 @@
 """A game's replay as steps: each engine event with its index, its hand and the bot decision
-(latency, fault) that produced it; the replay viewer, its frames and the live words walk them."""
+(latency, fault) that produced it; the replay viewer and the table's events walk them."""
 
 from __future__ import annotations
 

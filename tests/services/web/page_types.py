@@ -28,6 +28,7 @@ def page_types(web: WebData) -> dict[str, str]:
         "SPRT test": f"/tests/{s.sprt_id}",
         "play a bot": "/play",
         "play board": "/play/1",
+        "play replay (2v2)": f"/play/{s.play_match}/replay?step=30",
         "match finished": f"/matches/{s.replay_match}",
         "match finished, seat view, mid-hand": f"/matches/{s.replay_match}?game=1&step=6&view=seat0",
         "match live": f"/matches/{s.live_match}",
@@ -68,6 +69,8 @@ def every_page(web: WebData) -> dict[str, str]:
         "SPRT test": f"/tests/{s.sprt_id}",
         "play a bot": "/play",
         "play board": "/play/1",
+        "play replay": f"/play/{s.play_match}/replay",
+        "play replay, a seat mid-hand": f"/play/{s.play_match}/replay?step=20&view=seat1",
         "error 404": "/no/such/page",
         **ladder_pages(web),
     }

@@ -69,6 +69,7 @@ class Seeded:
     lost_by: dict[str, int] = field(default_factory=dict)  # failing bot -> its match with "sano"
     sprt_id: int = 0  # an SPRT test with two pairs stored
     ladder: LadderSeed | None = None  # the ladders, played (tests/services/web/ladder_seed.py)
+    play_match: int = 0  # a 2v2 a person played at /play (its replay page)
     replays: dict[int, Replay] = field(default_factory=dict)
     winners: dict[int, int | None] = field(default_factory=dict)  # match -> winner side
     sides: dict[int, tuple[int, int]] = field(default_factory=dict)  # match -> (bot 0, bot 1)
@@ -474,6 +475,7 @@ async def _played_by_flow(url: str, seeded: Seeded) -> None:
         await _individual(pool, seeded)
         await _faults(pool, seeded)
         await _sprt(pool, seeded)
+        await _played_by_a_person(pool, seeded)
     finally:
         await pool.close()
 
@@ -551,3 +553,45 @@ async def _sprt(pool: asyncpg.Pool, seeded: Seeded) -> None:
         replay = await run_match(str(match_id), match.seed, settings, bots)
         next_ids = (await flow.record_result(pool, match_id, replay)).next_ids
     seeded.sprt_id = test_id
+
+
+async def _played_by_a_person(pool: asyncpg.Pool, seeded: Seeded) -> None:
+    """A 2v2 a person played at /play (stored as the API stores it): the person and Siete
+    Bravo as partner against El Ancho twice; the person's seat answers as a simple strategy."""
+    from services.db import play_matches as db_play
+
+    bots = seeded.bots
+    entrants = [
+        ("person", "person", "heuristic"),
+        ("El Ancho", f"bot:{bots['El Ancho']}", "heuristic"),
+        ("Siete Bravo", f"bot:{bots['Siete Bravo']}", "heuristic"),
+        ("El Ancho", f"bot:{bots['El Ancho']}", "heuristic"),
+    ]
+    players = [
+        (EntrantRecord(name, source), InProcessBot(name, strategy_decider(kind, 40 + k)))
+        for k, (name, source, kind) in enumerate(entrants)
+    ]
+    rules = Rules(players=4, points_to_win=15)
+    replay = await run_match(
+        "play-seed", 31, MatchSettings(rules=rules, games_per_match=1), players
+    )
+    stored = await db_play.create_play_match(
+        pool,
+        bot_id=bots["El Ancho"],
+        account_id=None,
+        person_side=0,
+        rules=rules,
+        games=1,
+        seed=31,
+        token_hash=b"\x00" * 32,
+        address_key=b"\x00" * 32,
+    )
+    await db_play.finish_play_match(
+        pool,
+        stored.id,
+        status="finished",
+        winner_side=replay.result.winner,
+        result=played_result(replay),
+        replay=msgspec.json.encode(replay),
+    )
+    seeded.play_match = stored.id

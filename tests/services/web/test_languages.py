@@ -66,11 +66,9 @@ async def test_accept_language_es_ar_gives_the_pages_in_spanish(
         (await client.get(f"/matches/{web_data.seeded.replay_match}?step=40", headers=SPANISH)).text
     )
     # the narration, the cards and the cantos as players say them
-    assert "se reparten las cartas" in replay and " tira el " in replay
+    assert ": reparte " in replay and " es mano " in replay and " jugó el " in replay
     assert re.search(r"\b(\d+|ancho|siete) de (espadas|bastos|oros|copas)\b", replay)
-    assert (
-        "Puntos por mano" in replay and "cards dealt" not in replay and " plays the " not in replay
-    )
+    assert "Puntos por mano" in replay and " deals, " not in replay and " played the " not in replay
 
 
 async def test_without_a_choice_the_pages_are_in_english(

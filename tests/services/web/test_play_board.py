@@ -1,8 +1,9 @@
-"""``/play`` in a real browser (Chromium through Playwright) at 390 px, in Spanish: the form
-starts a match against the house heuristic, and the board is played by keyboard alone (Tab to
-a button, Enter; the keys 1-3 for cards) until the match is over; the cards are named as the
-replay names them. The app runs on its own database (a house bot stored there) on 127.0.0.1.
-Skipped, with the reason, without a browser."""
+"""``/play``'s table in a real browser (Chromium through Playwright): a 2v2 in play is axe
+clean, a seña chosen by keyboard goes with the next card and is said, leaving forfeits; a page
+opened again in mid-game (a reload) shows the hand in play at once, and a browser without
+EventSource follows the session by long polls; a page without the session's token says so.
+Whole games by keyboard: ``test_play_table.py``. The app runs on its own database (a house bot
+stored there) on 127.0.0.1. Skipped, with the reason, without a browser."""
 
 from __future__ import annotations
 
@@ -73,62 +74,6 @@ def _focused(page: Any) -> str:
     )
 
 
-def test_a_whole_match_by_keyboard_at_390_px_in_spanish(chromium: Any, served: Served) -> None:
-    context = chromium.new_context(
-        viewport={"width": 390, "height": 844}, base_url=served.base, locale="es-AR"
-    )
-    try:
-        page = context.new_page()
-        page.goto("/play?lang=es")
-        sync_api.expect(page.locator("h1")).to_have_text("Jugá contra un bot")
-        # the form by keyboard: focus the opponent, Tab to the submit button, Enter
-        page.locator("#play-bot").focus()
-        for _ in range(10):
-            page.keyboard.press("Tab")
-            if page.evaluate("() => document.activeElement.type") == "submit":
-                break
-        page.keyboard.press("Enter")
-        page.wait_for_url(re.compile(r".*/play/\d+$"), timeout=20_000)
-        board = page.locator("#board")
-        sync_api.expect(board).to_be_visible()
-        decisions = 0
-        named: set[str] = set()
-        answered = ""
-        for _ in range(400):
-            eventually(
-                page,
-                "(last) => document.querySelector('#end').textContent.trim() !== '' || "
-                "(document.querySelector('#board').dataset.turn || '') !== '' && "
-                "document.querySelector('#board').dataset.turn !== last",
-                answered,
-            )
-            if page.locator("#end").inner_text().strip():
-                break
-            answered = board.get_attribute("data-turn") or ""
-            hand = page.locator("#hand button")
-            named.update(hand.all_inner_texts())
-            playable = [i for i in range(hand.count()) if not hand.nth(i).is_disabled()]
-            if playable and decisions % 2 == 0:
-                page.keyboard.press(str(playable[0] + 1))
-            else:
-                # Tab from the page's top to the first enabled choice, then Enter
-                page.locator("h1").focus()
-                for _ in range(30):
-                    page.keyboard.press("Tab")
-                    if "play-choice" in _focused(page):
-                        break
-                page.keyboard.press("Enter")
-            decisions += 1
-        end = page.locator("#end").inner_text()
-        assert re.search(r"(Ganaste|Perdiste|sin ganador)", end), end
-        assert decisions > 0
-        assert named and all(CARD_NAME.search(label) for label in named), named
-        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
-        assert page.get_by_role("link", name="Ver la repetición").count() == 1
-    finally:
-        context.close()
-
-
 def test_the_board_without_a_token_says_so(chromium: Any, served: Served) -> None:
     context = chromium.new_context(viewport={"width": 390, "height": 844}, base_url=served.base)
     try:
@@ -156,7 +101,11 @@ def test_a_2v2_with_a_sena_by_keyboard(chromium: Any, served: Served) -> None:
         play_id = page.url.rsplit("/", 1)[1]
         eventually(page, "(document.querySelector('#board').dataset.turn || '') !== ''")
         sync_api.expect(page.locator("#senas-box")).to_be_visible()
-        assert " & Vos vs " in page.locator("#opponent").inner_text()  # partner & you vs bot
+        # the person and the partner against the two rivals, told apart
+        assert re.fullmatch(
+            r"Vos & \S+ \(compañero\) contra \S+ \(1\) & \S+ \(2\)",
+            page.locator("#opponent").inner_text(),
+        )
         # axe-core on the board in play: cards, calls and señas shown, at 1280 and 390 px
         assert violations_by_width(page) == {}
         page.set_viewport_size({"width": 390, "height": 844})
@@ -174,10 +123,16 @@ def test_a_2v2_with_a_sena_by_keyboard(chromium: Any, served: Served) -> None:
         else:
             page.locator("#calls button").first.focus()
             page.keyboard.press("Enter")
+        # the person's action is said on the table, with its seña
+        eventually(
+            page, "document.querySelector('#timeline').textContent.includes('con seña: un tres')"
+        )
         eventually(page, "(t) => document.querySelector('#board').dataset.turn !== t", turn)
         page.locator("#leave").focus()
         page.keyboard.press("Enter")
         sync_api.expect(page.locator("#end")).not_to_be_empty(timeout=30_000)
+        assert "Perdiste" in page.locator("#end").inner_text()
+        assert page.get_by_role("link", name="Jugar otra vez").count() == 1
         replay = page.request.get(f"/v1/play/{play_id}/replay").json()
         game = replay["games"][0]
         seat = game["seats"].index(0)
@@ -187,5 +142,91 @@ def test_a_2v2_with_a_sena_by_keyboard(chromium: Any, served: Served) -> None:
             if e.get("type") == "action" and e["seat"] == seat and e.get("sena")
         ]
         assert senas[:1] == ["tres"], senas
+    finally:
+        context.close()
+
+
+def _start(page: Any) -> str:
+    page.goto("/play?lang=es")
+    page.locator("#play-start").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r".*/play/\d+$"), timeout=20_000)
+    return str(page.url.rsplit("/", 1)[1])
+
+
+def _my_turn(page: Any) -> None:
+    eventually(page, "(document.querySelector('#board').dataset.turn || '') !== ''")
+
+
+def test_a_page_opened_again_shows_the_hand_in_play(chromium: Any, served: Served) -> None:
+    context = chromium.new_context(viewport={"width": 390, "height": 844}, base_url=served.base)
+    try:
+        page = context.new_page()
+        _start(page)
+        _my_turn(page)
+        page.keyboard.press("1")  # a card to the felt
+        eventually(page, "document.querySelectorAll('#felt svg.card').length > 0")
+        _my_turn(page)
+        felt = sorted(
+            page.eval_on_selector_all("#felt svg.card", "ns => ns.map(n => n.dataset.card)")
+        )
+        mine = page.eval_on_selector_all("#hand button", "ns => ns.map(n => n.dataset.card)")
+        page.reload()
+        _my_turn(page)
+        again = page.eval_on_selector_all("#felt svg.card", "ns => ns.map(n => n.dataset.card)")
+        assert sorted(again) == felt
+        assert (
+            page.eval_on_selector_all("#hand button", "ns => ns.map(n => n.dataset.card)") == mine
+        )
+        assert page.locator("#timeline li").count() > 1  # the hand so far, from its deal
+        page.locator("#leave").click()
+        sync_api.expect(page.locator("#end")).not_to_be_empty(timeout=30_000)
+    finally:
+        context.close()
+
+
+def test_without_eventsource_the_table_follows_by_long_polls(chromium: Any, served: Served) -> None:
+    context = chromium.new_context(
+        viewport={"width": 1280, "height": 900}, base_url=served.base, locale="en-US"
+    )
+    context.add_init_script("delete window.EventSource;")
+    try:
+        page = context.new_page()
+        _start(page)
+        _my_turn(page)
+        page.keyboard.press("1")
+        # the person's card, and what came after it, told on the table
+        eventually(page, "document.querySelector('#timeline').textContent.includes('Jugaste el')")
+        eventually(page, "document.querySelectorAll('#felt svg.card').length > 0")
+        page.locator("#leave").click()
+        sync_api.expect(page.locator("#end")).not_to_be_empty(timeout=30_000)
+    finally:
+        context.close()
+
+
+TABLE_PAGE_LIMIT = 100 * 1024
+"""The play table's page: its HTML, stylesheet, scripts and icon, uncompressed (issue 35)."""
+
+
+def test_the_table_page_weighs_under_100_kb(chromium: Any, served: Served) -> None:
+    context = chromium.new_context(viewport={"width": 390, "height": 844}, base_url=served.base)
+    try:
+        page = context.new_page()
+        _start(page)
+        _my_turn(page)
+        weights: dict[str, int] = {}
+        kinds = {"document", "script", "stylesheet", "image"}
+
+        def weigh(response: Any) -> None:
+            if response.request.resource_type in kinds and "/v1/" not in response.url:
+                weights[response.url] = len(response.body())
+
+        page.on("response", weigh)
+        page.reload(wait_until="load")
+        _my_turn(page)
+        assert any(url.endswith("/static/table.js") for url in weights), weights
+        assert sum(weights.values()) < TABLE_PAGE_LIMIT, weights
+        page.locator("#leave").click()
+        sync_api.expect(page.locator("#end")).not_to_be_empty(timeout=30_000)
     finally:
         context.close()

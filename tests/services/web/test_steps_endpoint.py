@@ -1,5 +1,6 @@
-"""``/matches/{id}/steps``: a finished match's game, step by step, in the page's language; a
-match not over (only a spectator may see it, R-11), an unknown match or game: a 404."""
+"""``/matches/{id}/steps``: a finished match's game as one view may see it (the events and the
+table they are played at, worded in the page's language); a match not over (only a spectator
+may see it, R-11), an unknown match or game: a 404."""
 
 from __future__ import annotations
 
@@ -16,11 +17,18 @@ async def test_a_finished_games_steps(client: httpx.AsyncClient, web_data: WebDa
     r = await client.get(f"/matches/{s.replay_match}/steps?game=1&view=seat0")
     assert r.status_code == 200
     data = r.json()
-    assert data["view"] == "seat0" and len(data["steps"]) == len(data["timeline"]) > 10
-    assert data["hand_starts"][0] == 0 and data["hands"]
+    assert data["view"] == "seat0" and data["table"]["players"] == 2
+    events = data["events"]
+    assert len([e for e in events if e["type"] != "decision"]) > 10
+    assert events[0]["type"] == "hand_started"
+    # seat 0's view: its own cards, nothing of seat 1's until played (R-11)
+    deals = [e["deal"] for e in events if e["type"] == "hand_started"]
+    assert all(all(c is not None for c in d[0]) and d[1] == [None] * len(d[1]) for d in deals)
     assert "Content-Security-Policy" in r.headers
-    es = (await client.get(f"/matches/{s.replay_match}/steps?lang=es")).json()
-    assert es["words"]["back"] != data["words"]["back"]  # worded in Spanish
+    seat1 = (await client.get(f"/matches/{s.replay_match}/steps?game=1&view=seat1")).json()
+    assert all(d[0] == [None] * 3 for d in (e["deal"] for e in seat1["events"] if "deal" in e))
+    names = [seat["name"] for seat in data["table"]["seats"]]
+    assert len(set(names)) == 2
 
 
 @pytest.mark.parametrize(
