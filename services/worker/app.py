@@ -15,7 +15,9 @@ stops a booting worker with one line naming the variable and exit status 78.
 from __future__ import annotations
 
 import logging
+import os
 import sys
+import threading
 from typing import Any
 
 from celery import Celery
@@ -28,6 +30,7 @@ from services.base.limits import VISIBILITY_TIMEOUT_S
 from services.base.log_levels import quiet_noisy_loggers
 from services.base.secretbox import SecretBox
 from services.worker.names import LADDER, MATCHES, RESULTS, TASK_QUEUES
+from services.worker.resources import Resources
 from services.worker.schedule import beat_schedule
 
 logger = logging.getLogger(__name__)
@@ -99,6 +102,8 @@ class WorkerApp(Celery):  # type: ignore[misc]
         super().__init__(main)
         self._settings = settings
         self._secret_box: tuple[Settings, SecretBox] | None = None
+        self._resources: Resources | None = None
+        self._resources_lock = threading.Lock()
         self.add_defaults(lambda: make_config(self.settings))
 
     @property
@@ -114,6 +119,15 @@ class WorkerApp(Celery):  # type: ignore[misc]
         self._settings = settings
         if settings is not None and self.configured:
             self.conf.update(make_config(settings))
+
+    @property
+    def resources(self) -> Resources:
+        """What this process keeps between tasks (:mod:`services.worker.resources`): one
+        object per process, made again after a fork."""
+        with self._resources_lock:
+            if self._resources is None or self._resources.pid != os.getpid():
+                self._resources = Resources()
+            return self._resources
 
     @property
     def secret_box(self) -> SecretBox:
