@@ -29,6 +29,7 @@ from services.base.environment import WORKER_NEEDS, load_settings, secret_key
 from services.base.limits import VISIBILITY_TIMEOUT_S
 from services.base.log_levels import quiet_noisy_loggers
 from services.base.secretbox import SecretBox
+from services.worker.celery_types import CeleryOptions
 from services.worker.names import LADDER, MATCHES, RESULTS, TASK_QUEUES
 from services.worker.resources import Resources
 from services.worker.schedule import beat_schedule
@@ -51,9 +52,9 @@ def celery_broker_url(redis_url: str) -> str:
     return redis_url
 
 
-def make_config(settings: Settings) -> dict[str, Any]:
+def make_config(settings: Settings) -> CeleryOptions:
     """The Celery configuration for ``settings``."""
-    transport: dict[str, Any] = {"visibility_timeout": VISIBILITY_TIMEOUT_S}
+    transport: CeleryOptions = {"visibility_timeout": VISIBILITY_TIMEOUT_S}
     if settings.redis.prefix:
         transport["global_keyprefix"] = settings.redis.prefix
     return {

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
 
 import msgspec
 
@@ -19,6 +18,7 @@ from services.base.limits import match_task_limits
 from services.base.secretbox import SecretBox
 from services.domain.match_order import MatchOrder
 from services.worker.app import WorkerApp, app
+from services.worker.celery_types import CeleryOptions
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import (
     MATCH_STARTED,
@@ -50,7 +50,7 @@ def send_started(match_id: int) -> None:
         logger.warning("could not send %s for match %s: %s", MATCH_STARTED, match_id, exc)
 
 
-def play_options(message: MatchOrder, queue: str = MATCHES) -> dict[str, Any]:
+def play_options(message: MatchOrder, queue: str = MATCHES) -> CeleryOptions:
     """Queue and time limits of one match's task: its own deadline, never above the cap."""
     soft, hard = match_task_limits(message.settings, len(message.entrants))
     return {"queue": queue, "soft_time_limit": soft, "time_limit": hard}
