@@ -98,8 +98,7 @@ def run(settings: Settings, environ: Mapping[str, str], *, out: Any = None) -> i
                 ]
                 bot_children: dict[str, Child] = {}
             else:  # HTTP servers on loopback, registered through the API like anyone's bots
-                known = read_state(path).get("bots", {})
-                bots = local_house_bots(known, settings.launch.house_ports)
+                bots = local_house_bots(read_state(path).bots, settings.launch.house_ports)
                 bot_children = start_bots(children, env, bots)
             api = children.start(
                 "api", api_argv(settings.web.port), metrics_env(env, settings, "api")

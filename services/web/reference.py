@@ -33,7 +33,7 @@ from litestar.serialization import encode_json
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from services.api.routes.schema_document import KeptJsonDocument
-from services.api.spec import full_document
+from services.api.spec import OpenApiDocument, full_document
 from services.web.pages.render import SECURITY_HEADERS, language_of_response, render_html
 
 SCHEMA_PATH = "/schema"  # services.api.app mounts the OpenAPI router there
@@ -76,7 +76,7 @@ class ApiReference(SwaggerRenderPlugin):
             style="",
         )
 
-    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+    def render(self, request: Request[Any, Any, Any], openapi_schema: OpenApiDocument) -> bytes:
         return render_html(
             request,
             "reference.html",

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 import msgspec
 
 from arena.game.deals import Deals
 from arena.match.luck import MatchLuck
+from engine.rules import Rules
 from services.api.schemas.tournaments import (
     GamesPerMatch,
     MasterSeed,
@@ -44,7 +45,7 @@ class LiveReplay(msgspec.Struct, kw_only=True):
     live: bool
     match_id: int
     status: MatchStatus
-    rules: dict[str, Any]
+    rules: Rules
     entrants: list[MatchEntrant]
     games: list[LiveGame]
 
@@ -85,7 +86,7 @@ class MatchRead(msgspec.Struct, kw_only=True):
     rated: bool
     games_per_match: int
     deals: Deals
-    rules: dict[str, Any]
+    rules: Rules
     entrants: list[MatchEntrant]
     games: list[GameRead]
     winner: int | None  # the winning bot; null for a draw and in individual 2v2 (see winners)

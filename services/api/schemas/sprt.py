@@ -9,6 +9,7 @@ import msgspec
 
 from arena.game.deals import Deals
 from arena.sprt.run import Statistic
+from engine.rules import Rules
 from services.api.schemas.matches import BotRef
 from services.domain.sprt_runs import MAX_CONCURRENCY, Outcome, SprtStatus
 
@@ -92,7 +93,7 @@ class SprtRead(msgspec.Struct, kw_only=True):
     bot_a: int
     bot_b: int
     mode: str
-    rules: dict[str, Any]
+    rules: Rules
     deals: str
     elo0: float
     elo1: float

@@ -15,10 +15,11 @@ from services.domain import FINISHED_STATUSES, OPEN_STATUSES
 from services.tournaments.outcome import match_outcome
 from services.web.i18n import gettext as _
 from services.web.pages.cached import cached_page
+from services.web.pages.live_poll import LivePoll, live_poll
 from services.web.pages.live_replay import live_replay, reader
 from services.web.pages.page_cache import Rendered
 from services.web.pages.polls import poll_answer
-from services.web.pages.render import SECURITY_HEADERS, Id, render_html
+from services.web.pages.render import Id, render_html
 from services.web.pages.replays import decoded
 from services.web.pages.steps import stepper_words
 from services.web.views.causes import match_causes
@@ -125,7 +126,7 @@ async def _match_version(
 @get("/matches/{match_id:int}/live", name="web:match-live")
 async def match_live(
     request: Request[Any, Any, Any], pool: NamedDependency[asyncpg.Pool], match_id: Id
-) -> Response[dict[str, Any]]:
+) -> Response[LivePoll]:
     async def read() -> tuple[str, bool] | None:
         version = await _match_version(request, pool, match_id)
         return None if version is None else (version, version.split(".")[0] in LIVE_MATCH)
@@ -133,7 +134,4 @@ async def match_live(
     answer = await poll_answer(request, ("match", match_id), read)
     if answer is None:
         raise NotFoundException(f"no match {match_id}")
-    return Response(
-        {"version": answer[0], "live": answer[1]},
-        headers={**SECURITY_HEADERS, "Cache-Control": "no-store"},
-    )
+    return live_poll(*answer)

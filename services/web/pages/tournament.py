@@ -21,10 +21,11 @@ from services.tournaments.played import played as played_event
 from services.web.i18n import current
 from services.web.i18n import gettext as _
 from services.web.pages.cached import cached_page
+from services.web.pages.live_poll import LivePoll, live_poll
 from services.web.pages.memo import Memo
 from services.web.pages.page_cache import LIVE_S, Rendered
 from services.web.pages.polls import poll_answer
-from services.web.pages.render import SECURITY_HEADERS, Id, render_html
+from services.web.pages.render import Id, render_html
 from services.web.pages.replays import replays
 from services.web.views import paging
 from services.web.views.common import STATUS_NAMES, outcome, status_name
@@ -187,7 +188,7 @@ async def crosstable_page(
 @get("/tournaments/{tournament_id:int}/live", name="web:tournament-live")
 async def tournament_live(
     request: Request[Any, Any, Any], pool: NamedDependency[asyncpg.Pool], tournament_id: Id
-) -> Response[dict[str, Any]]:
+) -> Response[LivePoll]:
     async def read() -> tuple[str, bool] | None:
         version = await db.tournament_version(pool, tournament_id)
         return None if version is None else (version, version.split(".")[0] in LIVE_TOURNAMENT)
@@ -195,7 +196,4 @@ async def tournament_live(
     answer = await poll_answer(request, ("tournament", tournament_id), read)
     if answer is None:
         raise NotFoundException(f"no tournament {tournament_id}")
-    return Response(
-        {"version": answer[0], "live": answer[1]},
-        headers={**SECURITY_HEADERS, "Cache-Control": "no-store"},
-    )
+    return live_poll(*answer)
