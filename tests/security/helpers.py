@@ -24,6 +24,12 @@ class Operation:
     statuses: frozenset[str]
 
 
+def _needs_a_key(security: list[dict[str, Any]]) -> bool:
+    """Whether every way to call the operation takes an API key (``[{}, {"BearerAuth": []}]``:
+    a key is optional; ``PlayToken``: /play's own token, not an API key)."""
+    return bool(security) and all("BearerAuth" in choice for choice in security)
+
+
 def operations(document: dict[str, Any] | None = None) -> list[Operation]:
     """Every REST operation of the document (webhooks, the calls to bots, are not ours)."""
     document = document if document is not None else full_openapi()
@@ -37,7 +43,7 @@ def operations(document: dict[str, Any] | None = None) -> list[Operation]:
                     operation_id=op["operationId"],
                     method=method,
                     path=path,
-                    secured=bool(op.get("security")),
+                    secured=_needs_a_key(op.get("security") or []),
                     has_body="requestBody" in op,
                     statuses=frozenset(op.get("responses", {})),
                 )

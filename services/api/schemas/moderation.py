@@ -25,7 +25,7 @@ Reason = Annotated[
     msgspec.Meta(
         min_length=1,
         max_length=MAX_REASON,
-        pattern="^[^\x00]*$",
+        pattern=r"^[^\x00]*$",
         description="why: written to the audit log (shown on a bot's page for actions on a bot)",
         examples=["colluded with bot 12 on the 1v1 ladder (report 7)"],
     ),
@@ -34,7 +34,7 @@ ReportText = Annotated[
     str,
     msgspec.Meta(
         max_length=MAX_REPORT_TEXT,
-        pattern="^[^\x00]*$",
+        pattern=r"^[^\x00]*$",
         description="what you saw (up to 1000 characters; read by the admins only)",
     ),
 ]

@@ -109,7 +109,7 @@ async def match_page(
         )
         return Rendered(html.encode(), live)
 
-    reads = {"game": game, "step": step, "view": view, "whole": whole}
+    reads = {"game": game, "step": step, "view": view, "whole": whole or None}  # 0: absent
     return await cached_page(request, produce, version, reads)
 
 

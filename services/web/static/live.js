@@ -163,7 +163,12 @@
 
     function begin() {
       fold = new T.Fold(ctx, words);
-      pacer = new T.Pacer(show, { stepMs: 500, holdMs: 3000, catchUp: true });
+      // the page says when it has shown every item it received (data-idle, with data-last the
+      // feed index of the newest): what a reader waits for before it takes the place
+      pacer = new T.Pacer(show, {
+        stepMs: 500, holdMs: 3000, catchUp: true,
+        onIdle: function () { main.dataset.idle = "1"; }
+      });
     }
 
     if (viewer && words && ctx && T) begin();
@@ -200,6 +205,8 @@
           live = true;
           drawAll();
         }
+        main.dataset.idle = "0";
+        main.dataset.last = String(index);
         pacer.push(item.events);
       },
       end: function (message, source) {

@@ -120,7 +120,7 @@ async def test_the_export_of_a_finished_swiss_verifies_and_can_be_gzipped(
     outcome = verify_export(doc, say=lines.append)
     assert outcome.complete, lines
     assert [line.split()[1] for line in lines] == [
-        "seed", "match", "replays:", "results:", "standings:", "Elo:",
+        "seed", "match", "replays:", "results:", "luck:", "standings:", "Elo:",
     ]  # fmt: skip
 
     # the same document, gzip-compressed on the wire when asked for

@@ -39,7 +39,8 @@ def _checked(data: bytes) -> TournamentExport:
     lines: list[str] = []
     outcome = verify_export(doc, say=lines.append)
     assert outcome.complete, lines
-    assert len(lines) == 6 and all(line.startswith("ok ") for line in lines)
+    assert len(lines) == 7 and all(line.startswith("ok ") for line in lines)
+    assert [line.split()[1] for line in lines[-4:]] == ["results:", "luck:", "standings:", "Elo:"]
     return doc
 
 
@@ -165,5 +166,5 @@ async def test_an_event_without_a_master_seed_goes_on_with_legacy_seeds(
     outcome = verify_export(doc, say=lines.append)
     assert not outcome.complete and lines[0].startswith("skip  seeds: this event was created")
     assert [line.split()[1] for line in lines[1:]] == [
-        "replays:", "results:", "standings:", "Elo:",
+        "replays:", "results:", "luck:", "standings:", "Elo:",
     ]  # fmt: skip

@@ -71,7 +71,7 @@ async def test_the_score_by_hand_shows_each_hands_luck_in_the_omniscient_view_on
 ) -> None:
     s = web_data.seeded
     whole = (await client.get(f"/matches/{s.replay_match}?game=1&step=0&whole=1")).text
-    shown = re.findall(r'<span class="summary luck">(.*?)</span>', whole)
+    shown = re.findall(r'<span class="hand-luck">(.*?)</span>', whole)
     rows = await _played(web_data.url)
     stored = next(r for r in rows if r["id"] == s.replay_match)
     hands = stored_result(json.loads(stored["result"])).luck.games[0].hands  # type: ignore[union-attr]
@@ -80,9 +80,9 @@ async def test_the_score_by_hand_shows_each_hands_luck_in_the_omniscient_view_on
     for text, hand in zip(shown, hands, strict=False):
         assert _text(text).startswith("luck: ") and f"{signed(abs(hand.tantos))} tantos" in text
     seat = (await client.get(f"/matches/{s.replay_match}?game=1&step=9999&view=seat0")).text
-    assert 'class="summary luck"' not in seat and 'class="summary">' in seat
+    assert 'class="hand-luck"' not in seat and 'class="summary">' in seat
     live = (await client.get(f"/matches/{s.live_match}")).text
-    assert 'class="summary luck"' not in live and _luck(live) is None
+    assert 'class="hand-luck"' not in live and _luck(live) is None
 
 
 async def test_a_bot_page_sums_its_luck(client: httpx.AsyncClient, web_data: WebData) -> None:
