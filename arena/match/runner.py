@@ -97,6 +97,23 @@ def seat_entrants(
     return tuple(teams[game.team(seat)] for seat in range(players))
 
 
+class UnplayableMatch(ValueError):
+    """A match that can never be played as ordered (its entrants cannot sit at its rules):
+    playing it again changes nothing, so whoever plays it refuses it, with these words, and
+    the platform decides it as its own fault (docs/reliability.md)."""
+
+
+def check_playable(settings: MatchSettings, entrants: int) -> None:
+    """Raise :class:`UnplayableMatch` unless ``entrants`` can sit at a match of ``settings``:
+    two (one a side), or four (one a seat) under rules with four players."""
+    if entrants not in (2, 4):
+        raise UnplayableMatch(
+            f"a match has two entrants (one per side) or four (one per seat), not {entrants}"
+        )
+    if entrants == 4 and settings.rules.players != 4:
+        raise UnplayableMatch("four entrants (one bot per seat) need rules with players = 4")
+
+
 def side_of(entrant: int) -> int:
     """The side an entrant plays for (its slot's parity)."""
     return entrant % 2
@@ -140,10 +157,7 @@ class MatchRunner:
         game: TrucoGame = TRUCO,
         attempt: int = 0,
     ) -> None:
-        if len(entrants) not in (2, 4):
-            raise ValueError("a match has two entrants (one per side) or four (one per seat)")
-        if len(entrants) == 4 and settings.rules.players != 4:
-            raise ValueError("four entrants (one bot per seat) need rules with players = 4")
+        check_playable(settings, len(entrants))
         self.match_id = match_id
         self.seed = seed
         self.attempt = attempt

@@ -11,7 +11,7 @@ chosen for what they teach about the ranking (:mod:`services.ladder.matchmaker`)
   (walkovers or forfeits in a row pause a bot, with the cause shown to its owner).
 
 A ladder match is 1v1 (or individual 2v2, four bots of four owners) of one game to 15 points
-with the default rules (:data:`LADDER_RULES`), rated in the pool like any rated match. Its
+with the default rules (:func:`services.ladder.match_rules.ladder_rules`), rated in the pool like any rated match. Its
 seed derives from the day's master seed (:func:`services.domain.seeds.ladder_seed`), committed
 when the day's first match is made and revealed when the day is over and its matches have
 stopped; ``truco verify ladder`` checks a day.
@@ -36,6 +36,7 @@ from services.db.matches import LadderPlace, StoredMatch
 from services.domain import INDIVIDUAL, TEAM, seeds
 from services.domain.result import StoredResult
 from services.flow.errors import BotNotFound, BotUnavailable, FlowError
+from services.ladder.match_rules import LADDER_GAMES, ladder_rules, players_of
 from services.ladder.matchmaker import pick_matches
 from services.ladder.model import (
     LADDER_POOLS,
@@ -49,9 +50,6 @@ from services.ladder.model import (
 
 logger = logging.getLogger("services.flow")
 
-LADDER_RULES = {"points_to_win": 15}
-"""A ladder match's rules: one game to 15 points, the other rules at their defaults."""
-LADDER_GAMES = 1
 DEFAULT_RATING = 1500.0
 
 
@@ -65,10 +63,6 @@ class LadderFull(FlowError):
 
 class NotOnLadder(FlowError):
     """The bot is not on this ladder."""
-
-
-def players_of(pool: LadderPool) -> int:
-    return 4 if pool == "2v2-individual" else 2
 
 
 async def join(
@@ -293,7 +287,7 @@ async def _insert(
         seed=seeds.ladder_seed(day.master_seed, ladder, day.day.isoformat(), number, seats),
         rated=True,
         games_per_match=LADDER_GAMES,
-        rules=dict(LADDER_RULES),
+        rules=ladder_rules(ladder),
         deals=INDEPENDENT,
         partnership=INDIVIDUAL if len(seats) == 4 else TEAM,
         seed_scheme=seeds.DERIVED,

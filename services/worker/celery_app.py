@@ -20,7 +20,7 @@ from __future__ import annotations
 from services.worker import wakeup
 from services.worker.app import app, make_config
 from services.worker.matches import boot, play, probe
-from services.worker.results import fit, ladder, periodic, store, sweep
+from services.worker.results import fit, ladder, periodic, refused, store, sweep
 
 # Importing the task modules above registers their tasks on ``app``; ``wakeup`` connects the
 # timer that keeps a threads-pool consumer taking messages as tasks finish, ``boot`` the
@@ -34,6 +34,7 @@ __all__ = [
     "periodic",
     "play",
     "probe",
+    "refused",
     "store",
     "sweep",
     "wakeup",
