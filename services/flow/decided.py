@@ -42,10 +42,12 @@ async def follow_played(
     result: StoredResult,
     *,
     ladder_pause_after: int,
+    rated: bool = False,
 ) -> list[int]:
-    """What a stored, played result sets off (module docstring); the matches to send."""
+    """What a stored, played result sets off (module docstring); the matches to send.
+    ``rated``: the result moved ratings (a ladder counts its bots' rated matches)."""
     if match.ladder_pool is not None:
-        await ladder.after_result(conn, match, result, ladder_pause_after)
+        await ladder.after_result(conn, match, result, ladder_pause_after, rated=rated)
         return []
     if match.tournament_id is None:
         return await sprt_pairs.after_result(conn, match.id, replay)

@@ -24,9 +24,10 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime
 
 import asyncpg
+import msgspec
 
 from arena.game.deals import INDEPENDENT
-from services.base.config import LadderSettings
+from services.base.config import LadderSettings, WorkerSettings
 from services.db import bots as db_bots
 from services.db import ladder as db_ladder
 from services.db import matches as db_matches
@@ -210,8 +211,19 @@ def ladder_bots(
     return [ladder_bot(r, mean, platform_cap, now, placing_at_once) for r in rows]
 
 
-async def tick(pool: asyncpg.Pool, settings: LadderSettings, now: datetime) -> list[int]:
-    """One run of the matchmaker over every ladder; the ids of the matches to queue."""
+async def tick(
+    pool: asyncpg.Pool,
+    settings: LadderSettings,
+    now: datetime,
+    *,
+    bot_cap: int = WorkerSettings().bot_max_matches,
+) -> list[int]:
+    """One run of the matchmaker over every ladder; the ids of the matches to queue.
+
+    Tournament, challenge and test matches come first: while one is queued and waiting for a
+    worker, no ladder match starts; a queued one that waits for its own bot (which already
+    plays ``bot_cap`` matches, ``TRUCO_BOT_MAX_MATCHES``) holds back only its bots, so one
+    account's queue cannot freeze every ladder (:func:`services.db.ladder.others_waiting`)."""
     today = now.astimezone(UTC).date()
     created: list[int] = []
     async with pool.acquire() as conn:
@@ -219,15 +231,16 @@ async def tick(pool: asyncpg.Pool, settings: LadderSettings, now: datetime) -> l
             revealed = await db_ladder.reveal_days(conn, ladder, today)
             for day in revealed:
                 logger.info("ladder %s: day %s revealed", ladder, day)
-        if await db_ladder.others_waiting(conn):
-            return []  # tournaments, challenges and tests come first
+        waiting = await db_ladder.others_waiting(conn, bot_cap)
+    if waiting.for_workers:
+        return []  # tournaments, challenges and tests come first
     for ladder in LADDER_POOLS:
         async with pool.acquire() as conn:
             flying = sum([await db_ladder.in_flight(conn, p) for p in LADDER_POOLS])
         slots = settings.in_flight - flying
         if slots <= 0:
             break
-        created += await _start(pool, ladder, today, now, settings, slots)
+        created += await _start(pool, ladder, today, now, settings, slots, waiting.bots)
     return created
 
 
@@ -238,11 +251,16 @@ async def _start(
     now: datetime,
     settings: LadderSettings,
     slots: int,
+    held: frozenset[int] = frozenset(),
 ) -> list[int]:
     async with pool.acquire() as conn:
         rows = await db_ladder.table(conn, ladder, now)
         met = await db_ladder.met_on(conn, ladder, today)
     bots = ladder_bots(rows, settings.hourly_cap, now, settings.placing_at_once)
+    if held:  # a bot whose tournament or challenge match waits plays that one first
+        bots = [
+            msgspec.structs.replace(b, available=False) if b.bot_id in held else b for b in bots
+        ]
     rules = MatchmakerRules(slots=slots, pair_per_day=settings.pair_per_day)
     picks = pick_matches(bots, met, rules, players=players_of(ladder))
     if not picks:
@@ -253,6 +271,7 @@ async def _start(
         ids = []
         for k, pick in enumerate(picks):
             ids.append(await _insert(conn, ladder, day, first + k, pick))
+            await db_ladder.note_started(conn, ladder, pick.seats, placing=pick.reason == "placing")
     for match_id, pick in zip(ids, picks, strict=True):
         logger.info(
             "ladder %s: match %s (%s, value %.4f): %s",
@@ -306,11 +325,19 @@ def failure_of(result: StoredResult, side: int) -> str | None:
 
 
 async def after_result(
-    conn: Connection, match: StoredMatch, result: StoredResult, pause_after: int
+    conn: Connection,
+    match: StoredMatch,
+    result: StoredResult,
+    pause_after: int,
+    *,
+    rated: bool = False,
 ) -> list[int]:
-    """Count a ladder match for its bots' health on the ladder; the bots it paused."""
+    """Count a ladder match for its bots' health on the ladder (and, ``rated``, in their rated
+    ladder matches); the bots it paused."""
     if match.ladder_pool is None:
         return []
+    if rated:
+        await db_ladder.note_rated(conn, match.ladder_pool, match.bots)
     paused = []
     for slot, bot in enumerate(match.bots):
         failed = failure_of(result, slot % 2)

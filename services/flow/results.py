@@ -13,6 +13,7 @@ from services.db import ratings as db_ratings
 from services.db.accounts import Connection
 from services.db.matches import StoredMatch
 from services.domain import CANCELLED, BotResult, SideResult, side_result
+from services.domain.rated import moves_ratings
 from services.domain.ratings import k_factor, match_delta, rating_pool
 from services.domain.result import played_result
 from services.flow import decided
@@ -76,10 +77,16 @@ async def record_result(
         await db_matches.store_replay(conn, match_id, document)
         await db_matches.set_played_attempt(conn, match_id, replay.attempt)
         await db_matches.finish_match(conn, match_id, status="done", winner_side=winner)
-        if match.rated and replay.result.reason != "walkover":
+        rated = moves_ratings(
+            rated=match.rated,
+            reason=replay.result.reason,
+            winner_side=winner,
+            ladder=match.ladder_pool is not None,
+        )
+        if rated:
             await _rate(conn, match, winner)
         return await decided.follow_played(
-            conn, match, replay, result, ladder_pause_after=ladder_pause_after
+            conn, match, replay, result, ladder_pause_after=ladder_pause_after, rated=rated
         )
 
 

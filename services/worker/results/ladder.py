@@ -28,14 +28,18 @@ logger = logging.getLogger(__name__)
 LEASE_KEY = 0x7472_7563_6F4C_6164  # "trucoLad": the matchmaker's advisory lock
 
 
-async def ladder_tick(pool: asyncpg.Pool, settings: LadderSettings, now: datetime) -> list[int]:
+async def ladder_tick(
+    pool: asyncpg.Pool, settings: LadderSettings, now: datetime, *, bot_cap: int | None = None
+) -> list[int]:
     """One tick under the lease; the ids of the ladder matches sent (none if another worker
-    holds the lease)."""
+    holds the lease). ``bot_cap``: the matches a bot may play at once (default: this worker's
+    ``TRUCO_BOT_MAX_MATCHES``)."""
+    cap = app.settings.worker.bot_max_matches if bot_cap is None else bot_cap
     async with pool.acquire() as conn:
         if not await conn.fetchval("SELECT pg_try_advisory_lock($1)", LEASE_KEY):
             return []
         try:
-            match_ids = await flow_ladder.tick(pool, settings, now)
+            match_ids = await flow_ladder.tick(pool, settings, now, bot_cap=cap)
             await send_matches(pool, match_ids, queue=LADDER)
         finally:
             await conn.execute("SELECT pg_advisory_unlock($1)", LEASE_KEY)
