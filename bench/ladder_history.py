@@ -32,6 +32,7 @@ from services.db.accounts import Executor
 SIZES = (1_000, 100_000)
 BOTS = 60
 REPEATS = 7
+BEFORE_TIMEOUT_S = 600.0  # the old queries at 100,000 matches take tens of seconds
 NOW = datetime(2026, 12, 20, 12, 0, tzinfo=UTC)
 
 BEFORE_TABLE = """
@@ -206,13 +207,13 @@ async def before_tick_reads(pool: asyncpg.Pool, now: datetime) -> None:
     async with pool.acquire() as conn:
         for ladder in LADDER_POOLS:
             await db_ladder.reveal_days(conn, ladder, now.date())
-        await conn.fetchval(BEFORE_HOLD)
+        await conn.fetchval(BEFORE_HOLD, timeout=BEFORE_TIMEOUT_S)
     for ladder in LADDER_POOLS:
         async with pool.acquire() as conn:
             for other in LADDER_POOLS:
                 await db_ladder.in_flight(conn, other)
         async with pool.acquire() as conn:
-            await conn.fetch(BEFORE_TABLE, ladder, now)
+            await conn.fetch(BEFORE_TABLE, ladder, now, timeout=BEFORE_TIMEOUT_S)
             await db_ladder.met_on(conn, ladder, now.date())
 
 
@@ -243,7 +244,9 @@ async def measure(matches: int) -> dict[str, Any]:
             "bots": BOTS,
             "tick_matches_made": len(made),
             "table_s": await _median(lambda: db_ladder.table(pool, "1v1", NOW), nothing),
-            "table_before_s": await _median(lambda: pool.fetch(BEFORE_TABLE, "1v1", NOW), nothing),
+            "table_before_s": await _median(
+                lambda: pool.fetch(BEFORE_TABLE, "1v1", NOW, timeout=BEFORE_TIMEOUT_S), nothing
+            ),
             "tick_s": await _median(lambda: flow_ladder.tick(pool, settings, NOW), undo),
             "tick_reads_before_s": await _median(lambda: before_tick_reads(pool, NOW), nothing),
         }

@@ -3,6 +3,7 @@ and each ladder day with its committed seed (docs/ladder.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Annotated, Literal
 
@@ -29,6 +30,7 @@ from services.api.ladder_schemas import (
 )
 from services.api.params import BotIdParam
 from services.api.problems import ProblemError, problem_responses
+from services.base.config import LadderSettings
 from services.db import bot_health
 from services.db import bots as db_bots
 from services.db import ladder as db_ladder
@@ -38,12 +40,9 @@ from services.db.ladder import LadderRow
 from services.flow import ladder as flow_ladder
 from services.flow import ladder_export
 from services.flow.errors import BotNotFound, BotUnavailable
-from services.ladder.model import (
-    LADDER_POOLS,
-    PLACEMENT_HALFWIDTH,
-    LadderPool,
-    placement_progress,
-)
+from services.flow.ladder_table import TableRead, candidates, read_table
+from services.ladder.model import LADDER_POOLS, LadderPool
+from services.ladder.placement import Standing, standings
 from services.tournaments.export import LadderDayExport
 
 _auth = {"account": Provide(current_account)}
@@ -61,18 +60,38 @@ def _problem(exc: Exception) -> ProblemError:
     raise exc
 
 
-def placement(row: LadderRow) -> Placement:
-    if row.low is None or row.high is None or not row.matches:
-        return Placement(state="waiting", matches=row.matches)
-    halfwidth = (row.high - row.low) / 2
-    if halfwidth < PLACEMENT_HALFWIDTH:
-        return Placement(state="placed", matches=row.matches)
-    played, about = placement_progress(row.matches, halfwidth)
-    return Placement(state="placing", matches=played, about=about)
+def placement(standing: Standing) -> Placement:
+    """A bot's standing as the API shows it (:mod:`services.ladder.placement`)."""
+    if standing.state == "placed":
+        return Placement(state="placed", matches=standing.matches)
+    if standing.state == "needs_opponents":
+        return Placement(
+            state="needs_opponents",
+            matches=standing.matches,
+            about=standing.about,
+            opponents=standing.opponents,
+            needed=standing.needed,
+        )
+    return Placement(
+        state=standing.state,
+        matches=standing.matches,
+        about=standing.about,
+        opponents=standing.opponents,
+    )
 
 
-def entry_read(row: LadderRow, rank: int | None, viewer: Account | None) -> LadderEntryRead:
+def entry_read(
+    row: LadderRow,
+    rank: int | None,
+    viewer: Account | None,
+    below: int | None = None,
+    standing: Standing | None = None,
+) -> LadderEntryRead:
+    """One row of the table; ``below``: the bot of the row under it (its LOS is over that one,
+    and shown only while the fit's neighbour is still that bot); ``standing``: its placement
+    (:func:`services.flow.ladder_table.read_table`)."""
     own = viewer is not None and viewer.id == row.owner_id
+    los = row.los_next if below is not None and row.los_next_bot == below else None
     return LadderEntryRead(
         rank=rank,
         bot_id=row.bot_id,
@@ -80,10 +99,10 @@ def entry_read(row: LadderRow, rank: int | None, viewer: Account | None) -> Ladd
         owner=row.owner_name,
         rating=row.rating,
         interval=(row.low, row.high) if row.low is not None and row.high is not None else None,
-        los_next=row.los_next,
+        los_next=los,
         elo=row.elo,
         matches=row.matches,
-        placement=placement(row),
+        placement=placement(standing or _alone(row)),
         playing=row.playing,
         paused=row.paused_at is not None,
         pause_cause=row.pause_cause if own else None,
@@ -92,15 +111,33 @@ def entry_read(row: LadderRow, rank: int | None, viewer: Account | None) -> Ladd
     )
 
 
-def ranked(rows: list[LadderRow], viewer: Account | None) -> list[LadderEntryRead]:
-    """Rows in table order; a rank for each bot with a fitted rating (paused bots keep theirs,
-    marked paused)."""
+def _alone(row: LadderRow) -> Standing:
+    """A row's standing read without its table (no opponents known)."""
+    (standing,) = standings(candidates([row]), {}, players=2, per_day=1, cap=1)
+    return standing
+
+
+def ranked(
+    rows: list[LadderRow],
+    viewer: Account | None,
+    found: Sequence[Standing] | None = None,
+) -> list[LadderEntryRead]:
+    """Rows in table order, with their standings (``found``, one per row); a rank for each bot
+    with a fitted rating (paused bots keep theirs, marked paused)."""
     out, rank = [], 0
-    for row in rows:
+    for k, row in enumerate(rows):
         if row.rating is not None:
             rank += 1
-        out.append(entry_read(row, rank if row.rating is not None else None, viewer))
+        below = rows[k + 1].bot_id if k + 1 < len(rows) else None
+        standing = found[k] if found is not None else None
+        out.append(
+            entry_read(row, rank if row.rating is not None else None, viewer, below, standing)
+        )
     return out
+
+
+def table_entries(read: TableRead, viewer: Account | None) -> list[LadderEntryRead]:
+    return ranked(read.rows, viewer, read.standings)
 
 
 async def _viewer(request: Request[object, object, State]) -> Account | None:
@@ -150,17 +187,15 @@ class LadderController(Controller):
     ) -> LadderRead:
         ladder = _ladder(name)
         viewer = await _viewer(request)
-        now = datetime.now(UTC)
+        settings = services_of(request.app.state).settings.ladder
         async with pool.acquire() as conn:
-            rows = await db_ladder.table(conn, ladder, now)
-            flying = await db_ladder.in_flight(conn, ladder)
-            today = await db_ladder.get_day(conn, ladder, now.date())
+            read = await read_table(conn, ladder, datetime.now(UTC), settings)
         return LadderRead(
             pool=ladder,
-            entries=ranked(rows, viewer),
-            in_flight=flying,
-            today=now.date(),
-            commitment=today.commitment if today is not None else None,
+            entries=table_entries(read, viewer),
+            in_flight=read.in_flight,
+            today=read.today,
+            commitment=read.commitment,
         )
 
     @post(
@@ -212,7 +247,7 @@ class LadderController(Controller):
             )
         except Exception as exc:
             raise _problem(exc) from None
-        return await _entry(pool, ladder, data.bot_id, account)
+        return await _entry(pool, ladder, data.bot_id, account, svc.settings.ladder)
 
     @patch(
         "/{name:str}/entries/{bot_id:int}",
@@ -250,7 +285,7 @@ class LadderController(Controller):
             )
         except Exception as exc:
             raise _problem(exc) from None
-        return await _entry(pool, ladder, bot_id, account)
+        return await _entry(pool, ladder, bot_id, account, settings)
 
     @delete(
         "/{name:str}/entries/{bot_id:int}",
@@ -360,10 +395,15 @@ def _reason(text: str | None) -> Literal["placing", "top", "uncertain"] | None:
 
 
 async def _entry(
-    pool: asyncpg.Pool, ladder: LadderPool, bot_id: int, account: Account
+    pool: asyncpg.Pool,
+    ladder: LadderPool,
+    bot_id: int,
+    account: Account,
+    settings: LadderSettings,
 ) -> LadderEntryRead:
-    rows = await db_ladder.table(pool, ladder, datetime.now(UTC))
-    for read in ranked(rows, account):
+    async with pool.acquire() as conn:
+        table = await read_table(conn, ladder, datetime.now(UTC), settings)
+    for read in table_entries(table, account):
         if read.bot_id == bot_id:
             return read
     raise ProblemError(404, f"bot {bot_id} is not on the {ladder} ladder")

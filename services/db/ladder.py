@@ -25,7 +25,9 @@ class LadderEntry:
 @dataclass(frozen=True, slots=True)
 class LadderRow:
     """One bot of a ladder's table: its entry, its bot, the pool's fit (None before its
-    first rated match there), its ladder matches and whether it is playing one now."""
+    first rated match there; ``los_next`` its LOS over ``los_next_bot``, the bot below it in
+    this table when the fit ran), its rated ladder matches and whether it is playing one of
+    this ladder now (``in_play``: its ladder matches not over, on any ladder)."""
 
     bot_id: int
     bot_name: str
@@ -49,6 +51,8 @@ class LadderRow:
     last_started: datetime | None = None  # its latest ladder match's creation
     last_hour_placing: int = 0  # of ``last_hour``, the matches chosen to place a bot
     last_paced: datetime | None = None  # its latest ladder match not chosen to place a bot
+    los_next_bot: int | None = None  # the bot below it in this table when the fit ran
+    first_about: int | None = None  # its placement estimate at its 10th rated match
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,14 +191,15 @@ WITH recent AS (
 SELECT e.bot_id, b.name AS bot_name, b.owner_id, a.name AS owner_name, b.status AS bot_status,
        b.last_ok_at IS NOT NULL AS answered,
        e.joined_at, e.hourly_cap, e.paused_at, e.pause_cause,
-       r.rating AS elo, i.rating, i.low, i.high, i.los_next,
+       r.rating AS elo, i.rating, i.low, i.high,
+       i.ladder_los AS los_next, i.ladder_next_bot_id AS los_next_bot,
        coalesce(t.rated, 0) AS matches,
        coalesce(rc.last_hour, 0) AS last_hour,
        coalesce(o.here, 0) > 0 AS playing,
        coalesce(o.in_play, 0) AS in_play,
        t.last_started,
        coalesce(rc.last_hour_placing, 0) AS last_hour_placing,
-       t.last_paced
+       t.last_paced, t.first_about
 FROM ladder_entries e
 JOIN bots b ON b.id = e.bot_id
 JOIN accounts a ON a.id = b.owner_id
@@ -245,6 +250,20 @@ async def note_rated(conn: Executor, pool: str, bot_ids: Sequence[int], change: 
         pool,
         sorted(set(bot_ids)),
         change,
+    )
+
+
+async def keep_first_estimates(conn: Executor, pool: str, estimates: dict[int, int]) -> None:
+    """Keep each bot's placement estimate at its 10th rated match (once: a kept one stays)."""
+    if not estimates:
+        return
+    bots = sorted(estimates)
+    await conn.execute(
+        "UPDATE ladder_tallies t SET first_about = f.about FROM unnest($2::bigint[], $3::int[]) "
+        "AS f(bot, about) WHERE t.pool = $1 AND t.bot_id = f.bot AND t.first_about IS NULL",
+        pool,
+        bots,
+        [estimates[b] for b in bots],
     )
 
 

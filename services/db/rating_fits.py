@@ -5,7 +5,7 @@ the stored intervals (migration 0009). The arithmetic is :mod:`services.domain.r
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
@@ -32,6 +32,10 @@ class Fitted(Protocol):
     def next_bot(self) -> int | str | None: ...
     @property
     def los_next(self) -> float | None: ...
+    @property
+    def ladder_next(self) -> int | str | None: ...
+    @property
+    def ladder_los(self) -> float | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +55,7 @@ class PoolGames:
     games: list[RatedGame]
     elo: dict[int, float]  # every bot with rated games in the pool, deleted ones too
     order: list[int]  # the leaderboard, best first
+    ladder: list[int] = field(default_factory=list)  # the bots on the pool's ladder, if any
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +144,8 @@ async def load_pool(pool: asyncpg.Pool, mode: str) -> PoolGames:
             f"{LEADERBOARD_WHERE}{LEADERBOARD_ORDER}",
             mode,
         )
+        # a pool with a ladder (1v1, 2v2-individual) names it as the pool does
+        ladder = await conn.fetch("SELECT bot_id FROM ladder_entries WHERE pool = $1", mode)
     score = {0: 1.0, 1: 0.0, None: 0.5}
     return PoolGames(
         state=state,
@@ -147,6 +154,7 @@ async def load_pool(pool: asyncpg.Pool, mode: str) -> PoolGames:
         ],
         elo={int(row["bot_id"]): float(row["rating"]) for row in elo},
         order=[int(row["bot_id"]) for row in order],
+        ladder=[int(row["bot_id"]) for row in ladder],
     )
 
 
@@ -165,10 +173,12 @@ async def store_fit(
         await conn.execute("DELETE FROM rating_intervals WHERE mode = $1", mode)
         await conn.execute(
             "INSERT INTO rating_intervals "
-            "(bot_id, mode, rating, low, high, next_bot_id, los_next, fitted_at) "
-            "SELECT bot, $1, rating, low, high, next_bot, los, now() FROM unnest("
-            "$2::bigint[], $3::float8[], $4::float8[], $5::float8[], $6::bigint[], $7::float8[]"
-            ") AS f(bot, rating, low, high, next_bot, los)",
+            "(bot_id, mode, rating, low, high, next_bot_id, los_next, ladder_next_bot_id, "
+            "ladder_los, fitted_at) "
+            "SELECT bot, $1, rating, low, high, next_bot, los, ladder_next, ladder_los, now() "
+            "FROM unnest($2::bigint[], $3::float8[], $4::float8[], $5::float8[], $6::bigint[], "
+            "$7::float8[], $8::bigint[], $9::float8[]) "
+            "AS f(bot, rating, low, high, next_bot, los, ladder_next, ladder_los)",
             mode,
             bots,
             [fits[b].rating for b in bots],
@@ -176,6 +186,8 @@ async def store_fit(
             [fits[b].high for b in bots],
             [fits[b].next_bot for b in bots],
             [fits[b].los_next for b in bots],
+            [fits[b].ladder_next for b in bots],
+            [fits[b].ladder_los for b in bots],
         )
         await conn.execute(
             "INSERT INTO rating_fits "

@@ -37,6 +37,7 @@ from services.db.matches import LadderPlace, StoredMatch
 from services.domain import INDIVIDUAL, TEAM, seeds
 from services.domain.result import StoredResult
 from services.flow.errors import BotNotFound, BotUnavailable, FlowError
+from services.flow.ladder_table import candidates, read_table
 from services.ladder.match_rules import LADDER_GAMES, ladder_rules, players_of
 from services.ladder.matchmaker import pick_matches
 from services.ladder.model import (
@@ -48,6 +49,7 @@ from services.ladder.model import (
     MatchmakerRules,
     Pick,
 )
+from services.ladder.placement import first_estimates
 
 logger = logging.getLogger("services.flow")
 
@@ -254,15 +256,25 @@ async def _start(
     held: frozenset[int] = frozenset(),
 ) -> list[int]:
     async with pool.acquire() as conn:
-        rows = await db_ladder.table(conn, ladder, now)
-        met = await db_ladder.met_on(conn, ladder, today)
-    bots = ladder_bots(rows, settings.hourly_cap, now, settings.placing_at_once)
-    if held:  # a bot whose tournament or challenge match waits plays that one first
-        bots = [
-            msgspec.structs.replace(b, available=False) if b.bot_id in held else b for b in bots
-        ]
-    rules = MatchmakerRules(slots=slots, pair_per_day=settings.pair_per_day)
-    picks = pick_matches(bots, met, rules, players=players_of(ladder))
+        read = await read_table(conn, ladder, now, settings)
+        firsts = first_estimates(candidates(read.rows), read.standings)
+        if firsts:  # the estimates shown stay near these from now on
+            await db_ladder.keep_first_estimates(conn, ladder, firsts)
+    bots = [
+        msgspec.structs.replace(
+            bot,
+            pair_limit=standing.pair_limit,
+            # a bot whose tournament or challenge match waits plays that one first
+            available=bot.available and bot.bot_id not in held,
+        )
+        for bot, standing in zip(
+            ladder_bots(read.rows, settings.hourly_cap, now, settings.placing_at_once),
+            read.standings,
+            strict=True,
+        )
+    ]
+    rules = MatchmakerRules(slots=slots, pair_per_day=settings.pair_per_day, linked=read.linked)
+    picks = pick_matches(bots, read.met_today, rules, players=players_of(ladder))
     if not picks:
         return []
     async with pool.acquire() as conn, conn.transaction():

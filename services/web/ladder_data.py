@@ -9,8 +9,10 @@ from datetime import UTC, date, datetime
 import asyncpg
 
 from services.api.ladder_schemas import LadderEntryRead
-from services.api.ladders import ranked
+from services.api.ladders import table_entries
+from services.base.config import LadderSettings
 from services.db import ladder as db_ladder
+from services.flow.ladder_table import read_table
 from services.ladder.model import LADDER_POOLS, LadderPool
 from services.web.views.ladder import BotLadder, bot_ladders
 
@@ -28,26 +30,27 @@ class LadderTable:
     commitment: str | None  # today's, once today's first ladder match is made
 
 
-async def ladder_table(pool: asyncpg.Pool, ladder: LadderPool) -> LadderTable:
-    now = datetime.now(UTC)
+async def ladder_table(
+    pool: asyncpg.Pool, ladder: LadderPool, settings: LadderSettings
+) -> LadderTable:
     async with pool.acquire() as conn:
-        rows = await db_ladder.table(conn, ladder, now)
-        flying = await db_ladder.in_flight(conn, ladder)
-        today = await db_ladder.get_day(conn, ladder, now.date())
+        read = await read_table(conn, ladder, datetime.now(UTC), settings)
     return LadderTable(
-        ladder,
-        ranked(rows, None),
-        flying,
-        now.date(),
-        None if today is None else today.commitment,
+        ladder, table_entries(read, None), read.in_flight, read.today, read.commitment
     )
 
 
-async def ladders_of_bot(pool: asyncpg.Pool, bot_id: int) -> list[BotLadder]:
+async def ladders_of_bot(
+    pool: asyncpg.Pool, bot_id: int, settings: LadderSettings
+) -> list[BotLadder]:
     """The bot's place in each ladder it is on (its rank among the whole table)."""
     now = datetime.now(UTC)
     tables: list[tuple[str, list[LadderEntryRead]]] = []
     async with pool.acquire() as conn:
         for entry in await db_ladder.entries_of_bot(conn, bot_id):
-            tables.append((entry.pool, ranked(await db_ladder.table(conn, entry.pool, now), None)))
+            ladder = ladder_named(entry.pool)
+            if ladder is None:
+                continue
+            read = await read_table(conn, ladder, now, settings)
+            tables.append((entry.pool, table_entries(read, None)))
     return bot_ladders(tables, bot_id)

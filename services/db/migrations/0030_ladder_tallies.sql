@@ -6,13 +6,15 @@
 -- One row per bot and ladder, kept when the bot leaves the ladder (its count and rating stay):
 -- `rated` counts its rated ladder matches (the `matches` the table shows and placement counts),
 -- `last_started` its latest ladder match's creation, `last_paced` its latest one not chosen to
--- place a bot (the hourly pace: services/flow/ladder.py `ladder_bot`).
+-- place a bot (the hourly pace: services/flow/ladder.py `ladder_bot`), `first_about` its placement
+-- estimate at its 10th rated match, which the estimate shown stays near (services/ladder/placement.py).
 CREATE TABLE ladder_tallies (
     pool          text NOT NULL,
     bot_id        bigint NOT NULL REFERENCES bots (id),
     rated         integer NOT NULL DEFAULT 0,
     last_started  timestamptz,
     last_paced    timestamptz,
+    first_about   integer,
     CONSTRAINT ladder_tallies_pkey PRIMARY KEY (pool, bot_id),
     CONSTRAINT ladder_tallies_pool_check CHECK (pool IN ('1v1', '2v2-individual')),
     CONSTRAINT ladder_tallies_rated_nonnegative CHECK (rated >= 0)

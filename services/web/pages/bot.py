@@ -9,6 +9,7 @@ from litestar import Request, Response, get
 from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
 
+from services.api.deps import services_of
 from services.db import matches as db_matches
 from services.db import page_reads as db
 from services.db import play as db_play
@@ -41,7 +42,7 @@ async def bot_page(
     names = await db_matches.entrant_names(
         pool, sorted({t.bot_a for t in tests} | {t.bot_b for t in tests})
     )
-    ladders = await ladders_of_bot(pool, bot_id)
+    ladders = await ladders_of_bot(pool, bot_id, services_of(request.app.state).settings.ladder)
     people = await db_play.record_vs_people(pool, bot_id)
     return render(
         request, "bot.html", b=view, tests=tests, names=names, ladders=ladders, people=people

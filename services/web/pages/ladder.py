@@ -10,6 +10,7 @@ from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
 from litestar.params import Parameter
 
+from services.api.deps import services_of
 from services.web.i18n import gettext as _
 from services.web.ladder_data import ladder_named, ladder_table
 from services.web.pages.render import render
@@ -28,7 +29,7 @@ async def ladder_page(
             _("There is no ladder %(name)s: the ladders are %(ladders)s.")
             % {"name": name, "ladders": ", ".join(LADDER_NAMES)}
         )
-    table = await ladder_table(pool, ladder)
+    table = await ladder_table(pool, ladder, services_of(request.app.state).settings.ladder)
     return render(
         request,
         "ladder.html",

@@ -51,7 +51,9 @@ def _fit(pool_games: db_fits.PoolGames) -> dict[int, db_fits.Fitted]:
     table = GameTable.from_games(Game(a, b, score) for a, b, score in pool_games.games)
     elo: dict[BotId, float] = {bot: rating for bot, rating in pool_games.elo.items()}
     order: list[BotId] = list(pool_games.order)
-    return {int(bot): entry for bot, entry in fit_ratings(table, elo, order).items()}
+    ladder: list[BotId] = list(pool_games.ladder)
+    fitted = fit_ratings(table, elo, order, ladder=ladder)
+    return {int(bot): entry for bot, entry in fitted.items()}
 
 
 async def refit(pool: asyncpg.Pool, mode: str) -> FitReport | None:

@@ -40,7 +40,14 @@ async def test_join_show_resume_and_leave(api: Api, bot_server: BotServer) -> No
     )
     assert joined.status_code == 201, joined.text
     entry = joined.json()
-    assert entry["hourly_cap"] == 5 and entry["placement"]["state"] == "waiting"
+    placement = entry["placement"]
+    assert entry["hourly_cap"] == 5 and placement["matches"] == 0
+    # no match yet: waiting for it, or, alone on the ladder, for opponents (it needs one)
+    if placement["opponents"]:
+        assert placement["state"] == "waiting"
+    else:
+        # 46 matches at even odds, at most 16 meetings a day a pair: three bots of other owners
+        assert placement["state"] == "needs_opponents" and placement["needed"] == 3
     public = (await api.client.get("/v1/ladders/1v1")).json()
     mine = next(e for e in public["entries"] if e["bot_id"] == bot["id"])
     assert mine["hourly_cap"] is None and mine["pause_cause"] is None  # the owner's only

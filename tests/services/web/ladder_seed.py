@@ -1,7 +1,8 @@
 """A ladder played for the page tests, in a database of its own (the shared page seed stays as
 its tests expect it): eight bots of eight owners on the 1v1 ladder play a few ticks in process,
 the pool refitted between ticks, so the table has ranks, intervals, LOS and bots placing; one
-bot is paused; one more has just joined the individual 2v2 ladder and waits."""
+bot is paused; one more has just joined the individual 2v2 ladder, with three of them, and
+waits for its first match."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ TICKS = 10
 class LadderSeed:
     bots: list[int]  # on the 1v1 ladder
     paused: int  # one of them, paused
-    waiting: int  # on the individual 2v2 ladder only, no match yet
+    waiting: int  # on the individual 2v2 ladder only (with three of ``bots``), no match yet
     names: dict[int, str]
 
 
@@ -49,6 +50,9 @@ async def seed_ladder(url: str) -> LadderSeed:
             "row: connect (connection refused)' WHERE bot_id = $1",
             paused,
         )
+        for bot in bots[:3]:  # three more owners there: a table of four owners can be seated
+            bot_owner = await pool.fetchval("SELECT owner_id FROM bots WHERE id = $1", bot)
+            await flow_ladder.join(pool, "2v2-individual", bot, bot_owner, SETTINGS)
         owner = await make_account(pool, "newcomer")
         waiting = await make_bot(pool, owner, prefix="newcomer")
         await bot_health.record_check(pool, waiting, ok=True, error=None, failures_to_unavailable=3)

@@ -1,0 +1,203 @@
+"""What a ladder promises a bot about its placement, in any pool, however small (pure).
+
+A bot is placed once its 95% interval is narrower than +-100 Elo. How many matches that takes
+depends on its opponents: about 46 at even odds against well-known opponents in 1v1, four times
+as many in individual 2v2, more against opponents far from its strength or themselves unsure.
+A pool also bounds how many matches a bot may get in a day: two bots meet at most
+``pair_per_day`` times a ladder day. So the ladder promises, per bot:
+
+* **placed**, once it is;
+* **placing**, with ``about`` how many matches its placement takes, while the pool can still
+  give it a match today;
+* **needs_opponents**, when it cannot: every bot of another owner within its reach has met it
+  as often as the day allows, or the pool has too few owners to seat a match at all (two in
+  1v1, four in individual 2v2). The state gives ``opponents`` (the other owners' bots it may
+  meet) and ``needed`` (how many a placement needs within a day, at the most meetings a pair
+  may have while one of them is placing); more bots joining, or the next ladder day, lets it
+  play on;
+* **waiting** for its first rated match, while it may still get one.
+
+**The pair limit scales to the pool.** While a bot is placing, a pair with it may meet up to
+``ceil(about x others / opponents)`` times a day (``others``: the bots a match seats besides
+it, 1 or 3), never fewer than ``pair_per_day`` and never more than ``pair_cap``
+(``TRUCO_LADDER_PAIR_PER_DAY_PLACING``): in a pool of a few owners a bot still meets each of
+them often enough to be placed in its first day, and in a large pool nothing changes.
+
+**The estimate holds still.** ``about`` extrapolates the information a bot's matches gave so
+far (its interval narrows as one over the square root of it): noisy early and in a pool whose
+bots are all new. From the bot's 10th rated match on, the figure is kept within half and twice
+what it was then (``first``, stored once); a bot that needs more than twice that is not getting
+opponents that teach it enough, and is shown as needing opponents instead.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
+from typing import Literal
+
+import msgspec
+
+from services.ladder.links import OwnerPair, kept_apart
+from services.ladder.model import PLACEMENT_HALFWIDTH, even_matches_to_place
+
+PlacementState = Literal["waiting", "placing", "placed", "needs_opponents"]
+
+STEADY_FROM = 10
+"""Rated matches after which the estimate stays within :data:`BAND` of its value then."""
+BAND = 2.0
+"""The estimate stays within ``first / BAND`` and ``first * BAND``."""
+
+
+class Candidate(msgspec.Struct, frozen=True):
+    """A bot of a ladder's table as placement reads it: its owner (bots of one owner, or of
+    linked owners, never meet), its rated ladder matches, its fitted interval's half width
+    (None before its first fit), and its estimate at its 10th match (None before)."""
+
+    bot_id: int
+    owner: int
+    matches: int
+    halfwidth: float | None
+    first: int | None = None
+
+
+class Standing(msgspec.Struct, frozen=True):
+    """A bot's placement as the table shows it, and the most meetings a pair with it may have
+    today (what the matchmaker keeps to)."""
+
+    state: PlacementState
+    matches: int
+    about: int | None
+    opponents: int
+    needed: int | None
+    pair_limit: int
+    raw_about: int | None = None  # the estimate before it is held in its band
+
+
+def seats_besides(players: int) -> int:
+    """The bots a match seats besides one: 1 in 1v1, 3 in individual 2v2."""
+    return players - 1
+
+
+def bound(players: int) -> int:
+    """Matches at even odds a placement takes at least (the information bound)."""
+    return even_matches_to_place(players_a_side=players // 2)
+
+
+def raw_estimate(matches: int, halfwidth: float | None, players: int) -> int:
+    """About how many matches the bot's placement takes in all, from what its matches taught
+    so far (the bound before its first fit)."""
+    if halfwidth is None or matches == 0:
+        return max(matches + 1, bound(players))
+    if halfwidth < PLACEMENT_HALFWIDTH:
+        return matches
+    needed = matches * ((halfwidth / PLACEMENT_HALFWIDTH) ** 2 - 1)
+    return matches + max(1, math.ceil(needed))
+
+
+def held(raw: int, matches: int, first: int | None) -> int | None:
+    """The estimate shown: ``raw`` kept within ``first / BAND`` and ``first * BAND``; None when
+    the bot has outgrown its band (it needs opponents that teach it more)."""
+    if first is None:
+        return max(raw, matches + 1)
+    if matches >= first * BAND:
+        return None
+    low = max(math.ceil(first / BAND), matches + 1)
+    return min(max(raw, low), math.floor(first * BAND))
+
+
+def pair_limit(about: int, opponents: int, players: int, per_day: int, cap: int) -> int:
+    """The meetings a pair with this placing bot may have today: enough for ``about`` matches
+    spread over its ``opponents``, between ``per_day`` and ``cap``."""
+    if opponents <= 0:
+        return per_day
+    spread = math.ceil(about * seats_besides(players) / opponents)
+    return max(per_day, min(cap, spread))
+
+
+def needed_opponents(about: int, players: int, cap: int) -> int:
+    """Bots of other owners a placement of ``about`` matches needs within one day."""
+    return max(seats_besides(players), math.ceil(about * seats_besides(players) / cap))
+
+
+def standings(
+    candidates: Sequence[Candidate],
+    met_today: Mapping[tuple[int, int], int],
+    *,
+    players: int,
+    per_day: int,
+    cap: int,
+    linked: Collection[OwnerPair] = frozenset(),
+) -> list[Standing]:
+    """Each candidate's standing (module docstring), in the order given; ``linked``: owners
+    whose bots never meet (:mod:`services.ladder.links`). Costs ``O(n)`` plus one pass over
+    today's meetings and the links."""
+    bots_of = Counter(c.owner for c in candidates)
+    owner_of = {c.bot_id: c.owner for c in candidates}
+    partners: dict[int, set[int]] = {}
+    for a, b in linked:
+        if a in bots_of and b in bots_of:
+            partners.setdefault(a, set()).add(b)
+            partners.setdefault(b, set()).add(a)
+    total = len(candidates)
+
+    def opponents_of(owner: int) -> int:
+        return total - bots_of[owner] - sum(bots_of[o] for o in partners.get(owner, ()))
+
+    def other_owners(owner: int) -> int:
+        return len(bots_of) - 1 - len(partners.get(owner, ()))
+
+    raw = [raw_estimate(c.matches, c.halfwidth, players) for c in candidates]
+    placed = [c.halfwidth is not None and c.halfwidth < PLACEMENT_HALFWIDTH for c in candidates]
+    limits: dict[int, int] = {}
+    for c, estimate, done in zip(candidates, raw, placed, strict=True):
+        wanted = estimate if c.first is None else max(estimate, c.first)
+        limits[c.bot_id] = (
+            per_day if done else pair_limit(wanted, opponents_of(c.owner), players, per_day, cap)
+        )
+    full: Counter[int] = Counter()  # opponents a bot has met as often as today allows
+    for (a, b), times in met_today.items():
+        if a not in owner_of or b not in owner_of:
+            continue
+        if kept_apart(owner_of[a], owner_of[b], linked):
+            continue
+        if times >= max(limits[a], limits[b]):
+            full[a] += 1
+            full[b] += 1
+    out = []
+    for c, estimate, done in zip(candidates, raw, placed, strict=True):
+        opponents = opponents_of(c.owner)
+        limit = limits[c.bot_id]
+        if done:
+            out.append(Standing("placed", c.matches, None, opponents, None, limit, c.matches))
+            continue
+        about = held(estimate, c.matches, c.first)
+        seatable = other_owners(c.owner) >= seats_besides(players)
+        reachable = opponents - full[c.bot_id]
+        stuck = not seatable or about is None or reachable < seats_besides(players)
+        if stuck:
+            target = estimate if about is None else about
+            needed = max(opponents + 1, needed_opponents(target, players, cap))
+            out.append(
+                Standing("needs_opponents", c.matches, about, opponents, needed, limit, estimate)
+            )
+        elif c.matches == 0:
+            out.append(Standing("waiting", 0, about, opponents, None, limit, estimate))
+        else:
+            out.append(Standing("placing", c.matches, about, opponents, None, limit, estimate))
+    return out
+
+
+def first_estimates(candidates: Sequence[Candidate], found: Sequence[Standing]) -> dict[int, int]:
+    """The estimates to keep as ``first`` now: for each bot that has reached
+    :data:`STEADY_FROM` rated matches, has a fit, is not placed and has none kept yet."""
+    return {
+        c.bot_id: s.raw_about
+        for c, s in zip(candidates, found, strict=True)
+        if c.first is None
+        and c.matches >= STEADY_FROM
+        and c.halfwidth is not None
+        and s.state != "placed"
+        and s.raw_about is not None
+    }
