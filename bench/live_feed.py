@@ -2,7 +2,7 @@
 (before, the baseline) against batched writes (after).
 
 Issue 14, goal 6. The progress calls of a few recorded matches (in-process bots, so the feed is
-all that is measured) are replayed through a :class:`~services.worker.live.LivePublisher` that
+all that is measured) are replayed through a :class:`~services.live.publisher.LivePublisher` that
 writes to the Redis at ``REDIS_URL`` (default ``redis://127.0.0.1:6379/0``) under a key prefix
 of its own, deleted afterwards:
 
@@ -36,7 +36,7 @@ from arena.sdk import strategy_decider
 from engine.events import Event
 from engine.rules import Rules
 from engine.state import State
-from services.worker.live import LivePublisher
+from services.live.publisher import LivePublisher
 
 MATCHES = 4
 REPEATS = 7

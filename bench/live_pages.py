@@ -1,6 +1,6 @@
 """End to end, a bot's answer to the change on a spectator's page (issue 23): a real match
 between two built-in bots (each thinking ``THINK_S`` a decision) whose runner writes the live
-feed through the worker's own :class:`~services.worker.live.LivePublisher` (its batching
+feed through the worker's own :class:`~services.live.publisher.LivePublisher` (its batching
 included) to the real Redis; the platform served by uvicorn on 127.0.0.1 (one API process);
 ``SPECTATORS`` (then ``STREAMS``) spectators of the match: ``PAGES`` of them Chromium pages of ``/matches/{id}``
 (``static/live.js`` following the stream and applying each message to the DOM), the others
@@ -52,7 +52,7 @@ from services.base.config import (
 from services.db import accounts as db_accounts
 from services.db import bots as db_bots
 from services.db.migrate import migrate_url
-from services.worker.live import LivePublisher
+from services.live.publisher import LivePublisher
 
 SPECTATORS = 100
 STREAMS = 1000  # the second run: 1,000 open streams on the one API process

@@ -4,7 +4,7 @@ the replay cost Redis), against the real Redis.
 
 In one process: a writer RPUSHes one item every ``EVERY_S`` (as the worker's batched feed
 does) with its write time; ``SPECTATORS`` subscribers of one match follow the process's feed
-(:func:`services.api.live_feeds.follow` over :func:`~services.api.live_feeds.poll_match`).
+(:func:`services.api.sse.feeds.follow` over :func:`~services.api.sse.feeds.poll_match`).
 Latency is from the write to the subscriber having the frame (p50/p95/max over every
 spectator and item); ``cpu_us_per_message`` the process CPU per item delivered to one
 spectator; ``kib_per_stream`` the memory a subscriber adds (tracemalloc). The HTTP write to the
@@ -25,9 +25,9 @@ from typing import Any
 import msgspec
 import redis.asyncio
 
-from services.api.live_feeds import Feed, Hub, follow, poll_match
-from services.domain.live_feed import live_key
-from services.worker.live import LiveReader
+from services.api.sse.feeds import Feed, Hub, follow, poll_match
+from services.live.feed import live_key
+from services.live.reader import LiveReader
 
 SPECTATORS = 1000
 ITEMS = 40

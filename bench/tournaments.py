@@ -4,7 +4,7 @@ by side on the same fields, pairing by independent parts against the whole field
 The history is made by a quick greedy pairing (score order, first opponent not met yet) with
 seeded random results (45% / 45% / 10% draws), so generating it costs little; only the call to
 ``pair_round`` for round six is timed. Then, for rounds 2, 3 and 6 of 10,000 players,
-``match_field`` with its split into parts (:mod:`services.tournaments.swiss_split`) and
+``match_field`` with its split into parts (:mod:`services.tournaments.swiss.split`) and
 without it, on the same field in the same run.
 """
 
@@ -16,10 +16,10 @@ import time
 
 from services.domain import SideResult
 from services.tournaments.model import PlayedMatch, Player, PlayerId, Round
-from services.tournaments.swiss import match_field, pair_round
-from services.tournaments.swiss_field import make_field
-from services.tournaments.swiss_split import independent_parts
-from services.tournaments.swiss_state import build_states
+from services.tournaments.swiss.field import make_field
+from services.tournaments.swiss.pairing import match_field, pair_round
+from services.tournaments.swiss.split import independent_parts
+from services.tournaments.swiss.state import build_states
 
 SIZES = (1_000, 10_000)
 SPLIT_SIZE = 10_000

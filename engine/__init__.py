@@ -11,6 +11,7 @@ Public surface::
 """
 
 from engine.actions import Action
+from engine.apply import apply, legal_actions, replay
 from engine.cards import DECK, Card, envido_points, flor_points, has_flor, parse_card, strength
 from engine.errors import (
     CardError,
@@ -21,8 +22,8 @@ from engine.errors import (
     RulesError,
 )
 from engine.observe import Observation, observation
-from engine.play import apply, legal_actions, new_game, replay
 from engine.rules import Rules
+from engine.start import new_game
 from engine.state import State
 
 __all__ = [

@@ -7,10 +7,11 @@ import time
 
 import msgspec
 
+from engine.apply import apply
 from engine.events import HandEnded
 from engine.legal import legal_actions
-from engine.play import apply, new_game
 from engine.rules import Rules
+from engine.start import new_game
 
 
 class BenchResult(msgspec.Struct):

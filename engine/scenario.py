@@ -12,12 +12,13 @@ from typing import Any
 import msgspec
 
 from engine.actions import Action, action_from_dict
+from engine.apply import apply
 from engine.cards import envido_points
 from engine.errors import EngineError, IllegalAction, InvalidAction
 from engine.events import HandEnded
 from engine.legal import legal_actions
-from engine.play import apply, new_game, with_deal
 from engine.rules import Rules
+from engine.start import new_game, with_deal
 from engine.state import State
 
 

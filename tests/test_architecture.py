@@ -28,28 +28,83 @@ ROOMS = {
     "ladder": "pure",  # the ladder's matchmaker and its words
     "db": "db",
     "flow": "flow",
+    "live": "live",  # the live feed: its items, the writer's batches, the readers
     "worker": "worker",  # what the worker processes share: the app, names, messages, senders
     "worker.matches": "bot-calling",  # the bot-calling worker (queues matches, ladder)
     "worker.results": "trusted",  # the trusted worker (queue results)
     "worker.celery_app": "boot",  # the ``celery -A`` target: every task module, registered
-    "api": "api",
+    # the API: its shared plumbing at the root (dependencies, problems, parameters, names, the
+    # bearer check), the HTTP guard, the bodies, and the routes with what composes them
+    "api": "api-base",
+    "api.guard": "http-guard",  # what a request passes before a route: caps, limits, headers
+    "api.schemas": "api-schemas",  # request and response bodies: plain structs
+    "api.routes": "api",  # one module per resource
+    "api.sse": "api",  # the live streams' frames and per-process feeds
+    "api.play_sessions": "api",  # /play's matches, run in the API process
+    "api.app": "api",  # create_api
+    "api.spec": "api",  # the OpenAPI document
+    "api.serve": "api",  # uvicorn with the server's limits
     "web": "web",
     "launch": "app",  # make run, the ASGI app, the house bots, embedded servers
 }
 _BELOW = {
     "pure": set[str](),
     "base": set[str](),
+    # the live feed's writer (the bot-calling worker) and readers (the API, the pages) share it;
+    # it reaches no database
+    "live": {"pure", "base"},
     "db": {"pure", "base"},
     "flow": {"db", "pure", "base"},
     # the worker processes: what they share reaches no database; each imports only that and
     # its own folder (and only the trusted one the database)
-    "worker": {"pure", "base"},
-    "bot-calling": {"worker", "pure", "base"},
-    "trusted": {"worker", "flow", "db", "pure", "base"},
-    "boot": {"bot-calling", "trusted", "worker", "flow", "db", "pure", "base"},
-    "api": {"trusted", "worker", "flow", "db", "pure", "base"},
-    "web": {"api", "trusted", "worker", "flow", "db", "pure", "base"},
-    "app": {"web", "api", "boot", "bot-calling", "trusted", "worker", "flow", "db", "pure", "base"},
+    "worker": {"live", "pure", "base"},
+    "bot-calling": {"worker", "live", "pure", "base"},
+    "trusted": {"worker", "live", "flow", "db", "pure", "base"},
+    "boot": {"bot-calling", "trusted", "worker", "live", "flow", "db", "pure", "base"},
+    "api-schemas": {"pure", "base"},
+    "api-base": {"trusted", "worker", "live", "flow", "db", "pure", "base"},
+    "http-guard": {"api-base", "db", "pure", "base"},
+    "api": {
+        "http-guard",
+        "api-base",
+        "api-schemas",
+        "trusted",
+        "worker",
+        "live",
+        "flow",
+        "db",
+        "pure",
+        "base",
+    },
+    "web": {
+        "api",
+        "http-guard",
+        "api-base",
+        "api-schemas",
+        "trusted",
+        "worker",
+        "live",
+        "flow",
+        "db",
+        "pure",
+        "base",
+    },
+    "app": {
+        "web",
+        "api",
+        "http-guard",
+        "api-base",
+        "api-schemas",
+        "boot",
+        "bot-calling",
+        "trusted",
+        "worker",
+        "live",
+        "flow",
+        "db",
+        "pure",
+        "base",
+    },
 }
 MAY_IMPORT = {room: below | {room} for room, below in _BELOW.items()}
 
@@ -322,7 +377,7 @@ def test_the_bot_calling_worker_reaches_no_database() -> None:
     paths = modules(ROOT, PACKAGES)
     graph = import_graph(ROOT, PACKAGES)
     own = [m for m in graph if room(m) == "bot-calling"]
-    assert "services.worker.matches.play" in own and "services.worker.matches.probe" in own
+    assert "services.worker.matches.play_match" in own and "services.worker.matches.probe" in own
     reached = set().union(*(_reachable(graph, m) for m in own))
     assert "services.worker.senders" in reached  # the check follows imports
     trusted = sorted(m for m in reached if room(m) in {"db", "flow", "trusted", "boot"})

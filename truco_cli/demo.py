@@ -6,8 +6,9 @@ import argparse
 
 from arena.game.narrate import log_line
 from engine.agents import RandomAgent
-from engine.play import apply, initial_events, new_game
+from engine.apply import apply
 from engine.rules import Rules
+from engine.start import initial_events, new_game
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -56,7 +56,7 @@ def _unreadable(origin: str, why: str) -> CommandError:
 def source_replays(data: bytes, origin: str) -> Iterator[Replay]:
     """The replays in a source's bytes: a tournament export's finished matches', or the one
     replay of a replay file."""
-    from services.tournaments.export import decode_export
+    from services.tournaments.files.export_document import decode_export
 
     try:
         document = msgspec.json.decode(data)
@@ -79,7 +79,7 @@ def source_replays(data: bytes, origin: str) -> Iterator[Replay]:
 
 @platform_command
 def run(args: argparse.Namespace) -> int:
-    from truco_env.export import replay_rows
+    from truco_env.decisions import replay_rows
 
     out = Path(args.out)
     if out.exists() and not args.force:

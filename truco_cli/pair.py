@@ -27,8 +27,8 @@ def read_file(path: str) -> bytes | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from services.tournaments.swiss import NoValidPairing, pair_round
-    from services.tournaments.tournament_file import FileError, parse_tournament
+    from services.tournaments.files.tournament_file import FileError, parse_tournament
+    from services.tournaments.swiss.pairing import NoValidPairing, pair_round
 
     data = read_file(args.file)
     if data is None:

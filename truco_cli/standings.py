@@ -24,8 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from services.tournaments.files.tournament_file import FileError, parse_tournament
     from services.tournaments.standings import DEFAULT_TIEBREAKS, Tiebreak, compute_standings
-    from services.tournaments.tournament_file import FileError, parse_tournament
 
     order = list(DEFAULT_TIEBREAKS)
     if args.tiebreaks:

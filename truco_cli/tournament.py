@@ -8,7 +8,7 @@ import sys
 from typing import Any, get_args
 
 from arena.game.deals import DealsMode
-from services.api.tournament_schemas import PartnershipField
+from services.api.schemas.tournaments import PartnershipField
 from services.domain import Format, Mode, TournamentStatus
 from truco_cli.api import Platform, add_json, print_json, table
 from truco_cli.errors import CommandError, platform_command

@@ -110,7 +110,7 @@ def _run_ladder(args: argparse.Namespace) -> int:
         data = download(origin)
     if args.save is not None:
         _save(args.save, data)
-    from services.tournaments.export import decode_ladder_day
+    from services.tournaments.files.export_document import decode_ladder_day
 
     try:
         doc = decode_ladder_day(data)
@@ -142,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     data, origin = read_source(args.source)
     if args.save is not None:
         _save(args.save, data)
-    from services.tournaments.export import decode_export
+    from services.tournaments.files.export_document import decode_export
 
     try:
         doc = decode_export(data)

@@ -38,7 +38,7 @@ from services.domain import seeds, side_result
 from services.domain.ratings import k_factor, match_delta, rating_pool
 from services.domain.result import StoredResult, played_result, stored_result
 from services.tournaments.event import SeededEntrant
-from services.tournaments.export import ExportMatch, TournamentExport
+from services.tournaments.files.export_document import ExportMatch, TournamentExport
 from services.tournaments.ranked import standings
 from services.tournaments.records import PlainRecord
 

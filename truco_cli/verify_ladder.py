@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 
 from services.domain import seeds
-from services.tournaments.export import LadderDayExport
+from services.tournaments.files.export_document import LadderDayExport
 from truco_cli.verify_event import (
     Discrepancy,
     Say,

@@ -18,7 +18,7 @@ import numpy as np
 import pyspiel
 
 from engine import DECK, Rules, State, apply, legal_actions, new_game, observation
-from engine.play import with_deal
+from engine.start import with_deal
 from truco_env.actions import NUM_ACTIONS, action_index, describe, index_action
 from truco_env.encoding import SIZE, blocks, encode
 

@@ -36,7 +36,7 @@ from arena.wire.protocol import (
     start_request,
 )
 from engine import Action, Rules, State, new_game
-from engine.play import with_deal
+from engine.start import with_deal
 
 Status = Literal["pass", "fail", "warn"]
 MATCH_ID = "truco-check"

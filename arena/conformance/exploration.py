@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 import msgspec
 
 from engine.actions import SENAS, Action
+from engine.apply import apply
 from engine.cards import DECK, SUIT, Card
 from engine.events import ActionTaken, HandStarted
 from engine.legal import AL_RESTO_ANSWERS, CONTRAFLOR_ANSWERS, FIRST_FLOR_ANSWERS, legal_actions
-from engine.play import apply, new_game, with_deal
 from engine.rules import Rules
+from engine.start import new_game, with_deal
 from engine.state import TRUCO_LEVELS, State
 
 # Every family of decision, with what reaching it means (the seat to act is "you").

@@ -1,7 +1,7 @@
 """The game boundary: everything the arena needs to know about a game, and nothing more.
 
 The match runner (:mod:`arena.match.runner`), the replay verifier (:mod:`arena.match.replay`),
-``truco check`` (:mod:`arena.conformance.check`) and the live feed (``services/worker/live.py``) go
+``truco check`` (:mod:`arena.conformance.check`) and the live feed (``services/live/publisher.py``) go
 through a :class:`Game` and never call a game's rules directly. A game is a value with these
 methods, in the spirit of OpenSpiel's ``Game`` object and Battlesnake's ``Ruleset``:
 

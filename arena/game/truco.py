@@ -12,12 +12,13 @@ from arena.game import narrate
 from arena.game.boundary import register
 from arena.game.fallback import fallback_action
 from engine.actions import Action
+from engine.apply import apply
 from engine.errors import EngineError
 from engine.events import Event, GameEnded, HandEnded
 from engine.legal import legal_actions
 from engine.observe import Observation, Viewer, Visible, observation, visible_events
-from engine.play import apply, initial_events, new_game
 from engine.rules import Rules
+from engine.start import initial_events, new_game
 from engine.state import State
 
 

@@ -17,12 +17,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin
 from litestar.types import ControllerRouterHandler, ExceptionHandlersMap
 
-from services.api.api_keys import ApiKeyController
-from services.api.auth import AccountController, security_components
-from services.api.bots import BotController, default_bot_client_factory
-from services.api.challenges import ChallengeController
-from services.api.client_address import client_address_reader
-from services.api.content_type import json_body_hook
+from services.api.auth import security_components
 from services.api.deps import (
     BotClientFactory,
     MatchSender,
@@ -31,28 +26,34 @@ from services.api.deps import (
     default_stopper,
     get_pool,
 )
-from services.api.health import health, liveness
-from services.api.hooks import first_answer
-from services.api.ladders import LadderController
-from services.api.leaderboards import LeaderboardController
-from services.api.matches import BotMatchController, MatchController
-from services.api.no_store import no_store_credentials
-from services.api.play import PlayController, room_of
-from services.api.problems import exception_handlers
-from services.api.ratelimit import PREFIX as RATE_LIMIT_PREFIX
-from services.api.ratelimit import STATE_KEY as LIMITER_KEY
-from services.api.ratelimit import (
+from services.api.guard.client_address import client_address_reader
+from services.api.guard.content_type import json_body_hook
+from services.api.guard.hooks import first_answer
+from services.api.guard.no_store import no_store_credentials
+from services.api.guard.ratelimit import PREFIX as RATE_LIMIT_PREFIX
+from services.api.guard.ratelimit import STATE_KEY as LIMITER_KEY
+from services.api.guard.ratelimit import (
     Counter,
     Limiter,
     MemoryCounter,
     RedisCounter,
     rate_limit_hook,
 )
-from services.api.slow_clients import body_deadline
-from services.api.sprt_tests import SprtController
-from services.api.streams import StreamController, hub_of
-from services.api.tournament_export import TournamentExportController
-from services.api.tournaments import TournamentController
+from services.api.guard.slow_clients import body_deadline
+from services.api.problems import exception_handlers
+from services.api.routes.accounts import AccountController
+from services.api.routes.api_keys import ApiKeyController
+from services.api.routes.bots import BotController, default_bot_client_factory
+from services.api.routes.challenges import ChallengeController
+from services.api.routes.health import health, liveness
+from services.api.routes.ladders import LadderController
+from services.api.routes.leaderboards import LeaderboardController
+from services.api.routes.matches import BotMatchController, MatchController
+from services.api.routes.play import PlayController, room_of
+from services.api.routes.sprt_tests import SprtController
+from services.api.routes.streams import StreamController, hub_of
+from services.api.routes.tournament_export import TournamentExportController
+from services.api.routes.tournaments import TournamentController
 from services.base.config import RateLimits, Settings
 from services.base.secretbox import SecretBox
 from services.db.pool import create_pool

@@ -1,9 +1,9 @@
-"""Accounts and API keys: ``POST /v1/accounts`` and the ``Authorization: Bearer`` check.
+"""API keys and the ``Authorization: Bearer`` check every route (and the rate limiter) uses.
 
 A key is ``ta_`` + 32 random bytes (URL-safe base64), shown once; the database keeps only
 its SHA-256 (a row of ``api_keys``), which is also how a request's key is looked up. A revoked
 key is not found: it stops working at once. The keys' own routes are
-:mod:`services.api.api_keys`.
+:mod:`services.api.routes.api_keys`, the accounts' :mod:`services.api.routes.accounts`.
 """
 
 from __future__ import annotations
@@ -11,20 +11,14 @@ from __future__ import annotations
 import hashlib
 import secrets
 
-import asyncpg
-from litestar import Controller, Request, get, post
+from litestar import Request
 from litestar.datastructures import State
-from litestar.di import NamedDependency, Provide
 from litestar.openapi.spec import Components, SecurityScheme
-from litestar.params import JSONBody
 
 from services.api.deps import get_pool
-from services.api.names import check_name
-from services.api.problems import ProblemError, problem_responses
-from services.api.schemas import AccountCreate, AccountCreated, AccountRead
-from services.db import accounts as db_accounts
+from services.api.problems import ProblemError
 from services.db import api_keys as db_keys
-from services.db.accounts import Account, DuplicateName
+from services.db.accounts import Account
 
 KEY_PREFIX = "ta_"
 SECURITY_SCHEME = "BearerAuth"
@@ -112,46 +106,3 @@ async def current_account(request: Request[object, object, State]) -> Account:
     if account is None:
         raise _unauthorized("invalid API key")
     return account
-
-
-class AccountController(Controller):
-    path = "/v1/accounts"
-    tags = ("accounts",)
-
-    @post(
-        "/",
-        operation_id="createAccount",
-        summary="Create an account and its API key",
-        description="The API key is in this response only; it is stored as a hash.",
-        status_code=201,
-        responses=problem_responses(409, 413, 415, 422),
-    )
-    async def create_account(
-        self, data: JSONBody[AccountCreate], pool: NamedDependency[asyncpg.Pool]
-    ) -> AccountCreated:
-        check_name(data.name)
-        key = new_api_key()
-        try:
-            account = await db_accounts.create_account(
-                pool, data.name, hash_api_key(key), db_keys.hint_of(key)
-            )
-        except DuplicateName:
-            raise ProblemError(
-                409,
-                f"the account name {data.name!r} is taken (or too like a taken one: names "
-                "are unique ignoring case and look-alike characters)",
-                slug="name-taken",
-            ) from None
-        return AccountCreated(id=account.id, name=account.name, api_key=key)
-
-    @get(
-        "/me",
-        operation_id="getMyAccount",
-        summary="The account of the API key sent",
-        description="Answers who the key belongs to: a cheap way for a client to check a key.",
-        dependencies={"account": Provide(current_account)},
-        security=SECURITY,
-        responses=problem_responses(401),
-    )
-    async def me(self, account: NamedDependency[Account]) -> AccountRead:
-        return AccountRead(id=account.id, name=account.name, created_at=account.created_at)

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol, cast
 
 import asyncpg
+import redis
 from litestar.datastructures import State
 
 from arena.client.bot_client import BotClient
 from arena.client.egress import EgressPolicy
 from services.base.config import Settings
 from services.base.secretbox import SecretBox
+from services.worker.results.dispatch import send_matches as dispatch_matches
+from services.worker.stops import flags_client, request_stops
 
 BotClientFactory = Callable[[str, str, EgressPolicy], BotClient]
 """``(base_url, signing_secret, policy) -> BotClient`` used for the registration handshake."""
@@ -30,62 +31,38 @@ Stopper = Callable[[list[int]], Awaitable[None]]
 play (``services.worker.stops.request_stops`` on the platform's Redis)."""
 
 
-class EnqueueWith(Protocol):
-    """``services.worker.results.dispatch.send_matches``."""
-
-    def __call__(
-        self, pool: asyncpg.Pool, match_ids: list[int], *, secret_box: SecretBox | None = None
-    ) -> Awaitable[None]: ...
-
-
 logger = logging.getLogger("services.api")
 
 
-async def log_only_sender(pool: asyncpg.Pool, match_ids: list[int]) -> None:
-    """The fallback when the worker package is missing: the matches stay pending."""
-    if match_ids:
-        logger.warning("no sender: matches %s stay pending until one runs them", match_ids)
-
-
 def default_sender(secret_box: SecretBox) -> MatchSender:
-    """``services.worker.results.dispatch.send_matches`` (decrypting bots' signing secrets with
-    ``secret_box``) if it can be imported, else :func:`log_only_sender`."""
-    try:
-        module = importlib.import_module("services.worker.results.dispatch")
-    except ImportError:
-        logger.warning(
-            "services.worker.results.dispatch is not importable; matches will not be queued"
-        )
-        return log_only_sender
-    send_matches = cast(EnqueueWith, module.send_matches)
+    """:func:`services.worker.results.dispatch.send_matches`, decrypting the bots' signing
+    secrets with ``secret_box``."""
 
     async def send(pool: asyncpg.Pool, match_ids: list[int]) -> None:
-        await send_matches(pool, match_ids, secret_box=secret_box)
+        await dispatch_matches(pool, match_ids, secret_box=secret_box)
 
     return send
 
 
-async def log_only_stopper(match_ids: list[int]) -> None:
-    """The fallback when the worker package is missing: nothing plays matches anyway."""
+async def no_stopper(match_ids: list[int]) -> None:
+    """Without a Redis shared with the workers there are no stop flags to set (and no worker
+    of this platform playing the matches)."""
 
 
 def default_stopper(settings: Settings) -> Stopper:
-    """Stop flags in the platform's Redis (``services.worker.stops``), if importable and
+    """Stop flags in the platform's Redis (:mod:`services.worker.stops`) when
     ``settings.redis.url`` is set (as for the rate counters; without it no worker shares this
     app's Redis)."""
-    if settings.redis.url is None:
-        return log_only_stopper
-    try:
-        stops = importlib.import_module("services.worker.stops")
-    except ImportError:
-        return log_only_stopper
-    client = None
+    url = settings.redis.url
+    if url is None:
+        return no_stopper
+    client: redis.Redis | None = None
 
     def flag(match_ids: list[int]) -> None:
         nonlocal client
         if client is None:
-            client = stops.flags_client(settings.redis.url)
-        stops.request_stops(client, settings.redis.prefix, match_ids)
+            client = flags_client(url)
+        request_stops(client, settings.redis.prefix, match_ids)
 
     async def stop(match_ids: list[int]) -> None:
         await asyncio.to_thread(flag, match_ids)
@@ -100,9 +77,9 @@ class Services:
     settings: Settings
     secret_box: SecretBox
     bot_client_factory: BotClientFactory
-    sender: MatchSender = log_only_sender
+    sender: MatchSender
     pool: asyncpg.Pool | None = None
-    stopper: Stopper = log_only_stopper
+    stopper: Stopper = no_stopper
 
 
 async def send_matches(svc: Services, match_ids: list[int]) -> None:

@@ -26,7 +26,8 @@ from arena.client.connection import BotConnection
 from arena.match.human import HumanSeat
 from arena.match.replay import EntrantRecord, Replay
 from arena.match.runner import MatchSettings, run_match
-from services.api.play_schemas import (
+from services.api.guard.stream_caps import Slot, StreamCaps
+from services.api.schemas.play import (
     Opponent,
     PlayOption,
     PlayOutcome,
@@ -34,10 +35,9 @@ from services.api.play_schemas import (
     PlayTurn,
     PlayView,
 )
-from services.api.stream_caps import Slot, StreamCaps
-from services.db import play as db_play
+from services.db import play_matches as db_play
 
-logger = logging.getLogger("services.api.play")
+logger = logging.getLogger("services.api.routes.play")
 LINGER_S: Final = 600.0
 """How long a finished session stays in memory (its page shows the end from it)."""
 

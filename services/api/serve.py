@@ -10,9 +10,9 @@ request head                10 s      from the connection's start (or the end of
                                       response) to a complete request line and headers; else
                                       the connection is closed
 request head size           16 KiB    the request line and headers, complete or still arriving
-                                      (``services.api.head_size``): a 431, then closed
+                                      (``services.api.guard.head_size``): a 431, then closed
 request body                15 s      the whole body, once the app reads it
-                                      (``services.api.slow_clients``): a 408, then closed
+                                      (``services.api.guard.slow_clients``): a 408, then closed
 body size                   64 KiB    ``services.api.app.MAX_BODY_BYTES``: a 413
 keep-alive                  5 s       an idle connection between requests is closed
 write deadline              30 s      while the send buffers are full, a client that reads
@@ -21,7 +21,7 @@ write deadline              30 s      while the send buffers are full, a client 
 connections                 512       with more connections or requests in flight, new
                                       requests get a 503 at once
 connections per address     32        ``TRUCO_CONNECTIONS_PER_ADDRESS``
-                                      (``services.api.address_caps``): a connection past it gets
+                                      (``services.api.guard.address_caps``): a connection past it gets
                                       a 503 with ``Retry-After`` and is closed before it is read
 partial heads per address   8         ``TRUCO_UNFINISHED_HEADS_PER_ADDRESS``: connections of one
                                       address holding part of a request head; the one past it
@@ -33,7 +33,7 @@ requests is refused while other addresses are answered. Peers in ``TRUCO_TRUSTED
 reverse proxy carrying many clients) are not capped per address.
 
 ``X-Forwarded-For`` is not read by uvicorn (``proxy_headers=False``): the app believes it only
-from ``TRUCO_TRUSTED_PROXIES`` (``services/api/client_address.py``).
+from ``TRUCO_TRUSTED_PROXIES`` (``services/api/guard/client_address.py``).
 
 A reverse proxy in front (``infra/nginx/truco-arena.conf``) should have tighter or equal
 timeouts and its own per-address limits; these limits are what holds when something reaches
@@ -58,10 +58,10 @@ import uvicorn
 from litestar.types import ASGIApp
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from services.api.address_caps import AddressCaps
-from services.api.head_size import MAX_HEAD_BYTES, HeadSizedConnection
+from services.api.guard.address_caps import AddressCaps
+from services.api.guard.head_size import MAX_HEAD_BYTES, HeadSizedConnection
+from services.api.guard.tcp_progress import bytes_acked
 from services.api.problems import PROBLEM_JSON, TYPE_BASE, Problem
-from services.api.tcp_progress import bytes_acked
 from services.base.config import ConfigError, WebSettings
 from services.base.environment import load_settings
 
@@ -105,7 +105,7 @@ class HeadDeadlineProtocol(H11Protocol):
     # resumes it once the buffer drains below the low-water mark; the app's ``send`` waits in
     # between, so a response holds at most a chunk more than the buffers. While paused, the
     # client must acknowledge ``write_floor_bytes`` more every ``write_deadline_s``
-    # (:mod:`services.api.tcp_progress`; where that count is unknown, the pause itself must
+    # (:mod:`services.api.guard.tcp_progress`; where that count is unknown, the pause itself must
     # end within the deadline), or the connection is reset, which ends the response (its sends
     # return at once and Litestar's stream sees the disconnect).
 

@@ -83,7 +83,7 @@ class WebSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Networks (``ipaddress`` strings) whose ``X-Forwarded-For`` the API believes."""
     connections_per_address: int = 32
     """Connections one client address may hold open to an API process
-    (``services.api.address_caps``; trusted proxies are not capped)."""
+    (``services.api.guard.address_caps``; trusted proxies are not capped)."""
     heads_per_address: int = 8
     """Connections of one client address that may hold an unfinished request head at once."""
     write_deadline_s: float = 30.0
@@ -92,14 +92,14 @@ class WebSettings(msgspec.Struct, frozen=True, kw_only=True):
     """While a response's send buffers are full, its client must read this many bytes every
     ``write_deadline_s`` or the connection is reset (``services.api.serve``)."""
     page_cache_bytes: int = 32 * 1024 * 1024
-    """Rendered pages one API process keeps (``services.web.page_cache``); 0: none."""
+    """Rendered pages one API process keeps (``services.web.pages.page_cache``); 0: none."""
     page_max_age_s: int = 300
     """How long a finished event's page is kept: by browsers and proxies (``Cache-Control``)
     and by this process's cache of rendered pages."""
 
 
 class StreamSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """Caps on open Server-Sent Events streams, per API process (``services.api.streams``)."""
+    """Caps on open Server-Sent Events streams, per API process (``services.api.routes.streams``)."""
 
     per_address: int = 8
     """Streams one client address may hold open at once."""
@@ -108,7 +108,7 @@ class StreamSettings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ExportSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """Tournament exports (``services.api.tournament_export``, ``services.flow.export_cache``)."""
+    """Tournament exports (``services.api.routes.tournament_export``, ``services.flow.export_cache``)."""
 
     per_address: int = 2
     """Exports one client address may be downloading at once from one API process."""
@@ -119,7 +119,7 @@ class ExportSettings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class PlaySettings(msgspec.Struct, frozen=True, kw_only=True):
-    """People playing bots at ``/play`` (``services.api.play``, docs/play.md)."""
+    """People playing bots at ``/play`` (``services.api.routes.play``, docs/play.md)."""
 
     clock_s: float = 60.0
     """Seconds a person has for each decision (no answer: a timeout fault, the fallback)."""
@@ -132,7 +132,7 @@ class PlaySettings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class RateLimits(msgspec.Struct, frozen=True, kw_only=True):
-    """The API's budgets, a minute each (``services.api.ratelimit``)."""
+    """The API's budgets, a minute each (``services.api.guard.ratelimit``)."""
 
     per_key_per_minute: int = 600
     per_address_per_minute: int = 1200
@@ -180,7 +180,7 @@ class FairPlaySettings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class KeySettings(msgspec.Struct, frozen=True, kw_only=True):
-    """API keys (``services.api.api_keys``)."""
+    """API keys (``services.api.routes.api_keys``)."""
 
     per_account: int = 5
     """Live API keys one account may hold."""

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from services.db.accounts import Connection, Executor
+from services.ladder.table import LadderRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,39 +21,6 @@ class LadderEntry:
     paused_at: datetime | None
     pause_cause: str | None
     failures_in_a_row: int
-
-
-@dataclass(frozen=True, slots=True)
-class LadderRow:
-    """One bot of a ladder's table: its entry, its bot, the pool's fit (None before its
-    first rated match there; ``los_next`` its LOS over ``los_next_bot``, the bot below it in
-    this table when the fit ran), its rated ladder matches and whether it is playing one of
-    this ladder now (``in_play``: its ladder matches not over, on any ladder)."""
-
-    bot_id: int
-    bot_name: str
-    owner_id: int
-    owner_name: str
-    bot_status: str
-    answered: bool  # the bot has answered a health check (the matchmaker waits for one)
-    joined_at: datetime
-    hourly_cap: int
-    paused_at: datetime | None
-    pause_cause: str | None
-    elo: float | None
-    rating: float | None
-    low: float | None
-    high: float | None
-    los_next: float | None
-    matches: int
-    last_hour: int
-    playing: bool
-    in_play: int = 0  # its ladder matches not yet over (``playing`` is ``in_play > 0``)
-    last_started: datetime | None = None  # its latest ladder match's creation
-    last_hour_placing: int = 0  # of ``last_hour``, the matches chosen to place a bot
-    last_paced: datetime | None = None  # its latest ladder match not chosen to place a bot
-    los_next_bot: int | None = None  # the bot below it in this table when the fit ran
-    first_about: int | None = None  # its placement estimate at its 10th rated match
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,9 @@ owner, or ``failed`` when a bot could not be reached."""
 
 HISTORY_POINTS: Final = 240
 """At most this many points of the LLR's path (the page draws them; the API returns them)."""
+MAX_CONCURRENCY: Final = 4
+"""The most pairs a test may keep in play at once (its ``concurrency``); the quotas on running
+tests (:mod:`services.flow.sprt_quota`) count on it."""
 
 
 class SprtParams(msgspec.Struct, frozen=True, kw_only=True):

@@ -19,10 +19,10 @@ from services.domain.result import withdrawn_result
 from services.flow.event import event_state
 from services.flow.pairing import plan_off_loop
 from services.flow.settings import settings_of
-from services.tournaments import individual as fi
-from services.tournaments import played as fp
+from services.tournaments import individual
 from services.tournaments.event import Plan, Planned, SeededEntrant
 from services.tournaments.formats import get_format, table_format
+from services.tournaments.played import played
 
 logger = logging.getLogger("services.flow")
 
@@ -90,7 +90,7 @@ def _plan(
 ) -> Plan:
     """The format's next step (pure: run in the pairing thread)."""
     settings = settings_of(tournament)
-    event = fp.played(
+    event = played(
         entrants,
         matches,
         third_place=settings.third_place,
@@ -98,7 +98,7 @@ def _plan(
         rounds_wanted=settings.rounds,
     )
     if tournament.partnership == INDIVIDUAL:
-        return fi.plan_next(table_format(tournament.format), event, matches)
+        return individual.plan_next(table_format(tournament.format), event, matches)
     return get_format(tournament.format).plan_next(event)
 
 

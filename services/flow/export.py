@@ -2,14 +2,14 @@
 
 :func:`snapshot` reads the event once (tournament, entries, rounds, every match, standings
 through :func:`services.flow.standings`); :func:`export_chunks` then writes the document of
-:mod:`services.tournaments.export` piece by piece, reading replays and Elo changes
+:mod:`services.tournaments.files.export_document` piece by piece, reading replays and Elo changes
 :data:`BATCH` matches at a time and yielding one match at a time, so a large event is
 streamed with bounded memory (a batch's replays) and no database connection is held while a
 slow client reads. Only matches finished in the snapshot
 carry a replay and Elo changes, so the document agrees with itself while the event goes on.
 
 :func:`trf` is the TRF-16 file of a started Swiss (team or 1v1: a TRF line is one player),
-through :func:`services.tournaments.trf.export_trf`, with the platform's own ranks as places.
+through :func:`services.tournaments.files.trf.export_trf`, with the platform's own ranks as places.
 """
 
 from __future__ import annotations
@@ -29,9 +29,8 @@ from services.db import tournaments as db_tournaments
 from services.db.matches import StoredMatch
 from services.db.tournaments import Entry, Tournament
 from services.domain import INDIVIDUAL, seeds
-from services.tournaments import played as fp
 from services.tournaments.event import seeded_players
-from services.tournaments.export import (
+from services.tournaments.files.export_document import (
     FORMAT,
     ExportEntry,
     ExportMatch,
@@ -42,8 +41,9 @@ from services.tournaments.export import (
     ExportTournament,
     TournamentExport,
 )
+from services.tournaments.files.trf import export_trf
 from services.tournaments.formats import get_format
-from services.tournaments.trf import export_trf
+from services.tournaments.played import complete_rounds, history
 
 BATCH = 10  # matches whose replays are read (and held in memory) at once
 _LEGACY_REPLAY = b'{"format":"' + LEGACY_FORMAT.encode() + b'"'
@@ -226,7 +226,7 @@ async def trf(pool: asyncpg.Pool, tournament_id: int) -> str:
         )
     entries = await db_tournaments.entries(pool, tournament_id)
     entrants, matches = await flow.event_state(pool, tournament_id)
-    rounds = fp.history(matches, fp.complete_rounds(matches))
+    rounds = history(matches, complete_rounds(matches))
     planned = flow.settings_of(tournament).rounds or len(rounds)
     total = planned if tournament.status == "running" else len(rounds)
     standings = flow.standings(tournament.format, entrants, matches)

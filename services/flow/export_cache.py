@@ -33,7 +33,7 @@ import msgspec
 
 from services.db.tournaments import Entry, Tournament
 from services.flow import export as flow_export
-from services.tournaments.export import FORMAT
+from services.tournaments.files.export_document import FORMAT
 
 CACHE_VERSION = 1
 """Bump when the files' layout or the way the document is made changes."""

@@ -20,7 +20,6 @@ stopped; ``truco verify ladder`` checks a day.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from datetime import UTC, date, datetime
 
 import asyncpg
@@ -32,28 +31,20 @@ from services.db import bots as db_bots
 from services.db import ladder as db_ladder
 from services.db import matches as db_matches
 from services.db.accounts import Connection
-from services.db.ladder import LadderEntry, LadderRow
+from services.db.ladder import LadderEntry
 from services.db.matches import LadderPlace, StoredMatch
 from services.domain import INDIVIDUAL, TEAM, seeds
 from services.domain.result import StoredResult
 from services.flow.errors import BotNotFound, BotUnavailable, FlowError
 from services.flow.ladder_table import candidates, read_table
+from services.ladder.health import failure_of
 from services.ladder.match_rules import LADDER_GAMES, ladder_rules, players_of
 from services.ladder.matchmaker import pick_matches
-from services.ladder.model import (
-    LADDER_POOLS,
-    NEW_BOT_HALFWIDTH,
-    PLACEMENT_HALFWIDTH,
-    LadderBot,
-    LadderPool,
-    MatchmakerRules,
-    Pick,
-)
+from services.ladder.model import LADDER_POOLS, LadderPool, MatchmakerRules, Pick
 from services.ladder.placement import first_estimates
+from services.ladder.table import ladder_bots
 
 logger = logging.getLogger("services.flow")
-
-DEFAULT_RATING = 1500.0
 
 
 class NotYourBot(FlowError):
@@ -151,66 +142,6 @@ async def _own_entry(
     if entry.owner_id != account_id:
         raise NotYourBot(f"bot {bot_id} is not yours")
     return entry
-
-
-def ladder_bot(
-    row: LadderRow, pool_mean: float, platform_cap: int, now: datetime, placing_at_once: int = 1
-) -> LadderBot:
-    """A table row as the matchmaker sees it: the fit's estimate and half width, or the pool's
-    mean and :data:`NEW_BOT_HALFWIDTH` before its first rated match.
-
-    The hourly cap is a pace, not only a count: a bot plays at most ``hourly_cap`` ladder
-    matches in any hour and starts one at most every ``3600 / hourly_cap`` seconds, so a pool
-    that joins together does not spend its whole hour in its first minutes and then stand
-    still (leaving a newcomer no one to play). A bot still placing whose owner kept the
-    platform's cap (``platform_cap``, ``TRUCO_LADDER_HOURLY_CAP``) is held by neither, so a new
-    bot is placed in minutes (about fifty matches, one at a time), and the matches chosen to
-    place a bot do not count against the platform's cap of either bot (else a pool that placed
-    itself together, or served a newcomer, would have spent its hour and leave the next
-    newcomer no one to play: the live bench saw exactly that); a cap its owner lowered counts
-    every match, always. Placement ends by itself (the interval narrows with every match), and
-    leaving and joining again does not start it over (the interval is the pool fit's).
-
-    A bot plays one ladder match at a time, except a bot still placing under the platform's
-    cap: up to ``placing_at_once`` (``TRUCO_LADDER_PLACING_AT_ONCE``, 2), so its placement
-    takes about half the minutes; an owner who lowered the cap keeps it to one."""
-    if row.rating is None or row.low is None or row.high is None:
-        rating, halfwidth = pool_mean, NEW_BOT_HALFWIDTH
-    else:
-        rating, halfwidth = row.rating, max((row.high - row.low) / 2, 1.0)
-    placed = halfwidth < PLACEMENT_HALFWIDTH
-    owners_cap = row.hourly_cap < platform_cap
-    if owners_cap:  # every match counts against a cap the owner lowered
-        count, last = row.last_hour, row.last_started
-    else:  # matches that placed a bot (its own or a newcomer's) do not spend the platform's
-        count, last = row.last_hour - row.last_hour_placing, row.last_paced
-    held = placed or owners_cap
-    at_once = 1 if held else max(placing_at_once, 1)
-    # (a last match stamped after ``now`` is the two clocks' skew, or a test's clock: not paced)
-    since = None if last is None else (now - last).total_seconds()
-    too_soon = since is not None and 0 <= since < 3600 / row.hourly_cap
-    capped = held and (count >= row.hourly_cap or too_soon)
-    return LadderBot(
-        bot_id=row.bot_id,
-        owner_id=row.owner_id,
-        rating=rating,
-        halfwidth=halfwidth,
-        available=(
-            row.paused_at is None
-            and row.bot_status == "active"
-            and row.answered
-            and max(row.in_play, int(row.playing)) < at_once
-            and not capped
-        ),
-    )
-
-
-def ladder_bots(
-    rows: Sequence[LadderRow], platform_cap: int, now: datetime, placing_at_once: int = 1
-) -> list[LadderBot]:
-    fitted = [r.rating for r in rows if r.rating is not None]
-    mean = sum(fitted) / len(fitted) if fitted else DEFAULT_RATING
-    return [ladder_bot(r, mean, platform_cap, now, placing_at_once) for r in rows]
 
 
 async def tick(
@@ -324,16 +255,6 @@ async def _insert(
         seed_scheme=seeds.DERIVED,
         ladder=LadderPlace(ladder, day.day, number, pick.reason, pick.detail),
     )
-
-
-def failure_of(result: StoredResult, side: int) -> str | None:
-    """Why ``side`` lost without playing it out (a walkover or a forfeit), or None."""
-    walked_over = result.reason == "walkover" and any(e % 2 == side for e in result.walkover)
-    forfeited = result.reason == "forfeit" and result.forfeit == side
-    if not (walked_over or forfeited):
-        return None
-    causes = [c for c in result.causes or () if c.side % 2 == side]
-    return f"{result.reason}: {causes[0].summary}" if causes else result.reason
 
 
 async def after_result(

@@ -16,7 +16,7 @@ from services.db import matches as db_matches
 from services.db import ratings as db_ratings
 from services.flow.errors import NotFound
 from services.flow.export import match_json
-from services.tournaments.export import LadderDayExport
+from services.tournaments.files.export_document import LadderDayExport
 
 BATCH = 100
 

@@ -18,11 +18,11 @@ from services.base.config import LadderSettings
 from services.db import ladder as db_ladder
 from services.db import ladder_links as db_links
 from services.db.accounts import Executor
-from services.db.ladder import LadderRow
 from services.ladder.links import OwnerPair
 from services.ladder.match_rules import players_of
 from services.ladder.model import LadderPool
 from services.ladder.placement import Candidate, Standing, standings
+from services.ladder.table import LadderRow
 
 
 @dataclass(frozen=True, slots=True)

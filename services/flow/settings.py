@@ -22,7 +22,7 @@ from services.tournaments.formats import get_format
 class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The ``tournaments.settings`` document.
 
-    ``rounds`` is the Swiss round count (None: :func:`services.tournaments.swiss_format.default_swiss_rounds`
+    ``rounds`` is the Swiss round count (None: :func:`services.tournaments.swiss.format.default_swiss_rounds`
     of the field at start, stored then); other formats ignore it (their size fixes it).
     ``rules`` is the engine's rules object, normalised for the mode.
     """

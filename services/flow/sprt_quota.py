@@ -1,6 +1,6 @@
 """Quotas on running SPRT tests, so one account, or many, cannot flood the workers or a bot.
 
-A test keeps at most its ``concurrency`` pairs (at most :data:`MAX_CONCURRENCY`) in play, so
+A test keeps at most its ``concurrency`` pairs (at most :data:`services.domain.sprt_runs.MAX_CONCURRENCY`) in play, so
 the quotas bound the matches tests put on the workers: an account may have at most
 ``per_account`` running tests, and a bot may be bot B of at most ``per_bot`` running tests of
 other accounts than its owner (the flood of many accounts against one open bot). The two
@@ -19,7 +19,6 @@ from services.db import sprt_tests as db_sprt
 from services.db.accounts import Connection
 from services.flow.quota_check import Count, counted_check
 
-MAX_CONCURRENCY: Final = 4
 RETRY_AFTER_S: Final = 60
 """What a refused caller is told to wait: running tests end as they decide."""
 

@@ -42,7 +42,7 @@ from services.flow.settings import (
     mode_rules,
     settings_of,
 )
-from services.tournaments import individual as fi
+from services.tournaments import individual
 from services.tournaments.formats import get_format
 
 logger = logging.getLogger("services.flow")
@@ -301,7 +301,7 @@ async def _field(
 
 def _min_entrants(tournament: Tournament) -> int:
     """Available bots a tournament needs to start (and to go on): four for individual 2v2."""
-    return fi.MIN_ENTRANTS if tournament.partnership == INDIVIDUAL else 2
+    return individual.MIN_ENTRANTS if tournament.partnership == INDIVIDUAL else 2
 
 
 class Withdrawal(NamedTuple):

@@ -3,7 +3,7 @@
 In local mode the launcher serves the house bots over HTTP on loopback and registers them
 through the API like anyone's bots. Production refuses loopback bots, and a house bot needs no
 server: its URL is ``builtin:NAME`` and the bot-calling worker plays the strategy in process
-(``services.worker.matches.play.bot_connection``), with no connection and no exception to the
+(``services.worker.matches.play_match.bot_connection``), with no connection and no exception to the
 egress guard. The API accepts only ``http(s)://`` URLs, so no user can register or switch a bot
 to ``builtin:``; only this module (run by the launcher, with the database) stores one.
 """

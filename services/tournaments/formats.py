@@ -17,14 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol, cast
 
-from services.tournaments.bracket_format import (
+from services.tournaments.brackets.format import (
     DOUBLE_ELIMINATION,
     SINGLE_ELIMINATION,
     BracketFormat,
 )
 from services.tournaments.event import Plan, Played, StandingRow
-from services.tournaments.round_robin_format import RoundRobinFormat
-from services.tournaments.swiss_format import SwissFormat
+from services.tournaments.round_robin.format import RoundRobinFormat
+from services.tournaments.swiss.format import SwissFormat
 from services.tournaments.table_format import TableFormat
 
 __all__ = [
@@ -68,7 +68,7 @@ class TournamentFormat(Protocol):
     @property
     def offers_trf(self) -> bool:
         """Whether a started event of one bot a side offers its FIDE TRF file
-        (:mod:`services.tournaments.trf`)."""
+        (:mod:`services.tournaments.files.trf`)."""
         ...
 
     @property

@@ -7,7 +7,7 @@ A table is a match with four entrants in slot order ``(a1, b1, a2, b2)`` (side =
 The bots that sit a round out (when the field is not a multiple of four) get a bye: a
 one-entrant match won by its side 0, as in Swiss.
 
-* **Swiss**: ``rounds`` rounds (default :func:`services.tournaments.swiss_format.default_swiss_rounds`);
+* **Swiss**: ``rounds`` rounds (default :func:`services.tournaments.swiss.format.default_swiss_rounds`);
   tables are formed among bots of similar score.
 * **Round robin**: enough rounds for every bot to partner every other once
   (:func:`~services.tournaments.partnerships.round_robin_rounds`); round ``k`` prefers the
@@ -28,7 +28,7 @@ from services.tournaments.event import Plan, Planned, Played, SeededEntrant, Sta
 from services.tournaments.partnerships import Candidate, Table, form_round
 from services.tournaments.partnerships import round_robin_rounds as individual_rr_rounds
 from services.tournaments.records import MatchRecord
-from services.tournaments.round_robin_format import round_robin_rounds
+from services.tournaments.round_robin.format import round_robin_rounds
 from services.tournaments.table_format import TableFormat, plan_table
 
 MIN_ENTRANTS = 4

@@ -9,7 +9,7 @@ it keeps, wherever a result is shown:
   house-random", never "wins 0-2"); a match with no winner keeps the match's side order;
 * the reason is said whenever the match was not a plain win on games: level on games and
   decided on tantos, a draw (and in a bracket: the better seed goes through,
-  :mod:`services.tournaments.knockout`), a forfeit, a walkover, a withdrawal;
+  :mod:`services.tournaments.brackets.knockout`), a forfeit, a walkover, a withdrawal;
 * in individual 2v2 a side is a partnership of two bots ("alice & carol win ..."), and
   ``partners`` says so.
 """
@@ -22,7 +22,7 @@ from typing import Literal, Protocol
 import msgspec
 
 from services.domain.result import StoredResult
-from services.tournaments.knockout import decided_by as knockout_decided_by
+from services.tournaments.brackets.knockout import decided_by as knockout_decided_by
 
 DecidedBy = Literal["games", "tantos", "seed", "draw", "forfeit", "walkover", "withdrawn", "bye"]
 """Why the match ended as it did: ``games`` (more games won), ``tantos`` (level on games, more

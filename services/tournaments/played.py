@@ -3,7 +3,7 @@
 loads the rows and stores the plans.
 
 A bracket match that ended level (same games, same tantos) is decided by
-:func:`~services.tournaments.knockout.knockout_winner`: the better seed goes through (no extra
+:func:`~services.tournaments.brackets.knockout.knockout_winner`: the better seed goes through (no extra
 games are played; the draw stays the match's result for Elo).
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 from services.domain import OPEN_STATUSES, side_result
 from services.domain.result import StoredResult
+from services.tournaments.brackets.knockout import DecidedBy, decided_by, knockout_winner
 from services.tournaments.event import Played, SeededEntrant, seed_maps
-from services.tournaments.knockout import DecidedBy, decided_by, knockout_winner
 from services.tournaments.model import PlayedMatch, Round
 from services.tournaments.records import MatchRecord
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from services.domain import INDIVIDUAL, TEAM
-from services.tournaments import individual as fi
-from services.tournaments import played as fp
+from services.tournaments import individual
 from services.tournaments.event import SeededEntrant, StandingRow
 from services.tournaments.formats import get_format, table_format
+from services.tournaments.played import played
 from services.tournaments.records import MatchRecord
 
 
@@ -28,8 +28,8 @@ def standings(
     if not entrants:
         return []
     if partnership == INDIVIDUAL:
-        return fi.standings(table_format(format), entrants, matches)
-    return get_format(format).standings(fp.played(entrants, matches, third_place=third_place))
+        return individual.standings(table_format(format), entrants, matches)
+    return get_format(format).standings(played(entrants, matches, third_place=third_place))
 
 
 def standing_columns(format: str, partnership: str = TEAM) -> tuple[str, ...]:
@@ -38,5 +38,5 @@ def standing_columns(format: str, partnership: str = TEAM) -> tuple[str, ...]:
     points then the per-bot tiebreaks (:func:`services.tournaments.individual.tiebreak_names`).
     The first column is the standing's ``points``."""
     if partnership == INDIVIDUAL:
-        return ("match_points", *fi.tiebreak_names(table_format(format)))
+        return ("match_points", *individual.tiebreak_names(table_format(format)))
     return tuple(get_format(format).columns)

@@ -9,8 +9,8 @@ edges and a blossom matching that grew like ``n^2.5`` to ``n^3`` (1,000 bots: 12
 
 For more than ``limits.exact`` items the list is matched block by block (``limits.block``
 items of the order each: the blossom matching costs far more than linear time, as in
-:mod:`services.tournaments.swiss_split`), each block on a sparse graph, as the 1v1 Swiss does
-(:mod:`services.tournaments.swiss_graph`): every item keeps
+:mod:`services.tournaments.swiss.split`), each block on a sparse graph, as the 1v1 Swiss does
+(:mod:`services.tournaments.swiss.graph`): every item keeps
 
 * the ``window`` items after it in the order (a band: the band alone has a perfect matching,
   ``(0, 1), (2, 3), ...``, so the matching is always perfect);

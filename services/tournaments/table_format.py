@@ -8,7 +8,7 @@ from typing import ClassVar, Protocol
 
 from services.tournaments.event import Plan, Planned, Played, StandingRow, seeded_players
 from services.tournaments.standings import Tiebreak, compute_standings
-from services.tournaments.swiss import NoValidPairing
+from services.tournaments.swiss.pairing import NoValidPairing
 
 TABLE_MIN_ENTRANTS = 2
 

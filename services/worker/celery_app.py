@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from services.worker import wakeup
 from services.worker.app import app, make_config
-from services.worker.matches import boot, play, probe
-from services.worker.results import fit, ladder, periodic, refused, store, sweep
+from services.worker.matches import boot, play_match, probe
+from services.worker.results import fit, ladder_tick, periodic, refused, store, sweep
 
 # Importing the task modules above registers their tasks on ``app``; ``wakeup`` connects the
 # timer that keeps a threads-pool consumer taking messages as tasks finish, ``boot`` the
@@ -29,10 +29,10 @@ __all__ = [
     "app",
     "boot",
     "fit",
-    "ladder",
+    "ladder_tick",
     "make_config",
     "periodic",
-    "play",
+    "play_match",
     "probe",
     "refused",
     "store",

@@ -1,6 +1,6 @@
 """Checks for ``GET /health`` (the database, the broker and at least one worker).
 
-To wire them in, ``services/api/health.py`` adds them to its ``CHECKS``::
+To wire them in, ``services/api/routes/health.py`` adds them to its ``CHECKS``::
 
     from services.worker.checks import check_broker, check_workers
     CHECKS = {"database": check_database, "broker": check_broker, "workers": check_workers}

@@ -4,7 +4,7 @@ A synchronous Celery task hands a coroutine to :meth:`LoopThread.run` and blocks
 All the coroutines of a process share the one loop: a thousand matches waiting on their bots
 are a thousand tasks of one loop (a few kilobytes each), not a thousand loops, and a Celery
 thread that waits on its future costs no CPU. Used by the bot-calling worker (the matches,
-:mod:`services.worker.matches.play`) and by the trusted worker (its database pool,
+:mod:`services.worker.matches.play_match`) and by the trusted worker (its database pool,
 :mod:`services.worker.results.db`).
 
 Process-bound: a loop cannot cross a fork, so :func:`process_loop` makes a new one in a

@@ -23,6 +23,7 @@ from services.worker.app import WorkerApp, app
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import (
     MATCH_REFUSED,
+    MATCH_STARTED,
     MATCH_STOPPED,
     MATCHES,
     PLAY_MATCH,
@@ -43,6 +44,14 @@ def current_app() -> WorkerApp:
     return app
 
 
+def send_started(match_id: int) -> None:
+    """Tell the trusted worker that the match is being played (best effort)."""
+    try:
+        current_app().send_task(MATCH_STARTED, args=[match_id], queue=RESULTS)
+    except Exception as exc:  # the status is cosmetic; the match must go on
+        logger.warning("could not send %s for match %s: %s", MATCH_STARTED, match_id, exc)
+
+
 def play_options(message: MatchOrder, queue: str = MATCHES) -> dict[str, Any]:
     """Queue and time limits of one match's task: its own deadline, never above the cap."""
     soft, hard = match_task_limits(message.settings, len(message.entrants))
@@ -54,9 +63,10 @@ def send_orders(specs: Sequence[MatchOrder], queue: str = MATCHES) -> list[str]:
     ``ladder`` for ladder matches)."""
     task_ids = []
     for spec in specs:
+        # one conversion here (the struct to JSON's types) and one in the worker (back to the
+        # struct, checked there: the worker trusts no message's shape)
         body = msgspec.to_builtins(spec)
-        message = msgspec.convert(body, MatchOrder)  # the wire shape, checked before sending
-        sent = current_app().send_task(PLAY_MATCH, args=[body], **play_options(message, queue))
+        sent = current_app().send_task(PLAY_MATCH, args=[body], **play_options(spec, queue))
         task_ids.append(str(sent.id))
     return task_ids
 

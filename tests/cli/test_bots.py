@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from arena.sdk import BotServer
-from services.api.schemas import BotCreate
+from services.api.schemas.bots import BotCreate
 from tests.cli.conftest import Truco, unique
 
 CHOSEN_SECRETS = "signing_secret" in BotCreate.__struct_fields__

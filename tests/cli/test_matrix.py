@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from arena.sdk import BotServer
-from services.tournaments.export import decode_export
+from services.tournaments.files.export_document import decode_export
 from tests.cli.conftest import Truco
 from tests.cli.test_modes import _check_surfaces, _play, _played
 

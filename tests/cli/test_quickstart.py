@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from services.api.schemas import BotCreate, BotProfile
+from services.api.schemas.bots import BotCreate, BotProfile
 from tests.cli.conftest import ROOT_ENV
 from tests.cli.shells import Block, sh_blocks, start_background, stop_group, terminals
 from tests.conftest import ROOT

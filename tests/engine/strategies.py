@@ -12,7 +12,7 @@ from engine import Action, Rules, apply, legal_actions, new_game
 from engine.actions import SENAS
 from engine.cards import DECK
 from engine.events import Event
-from engine.play import initial_events
+from engine.start import initial_events
 from engine.state import State
 
 rules_strategy = st.builds(

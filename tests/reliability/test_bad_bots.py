@@ -35,9 +35,10 @@ from arena.match.verify import verify_replay
 from arena.sdk import BotServer, strategy_decider
 from engine import Rules
 from engine.actions import Action
+from engine.apply import apply
 from engine.events import ActionTaken
 from engine.legal import legal_actions
-from engine.play import apply, new_game
+from engine.start import new_game
 from tests.reliability.badbot import MODES, BadBot, Mode
 
 SECRET = generate_secret()

@@ -12,11 +12,11 @@ from litestar.exceptions import NotFoundException
 from services.api.deps import services_of
 from services.db import matches as db_matches
 from services.db import page_reads as db
-from services.db import play as db_play
+from services.db import play_matches as db_play
 from services.db import sprt_tests as db_sprt
 from services.domain import FINISHED_STATUSES
 from services.web.i18n import gettext as _
-from services.web.ladder_data import ladders_of_bot
+from services.web.pages.ladder_data import ladders_of_bot
 from services.web.pages.render import Id, render
 from services.web.pages.replays import replays
 from services.web.views.bot import bot_view

@@ -1,5 +1,5 @@
 """The pages' budget: page views per client address a minute (``TRUCO_PAGE_RATE_LIMIT_PER_MINUTE``,
-default 120), counted with the API's counters (:mod:`services.api.ratelimit`: Redis when the
+default 120), counted with the API's counters (:mod:`services.api.guard.ratelimit`: Redis when the
 app has one, shared by every API process) and the same client address (a trusted proxy's
 ``X-Forwarded-For``, else the peer). Past it, the site's error page says 429 in the reader's
 language with ``Retry-After``. ``/static`` files and the ``/live`` polls of live pages are not
@@ -13,7 +13,7 @@ from typing import Any
 from litestar import Request
 from litestar.exceptions import TooManyRequestsException
 
-from services.api.ratelimit import limiter_of
+from services.api.guard.ratelimit import limiter_of
 
 BUCKET = "page:"
 

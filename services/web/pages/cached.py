@@ -1,4 +1,4 @@
-"""A page served through this process's cache of rendered pages (:mod:`services.web.page_cache`),
+"""A page served through this process's cache of rendered pages (:mod:`services.web.pages.page_cache`),
 with an ``ETag`` and ``Cache-Control``: a finished event's page is immutable, so browsers and
 proxies keep it ``TRUCO_PAGE_MAX_AGE_S`` and ``If-None-Match`` gets a 304 without a body; a
 live one is rendered at most once a second (``Cache-Control: no-cache``: browsers ask again,
@@ -23,7 +23,7 @@ from litestar.datastructures import State
 
 from services.api.deps import services_of
 from services.web import i18n
-from services.web.page_cache import PageCache, Rendered
+from services.web.pages.page_cache import PageCache, Rendered
 from services.web.pages.render import HTML, SECURITY_HEADERS, language_of_response, use_language
 
 STATE_KEY = "page_cache"

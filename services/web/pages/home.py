@@ -12,10 +12,10 @@ from services.db import page_reads as db
 from services.domain import LIVE_TOURNAMENT_STATUSES
 from services.domain.ratings import POOLS
 from services.web.i18n import gettext as _
-from services.web.intervals import EXPLAINED
 from services.web.pages.render import render
 from services.web.views.common import format_names
 from services.web.views.home import leaderboard_view
+from services.web.views.intervals import EXPLAINED
 
 
 @get("/", name="web:home")

@@ -12,7 +12,7 @@ from litestar.params import Parameter
 
 from services.api.deps import services_of
 from services.web.i18n import gettext as _
-from services.web.ladder_data import ladder_named, ladder_table
+from services.web.pages.ladder_data import ladder_named, ladder_table
 from services.web.pages.render import render
 from services.web.views.ladder import LADDER_NAMES, ladder_lines, ladder_name
 

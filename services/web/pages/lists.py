@@ -14,10 +14,10 @@ from services.db import page_lists
 from services.db import page_reads as db
 from services.domain.ratings import POOLS
 from services.web.i18n import gettext as _
-from services.web.intervals import EXPLAINED
 from services.web.pages.render import render
 from services.web.views.common import format_names
 from services.web.views.home import leaderboard_view
+from services.web.views.intervals import EXPLAINED
 
 PER_PAGE = 20
 LEADERBOARD_ROWS = 100

@@ -1,5 +1,5 @@
 """A match being played, for the replay viewer: the games a spectator has seen so far, read
-from the worker's live feed (``services.domain.live_feed``), with no seed, deal or result."""
+from the worker's live feed (``services.live.feed``), with no seed, deal or result."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from arena.match.runner import seat_entrants
 from engine.rules import Rules
 from services.api.deps import services_of
 from services.db import page_reads as db
-from services.domain.live_feed import last_run, viewer_events
+from services.live.feed import last_run, viewer_events
+from services.live.reader import LiveReader, reader_for
 from services.web.i18n import gettext as _
 from services.web.views.common import side_links
-from services.worker.live import LiveReader, reader_for
 
 
 class LiveGameShown(msgspec.Struct, frozen=True):

@@ -14,9 +14,9 @@ from services.db import page_reads as db
 from services.domain import FINISHED_STATUSES, OPEN_STATUSES
 from services.tournaments.outcome import match_outcome
 from services.web.i18n import gettext as _
-from services.web.page_cache import Rendered
 from services.web.pages.cached import cached_page
 from services.web.pages.live_replay import live_replay, reader
+from services.web.pages.page_cache import Rendered
 from services.web.pages.render import SECURITY_HEADERS, Id, render_html
 from services.web.pages.replays import decoded
 from services.web.views.causes import match_causes

@@ -16,8 +16,8 @@ from litestar import Request, Response, get
 from litestar.di import NamedDependency
 
 from services.api.deps import services_of
-from services.api.play import HOUSE_ACCOUNT
-from services.db import play as db_play
+from services.api.routes.play import HOUSE_ACCOUNT
+from services.db import play_matches as db_play
 from services.web.pages.render import Id, render
 from services.web.views.play import play_words
 

@@ -9,7 +9,7 @@ from litestar import Request, Response, get
 from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
 
-from services.api.sprt_tests import sprt_read
+from services.api.routes.sprt_tests import sprt_read
 from services.db import matches as db_matches
 from services.db import sprt_tests as db_sprt
 from services.web.i18n import gettext as _

@@ -18,14 +18,14 @@ from services.domain import LIVE_TOURNAMENT_STATUSES, OPEN_STATUSES
 from services.tournaments.event import Played
 from services.tournaments.formats import StandingRow
 from services.tournaments.played import played as played_event
-from services.web import paging
 from services.web.i18n import current
 from services.web.i18n import gettext as _
-from services.web.memo import Memo
-from services.web.page_cache import LIVE_S, Rendered
 from services.web.pages.cached import cached_page
+from services.web.pages.memo import Memo
+from services.web.pages.page_cache import LIVE_S, Rendered
 from services.web.pages.render import SECURITY_HEADERS, Id, render_html
 from services.web.pages.replays import replays
+from services.web.views import paging
 from services.web.views.common import STATUS_NAMES, outcome, status_name
 from services.web.views.tournament import TournamentView, tournament_view
 
@@ -162,7 +162,7 @@ async def crosstable_page(
     tournament_id: Id,
     part: Annotated[int, QueryParameter(ge=1, le=10_000)] = 1,
 ) -> Response[bytes]:
-    """One part of a large crosstable (:func:`services.web.paging.cross_parts`); a crosstable
+    """One part of a large crosstable (:func:`services.web.views.paging.cross_parts`); a crosstable
     small enough for the tournament's page is there, not here."""
     version = await db.tournament_version(pool, tournament_id)
 

@@ -10,9 +10,9 @@ from arena.match.replay import Decision, Replay, StartFault
 from services.db.page_reads import BotRow, HistoryPoint, MatchRow, RatingRow
 from services.domain.ratings import POOLS, PROVISIONAL_UNTIL
 from services.web.i18n import decimal
-from services.web.intervals import rating_interval
 from services.web.views.causes import CauseView, cause_view
 from services.web.views.common import BotLink, outcome, score_text, side_links
+from services.web.views.intervals import rating_interval
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,7 @@ from itertools import pairwise
 
 from arena.match.replay import Replay
 from services.db.page_reads import EntryRow, MatchRow
-from services.tournaments.bracket_format import COLUMN_OF_KIND, BracketFormat
-from services.tournaments.brackets import (
+from services.tournaments.brackets.bracket import (
     BYE,
     Bracket,
     BracketMatch,
@@ -24,6 +23,7 @@ from services.tournaments.brackets import (
     champion,
     resolve,
 )
+from services.tournaments.brackets.format import COLUMN_OF_KIND, BracketFormat
 from services.tournaments.event import Played, StandingRow
 from services.web.i18n import N_
 from services.web.i18n import gettext as _

@@ -17,17 +17,17 @@ from services.web.i18n import gettext as _
 from services.web.i18n import pgettext
 from services.web.views.causes import fault_tag
 from services.web.views.common import BotLink, canto_name, card_name
+from services.web.views.hands import hand_rows
 from services.web.views.replay import (
     SeatView,
     TableView,
     _describe,
-    _hand_rows,
     _kind,
     _seat_names,
     fold_each,
-    game_steps,
     visible_event,
 )
+from services.web.views.steps import game_steps
 
 
 def _cut(text: str, length: int) -> str:
@@ -148,7 +148,7 @@ def frames(
             "step": h.step,
             "end": ends[i] if i < len(ends) else len(steps) - 1,
         }
-        for i, h in enumerate(_hand_rows(steps, names, team_names, None))
+        for i, h in enumerate(hand_rows(steps, names, team_names, None))
     ]
     return {
         "game": game,

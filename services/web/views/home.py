@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from services.db.page_reads import LeaderRow
 from services.domain.ratings import PROVISIONAL_UNTIL
-from services.web.intervals import ErrorBar, error_bars, los_next
 from services.web.views.common import BotLink
+from services.web.views.intervals import ErrorBar, error_bars, los_next
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +20,7 @@ class LeaderView:
     matches: int
     record: str
     trend: int
-    bar: ErrorBar | None = None  # the 95% interval (services.web.intervals)
+    bar: ErrorBar | None = None  # the 95% interval (services.web.views.intervals)
     los: str | None = None  # likelihood of superiority over the row below
 
 

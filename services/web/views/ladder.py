@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from babel.numbers import format_percent
 
-from services.api.ladder_schemas import LadderEntryRead, Placement
+from services.api.schemas.ladders import LadderEntryRead, Placement
 from services.web import i18n
 from services.web.i18n import gettext as _
 from services.web.views.common import BotLink

@@ -15,7 +15,9 @@ from services.web.i18n import gettext as _
 from services.web.i18n import ngettext, pgettext
 from services.web.views.causes import FAULT_TAGS, fault_tag
 from services.web.views.common import card_name
-from services.web.views.replay import ANSWERS, ReplayView, Shown, game_steps, open_hand
+from services.web.views.hands import open_hand
+from services.web.views.replay import ANSWERS, ReplayView, Shown
+from services.web.views.steps import game_steps
 
 TEMPLATES = {
     "hand_started": "Hand %(hand)d: cards dealt, %(mano)s is mano",

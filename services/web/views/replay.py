@@ -7,8 +7,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from arena.game.narrate import describe, hand_note, points_gained
-from arena.match.replay import Decision, EntrantRecord, ReplayEvent, StartFault
+from arena.game.narrate import describe, points_gained
+from arena.match.replay import EntrantRecord, ReplayEvent, StartFault
 from engine.events import (
     ActionTaken,
     EnvidoCancelled,
@@ -25,39 +25,15 @@ from engine.observe import SPECTATOR, Seat, visible_action
 from engine.rules import Rules
 from engine.spoken import named, said
 from services.web.i18n import gettext as _
-from services.web.i18n import ngettext
 from services.web.views.causes import fault_words
 from services.web.views.common import BotLink, card_name, sena_name, short
+from services.web.views.hands import HandRow, hand_rows
+from services.web.views.steps import Step, game_steps
 
 ANSWERS = {"quiero", "no_quiero", "con_flor_quiero", "con_flor_me_achico"}
 
 
 View = str  # "all", "spectator" or "seatN"
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One engine event of a game, with the bot decision (latency, fault) that produced it."""
-
-    index: int
-    hand: int
-    event: Event | StartFault
-    decision: Decision | None
-
-
-def game_steps(events: Sequence[ReplayEvent]) -> list[Step]:
-    steps: list[Step] = []
-    pending: dict[int, Decision] = {}
-    hand = 0
-    for ev in events:
-        if isinstance(ev, Decision):
-            pending[ev.seat] = ev
-            continue
-        if isinstance(ev, HandStarted):
-            hand = ev.hand
-        decision = pending.pop(ev.seat, None) if isinstance(ev, ActionTaken) else None
-        steps.append(Step(len(steps), hand, ev, decision))
-    return steps
 
 
 def visible_event(event: Event | StartFault, view: View) -> Event | StartFault:
@@ -119,18 +95,6 @@ class TimelineItem:
     future: bool
     current: bool
     fault: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class HandRow:
-    hand: int
-    mano: str
-    notes: list[str]
-    winner: str
-    points: int
-    score: tuple[int, int]
-    step: int
-    summary: str = ""  # "envido: Norte, 2 tantos · truco: Sur, 3 tantos (retruco)"
 
 
 @dataclass(slots=True)
@@ -284,7 +248,7 @@ def replay_view(
                 fault=fault if fault else (ev.fault if isinstance(ev, StartFault) else None),
             )
         )
-    hands = _hand_rows(steps, names, team_names, None if whole else step)
+    hands = hand_rows(steps, names, team_names, None if whole else step)
     starts = [s.index for s in steps if isinstance(s.event, HandStarted)]
     prev_hand = max((i for i in starts if i < step), default=None)
     next_hand = min((i for i in starts if i > step), default=None)
@@ -416,72 +380,6 @@ def _seat_copy(seat: SeatView, current: bool) -> SeatView:
     if bubble is not None:
         bubble = replace(bubble, current=current)
     return replace(seat, bubble=bubble)
-
-
-def _hand_rows(
-    steps: Sequence[Step], names: list[BotLink], team_names: tuple[str, str], upto: int | None
-) -> list[HandRow]:
-    """One row per finished hand (up to step ``upto``): who won it and with how many tantos,
-    the score after it, and a summary line of its envido (or flor) and truco."""
-    rows: list[HandRow] = []
-    notes: list[str] = []
-    said: list[str] = []
-    mano = ""
-    start, before = 0, (0, 0)
-    truco = ""
-    for s in steps:
-        if upto is not None and s.index > upto:
-            break
-        ev = s.event
-        if isinstance(ev, HandStarted):
-            notes, said, mano, start, before = [], [], names[ev.mano].name, s.index, ev.score
-            truco = _("not called")
-        elif isinstance(ev, EnvidoSettled | FlorSettled):
-            notes.append(hand_note(ev, team_names) or "")
-            kind = "envido" if isinstance(ev, EnvidoSettled) else "flor"
-            said.append(f"{kind}: {team_names[ev.winner]}, {_tantos(ev.points)}")
-        elif isinstance(ev, TrucoSettled):
-            notes.append(hand_note(ev, team_names) or "")
-            level = _(named(ev.level))
-            truco = level if ev.querido else _("%(level)s not wanted") % {"level": level}
-        elif (note := hand_note(ev, team_names)) is not None:
-            notes.append(note)
-        elif isinstance(ev, HandEnded):
-            won, points = ev.winner, ev.points
-            if won is None:  # the game ended inside the hand (an envido or flor reached the end)
-                gained = (ev.score[0] - before[0], ev.score[1] - before[1])
-                won = 0 if gained[0] > gained[1] else 1 if gained[1] > gained[0] else None
-                points = max(gained) if won is not None else 0
-                line = " · ".join([*said, _("the game ended in the hand")])
-            else:
-                line = " · ".join([*said, f"truco: {team_names[won]}, {_tantos(points)} ({truco})"])
-            winner = team_names[won] if won is not None else "—"
-            rows.append(HandRow(ev.hand + 1, mano, notes, winner, points, ev.score, start, line))
-    return rows
-
-
-def open_hand(steps: Sequence[Step], team_names: tuple[str, str]) -> dict[str, object]:
-    """The score-by-hand summary so far of the last hand when it is not over (what a live
-    page's script continues from: :mod:`services.web.views.live_words`): its envido or flor
-    lines, its truco, and the score it started from."""
-    said: list[str] = []
-    truco = _("not called")
-    before: tuple[int, int] = (0, 0)
-    for s in steps:
-        ev = s.event
-        if isinstance(ev, HandStarted):
-            said, truco, before = [], _("not called"), ev.score
-        elif isinstance(ev, EnvidoSettled | FlorSettled):
-            kind = "envido" if isinstance(ev, EnvidoSettled) else "flor"
-            said.append(f"{kind}: {team_names[ev.winner]}, {_tantos(ev.points)}")
-        elif isinstance(ev, TrucoSettled):
-            level = _(named(ev.level))
-            truco = level if ev.querido else _("%(level)s not wanted") % {"level": level}
-    return {"said": said, "truco": truco, "before": list(before)}
-
-
-def _tantos(points: int) -> str:
-    return ngettext("%(num)d tanto", "%(num)d tantos", points) % {"num": points}
 
 
 def _describe(event: Event | StartFault, seats: Sequence[str], teams: tuple[str, str]) -> str:

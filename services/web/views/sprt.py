@@ -1,11 +1,11 @@
 """An SPRT test's page (``/tests/{id}``): the LLR's path drawn against its bounds, the figures
-and the result in words, all from the API's view of the test (``services.api.sprt_tests``)."""
+and the result in words, all from the API's view of the test (``services.api.routes.sprt_tests``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.api.sprt_schemas import SprtRead
+from services.api.schemas.sprt import SprtRead
 from services.web.i18n import gettext as _
 from services.web.i18n import number, percent, signed
 

@@ -9,11 +9,11 @@ from arena.game.deals import MIRRORED
 from arena.match.replay import Replay
 from services.db.page_reads import EntryRow, MatchRow, TournamentRow
 from services.domain import INDIVIDUAL, LIVE_TOURNAMENT_STATUSES
-from services.tournaments.bracket_format import BracketFormat
+from services.tournaments.brackets.format import BracketFormat
 from services.tournaments.event import Played
 from services.tournaments.formats import StandingRow, UnknownFormat, get_format, table_format
-from services.web import paging
 from services.web.i18n import gettext as _
+from services.web.views import paging
 from services.web.views.bracket import BracketSection, Podium, bracket_view, match_labels
 from services.web.views.common import BotLink, format_names, outcome, score_text, side_links
 from services.web.views.result import result_words
@@ -64,7 +64,7 @@ class TournamentView:
     deals_note: str = ""
     podium: Podium | None = None
     # a large crosstable's parts (first row, end), each on a page of its own; [] when the
-    # crosstable is on the tournament's page (services.web.paging.cross_parts)
+    # crosstable is on the tournament's page (services.web.views.paging.cross_parts)
     cross_parts: list[tuple[int, int]] = field(default_factory=list)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from services.worker import wakeup
 from services.worker.app import app
-from services.worker.matches import boot, play, probe
+from services.worker.matches import boot, play_match, probe
 
 # Importing the modules above registers the tasks on ``app`` and connects the boot's handlers.
-__all__ = ["app", "boot", "play", "probe", "wakeup"]
+__all__ = ["app", "boot", "play_match", "probe", "wakeup"]

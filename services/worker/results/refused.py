@@ -18,7 +18,7 @@ from services.worker.app import app
 from services.worker.names import MATCH_REFUSED
 from services.worker.results.db import run_db
 from services.worker.results.dispatch import send_matches
-from services.worker.results.ladder import ladder_tick
+from services.worker.results.ladder_tick import ladder_tick
 from services.worker.results.store import TRANSIENT
 from services.worker.task import Retry, platform_task
 

@@ -7,7 +7,7 @@ died after sending, or Redis redelivered it) sends a second message that changes
 The message comes from the bot-calling worker, which talks to strangers' servers, so the replay
 is checked before anything is stored: it must be for this match, and every game must
 re-simulate through the engine to the recorded events and scores. Once the result is stored,
-the match's live spectator feed (:mod:`services.worker.live`) is deleted.
+the match's live spectator feed (:mod:`services.live.publisher`) is deleted.
 
 ``truco.match_started`` (sent by the bot-calling worker when play begins) marks the match
 ``running`` if it is still pending or queued; ``truco.match_stopped`` (sent when it stopped a
@@ -29,13 +29,13 @@ from services import flow
 from services.base.limits import STORE_HARD_LIMIT_S, STORE_SOFT_LIMIT_S
 from services.db import ladder as db_ladder
 from services.db import sprt_tests as db_sprt
+from services.live.client import live_redis
+from services.live.publisher import clear_live
 from services.worker.app import app
-from services.worker.live import clear_live
-from services.worker.live_client import live_redis
 from services.worker.names import MATCH_STARTED, MATCH_STOPPED, STORE_RESULT
 from services.worker.results.db import run_db
 from services.worker.results.dispatch import send_matches
-from services.worker.results.ladder import ladder_tick
+from services.worker.results.ladder_tick import ladder_tick
 from services.worker.senders import stop_matches
 from services.worker.task import Retry, platform_task
 
@@ -73,7 +73,7 @@ async def store(
     """Record the result (idempotent) and queue the matches it unlocked; returns their ids. A
     result that ended an SPRT test cancelled its pairs still in play: their workers are asked
     to stop (:mod:`services.worker.stops`). A ladder match's result runs the matchmaker at once
-    (:func:`services.worker.results.ladder.ladder_tick`, under its lease)."""
+    (:func:`services.worker.results.ladder_tick.ladder_tick`, under its lease)."""
     next_ids: list[int] = await flow.record_result(pool, match_id, replay, task_id)
     await send_matches(pool, next_ids)
     await asyncio.to_thread(stop_matches, await db_sprt.stopping_pairs_of(pool, match_id))

@@ -12,7 +12,7 @@ from arena.bots import BUILTINS, UnknownStrategy, get_strategy
 from arena.bots.evaluate import evaluate, play_game
 from arena.bots.hand import choose_card, win_chance
 from engine import Action, Rules, State, apply, legal_actions, new_game, observation
-from engine.play import with_deal
+from engine.start import with_deal
 
 
 def walk(rules: Rules, deal: list[list[str]], moves: str = "") -> State:

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from arena.game.narrate import card_name, describe, hand_note, log_line, points_gained
 from arena.match.replay import StartFault
 from engine.agents import RandomAgent
+from engine.apply import apply
 from engine.events import (
     ActionTaken,
     Declaration,
@@ -21,8 +22,8 @@ from engine.events import (
     RoundEnded,
     TrucoSettled,
 )
-from engine.play import apply, initial_events, new_game
 from engine.rules import Rules
+from engine.start import initial_events, new_game
 
 SEATS = ["ana", "beto"]
 TEAMS = ("Ana", "Beto")

@@ -172,7 +172,7 @@ def test_truco_play_with_four_bots_plays_individual_2v2(
 
 
 async def test_decision_export_names_the_bot_that_played_each_seat() -> None:
-    from truco_env.export import replay_rows
+    from truco_env.decisions import replay_rows
 
     replay, bots = await _play(11, 0.25, games=2)
     for row in replay_rows(replay):

@@ -29,7 +29,7 @@ from arena.wire.protocol import (
     start_request,
 )
 from engine import Action, Rules, State, apply, legal_actions, new_game, observation
-from engine.play import with_deal
+from engine.start import with_deal
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "protocol.md"
 MARKER = re.compile(

@@ -16,7 +16,8 @@ import pytest
 import uvicorn
 from litestar import Litestar
 
-from services.api import serve, slow_clients
+from services.api import serve
+from services.api.guard import slow_clients
 from services.base.config import DatabaseSettings, Secret, SecretSettings, Settings
 from services.launch.app import create_app
 

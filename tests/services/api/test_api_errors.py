@@ -111,7 +111,7 @@ async def _answers(svc: object) -> None:
 def broker_and_workers_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     """Stand-ins for the broker and worker checks (tests/services/worker/test_live.py uses real
     ones): these tests are about the database part."""
-    from services.api import health
+    from services.api.routes import health
 
     monkeypatch.setitem(health.CHECKS, "broker", _answers)
     monkeypatch.setitem(health.CHECKS, "workers", _answers)

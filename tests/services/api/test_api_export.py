@@ -10,7 +10,7 @@ import pytest
 
 from arena.sdk import BotServer
 from services.domain import seeds
-from services.tournaments.export import decode_export
+from services.tournaments.files.export_document import decode_export
 from tests.services.helpers.api_play_helpers import (
     PlayApi,
 )

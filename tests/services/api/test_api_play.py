@@ -19,7 +19,7 @@ from arena.sdk import BotServer
 from engine.events import ActionTaken
 from services.base.config import PlaySettings
 from services.db import bots as db_bots
-from services.db import play as db_play
+from services.db import play_matches as db_play
 from tests.services.helpers.api_helpers import Api, NetworkGuard, app_client
 from tests.services.helpers.flow_helpers import make_account, make_bot
 

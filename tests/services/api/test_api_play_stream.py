@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from services.db import play as db_play
+from services.db import play_matches as db_play
 from services.db.pool import create_pool
 from tests.services.helpers.api_helpers import settings as app_settings
 from tests.services.helpers.flow_helpers import make_account, make_bot

@@ -15,11 +15,11 @@ import pytest
 import redis
 
 from services import flow
-from services.api import live_feeds
-from services.api.live_feeds import Hub
+from services.api.sse import feeds
+from services.api.sse.feeds import Hub
 from services.base.config import RedisSettings, StreamSettings
 from services.db.pool import create_pool
-from services.domain import live_feed
+from services.live import feed as live_feed
 from tests.servers import RedisTarget
 from tests.services.helpers.api_helpers import settings as app_settings
 from tests.services.helpers.flow_helpers import make_account, make_bot, make_tournament
@@ -205,7 +205,7 @@ async def test_heartbeat_comments_keep_an_idle_stream_open(
     redis_target: RedisTarget,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(live_feeds, "HEARTBEAT_S", 0.2)
+    monkeypatch.setattr(feeds, "HEARTBEAT_S", 0.2)
     match_id = await _match(pool)
     _push(feed_writer, redis_target.prefix, match_id, [b'{"run":"a","header":true}'])
     comments: list[str] = []

@@ -31,12 +31,12 @@ from bench.export_readers_kit import (
     stalled_reader,
 )
 from services.api import serve
-from services.api.tournament_export import cache_of
+from services.api.routes.tournament_export import cache_of
 from services.base.config import ExportSettings, Settings, WebSettings
 from services.db import tournaments as db_tournaments
 from services.db.pool import create_pool
 from services.flow.export_cache import ExportCache
-from services.tournaments.export import decode_export
+from services.tournaments.files.export_document import decode_export
 from tests.services.api.served_api import HANG_GUARD_S, Served, serve_api
 from truco_cli.verify_event import verify_export
 

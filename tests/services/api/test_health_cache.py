@@ -10,9 +10,9 @@ from typing import cast
 
 import pytest
 
-from services.api import health
 from services.api.deps import Services
-from services.api.health import FAIL_TTL_S, OK_TTL_S, HealthCache
+from services.api.routes import health
+from services.api.routes.health import FAIL_TTL_S, OK_TTL_S, HealthCache
 from services.base.config import RateLimits
 from tests.services.helpers.api_helpers import (
     Api,

@@ -14,7 +14,7 @@ import pytest
 from arena.sdk import BotServer
 from services.base.config import LadderSettings
 from services.flow import ladder as flow_ladder
-from services.tournaments.export import decode_ladder_day
+from services.tournaments.files.export_document import decode_ladder_day
 from services.worker.results.fit import refit
 from tests.services.helpers.api_helpers import Api
 from tests.services.helpers.flow_helpers import InProcessSender, in_process, make_bot

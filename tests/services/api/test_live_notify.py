@@ -15,9 +15,10 @@ from arena.match.replay import EntrantRecord
 from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from engine.rules import Rules
-from services.api.live_feeds import Feed, Hub, poll_match
-from services.domain import live_feed
-from services.worker import live
+from services.api.sse.feeds import Feed, Hub, poll_match
+from services.live import feed as live_feed
+from services.live import publisher as live
+from services.live.reader import LiveReader
 from tests.servers import RedisTarget
 
 pytestmark = pytest.mark.anyio
@@ -41,7 +42,7 @@ async def test_every_item_reaches_the_feed_through_notifications_not_polls(
     redis_target: RedisTarget,
 ) -> None:
     writer = redis.Redis.from_url(redis_target.url)
-    reader = live.LiveReader(redis_target.url, redis_target.prefix)
+    reader = LiveReader(redis_target.url, redis_target.prefix)
     hub = Hub()
     publisher = live.LivePublisher(writer, redis_target.prefix, MATCH_ID)
     publisher.begin()  # the header, before anyone watches

@@ -15,8 +15,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from services.api import serve, slow_clients
+from services.api import serve
 from services.api.app import MAX_BODY_BYTES
+from services.api.guard import slow_clients
 from tests.services.api.served_api import Served, serve_api
 from tests.services.worker.processes import free_port, wait_for
 
@@ -52,13 +53,13 @@ def test_the_proxy_is_at_least_as_strict_as_the_api() -> None:
 
 
 def test_live_streams_pass_unbuffered_and_outlive_the_heartbeat() -> None:
-    from services.api import live_feeds
+    from services.api.sse import feeds
 
     text = CONF.read_text()
     stream = text.split("location ~ ^/v1/(matches|tournaments)/[0-9]+/stream$", 1)[1]
     stream = stream.split("}", 1)[0]
     assert directive("proxy_buffering", stream) == ["off"]
-    assert seconds(directive("proxy_read_timeout", stream)[0]) > live_feeds.HEARTBEAT_S
+    assert seconds(directive("proxy_read_timeout", stream)[0]) > feeds.HEARTBEAT_S
     assert "off" not in directive("proxy_buffering", text.split("location / {", 1)[1])
 
 

@@ -21,8 +21,8 @@ from litestar import Litestar
 
 from arena.client.bot_client import BotClient, ClientConfig
 from arena.client.egress import EgressPolicy
-from services.api import health
 from services.api.auth import new_api_key
+from services.api.routes import health
 from services.api.spec import full_openapi
 from services.db.pool import connect
 from tests.loopback import LoopbackBackend

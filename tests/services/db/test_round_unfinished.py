@@ -13,7 +13,7 @@ from arena.match.runner import run_match
 from services import flow
 from services.db import matches as db_matches
 from services.domain import MatchStatus
-from services.tournaments import played as fp
+from services.tournaments.played import played
 from tests.services.helpers.flow_helpers import InProcessSender, in_process, make_tournament
 
 pytestmark = pytest.mark.anyio
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.anyio
 
 async def _open_by_pairing(pool: asyncpg.Pool, tid: int, number: int) -> bool:
     entrants, matches = await flow.event_state(pool, tid)
-    return fp.played(entrants, matches, current_round=number).current_round_open
+    return played(entrants, matches, current_round=number).current_round_open
 
 
 async def test_the_probe_agrees_with_the_pairing_for_every_status(flow_pool: asyncpg.Pool) -> None:

@@ -82,7 +82,7 @@ def test_the_path_starts_at_zero_and_ends_at_the_current_llr(
 
 
 def test_the_apis_path_is_computed_once_per_test_state() -> None:
-    from services.api.sprt_tests import llr_path
+    from services.api.routes.sprt_tests import llr_path
 
     scores = (2, 1, 2, 0, 2)
     first = llr_path(PARAMS, scores)

@@ -17,7 +17,7 @@ from arena.match.runner import MatchSettings, run_match
 from services import flow
 from services.db.matches import StoredMatch
 from services.flow import export as flow_export
-from services.tournaments.export import ExportMatch, TournamentExport, decode_export
+from services.tournaments.files.export_document import ExportMatch, TournamentExport, decode_export
 from tests.services.helpers.flow_helpers import (
     InProcessSender,
     in_process,

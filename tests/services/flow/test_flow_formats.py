@@ -8,7 +8,7 @@ import pytest
 from services import flow
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
-from services.tournaments import played as fp
+from services.tournaments.played import advancing_side
 from tests.services.helpers.flow_helpers import InProcessSender, in_process, make_tournament
 
 pytestmark = pytest.mark.anyio
@@ -48,7 +48,7 @@ async def test_single_elimination_with_five_bots_gives_byes_to_the_top_seeds(
     entrants, rows = await flow.event_state(flow_pool, tid)
     standings = flow.standings("single_elimination", entrants, rows)
     champion = standings[0].bot_id
-    advancing = final.bots[fp.advancing_side(final, {b: s for s, b in seeds.items()})]
+    advancing = final.bots[advancing_side(final, {b: s for s, b in seeds.items()})]
     assert champion == advancing
     assert standings[1].bot_id in final.bots and standings[1].bot_id != champion
     assert sorted(s.bot_id for s in standings) == sorted(bots)

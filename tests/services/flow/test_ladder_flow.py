@@ -20,7 +20,6 @@ from services.base.config import LadderSettings
 from services.db import bot_health
 from services.db import ladder as db_ladder
 from services.db import matches as db_matches
-from services.db.ladder import LadderRow
 from services.domain import seeds
 from services.domain.match_order import EntrantOrder
 from services.flow import ladder as flow_ladder
@@ -229,82 +228,26 @@ async def test_walkovers_in_a_row_pause_a_bot_and_its_owner_resumes_it(
 async def test_a_ladder_places_its_bots_as_it_plays(flow_pool: asyncpg.Pool) -> None:
     """Eight bots of eight owners (house heuristic and random strategies) play tick after tick
     in process, the pool refitted between ticks: every bot gets a rating interval, no pair
-    meets more than the day allows, and the stronger strategy ranks above the weaker."""
+    meets more than the day allows (a pool of eight owners raises the limit while its bots
+    place, up to ``pair_per_day_placing``), and the stronger strategy ranks above the weaker."""
     await flow_pool.execute("DELETE FROM ladder_entries")
     await flow_pool.execute("DELETE FROM rating_intervals WHERE mode = '1v1'")
     bots = await ladder_bots(flow_pool, owners=8)
     strong = set(bots[:4])
     run = InProcessSender(in_process({b: "heuristic" for b in strong}))
-    settings = LadderSettings(pair_per_day=3, hourly_cap=1000)
+    settings = LadderSettings(pair_per_day=3, hourly_cap=1000, pair_per_day_placing=6)
     for k in range(30):
         ids = await flow_ladder.tick(flow_pool, settings, NOW + timedelta(seconds=5 * k))
         await run(flow_pool, ids)
         await refit(flow_pool, "1v1")
     met = await db_ladder.met_on(flow_pool, "1v1", NOW.date())
     met = {pair: n for pair, n in met.items() if set(pair) <= set(bots)}  # not earlier tests'
-    assert met and max(met.values()) <= settings.pair_per_day
+    assert met and max(met.values()) <= settings.pair_per_day_placing
     rows = await db_ladder.table(flow_pool, "1v1", NOW + timedelta(hours=1))
     rated = [r for r in rows if r.bot_id in bots]
     assert all(r.rating is not None and r.low is not None for r in rated)
     top_half = {r.bot_id for r in rated[:4]}
     assert len(top_half & strong) >= 3
-
-
-def test_the_hourly_cap_is_a_pace_for_placed_bots_and_owners_caps() -> None:
-    """A placed bot under a cap of 60 an hour starts at most one match a minute, so a pool that
-    joins together does not spend its hour at once; a bot still placing under the platform's
-    cap is not paced; a cap its owner lowered paces it all the same."""
-
-    def row(
-        *, placed: bool, cap: int, ago_s: float | None, last_hour: int, placing_hour: int = 0
-    ) -> LadderRow:
-        return LadderRow(
-            bot_id=1, bot_name="b", owner_id=1, owner_name="o", bot_status="active",
-            answered=True, joined_at=NOW, hourly_cap=cap, paused_at=None, pause_cause=None,
-            elo=1500.0, rating=1500.0, low=1450.0 if placed else 1300.0,
-            high=1550.0 if placed else 1700.0, los_next=None, matches=10,
-            last_hour=last_hour, playing=False,
-            last_started=None if ago_s is None else NOW - timedelta(seconds=ago_s),
-            last_hour_placing=placing_hour,
-            last_paced=None if ago_s is None or placing_hour else NOW - timedelta(seconds=ago_s),
-        )  # fmt: skip
-
-    def available(**kw: Any) -> bool:
-        return flow_ladder.ladder_bot(row(**kw), 1500.0, 60, NOW).available
-
-    assert not available(placed=True, cap=60, ago_s=30, last_hour=1)
-    assert available(placed=True, cap=60, ago_s=61, last_hour=1)
-    assert available(placed=True, cap=60, ago_s=None, last_hour=0)
-    assert not available(placed=True, cap=60, ago_s=3000, last_hour=60)  # the hour is spent
-    assert available(placed=False, cap=60, ago_s=5, last_hour=60)  # placing: not held
-    assert not available(placed=False, cap=10, ago_s=300, last_hour=1)  # its owner's pace
-    assert available(placed=False, cap=10, ago_s=361, last_hour=1)
-    # matches that placed bots do not spend the platform's cap, but do spend an owner's
-    assert available(placed=True, cap=60, ago_s=5, last_hour=60, placing_hour=60)
-    assert not available(placed=True, cap=10, ago_s=5, last_hour=10, placing_hour=10)
-
-
-def test_a_bot_still_placing_may_play_two_ladder_matches_at_once() -> None:
-    """Under the platform's cap a bot still placing plays up to ``placing_at_once`` ladder
-    matches at once; a placed bot, and a bot whose owner lowered its cap, play one."""
-
-    def available(*, placed: bool, cap: int, in_play: int, at_once: int = 2) -> bool:
-        row = LadderRow(
-            bot_id=1, bot_name="b", owner_id=1, owner_name="o", bot_status="active",
-            answered=True, joined_at=NOW, hourly_cap=cap, paused_at=None, pause_cause=None,
-            elo=1500.0, rating=1500.0, low=1450.0 if placed else 1300.0,
-            high=1550.0 if placed else 1700.0, los_next=None, matches=10, last_hour=0,
-            playing=in_play > 0, in_play=in_play,
-        )  # fmt: skip
-        return flow_ladder.ladder_bot(row, 1500.0, 60, NOW, at_once).available
-
-    assert available(placed=False, cap=60, in_play=0)
-    assert available(placed=False, cap=60, in_play=1)  # a second match while placing
-    assert not available(placed=False, cap=60, in_play=2)
-    assert not available(placed=False, cap=60, in_play=1, at_once=1)  # the platform said one
-    assert not available(placed=True, cap=60, in_play=1)  # placed: one at a time
-    assert available(placed=True, cap=60, in_play=0)
-    assert not available(placed=False, cap=30, in_play=1)  # its owner lowered the cap
 
 
 @pytest.mark.parametrize("reason", ["placing", "top"])

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from services.api.tournaments import flow_problem
+from services.api.routes.tournaments import flow_problem
 from services.flow.pairing import PairingTimedOut, plan_off_loop
 
 pytestmark = pytest.mark.anyio

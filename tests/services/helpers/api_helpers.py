@@ -26,7 +26,7 @@ from litestar import Litestar
 from arena.client.bot_client import BotClient, ClientConfig
 from arena.client.egress import EgressPolicy
 from arena.sdk import BotServer, strategy_decider
-from services.api.ratelimit import MemoryCounter
+from services.api.guard.ratelimit import MemoryCounter
 from services.base.config import (
     DatabaseSettings,
     ExportSettings,

@@ -6,7 +6,7 @@ import random
 
 from services.domain import SideResult
 from services.tournaments.model import PlayedMatch, Player, PlayerId, Round
-from services.tournaments.swiss import NoValidPairing, pair_round
+from services.tournaments.swiss.pairing import NoValidPairing, pair_round
 
 
 def players(count: int, *, base: int = 2000) -> list[Player]:

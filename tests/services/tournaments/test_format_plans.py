@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from services.tournaments.bracket_format import depths
+from services.tournaments.brackets.format import depths
 from services.tournaments.event import Planned, Played, SeededEntrant
 from services.tournaments.formats import FORMATS, bracket_format, get_format, table_format
-from services.tournaments.swiss import NoValidPairing
-from services.tournaments.swiss_format import default_swiss_rounds
+from services.tournaments.swiss.format import default_swiss_rounds
+from services.tournaments.swiss.pairing import NoValidPairing
 from services.tournaments.table_format import plan_table
 
 

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.domain.result import stored_result
-from services.tournaments.knockout import decided_by, knockout_winner
+from services.tournaments.brackets.knockout import decided_by, knockout_winner
 from services.tournaments.played import knockout_decision
-from services.tournaments.roundrobin import round_robin
+from services.tournaments.round_robin.circle import round_robin
 
 
 def test_knockout_tiebreak_order() -> None:

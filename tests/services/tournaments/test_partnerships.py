@@ -18,7 +18,7 @@ from services.tournaments.partnerships import (
     opponent_links,
     partnerships,
 )
-from services.tournaments.round_robin_format import round_robin_rounds
+from services.tournaments.round_robin.format import round_robin_rounds
 
 
 def _field(owners: list[int], points: list[int] | None = None) -> list[Candidate]:

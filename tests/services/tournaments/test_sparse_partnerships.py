@@ -22,7 +22,7 @@ from services.tournaments.partnerships import (
     pair_tables,
     partnerships,
 )
-from services.tournaments.round_robin_format import round_robin_rounds
+from services.tournaments.round_robin.format import round_robin_rounds
 from services.tournaments.sparse_pairs import Limits, candidate_edges, min_cost_pairs
 
 EXACT = Limits(exact=10_000)

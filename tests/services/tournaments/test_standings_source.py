@@ -19,13 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services import domain, flow
-from services.api.tournament_schemas import StandingRead, TournamentCreate
-from services.api.views import standings_of
+from services.api.routes.bodies import standings_of
+from services.api.schemas.tournaments import StandingRead, TournamentCreate
 from services.db import tournaments as db_tournaments
 from services.db.matches import StoredMatch
 from services.db.page_reads import EntryRow
 from services.domain.result import ResultReason, StoredResult
-from services.tournaments import played as fp
 from services.tournaments.event import Planned, SeededEntrant
 from services.tournaments.formats import (
     FORMATS,
@@ -34,6 +33,7 @@ from services.tournaments.formats import (
     get_format,
     table_format,
 )
+from services.tournaments.played import complete_rounds, played
 from services.web.views.standings import TIEBREAK_LABELS, standings_view
 from tests.services.helpers.api_helpers import Api
 from tests.services.helpers.flow_helpers import InProcessSender, in_process, make_tournament
@@ -86,7 +86,7 @@ def next_matches(
     third_place: bool,
 ) -> tuple[Planned, ...]:
     """What the format plans next, through the workflow's own dispatch (flow.advance's)."""
-    event = fp.played(entrants, rows, third_place=third_place, current_round=current)
+    event = played(entrants, rows, third_place=third_place, current_round=current)
     return get_format(format).plan_next(event).planned
 
 
@@ -150,7 +150,7 @@ def test_only_complete_rounds_count_in_a_table() -> None:
     second = next_matches("swiss", entrants, rows, 1, False)
     rows.append(_row(3, second[0], "done", 0))
     rows.append(_row(4, second[1], "running", None))
-    assert fp.complete_rounds(rows) == 1
+    assert complete_rounds(rows) == 1
     table = flow.standings("swiss", entrants, rows)
     assert sum(r.points for r in table) == 2  # round 2's finished match does not count yet
     rows[-1] = _row(4, second[1], "done", 1)

@@ -14,13 +14,13 @@ import httpx
 import pytest
 from litestar import Litestar
 
-from services.api.ratelimit import MemoryCounter
+from services.api.guard.ratelimit import MemoryCounter
 from services.base.config import RateLimits, Settings, WebSettings
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool
 from services.launch.app import create_app
-from services.web.page_cache import LIVE_S
 from services.web.pages.cached import page_cache
+from services.web.pages.page_cache import LIVE_S
 from services.web.pages.tournament import VIEWS_KEY
 from tests.servers import PostgresServer, create_database, drop_database, new_database_name
 from tests.services.helpers.api_helpers import FrozenCounter

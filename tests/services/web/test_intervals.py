@@ -11,7 +11,7 @@ import pytest
 
 from services.db.page_reads import LeaderRow, RatingRow
 from services.db.pool import create_pool
-from services.web.intervals import EXPLAINED, error_bars, los_next, percent, rating_interval
+from services.web.views.intervals import EXPLAINED, error_bars, los_next, percent, rating_interval
 from services.worker.results import fit
 from tests.services.web.conftest import WebData
 

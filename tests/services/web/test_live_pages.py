@@ -28,8 +28,8 @@ from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from engine.rules import Rules
 from services.base.config import RedisSettings
-from services.domain.live_feed import live_key
-from services.worker.live import LivePublisher
+from services.live.feed import live_key
+from services.live.publisher import LivePublisher
 from tests.servers import RedisTarget
 from tests.services.web.conftest import WebData, run_async, settings, shot
 from tests.services.web.seed import NAMES, STRATEGIES

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from services.web.page_cache import LIVE_S, PageCache, Rendered
+from services.web.pages.page_cache import LIVE_S, PageCache, Rendered
 
 pytestmark = pytest.mark.anyio
 

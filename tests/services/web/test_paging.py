@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.web.paging import (
+from services.web.views.paging import (
     CROSS_CELLS_PER_PART,
     CROSS_IN_FULL,
     PAIRINGS_IN_FULL,

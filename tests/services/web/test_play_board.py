@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from services.db import play as db_play
+from services.db import play_matches as db_play
 from services.db.pool import create_pool
 from tests.services.helpers.api_helpers import settings as app_settings
 from tests.services.helpers.flow_helpers import make_account, make_bot

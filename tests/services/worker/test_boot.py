@@ -12,7 +12,8 @@ from celery.signals import worker_ready
 
 import services.worker.celery_app  # noqa: F401  (the -A target connects the boot's handler)
 from services.worker.loop_thread import LoopThread
-from services.worker.matches import boot, play
+from services.worker.matches import boot
+from services.worker.matches import play_match as play
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from arena.match.replay import Replay
 from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.domain.match_order import EntrantOrder, MatchOrder
-from services.worker.matches import play
+from services.worker.matches import play_match as play
 from services.worker.matches.probe import probe_all
 from services.worker.messages import ProbeTarget
 from services.worker.results.store import check_replay

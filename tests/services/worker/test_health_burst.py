@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from services.api.health import OK_TTL_S
+from services.api.routes.health import OK_TTL_S
 from tests.services.worker.processes import celery_worker, free_port, start, stop, wait_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]

@@ -18,7 +18,7 @@ import asyncpg
 import pytest
 
 from arena.game.deals import INDEPENDENT
-from services.api.views import match_read
+from services.api.routes.bodies import match_read
 from services.base.config import LadderSettings
 from services.db import bot_health
 from services.db import ladder as db_ladder
@@ -29,7 +29,7 @@ from services.flow import ladder as flow_ladder
 from services.ladder.model import LADDER_POOLS
 from services.worker.names import LADDER
 from services.worker.results.dispatch import send_matches
-from services.worker.results.ladder import ladder_tick
+from services.worker.results.ladder_tick import ladder_tick
 from tests.servers import PostgresServer, new_migrated_database
 from tests.services.worker.fixtures import make_account, make_bot
 from tests.services.worker.processes import celery_worker, wait_for_row

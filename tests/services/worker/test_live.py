@@ -30,11 +30,12 @@ from engine.observe import SPECTATOR, visible
 from engine.rules import Rules
 from engine.state import State
 from services.base.config import RateLimits, RedisSettings, Secret, SecretSettings, Settings
-from services.domain import live_feed
 from services.domain.match_order import EntrantOrder, MatchOrder
 from services.launch.app import create_app
-from services.worker import live
-from services.worker.matches import play
+from services.live import feed as live_feed
+from services.live import publisher as live
+from services.live.reader import READER_STATE_KEY
+from services.worker.matches import play_match as play
 from services.worker.results import dispatch
 from tests.servers import RedisTarget
 from tests.services.worker.fixtures import SECRET_KEY, make_account, make_bot
@@ -289,6 +290,6 @@ async def test_real_worker_live_replay_and_health(
     finally:
         for server in servers:
             server.stop()
-        reader_state = app.state.get(live.READER_STATE_KEY)
+        reader_state = app.state.get(READER_STATE_KEY)
         if reader_state is not None:
             await reader_state.aclose()

@@ -22,8 +22,8 @@ from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from arena.wire.protocol import ActRequest
 from engine.rules import Rules
-from services.domain import live_feed
-from services.worker import live
+from services.live import feed as live_feed
+from services.live import publisher as live
 from tests.servers import RedisTarget
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]

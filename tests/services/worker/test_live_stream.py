@@ -20,9 +20,9 @@ from arena.client.signing import generate_secret
 from arena.match.verify import verify_replay
 from services import flow
 from services.base.config import DatabaseSettings, RedisSettings, Secret, SecretSettings, Settings
-from services.domain import live_feed
-from services.worker import live
-from services.worker.matches import play
+from services.live import feed as live_feed
+from services.live import publisher as live
+from services.worker.matches import play_match as play
 from tests.servers import RedisTarget
 from tests.services.helpers.sse_client import Message, messages, serve
 from tests.services.worker.fixtures import SECRET_KEY, make_account, make_bot

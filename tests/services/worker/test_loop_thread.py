@@ -1,5 +1,5 @@
 """The worker's per-process event loop (:mod:`services.worker.loop_thread`) and the live feed's
-queued writer (:mod:`services.worker.live_sink`), on a real Redis."""
+queued writer (:mod:`services.live.sink`), on a real Redis."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 import redis
 
-from services.domain.live_feed import live_key
-from services.worker import live_sink, loop_thread
-from services.worker.live import LivePublisher
-from services.worker.live_sink import QueuedRedis
+from services.live import sink as live_sink
+from services.live.feed import live_key
+from services.live.publisher import LivePublisher
+from services.live.sink import QueuedRedis
+from services.worker import loop_thread
 from services.worker.loop_thread import LoopThread, process_loop
 from tests.servers import RedisTarget
 

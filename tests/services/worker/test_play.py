@@ -14,7 +14,7 @@ from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.base.config import WorkerSettings
 from services.domain.match_order import EntrantOrder, MatchOrder
-from services.worker.matches import play
+from services.worker.matches import play_match as play
 from services.worker.results.store import BadResult, check_replay
 from tests.servers import RedisTarget
 from tests.services.worker.fixtures import Sent, change_worker_settings

@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from services.launch.embedded import EmbeddedRedis
-from services.worker.matches.play import release_slots, slots_client
+from services.worker.matches.play_match import release_slots, slots_client
 from services.worker.matches.slots import BotSlots
 from tests.servers import RedisTarget
 from tests.services.worker.processes import free_port
@@ -58,7 +58,7 @@ def test_a_broker_outage_at_release_keeps_the_played_match(
         hold_s=2.0,
         prefix=redis_target.prefix,
     )
-    with caplog.at_level(logging.WARNING, logger="services.worker.matches.play"):
+    with caplog.at_level(logging.WARNING, logger="services.worker.matches.play_match"):
         release_slots(gone, [52], token)  # a port nothing listens on: ConnectionError inside
     assert "not released" in caplog.text
     assert slots.acquire([52]) is None  # still held ...
@@ -79,7 +79,7 @@ def test_slots_are_given_back_once_a_restarted_redis_answers(
         assert token is not None
         server.stop()
         releasing = threading.Thread(target=release_slots, args=(slots, [61], token))
-        with caplog.at_level(logging.WARNING, logger="services.worker.matches.play"):
+        with caplog.at_level(logging.WARNING, logger="services.worker.matches.play_match"):
             releasing.start()
             time.sleep(1.5)
             assert releasing.is_alive()  # still trying: it neither failed nor gave up

@@ -14,7 +14,7 @@ import redis
 from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.domain.match_order import EntrantOrder, MatchOrder
-from services.worker.matches import play
+from services.worker.matches import play_match as play
 from services.worker.stops import StopWatch, flagged, request_stops, stop_key
 from tests.servers import RedisTarget
 from tests.services.worker.fixtures import Sent

@@ -15,7 +15,7 @@ from services.db import bot_health
 from services.domain.match_order import MatchOrder
 from services.worker import senders
 from services.worker.app import WorkerApp
-from services.worker.matches import play
+from services.worker.matches import play_match as play
 from services.worker.matches.probe import probe_all
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.results import dispatch, periodic, store

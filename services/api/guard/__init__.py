@@ -1,0 +1,1 @@
+"""The HTTP guard: what every request and connection passes before a route sees it (connection caps per address, the head's size, TCP progress, slow bodies, rate limits, ``no-store``, JSON bodies only, the client's address behind a proxy, caps on open streams)."""

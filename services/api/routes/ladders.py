@@ -1,0 +1,409 @@
+"""The ladders (``/v1/ladders/{pool}``): the table, entering and leaving, the owner's controls,
+and each ladder day with its committed seed (docs/ladder.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, date, datetime
+from typing import Annotated, Literal
+
+import asyncpg
+from litestar import Controller, Request, delete, get, patch, post
+from litestar.datastructures import State
+from litestar.di import NamedDependency, Provide
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import JSONBody, Parameter
+from litestar.response import Stream
+
+from arena.client.signing import generate_secret
+from services.api.auth import SECURITY, current_account
+from services.api.deps import services_of
+from services.api.params import BotIdParam
+from services.api.problems import ProblemError, problem_responses
+from services.api.routes.bots import _policy, handshake
+from services.api.schemas.ladders import (
+    LadderDayMatch,
+    LadderDayRead,
+    LadderEntryRead,
+    LadderJoin,
+    LadderRead,
+    LadderUpdate,
+    Placement,
+)
+from services.base.config import LadderSettings
+from services.db import bot_health
+from services.db import bots as db_bots
+from services.db import ladder as db_ladder
+from services.db import matches as db_matches
+from services.db.accounts import Account
+from services.flow import ladder as flow_ladder
+from services.flow import ladder_export
+from services.flow.errors import BotNotFound, BotUnavailable
+from services.flow.ladder_table import TableRead, candidates, read_table
+from services.ladder.model import LADDER_POOLS, LadderPool
+from services.ladder.placement import Standing, standings
+from services.ladder.table import LadderRow
+from services.tournaments.files.export_document import LadderDayExport
+
+_auth = {"account": Provide(current_account)}
+
+
+def _problem(exc: Exception) -> ProblemError:
+    if isinstance(exc, BotNotFound | flow_ladder.NotOnLadder):
+        return ProblemError(404, str(exc))
+    if isinstance(exc, flow_ladder.NotYourBot):
+        return ProblemError(403, str(exc))
+    if isinstance(exc, flow_ladder.LadderFull):
+        return ProblemError(409, str(exc), slug="ladder-full")
+    if isinstance(exc, BotUnavailable):
+        return ProblemError(409, str(exc), slug="bot-unavailable")
+    raise exc
+
+
+def placement(standing: Standing) -> Placement:
+    """A bot's standing as the API shows it (:mod:`services.ladder.placement`)."""
+    if standing.state == "placed":
+        return Placement(state="placed", matches=standing.matches)
+    if standing.state == "needs_opponents":
+        return Placement(
+            state="needs_opponents",
+            matches=standing.matches,
+            about=standing.about,
+            opponents=standing.opponents,
+            needed=standing.needed,
+        )
+    return Placement(
+        state=standing.state,
+        matches=standing.matches,
+        about=standing.about,
+        opponents=standing.opponents,
+    )
+
+
+def entry_read(
+    row: LadderRow,
+    rank: int | None,
+    viewer: Account | None,
+    below: int | None = None,
+    standing: Standing | None = None,
+) -> LadderEntryRead:
+    """One row of the table; ``below``: the bot of the row under it (its LOS is over that one,
+    and shown only while the fit's neighbour is still that bot); ``standing``: its placement
+    (:func:`services.flow.ladder_table.read_table`)."""
+    own = viewer is not None and viewer.id == row.owner_id
+    los = row.los_next if below is not None and row.los_next_bot == below else None
+    return LadderEntryRead(
+        rank=rank,
+        bot_id=row.bot_id,
+        name=row.bot_name,
+        owner=row.owner_name,
+        rating=row.rating,
+        interval=(row.low, row.high) if row.low is not None and row.high is not None else None,
+        los_next=los,
+        elo=row.elo,
+        matches=row.matches,
+        placement=placement(standing or _alone(row)),
+        playing=row.playing,
+        paused=row.paused_at is not None,
+        pause_cause=row.pause_cause if own else None,
+        hourly_cap=row.hourly_cap if own else None,
+        joined_at=row.joined_at,
+    )
+
+
+def _alone(row: LadderRow) -> Standing:
+    """A row's standing read without its table (no opponents known)."""
+    (standing,) = standings(candidates([row]), {}, players=2, per_day=1, cap=1)
+    return standing
+
+
+def ranked(
+    rows: list[LadderRow],
+    viewer: Account | None,
+    found: Sequence[Standing] | None = None,
+) -> list[LadderEntryRead]:
+    """Rows in table order, with their standings (``found``, one per row); a rank for each bot
+    with a fitted rating (paused bots keep theirs, marked paused)."""
+    out, rank = [], 0
+    for k, row in enumerate(rows):
+        if row.rating is not None:
+            rank += 1
+        below = rows[k + 1].bot_id if k + 1 < len(rows) else None
+        standing = found[k] if found is not None else None
+        out.append(
+            entry_read(row, rank if row.rating is not None else None, viewer, below, standing)
+        )
+    return out
+
+
+def table_entries(read: TableRead, viewer: Account | None) -> list[LadderEntryRead]:
+    return ranked(read.rows, viewer, read.standings)
+
+
+async def _viewer(request: Request[object, object, State]) -> Account | None:
+    if not request.headers.get("authorization"):
+        return None
+    return await current_account(request)
+
+
+def _ladder(name: str) -> LadderPool:
+    for pool in LADDER_POOLS:
+        if name == pool:
+            return pool
+    raise ProblemError(404, f"there is no ladder {name!r}: the ladders are 1v1 and 2v2-individual")
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise ProblemError(400, f"{text!r} is not a day: write it YYYY-MM-DD") from None
+
+
+class LadderController(Controller):
+    path = "/v1/ladders"
+    tags = ("ladders",)
+
+    @get(
+        "/{name:str}",
+        operation_id="getLadder",
+        summary="A ladder's table: rank, rating, interval, LOS, matches, placement, pause",
+        description=(
+            "Every bot on the ladder, best fitted rating first (the pool's maximum-likelihood "
+            "fit, docs/ratings.md); bots without a rated match yet last, without a rank. "
+            "`placement`: `waiting`, `placing` (its 95% interval is still +-100 Elo or wider; "
+            "`about` is roughly how many matches a placement takes) or `placed`. A paused bot "
+            "keeps its rank, marked `paused`; with your API key, your own bots also show "
+            "`pause_cause` and `hourly_cap`. `commitment` is today's seed commitment, once "
+            "today's first ladder match is made."
+        ),
+        responses=problem_responses(401, 404),
+    )
+    async def get_ladder(
+        self,
+        request: Request[object, object, State],
+        pool: NamedDependency[asyncpg.Pool],
+        name: Annotated[str, Parameter(description="1v1 or 2v2-individual")],
+    ) -> LadderRead:
+        ladder = _ladder(name)
+        viewer = await _viewer(request)
+        settings = services_of(request.app.state).settings.ladder
+        async with pool.acquire() as conn:
+            read = await read_table(conn, ladder, datetime.now(UTC), settings)
+        return LadderRead(
+            pool=ladder,
+            entries=table_entries(read, viewer),
+            in_flight=read.in_flight,
+            today=read.today,
+            commitment=read.commitment,
+        )
+
+    @post(
+        "/{name:str}/entries",
+        operation_id="joinLadder",
+        summary="Put your bot on a ladder (owner only)",
+        description=(
+            "The platform calls the bot's `GET /` first (as when it was registered) and "
+            "refuses it (422) if that fails; an unavailable bot is a 409. Entering again "
+            "changes nothing. `hourly_cap` (default and most: TRUCO_LADDER_HOURLY_CAP) "
+            "bounds the ladder matches it starts in an hour; an account has at most "
+            "TRUCO_LADDER_ENTRIES_PER_ACCOUNT bots on one ladder (409). Its opponents are "
+            "chosen by the matchmaker, never by you, and are always bots of other owners."
+        ),
+        status_code=201,
+        dependencies=_auth,
+        security=SECURITY,
+        responses=problem_responses(401, 403, 404, 409, 413, 415, 422),
+    )
+    async def join_ladder(
+        self,
+        request: Request[object, object, State],
+        pool: NamedDependency[asyncpg.Pool],
+        name: Annotated[str, Parameter(description="1v1 or 2v2-individual")],
+        data: JSONBody[LadderJoin],
+        account: NamedDependency[Account],
+    ) -> LadderEntryRead:
+        ladder = _ladder(name)
+        svc = services_of(request.app.state)
+        bot = await db_bots.get_bot(pool, data.bot_id)
+        if bot is None or bot.status == "deleted":
+            raise ProblemError(404, f"there is no bot {data.bot_id}")
+        if bot.owner_id != account.id:
+            raise ProblemError(403, f"bot {data.bot_id} is not yours")
+        # the health check first: GET / through the guarded client (a throwaway signature)
+        await handshake(
+            svc.bot_client_factory, bot.url, generate_secret(), _policy(request.app.state)
+        )
+        await bot_health.record_check(
+            pool,
+            bot.id,
+            ok=True,
+            error=None,
+            failures_to_unavailable=svc.settings.worker.health_failures,
+        )
+        try:
+            await flow_ladder.join(
+                pool, ladder, data.bot_id, account.id, svc.settings.ladder, data.hourly_cap
+            )
+        except Exception as exc:
+            raise _problem(exc) from None
+        return await _entry(pool, ladder, data.bot_id, account, svc.settings.ladder)
+
+    @patch(
+        "/{name:str}/entries/{bot_id:int}",
+        operation_id="updateLadderEntry",
+        summary="Resume a paused bot or change its hourly cap (owner only)",
+        description=(
+            "`resume: true` resumes a bot the ladder paused (walkovers or forfeits in a row; "
+            "its cause is in the table for you); `hourly_cap` sets the ladder matches it may "
+            "start in an hour (at most TRUCO_LADDER_HOURLY_CAP)."
+        ),
+        dependencies=_auth,
+        security=SECURITY,
+        responses=problem_responses(401, 403, 404, 413, 415, 422),
+    )
+    async def update_entry(
+        self,
+        request: Request[object, object, State],
+        pool: NamedDependency[asyncpg.Pool],
+        name: Annotated[str, Parameter(description="1v1 or 2v2-individual")],
+        bot_id: BotIdParam,
+        data: JSONBody[LadderUpdate],
+        account: NamedDependency[Account],
+    ) -> LadderEntryRead:
+        ladder = _ladder(name)
+        settings = services_of(request.app.state).settings.ladder
+        try:
+            await flow_ladder.update(
+                pool,
+                ladder,
+                bot_id,
+                account.id,
+                settings,
+                hourly_cap=data.hourly_cap,
+                resume=data.resume,
+            )
+        except Exception as exc:
+            raise _problem(exc) from None
+        return await _entry(pool, ladder, bot_id, account, settings)
+
+    @delete(
+        "/{name:str}/entries/{bot_id:int}",
+        operation_id="leaveLadder",
+        summary="Take your bot off a ladder (owner only)",
+        description="A ladder match it is playing finishes and is rated; its rating stays.",
+        status_code=204,
+        dependencies=_auth,
+        security=SECURITY,
+        responses=problem_responses(401, 403, 404),
+    )
+    async def leave_ladder(
+        self,
+        pool: NamedDependency[asyncpg.Pool],
+        name: Annotated[str, Parameter(description="1v1 or 2v2-individual")],
+        bot_id: BotIdParam,
+        account: NamedDependency[Account],
+    ) -> None:
+        try:
+            await flow_ladder.leave(pool, _ladder(name), bot_id, account.id)
+        except Exception as exc:
+            raise _problem(exc) from None
+
+    @get(
+        "/{name:str}/days/{day:str}",
+        operation_id="getLadderDay",
+        summary="A ladder day: its seed commitment, its master seed once revealed, its matches",
+        description=(
+            "Each ladder day (UTC) has a master seed, committed (SHA-256) when its first match "
+            "is made and revealed once the day is over and none of its matches is playing; a "
+            "match's seed derives from it, the day, the match's number and its bots "
+            "(docs/ladder.md, docs/verify.md). A match's seed shows once it is over."
+        ),
+        responses=problem_responses(400, 404),
+    )
+    async def get_day(
+        self,
+        pool: NamedDependency[asyncpg.Pool],
+        name: Annotated[str, Parameter(description="1v1 or 2v2-individual")],
+        day: Annotated[str, Parameter(description="the day, YYYY-MM-DD (UTC)")],
+    ) -> LadderDayRead:
+        ladder, when = _ladder(name), _day(day)
+        async with pool.acquire() as conn:
+            found = await db_ladder.get_day(conn, ladder, when)
+            if found is None:
+                raise ProblemError(404, f"the {ladder} ladder played no match on {when}")
+            ids = await db_ladder.match_ids_of_day(conn, ladder, when)
+            places = await db_ladder.places(conn, ids)
+            matches = await db_matches.get_matches(conn, ids)
+        return LadderDayRead(
+            pool=ladder,
+            day=when,
+            commitment=found.commitment,
+            master_seed=found.master_seed.hex() if found.revealed_at is not None else None,
+            revealed_at=found.revealed_at,
+            matches=[
+                LadderDayMatch(
+                    id=m.id,
+                    number=places[m.id].number,
+                    status=m.status,
+                    seats=list(m.bots),
+                    seed=m.seed if m.over else None,
+                    reason=_reason(places[m.id].reason),
+                    detail=places[m.id].detail,
+                )
+                for m in sorted(matches, key=lambda m: places[m.id].number)
+            ],
+        )
+
+    @get(
+        "/{name:str}/days/{day:str}/export",
+        operation_id="exportLadderDay",
+        summary="A ladder day as one JSON document, for `truco verify ladder`",
+        description=(
+            "The day's commitment and (once revealed) master seed, and every ladder match of "
+            "the day as a tournament export carries it: place (its number), seed once over, "
+            "stored result, replay and Elo changes."
+        ),
+        responses={
+            200: ResponseSpec(
+                data_container=LadderDayExport,
+                description="The export document (format truco-arena-ladder-day/1)",
+                generate_examples=False,
+            ),
+            **problem_responses(400, 404),
+        },
+    )
+    async def export_day(
+        self,
+        pool: NamedDependency[asyncpg.Pool],
+        name: Annotated[str, Parameter(description="1v1 or 2v2-individual")],
+        day: Annotated[str, Parameter(description="the day, YYYY-MM-DD (UTC)")],
+    ) -> Stream:
+        ladder, when = _ladder(name), _day(day)
+        if await db_ladder.get_day(pool, ladder, when) is None:
+            raise ProblemError(404, f"the {ladder} ladder played no match on {when}")
+        headers = {"Content-Disposition": f'attachment; filename="ladder-{ladder}-{when}.json"'}
+        return Stream(
+            ladder_export.day_chunks(pool, ladder, when),
+            media_type="application/json",
+            headers=headers,
+        )
+
+
+def _reason(text: str | None) -> Literal["placing", "top", "uncertain"] | None:
+    return text if text in ("placing", "top", "uncertain") else None  # type: ignore[return-value]
+
+
+async def _entry(
+    pool: asyncpg.Pool,
+    ladder: LadderPool,
+    bot_id: int,
+    account: Account,
+    settings: LadderSettings,
+) -> LadderEntryRead:
+    async with pool.acquire() as conn:
+        table = await read_table(conn, ladder, datetime.now(UTC), settings)
+    for read in table_entries(table, account):
+        if read.bot_id == bot_id:
+            return read
+    raise ProblemError(404, f"bot {bot_id} is not on the {ladder} ladder")

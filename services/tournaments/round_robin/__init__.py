@@ -1,0 +1,1 @@
+"""Round robin: the circle method's fixtures and the format."""

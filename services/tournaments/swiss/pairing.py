@@ -1,0 +1,143 @@
+"""Swiss pairing by maximum-weight matching (rustworkx), deterministic and rematch-free.
+
+``pair_round(players, rounds)`` returns the next round. The criteria and their priority are
+the tiers of :mod:`services.tournaments.swiss.weights`; the candidate graph and its widening are
+in :mod:`services.tournaments.swiss.graph` and :mod:`services.tournaments.swiss.certificate`;
+fields that fall apart into independent parts are paired part by part
+(:mod:`services.tournaments.swiss.split`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from services.tournaments.model import Pair, Player, Round, RoundPairing
+from services.tournaments.swiss.certificate import uncertified_groups
+from services.tournaments.swiss.field import Field, make_field
+from services.tournaments.swiss.graph import (
+    DEFAULT_WINDOW,
+    complete_edges,
+    is_complete,
+    sparse_edges,
+)
+from services.tournaments.swiss.mano import allocate_mano
+from services.tournaments.swiss.matcher import matching
+from services.tournaments.swiss.split import independent_parts, solve_parts
+from services.tournaments.swiss.state import build_states
+from services.tournaments.swiss.weights import WeightLayout, bye_weight, make_layout, pair_weight
+
+WIDEN_FACTOR = 4
+
+
+class NoValidPairing(Exception):
+    """No pairing of the next round avoids every rematch (or no player can take the bye)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Matching:
+    """A solved matching over field indices, with the graph size it took (for tests/bench)."""
+
+    partner: dict[int, int]
+    bye: int | None
+    edges: int
+    complete: bool
+    weight: int
+
+
+def solve(field: Field, layout: WeightLayout, edges: Sequence[tuple[int, int]]) -> Matching:
+    """Maximum-cardinality, maximum-weight matching over ``edges`` (plus bye edges if odd)."""
+    n = field.size
+    weighted = [(i, j, pair_weight(field, layout, i, j)) for i, j in edges]
+    if n % 2:
+        weighted.extend((i, n, bye_weight(field, layout, i)) for i in sorted(field.bye_value))
+    partner, bye, total = matching(n, weighted)
+    return Matching(partner, bye, len(weighted), False, total)
+
+
+def match_field(
+    field: Field, *, window: int = DEFAULT_WINDOW, sparse: bool = True, split: bool = True
+) -> Matching:
+    """Solve on the sparse graph, widening uncertified groups, or on the complete graph. With
+    ``split``, first try the sparse graph part by part (:mod:`swiss_split`): the same pairing,
+    when the certificate accepts it, for a fraction of the time."""
+    layout = make_layout(field)
+    groups = field.group_count
+    windows = [window] * groups
+    reaches = [1] * groups
+    parts = independent_parts(field) if sparse and split else []
+    if len(parts) > 1:
+        found = solve_parts(field, layout, parts, sparse_edges(field, windows, reaches))
+        if found is not None:
+            partner, bye, weight, used = found
+            return Matching(partner, bye, used, False, weight)
+    while True:
+        complete = not sparse or is_complete(field, windows, reaches)
+        edges = complete_edges(field) if complete else sparse_edges(field, windows, reaches)
+        result = solve(field, layout, edges)
+        problems = uncertified_groups(field, result.partner, result.bye)
+        if complete or not problems:
+            return Matching(result.partner, result.bye, result.edges, complete, result.weight)
+        widened = {h for g in problems for h in (g - 1, g, g + 1) if 0 <= h < groups}
+        before = (list(windows), list(reaches))
+        for g in widened:
+            windows[g] = min(windows[g] * WIDEN_FACTOR, max(field.group_size(g), 1))
+            reaches[g] = min(reaches[g] + 1, groups - 1 - g)
+        if (windows, reaches) == before:
+            sparse = False
+
+
+def assign_mano(field: Field, i: int, j: int) -> int:
+    """Who of the pair ``i`` < ``j`` (pairing order) is mano: FIDE's colour allocation."""
+    upper = field.players[i]
+    return i if allocate_mano(upper.mano, field.players[j].mano, upper.rank) else j
+
+
+def pairing_from(field: Field, matching: Matching) -> RoundPairing:
+    unpaired = [
+        field.players[i].id
+        for i in range(field.size)
+        if i not in matching.partner and i != matching.bye
+    ]
+    if unpaired:
+        raise NoValidPairing(
+            f"no pairing of the next round avoids rematches: {len(unpaired)} of "
+            f"{field.size} players cannot be paired (e.g. {unpaired[:5]!r}); end the event"
+        )
+    pairs = []
+    for i in sorted(i for i, j in matching.partner.items() if i < j):
+        j = matching.partner[i]
+        mano = assign_mano(field, i, j)
+        pairs.append(
+            Pair(a=field.players[i].id, b=field.players[j].id, mano=field.players[mano].id)
+        )
+    bye = None if matching.bye is None else field.players[matching.bye].id
+    return RoundPairing(pairs=tuple(pairs), bye=bye)
+
+
+def final_after(played: int, total_rounds: int | None) -> int | None:
+    """The rounds played when the next round is the event's last (topscorers count), else
+    None: the ``final_after`` of :func:`~services.tournaments.swiss.field.make_field`."""
+    return played if total_rounds is not None and played + 1 >= total_rounds else None
+
+
+def pair_round(
+    players: Sequence[Player],
+    rounds: Sequence[Round],
+    *,
+    total_rounds: int | None = None,
+    window: int = DEFAULT_WINDOW,
+    sparse: bool = True,
+) -> RoundPairing:
+    """Pair the next round of an event of ``total_rounds`` (None: unknown, never the last, so
+    nobody is a topscorer exempt from C.3). Raises :class:`NoValidPairing` when no
+    rematch-free pairing exists, and :class:`~services.tournaments.model.TournamentDataError`
+    on inconsistent input."""
+    if len(players) < 2:
+        raise NoValidPairing("a Swiss round needs at least two players")
+    field = make_field(
+        build_states(players, rounds), final_after=final_after(len(rounds), total_rounds)
+    )
+    if field.size % 2 and not field.bye_value:
+        raise NoValidPairing("the player count is odd and every player has already had the bye")
+    return pairing_from(field, match_field(field, window=window, sparse=sparse))

@@ -1,0 +1,1 @@
+"""Tests of the event files (services/tournaments/files/)."""
