@@ -79,7 +79,14 @@ class MatchSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     timeout_ms: Annotated[int, msgspec.Meta(ge=10, le=60_000)] = 1000
     time_bank_ms: Annotated[int, msgspec.Meta(ge=10, le=3_600_000)] = 30_000
     fault_limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 5
+    anonymous: bool = False
+    """``/start`` names no entrant (:data:`ANONYMOUS`); ``/end`` names them all. A ladder's
+    matches are played so: a bot cannot refuse, or play differently against, an opponent it
+    has not been told of (docs/ladder.md)."""
 
+
+ANONYMOUS = "anonymous"
+"""What ``/start`` calls every entrant of an anonymous match (its ``entrants``)."""
 
 Progress = Callable[[int, State, Decision | None, Sequence[Event]], None]
 """The runner's progress hook: ``(game index, state, decision, events)`` after each decision
@@ -279,7 +286,7 @@ class MatchRunner:
                 game_number=table.index + 1,
                 games_in_match=s.games_per_match,
                 team=self.game.team(seat),
-                entrants=table.names,
+                entrants=[ANONYMOUS, ANONYMOUS] if s.anonymous else table.names,
                 timeout_ms=s.timeout_ms,
                 time_bank_ms=s.time_bank_ms,
             )
@@ -351,6 +358,7 @@ class MatchRunner:
                     score=game.score(state),
                     winner=final if forfeit is None else teams.index(1 - forfeit),
                     forfeit=forfeit is not None,
+                    entrants=table.names,
                 )
             )
         return GameRecord(

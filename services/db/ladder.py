@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from services.db.accounts import Connection, Executor
+from services.ladder.cooldown import MEMORY_S
 from services.ladder.table import LadderRow
 
 
@@ -139,7 +140,28 @@ async def record_outcome(
         failed,
         pause_after,
     )
+    if paused:  # its resume waits longer for each pause within a week (migration 0033)
+        await conn.execute(
+            "INSERT INTO ladder_tallies (pool, bot_id, pauses, last_paused_at) "
+            "VALUES ($1, $2, 1, now()) ON CONFLICT ON CONSTRAINT ladder_tallies_pkey "
+            "DO UPDATE SET pauses = CASE WHEN ladder_tallies.last_paused_at "
+            "> now() - make_interval(secs => $3) THEN ladder_tallies.pauses + 1 ELSE 1 END, "
+            "last_paused_at = now()",
+            pool,
+            bot_id,
+            MEMORY_S,
+        )
     return bool(paused)
+
+
+async def pause_record(conn: Executor, pool: str, bot_id: int) -> tuple[int, datetime | None]:
+    """(its pauses in a row within a week, the latest pause's time) on this ladder."""
+    row = await conn.fetchrow(
+        "SELECT pauses, last_paused_at FROM ladder_tallies WHERE pool = $1 AND bot_id = $2",
+        pool,
+        bot_id,
+    )
+    return (0, None) if row is None else (int(row["pauses"]), row["last_paused_at"])
 
 
 TABLE = """

@@ -17,5 +17,5 @@ def moves_ratings(*, rated: bool, reason: str, winner_side: int | None, ladder: 
     if not rated:
         return False
     if reason == "walkover":
-        return False  # TODO(ladder): ladder walkovers (the dodging test first)
+        return ladder and winner_side is not None
     return reason != "error"

@@ -37,6 +37,7 @@ from services.domain import INDIVIDUAL, TEAM, seeds
 from services.domain.result import StoredResult
 from services.flow.errors import BotNotFound, BotUnavailable, FlowError
 from services.flow.ladder_table import candidates, read_table
+from services.ladder.cooldown import resumable_at
 from services.ladder.health import failure_of
 from services.ladder.match_rules import LADDER_GAMES, ladder_rules, players_of
 from services.ladder.matchmaker import pick_matches
@@ -57,6 +58,29 @@ class LadderFull(FlowError):
 
 class NotOnLadder(FlowError):
     """The bot is not on this ladder."""
+
+
+class ResumeTooSoon(FlowError):
+    """The bot was paused; it may be resumed (or join this ladder again) only at ``until``."""
+
+    def __init__(self, message: str, until: datetime) -> None:
+        super().__init__(message)
+        self.until = until
+
+
+async def _cooled_down(
+    conn: Connection, ladder: LadderPool, bot_id: int, settings: LadderSettings, doing: str
+) -> None:
+    """Raise :class:`ResumeTooSoon` while the bot's last pause's cooldown lasts
+    (:mod:`services.ladder.cooldown`)."""
+    pauses, last = await db_ladder.pause_record(conn, ladder, bot_id)
+    until = resumable_at(pauses, last, settings.resume_cooldown_s, settings.resume_cooldown_max_s)
+    if until is not None and datetime.now(UTC) < until:
+        raise ResumeTooSoon(
+            f"bot {bot_id} was paused on the {ladder} ladder ({pauses} pause(s) within a "
+            f"week); it may {doing} from {until.isoformat(timespec='seconds')} on",
+            until,
+        )
 
 
 async def join(
@@ -84,6 +108,7 @@ async def join(
         existing = await db_ladder.get_entry(conn, ladder, bot_id)
         if existing is not None:
             return existing
+        await _cooled_down(conn, ladder, bot_id, settings, "join again")
         await db_ladder.lock_owner(conn, ladder, account_id)
         if (
             await db_ladder.entries_of_owner(conn, ladder, account_id)
@@ -117,9 +142,12 @@ async def update(
     hourly_cap: int | None = None,
     resume: bool = False,
 ) -> LadderEntry:
-    """Lower (or raise, up to the platform's cap) the bot's hourly cap; resume it if paused."""
+    """Lower (or raise, up to the platform's cap) the bot's hourly cap; resume it if paused
+    (:class:`ResumeTooSoon` while its pause's cooldown lasts)."""
     async with pool.acquire() as conn, conn.transaction():
-        await _own_entry(conn, ladder, bot_id, account_id)
+        own = await _own_entry(conn, ladder, bot_id, account_id)
+        if resume and own.paused_at is not None:
+            await _cooled_down(conn, ladder, bot_id, settings, "be resumed")
         cap = None if hourly_cap is None else min(hourly_cap, settings.hourly_cap)
         await db_ladder.update_entry(conn, ladder, bot_id, hourly_cap=cap, resume=resume)
         entry = await db_ladder.get_entry(conn, ladder, bot_id)

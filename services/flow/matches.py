@@ -21,11 +21,17 @@ logger = logging.getLogger("services.flow")
 
 
 def match_settings(
-    rules: dict[str, Any], games_per_match: int, deals: DealsMode, event: TournamentSettings
+    rules: dict[str, Any],
+    games_per_match: int,
+    deals: DealsMode,
+    event: TournamentSettings,
+    *,
+    anonymous: bool = False,
 ) -> MatchSettings:
     """The settings a match is played under: its own rules, games and deals, and its event's
     time limits and fault limit (a challenge's, a test's or a ladder's: the defaults). The
-    workers are sent these, and the sweeper's thresholds follow from them."""
+    workers are sent these, and the sweeper's thresholds follow from them. ``anonymous``: a
+    ladder match, whose ``/start`` names no opponent (docs/ladder.md)."""
     return MatchSettings(
         rules=Rules.from_dict(rules),
         games_per_match=games_per_match,
@@ -33,6 +39,7 @@ def match_settings(
         time_bank_ms=event.time_bank_ms,
         fault_limit=event.fault_limit,
         deals=deals,
+        anonymous=anonymous,
     )
 
 
@@ -59,7 +66,13 @@ async def match_specs(
         if match is None or match.bot1 is None:
             continue
         event = events.get(match.tournament_id or 0, TournamentSettings())
-        settings = match_settings(match.rules, match.games_per_match, match.deals, event)
+        settings = match_settings(
+            match.rules,
+            match.games_per_match,
+            match.deals,
+            event,
+            anonymous=match.ladder_pool is not None,
+        )
         entrants = []
         try:
             for bot_id in match.bots:

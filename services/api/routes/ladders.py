@@ -57,6 +57,8 @@ def _problem(exc: Exception) -> ProblemError:
         return ProblemError(409, str(exc), slug="ladder-full")
     if isinstance(exc, BotUnavailable):
         return ProblemError(409, str(exc), slug="bot-unavailable")
+    if isinstance(exc, flow_ladder.ResumeTooSoon):
+        return ProblemError(409, str(exc), slug="ladder-cooldown")
     raise exc
 
 
@@ -225,22 +227,7 @@ class LadderController(Controller):
     ) -> LadderEntryRead:
         ladder = _ladder(name)
         svc = services_of(request.app.state)
-        bot = await db_bots.get_bot(pool, data.bot_id)
-        if bot is None or bot.status == "deleted":
-            raise ProblemError(404, f"there is no bot {data.bot_id}")
-        if bot.owner_id != account.id:
-            raise ProblemError(403, f"bot {data.bot_id} is not yours")
-        # the health check first: GET / through the guarded client (a throwaway signature)
-        await handshake(
-            svc.bot_client_factory, bot.url, generate_secret(), _policy(request.app.state)
-        )
-        await bot_health.record_check(
-            pool,
-            bot.id,
-            ok=True,
-            error=None,
-            failures_to_unavailable=svc.settings.worker.health_failures,
-        )
+        await _answers_first(request, pool, data.bot_id, account)
         try:
             await flow_ladder.join(
                 pool, ladder, data.bot_id, account.id, svc.settings.ladder, data.hourly_cap
@@ -255,12 +242,15 @@ class LadderController(Controller):
         summary="Resume a paused bot or change its hourly cap (owner only)",
         description=(
             "`resume: true` resumes a bot the ladder paused (walkovers or forfeits in a row; "
-            "its cause is in the table for you); `hourly_cap` sets the ladder matches it may "
-            "start in an hour (at most TRUCO_LADDER_HOURLY_CAP)."
+            "its cause is in the table for you), once the platform has called its `GET /` "
+            "(422 if that fails, as when joining) and once its pause's cooldown is over (409 "
+            "`ladder-cooldown` with the time: TRUCO_LADDER_RESUME_COOLDOWN_S, doubled for each "
+            "earlier pause within a week); `hourly_cap` sets the ladder matches it may start "
+            "in an hour (at most TRUCO_LADDER_HOURLY_CAP)."
         ),
         dependencies=_auth,
         security=SECURITY,
-        responses=problem_responses(401, 403, 404, 413, 415, 422),
+        responses=problem_responses(401, 403, 404, 409, 413, 415, 422),
     )
     async def update_entry(
         self,
@@ -273,6 +263,8 @@ class LadderController(Controller):
     ) -> LadderEntryRead:
         ladder = _ladder(name)
         settings = services_of(request.app.state).settings.ladder
+        if data.resume:  # a bot that is still down is not resumed: it answers first
+            await _answers_first(request, pool, bot_id, account)
         try:
             await flow_ladder.update(
                 pool,
@@ -388,6 +380,27 @@ class LadderController(Controller):
             media_type="application/json",
             headers=headers,
         )
+
+
+async def _answers_first(
+    request: Request[object, object, State], pool: asyncpg.Pool, bot_id: int, account: Account
+) -> None:
+    """The caller's bot answers its ``GET /`` now (the handshake of registration, through the
+    guarded client with a throwaway signature), or a problem: 404, 403, 422."""
+    svc = services_of(request.app.state)
+    bot = await db_bots.get_bot(pool, bot_id)
+    if bot is None or bot.status == "deleted":
+        raise ProblemError(404, f"there is no bot {bot_id}")
+    if bot.owner_id != account.id:
+        raise ProblemError(403, f"bot {bot_id} is not yours")
+    await handshake(svc.bot_client_factory, bot.url, generate_secret(), _policy(request.app.state))
+    await bot_health.record_check(
+        pool,
+        bot.id,
+        ok=True,
+        error=None,
+        failures_to_unavailable=svc.settings.worker.health_failures,
+    )
 
 
 def _reason(text: str | None) -> Literal["placing", "top", "uncertain"] | None:

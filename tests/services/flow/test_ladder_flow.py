@@ -221,6 +221,24 @@ async def test_walkovers_in_a_row_pause_a_bot_and_its_owner_resumes_it(
         assert gone not in match.bots
     for bot in good:
         assert (await db_ladder.get_entry(flow_pool, "1v1", bot)).paused_at is None  # type: ignore[union-attr]
+    # its owner resumes it once the pause's cooldown is over (10 minutes after a first pause)
+    with pytest.raises(flow_ladder.ResumeTooSoon) as early:
+        await flow_ladder.update(flow_pool, "1v1", gone, owner, SETTINGS, resume=True)
+    waited = (early.value.until - paused.paused_at).total_seconds()
+    assert waited == SETTINGS.resume_cooldown_s
+    with pytest.raises(flow_ladder.ResumeTooSoon):  # leaving and joining again waits as long
+        await flow_ladder.leave(flow_pool, "1v1", gone, owner)
+        await flow_ladder.join(flow_pool, "1v1", gone, owner, SETTINGS)
+    await flow_pool.execute(
+        "UPDATE ladder_tallies SET last_paused_at = last_paused_at - interval '11 minutes' "
+        "WHERE bot_id = $1",
+        gone,
+    )
+    await flow_ladder.join(flow_pool, "1v1", gone, owner, SETTINGS)
+    await flow_pool.execute(
+        "UPDATE ladder_entries SET paused_at = now(), pause_cause = 'walkover' WHERE bot_id = $1",
+        gone,
+    )
     resumed = await flow_ladder.update(flow_pool, "1v1", gone, owner, SETTINGS, resume=True)
     assert resumed.paused_at is None and resumed.failures_in_a_row == 0
 
