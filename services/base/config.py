@@ -248,7 +248,7 @@ class LadderSettings(msgspec.Struct, frozen=True, kw_only=True):
     link_window_s: float = 604800.0
     """Accounts made from one address (one IPv6 /64) within this of each other are linked:
     the ladder never pairs their bots."""
-    collusion_sigmas: int = 4
+    collusion_sigmas: int = 3
     """How far (in standard errors) a bot's results against one opponent or one owner must lie
     from its results against the others for the detector to flag the pair."""
     collusion_min_matches: int = 6

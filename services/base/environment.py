@@ -299,7 +299,7 @@ VARIABLES: tuple[Variable, ...] = (
     _var("TRUCO_LADDER_LINK_WINDOW_S", "ladder.link_window_s", _seconds(0, 864000),
          "604800", "accounts made from one address (IPv6: one /64) within this of each other "
          "never meet on a ladder"),
-    _var("TRUCO_LADDER_COLLUSION_SIGMAS", "ladder.collusion_sigmas", _whole(2, 100), "4",
+    _var("TRUCO_LADDER_COLLUSION_SIGMAS", "ladder.collusion_sigmas", _whole(2, 100), "3",
          "standard errors between a bot's results against one opponent or owner and against "
          "the others that flag the pair for an admin"),
     _var("TRUCO_LADDER_COLLUSION_MIN_MATCHES", "ladder.collusion_min_matches",

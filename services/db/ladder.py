@@ -243,6 +243,20 @@ async def note_rated(conn: Executor, pool: str, bot_ids: Sequence[int], change: 
     )
 
 
+async def note_annulled(conn: Executor, pool: str, counts: dict[int, int]) -> None:
+    """Each bot's ``counts[bot]`` rated ladder matches of ``pool`` were annulled."""
+    if not counts:
+        return
+    bots = sorted(counts)
+    await conn.execute(
+        "UPDATE ladder_tallies t SET rated = greatest(t.rated - f.n, 0) "
+        "FROM unnest($2::bigint[], $3::int[]) AS f(bot, n) WHERE t.pool = $1 AND t.bot_id = f.bot",
+        pool,
+        bots,
+        [counts[b] for b in bots],
+    )
+
+
 async def keep_first_estimates(conn: Executor, pool: str, estimates: dict[int, int]) -> None:
     """Keep each bot's placement estimate at its 10th rated match (once: a kept one stays)."""
     if not estimates:

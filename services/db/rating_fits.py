@@ -47,6 +47,7 @@ class PoolState:
     rated: int
     deleted: int
     bots: int
+    annulled: int = 0  # its ladder matches annulled (migration 0034): they leave the fit
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,20 +79,30 @@ _STATE = (
 )
 
 
+_ANNULLED = (
+    "SELECT count(*)::int FROM ladder_annulments a JOIN matches m ON m.id = a.match_id "
+    "WHERE m.ladder_pool = $1"
+)
+"""A pool's annulled ladder matches (a ladder pool is named as its rating pool)."""
+
+
 async def pool_state(conn: Executor, mode: str) -> PoolState:
     row = await conn.fetchrow(_STATE, mode)
     assert row is not None
-    return PoolState(int(row["rated"]), int(row["deleted"]), int(row["bots"]))
+    annulled = int(await conn.fetchval(_ANNULLED, mode) or 0)
+    return PoolState(int(row["rated"]), int(row["deleted"]), int(row["bots"]), annulled)
 
 
 async def fitted_state(conn: Executor, mode: str) -> PoolState | None:
     """What the pool's last stored fit saw (None: never fitted)."""
     row = await conn.fetchrow(
-        "SELECT rated_seen, deleted_seen, bots FROM rating_fits "
+        "SELECT rated_seen, deleted_seen, bots, annulled_seen FROM rating_fits "
         "WHERE mode = $1 AND fitted_at IS NOT NULL",
         mode,
     )
-    return None if row is None else PoolState(int(row[0]), int(row[1]), int(row[2]))
+    if row is None:
+        return None
+    return PoolState(int(row[0]), int(row[1]), int(row[2]), int(row[3]))
 
 
 async def claim(conn: Executor, mode: str, lease_s: float) -> bool:
@@ -133,7 +144,9 @@ async def load_pool(pool: asyncpg.Pool, mode: str) -> PoolGames:
             "FROM rating_history h "
             "JOIN match_entrants e ON e.match_id = h.match_id AND e.bot_id = h.bot_id "
             "JOIN matches m ON m.id = h.match_id "
-            "WHERE h.mode = $1 GROUP BY h.match_id, m.winner_side ORDER BY h.match_id",
+            "WHERE h.mode = $1 AND NOT EXISTS (SELECT 1 FROM ladder_annulments a "
+            "WHERE a.match_id = h.match_id) "
+            "GROUP BY h.match_id, m.winner_side ORDER BY h.match_id",
             mode,
         )
         elo = await conn.fetch(
@@ -191,16 +204,18 @@ async def store_fit(
         )
         await conn.execute(
             "INSERT INTO rating_fits "
-            "(mode, fitted_at, rated_seen, deleted_seen, games, bots, duration_ms) "
-            "VALUES ($1, now(), $2, $3, $4, $5, $6) "
+            "(mode, fitted_at, rated_seen, deleted_seen, games, bots, duration_ms, "
+            "annulled_seen) VALUES ($1, now(), $2, $3, $4, $5, $6, $7) "
             "ON CONFLICT (mode) DO UPDATE SET fitted_at = now(), rated_seen = $2, "
-            "deleted_seen = $3, games = $4, bots = $5, duration_ms = $6, lease_until = NULL",
+            "deleted_seen = $3, games = $4, bots = $5, duration_ms = $6, annulled_seen = $7, "
+            "lease_until = NULL",
             mode,
             state.rated,
             state.deleted,
             games,
             state.bots,
             duration_ms,
+            state.annulled,
         )
 
 
