@@ -23,6 +23,7 @@ from arena.client.connection import InProcessBot
 from arena.match.replay import EntrantRecord
 from arena.match.runner import run_match
 from arena.sdk import strategy_decider
+from engine.rules import Rules
 from services import flow
 from services.base.config import Secret
 from services.base.secretbox import SecretBox
@@ -57,7 +58,7 @@ async def play_round_robin(pool: asyncpg.Pool, bots: int, games: int) -> int:
         name=f"big-{tag}",
         format="round_robin",
         mode="1v1",
-        settings=flow.TournamentSettings(rules={"points_to_win": 15}, games_per_match=games),
+        settings=flow.TournamentSettings(rules=Rules(points_to_win=15), games_per_match=games),
     )
     for k in range(bots):
         async with pool.acquire() as conn:
@@ -83,9 +84,10 @@ async def play_round_robin(pool: asyncpg.Pool, bots: int, games: int) -> int:
                 for e in spec.entrants
             ]
             replay = await run_match(str(spec.match_id), spec.seed, spec.settings, entrants)
-            pending += await flow.record_result(
+            recorded = await flow.record_result(
                 pool, spec.match_id, replay, task_id=f"t{spec.match_id}"
             )
+            pending += recorded.next_ids
     return tournament.id
 
 

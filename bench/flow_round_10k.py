@@ -157,7 +157,7 @@ async def _round(pool: asyncpg.Pool, bots: int, templates: dict[int, Replay]) ->
         name="flow bench",
         format="swiss",
         mode="1v1",
-        settings=flow.TournamentSettings(rules=RULES, rounds=3, games_per_match=2),
+        settings=flow.TournamentSettings(rules=Rules.from_dict(RULES), rounds=3, games_per_match=2),
     )
     for bot_id in bot_ids:
         await flow.enter_tournament(pool, event.id, bot_id)
@@ -170,11 +170,13 @@ async def _round(pool: asyncpg.Pool, bots: int, templates: dict[int, Replay]) ->
     t3 = time.perf_counter()
     cpu3, db3 = time.process_time(), _cpu_s(backend)
     for match_id, replay in results[:-1]:
-        assert await flow.record_result(pool, match_id, replay, task_id=f"t{match_id}") == []
+        assert (
+            await flow.record_result(pool, match_id, replay, task_id=f"t{match_id}")
+        ).next_ids == []
     t4 = time.perf_counter()
     cpu4, db4 = time.process_time(), _cpu_s(backend)
     match_id, replay = results[-1]
-    round2 = await flow.record_result(pool, match_id, replay, task_id=f"t{match_id}")
+    round2 = (await flow.record_result(pool, match_id, replay, task_id=f"t{match_id}")).next_ids
     t5 = time.perf_counter()
     assert len(round1) == len(specs) == bots // 2, (len(round1), len(specs))
     assert len(round2) == bots // 2, len(round2)

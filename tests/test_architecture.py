@@ -29,6 +29,7 @@ ROOMS = {
     "db": "db",
     "flow": "flow",
     "live": "live",  # the live feed: its items, the writer's batches, the readers
+    "live.feed": "pure",  # its keys and typed items: plain data (the API's bodies use them)
     "worker": "worker",  # what the worker processes share: the app, names, messages, senders
     "worker.matches": "bot-calling",  # the bot-calling worker (queues matches, ladder)
     "worker.results": "trusted",  # the trusted worker (queue results)

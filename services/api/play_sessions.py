@@ -36,6 +36,7 @@ from services.api.schemas.play import (
     PlayView,
 )
 from services.db import play_matches as db_play
+from services.domain.result import played_result
 
 logger = logging.getLogger("services.api.routes.play")
 LINGER_S: Final = 600.0
@@ -140,7 +141,7 @@ class PlayRoom:
                 session.id,
                 status="finished",
                 winner_side=replay.result.winner,
-                result=msgspec.to_builtins(replay.result),
+                result=played_result(replay),
                 replay=msgspec.json.encode(replay),
             )
             session.replay = replay  # stored first: the view's replay address answers at once

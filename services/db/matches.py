@@ -14,11 +14,11 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any
 
 import asyncpg
 
 from arena.game.deals import DealsMode
+from engine.rules import Rules
 from services.db.accounts import Connection, Executor
 from services.domain import (
     FINISHED_STATUSES,
@@ -29,6 +29,7 @@ from services.domain import (
     Mode,
     Partnership,
 )
+from services.domain.packed_replay import PackedReplay
 from services.domain.result import StoredResult, stored_result
 from services.domain.seeds import LEGACY, SeedScheme
 
@@ -68,7 +69,7 @@ class StoredMatch:
     seed: int
     rated: bool
     games_per_match: int
-    rules: dict[str, Any]
+    rules: Rules  # the JSONB document, decoded here once
     winner_side: int | None
     bye: bool
     attempts: int
@@ -155,6 +156,7 @@ class LadderPlace:
 def _match(row: asyncpg.Record) -> StoredMatch:
     fields = dict(row)
     fields["seats"] = tuple(fields["seats"] or ())
+    fields["rules"] = Rules.from_dict(fields["rules"])
     if fields["result"] is not None:
         fields["result"] = stored_result(fields["result"])
     return StoredMatch(**fields)
@@ -168,7 +170,7 @@ async def insert_match(
     seed: int,
     rated: bool,
     games_per_match: int,
-    rules: dict[str, Any],
+    rules: Rules,
     tournament_id: int | None = None,
     round_id: int | None = None,
     bracket: str = "main",
@@ -326,14 +328,15 @@ async def set_played_attempt(conn: Connection, match_id: int, attempt: int) -> N
     await conn.execute("UPDATE matches SET played_attempt = $2 WHERE id = $1", match_id, attempt)
 
 
-async def store_replay(conn: Connection, match_id: int, document: bytes) -> None:
-    """Store the replay JSON zlib-compressed (a second store for the match changes nothing)."""
+async def store_replay(conn: Connection, match_id: int, packed: PackedReplay) -> None:
+    """Store the replay's zlib-compressed JSON as it comes (a second store for the match
+    changes nothing)."""
     await conn.execute(
         "INSERT INTO replays (match_id, compression, data, size_bytes) VALUES ($1, 'zlib', $2, $3) "
         "ON CONFLICT (match_id) DO NOTHING",
         match_id,
-        zlib.compress(document, 6),
-        len(document),
+        packed.data,
+        packed.size,
     )
 
 

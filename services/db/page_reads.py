@@ -15,11 +15,13 @@ from typing import Any
 
 import asyncpg
 
+from engine.rules import Rules
 from services.db.accounts import Executor
 from services.db.matches import inflate
 from services.db.tournaments import RoundRow
 from services.domain import FINISHED_STATUSES, seeds
 from services.domain.result import StoredResult, stored_result
+from services.domain.tournament_settings import TournamentSettings, decode_settings
 
 FINISHED_MATCH = FINISHED_STATUSES
 
@@ -48,7 +50,7 @@ class TournamentRow:
     format: str
     mode: str
     status: str
-    settings: dict[str, Any]
+    settings: TournamentSettings  # the JSONB documents, decoded here once
     current_round: int
     created_at: datetime
     started_at: datetime | None
@@ -103,7 +105,7 @@ class MatchRow:
     result: StoredResult | None = None  # match_results.result
     bracket_match: str | None = None  # the elimination bracket's match id (W1-2, GF, ...)
     tournament_name: str | None = None
-    rules: dict[str, Any] = field(default_factory=dict)  # matches.rules
+    rules: Rules = field(default_factory=Rules)  # matches.rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +213,7 @@ def _tournament(r: asyncpg.Record) -> TournamentRow:
         format=r["format"],
         mode=r["mode"],
         status=r["status"],
-        settings=_json(r["settings"]),
+        settings=decode_settings(_json(r["settings"])),
         current_round=r["current_round"],
         created_at=r["created_at"],
         started_at=r["started_at"],
@@ -268,7 +270,7 @@ def _match(r: asyncpg.Record) -> MatchRow:
         result=stored_result(_json(r["result"])) if r["result"] is not None else None,
         bracket_match=r["bracket_match"],
         tournament_name=r["tournament_name"],
-        rules=_json(r["rules"]) or {},
+        rules=Rules.from_dict(_json(r["rules"])),
     )
 
 

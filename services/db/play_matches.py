@@ -10,14 +10,15 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import asyncpg
 
+from engine.rules import Rules
 from services.db.accounts import Executor
 from services.db.bots import _COLUMNS as BOT_COLUMNS
 from services.db.bots import Bot
 from services.db.bots import _bot as bot_of
+from services.domain.result import StoredResult, stored_result
 
 _COLUMNS = (
     "id, bot_id, account_id, person_side, rules, games, seed, token_hash, status, winner_side, "
@@ -31,13 +32,13 @@ class PlayMatch:
     bot_id: int
     account_id: int | None
     person_side: int
-    rules: dict[str, Any]
+    rules: Rules  # the JSONB documents, decoded here once
     games: int
     seed: int
     token_hash: bytes
     status: str  # playing, finished, abandoned
     winner_side: int | None
-    result: dict[str, Any] | None
+    result: StoredResult | None
     created_at: datetime
     finished_at: datetime | None
 
@@ -56,7 +57,12 @@ class Record:
 
 
 def _row(row: asyncpg.Record) -> PlayMatch:
-    return PlayMatch(**{key: row[key] for key in row.keys()})  # noqa: SIM118
+    fields = {key: row[key] for key in row.keys()}  # noqa: SIM118
+    fields["rules"] = Rules.from_dict(fields["rules"])
+    if fields["result"] is not None:
+        # rows stored before issue 34 hold the runner's MatchResult: no per-game scores
+        fields["result"] = stored_result({"games": (), **fields["result"]})
+    return PlayMatch(**fields)
 
 
 async def create_play_match(
@@ -65,7 +71,7 @@ async def create_play_match(
     bot_id: int,
     account_id: int | None,
     person_side: int,
-    rules: dict[str, Any],
+    rules: Rules,
     games: int,
     seed: int,
     token_hash: bytes,
@@ -109,7 +115,7 @@ async def finish_play_match(
     *,
     status: str,
     winner_side: int | None,
-    result: dict[str, Any] | None,
+    result: StoredResult | None,
     replay: bytes | None,
 ) -> None:
     """Store the end of a play match (once: a finished one is left as it is)."""

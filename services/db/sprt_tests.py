@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import asyncpg
 
 from arena.game.deals import DealsMode
+from engine.rules import Rules
 from services.db.accounts import Connection, Executor
 from services.db.matches import CANCEL_OPEN
 from services.domain import Mode
@@ -31,7 +31,7 @@ class StoredSprt:
     bot_a: int
     bot_b: int
     mode: Mode
-    rules: dict[str, Any]
+    rules: Rules  # the JSONB document, decoded here once
     deals: DealsMode
     elo0: float
     elo1: float
@@ -63,6 +63,7 @@ class StoredSprt:
 def _test(row: asyncpg.Record) -> StoredSprt:
     fields = dict(row)
     fields["scores"] = tuple(fields["scores"] or ())
+    fields["rules"] = Rules.from_dict(fields["rules"])
     return StoredSprt(**fields)
 
 
@@ -73,7 +74,7 @@ async def insert_test(
     bot_a: int,
     bot_b: int,
     mode: Mode,
-    rules: dict[str, Any],
+    rules: Rules,
     deals: DealsMode,
     params: SprtParams,
 ) -> int:
@@ -164,17 +165,6 @@ async def finish_test(
         return []
     rows = await conn.fetch(CANCEL_OPEN.format(where="sprt_test_id = $1"), test_id)
     return sorted(int(row["id"]) for row in rows)
-
-
-async def stopping_pairs_of(conn: Executor, match_id: int) -> list[int]:
-    """The pairs of ``match_id``'s SPRT test that are stopping (the test ended while they were
-    being played: :data:`services.db.matches.CANCEL_OPEN`); [] for a tournament match."""
-    rows = await conn.fetch(
-        "SELECT s.id FROM matches m JOIN matches s ON s.sprt_test_id = m.sprt_test_id "
-        "WHERE m.id = $1 AND s.stopping_since IS NOT NULL ORDER BY s.id",
-        match_id,
-    )
-    return [int(row["id"]) for row in rows]
 
 
 async def lock_tests(conn: Connection, owner_id: int, bot_b: int) -> None:

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+
+import asyncpg
 
 from arena.game.deals import DealsMode
+from engine.rules import Rules
 from services.db.accounts import Connection, Executor
 from services.domain import GAVE_UP, MatchStatus, Partnership
 from services.domain.result import given_up_result
+from services.domain.tournament_settings import TournamentSettings, decode_settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,9 +33,9 @@ class OpenMatch:
     attempts: int
     tournament_id: int | None
     games_per_match: int
-    rules: dict[str, Any]
+    rules: Rules  # the JSONB documents, decoded here once
     deals: DealsMode
-    tournament_settings: dict[str, Any] | None
+    tournament_settings: TournamentSettings | None
     since: datetime
     """When it was created (``pending``), last sent (``queued``) or last began (``running``)."""
     age_s: float
@@ -74,7 +77,15 @@ async def open_matches(
         queued_after_s,
         limit,
     )
-    return [OpenMatch(**dict(row)) for row in rows]
+    return [_open_match(row) for row in rows]
+
+
+def _open_match(row: asyncpg.Record) -> OpenMatch:
+    fields = dict(row)
+    fields["rules"] = Rules.from_dict(fields["rules"])
+    if fields["tournament_settings"] is not None:
+        fields["tournament_settings"] = decode_settings(fields["tournament_settings"])
+    return OpenMatch(**fields)
 
 
 async def lock_open(conn: Connection, match_id: int) -> tuple[str, int] | None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import asyncpg
 
 from services.db.accounts import Connection, Executor
 from services.domain import BotStatus, Format, Mode, Partnership, RoundStatus, TournamentStatus
+from services.domain.tournament_settings import TournamentSettings, decode_settings
 
 _COLUMNS = (
     "id, organiser_id, name, format, mode, status, settings, start_at, current_round, "
@@ -28,7 +28,7 @@ class Tournament:
     format: Format
     mode: Mode
     status: TournamentStatus
-    settings: dict[str, Any]
+    settings: TournamentSettings  # the JSONB document, decoded here once
     start_at: datetime | None
     current_round: int
     created_at: datetime
@@ -67,7 +67,9 @@ class RoundRow:
 
 
 def _tournament(row: asyncpg.Record) -> Tournament:
-    return Tournament(**dict(row))
+    fields = dict(row)
+    fields["settings"] = decode_settings(fields["settings"])
+    return Tournament(**fields)
 
 
 async def create_tournament(
@@ -77,7 +79,7 @@ async def create_tournament(
     name: str,
     format: Format,
     mode: Mode,
-    settings: dict[str, Any],
+    settings: TournamentSettings,
     start_at: datetime | None,
     partnership: Partnership = "team",
     master_seed: bytes | None = None,
@@ -133,7 +135,7 @@ async def due_tournaments(conn: Executor, now: datetime) -> list[int]:
     return [int(row["id"]) for row in rows]
 
 
-async def set_running(conn: Connection, tournament_id: int, settings: dict[str, Any]) -> None:
+async def set_running(conn: Connection, tournament_id: int, settings: TournamentSettings) -> None:
     await conn.execute(
         "UPDATE tournaments SET status = 'running', started_at = now(), settings = $2 "
         "WHERE id = $1",

@@ -34,6 +34,7 @@ round are serialised on the tournament and never deadlock; the round is paired e
 
 from __future__ import annotations
 
+from services.domain.tournament_settings import TournamentSettings
 from services.flow.advance import advance
 from services.flow.challenges import create_challenge
 from services.flow.errors import (
@@ -65,14 +66,12 @@ from services.flow.fair_play import (
     open_entry_quota,
 )
 from services.flow.matches import match_specs
-from services.flow.results import mark_running, match_stopped, record_result
+from services.flow.results import Recorded, mark_running, match_stopped, record_result
 from services.flow.settings import (
-    TournamentSettings,
     check_duration,
     check_partnership,
     default_games,
     mode_rules,
-    settings_of,
 )
 from services.flow.tournaments import (
     Withdrawal,
@@ -101,6 +100,7 @@ __all__ = [
     "NotEnoughEntrants",
     "NotEntered",
     "NotFound",
+    "Recorded",
     "ResultMismatch",
     "SameBot",
     "SettingsRefused",
@@ -128,7 +128,6 @@ __all__ = [
     "mode_rules",
     "open_entry_quota",
     "record_result",
-    "settings_of",
     "standings",
     "start_tournament",
     "withdraw_bot",

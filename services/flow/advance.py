@@ -18,7 +18,6 @@ from services.domain import INDIVIDUAL, seeds
 from services.domain.result import withdrawn_result
 from services.flow.event import event_state
 from services.flow.pairing import plan_off_loop
-from services.flow.settings import settings_of
 from services.tournaments import individual
 from services.tournaments.event import Plan, Planned, SeededEntrant
 from services.tournaments.formats import get_format, table_format
@@ -89,7 +88,7 @@ def _plan(
     tournament: Tournament, entrants: list[SeededEntrant], matches: list[StoredMatch]
 ) -> Plan:
     """The format's next step (pure: run in the pairing thread)."""
-    settings = settings_of(tournament)
+    settings = tournament.settings
     event = played(
         entrants,
         matches,
@@ -135,7 +134,7 @@ async def _create(
     conn: Connection, tournament: Tournament, entrants: list[SeededEntrant], plan: list[Planned]
 ) -> tuple[list[int], int]:
     """Insert planned matches; returns (ids to queue, how many were decided at once)."""
-    settings = settings_of(tournament)
+    settings = tournament.settings
     gone = {e.bot_id for e in entrants if e.withdrawn}
     to_queue: list[int] = []
     decided = 0

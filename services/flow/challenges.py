@@ -11,9 +11,10 @@ from arena.game.deals import INDEPENDENT, DealsMode
 from services.db import matches as db_matches
 from services.db.accounts import Connection
 from services.domain import MODES, Mode, seeds
+from services.domain.tournament_settings import TournamentSettings
 from services.flow.errors import SameBot
 from services.flow.head_to_head import check_bots
-from services.flow.settings import TournamentSettings, check_duration, default_games, mode_rules
+from services.flow.settings import check_duration, default_games, mode_rules
 
 
 async def create_challenge(
@@ -53,7 +54,7 @@ async def create_challenge(
             seed=seeds.challenge_seed(master, bot_a, bot_b),
             rated=rated,
             games_per_match=games_per_match,
-            rules=parsed.to_dict(),
+            rules=parsed,
             deals=deals,
             seed_scheme=seeds.DERIVED,
             master_seed=master,

@@ -17,6 +17,8 @@ does its own writes; the locks and what follows are these:
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from arena.match.replay import Replay
 from services.db import tournaments as db_tournaments
 from services.db.accounts import Connection
@@ -24,6 +26,16 @@ from services.db.matches import StoredMatch
 from services.domain.result import StoredResult
 from services.flow import ladder, sprt_pairs
 from services.flow.advance import advance
+
+
+@dataclass(frozen=True, slots=True)
+class Followed:
+    """What a decided match set off: the new matches to send once the transaction commits,
+    and the matches it decided without their play (an SPRT test it ended cancels its open
+    pairs), whose workers are asked to stop."""
+
+    next_ids: list[int] = field(default_factory=list)
+    stop: list[int] = field(default_factory=list)
 
 
 async def lock_owner(conn: Connection, match_id: int, tournament_id: int | None) -> None:
@@ -43,15 +55,16 @@ async def follow_played(
     *,
     ladder_pause_after: int,
     rated: bool = False,
-) -> list[int]:
-    """What a stored, played result sets off (module docstring); the matches to send.
-    ``rated``: the result moved ratings (a ladder counts its bots' rated matches)."""
+) -> Followed:
+    """What a stored, played result sets off (module docstring). ``rated``: the result moved
+    ratings (a ladder counts its bots' rated matches)."""
     if match.ladder_pool is not None:
         await ladder.after_result(conn, match, result, ladder_pause_after, rated=rated)
-        return []
+        return Followed()
     if match.tournament_id is None:
-        return await sprt_pairs.after_result(conn, match.id, replay)
-    return await advance(conn, match.tournament_id)
+        next_ids, stop = await sprt_pairs.after_result(conn, match.id, replay)
+        return Followed(next_ids, stop)
+    return Followed(await advance(conn, match.tournament_id))
 
 
 async def follow_given_up(

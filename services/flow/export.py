@@ -95,7 +95,7 @@ async def snapshot(pool: asyncpg.Pool, tournament_id: int) -> Snapshot:
         tournament.format,
         entrants,
         matches,
-        third_place=flow.settings_of(tournament).third_place,
+        third_place=tournament.settings.third_place,
         partnership=tournament.partnership,
     )
     head = TournamentExport(
@@ -109,7 +109,7 @@ async def snapshot(pool: asyncpg.Pool, tournament_id: int) -> Snapshot:
             partnership=tournament.partnership,
             status=tournament.status,
             organiser_id=tournament.organiser_id,
-            settings=tournament.settings,
+            settings=msgspec.to_builtins(tournament.settings),
             current_round=tournament.current_round,
             created_at=tournament.created_at,
             started_at=tournament.started_at,
@@ -158,7 +158,7 @@ def match_json(
         rated=match.rated,
         games_per_match=match.games_per_match,
         deals=match.deals,
-        rules=match.rules,
+        rules=match.rules.to_dict(),
         seats=list(match.bots),
         seed=match.seed if match.stopped else None,
         seed_scheme=match.seed_scheme,
@@ -227,7 +227,7 @@ async def trf(pool: asyncpg.Pool, tournament_id: int) -> str:
     entries = await db_tournaments.entries(pool, tournament_id)
     entrants, matches = await flow.event_state(pool, tournament_id)
     rounds = history(matches, complete_rounds(matches))
-    planned = flow.settings_of(tournament).rounds or len(rounds)
+    planned = tournament.settings.rounds or len(rounds)
     total = planned if tournament.status == "running" else len(rounds)
     standings = flow.standings(tournament.format, entrants, matches)
     return export_trf(

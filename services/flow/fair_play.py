@@ -20,8 +20,8 @@ from typing import NamedTuple
 
 from services.base.config import FairPlaySettings
 from services.db import tournaments as db_tournaments
+from services.domain.tournament_settings import TournamentSettings
 from services.flow.quota_check import Check, counted_check
-from services.flow.settings import TournamentSettings
 
 ENTRY_RETRY_AFTER_S = 60
 """What a refused organiser is told to wait: entries free up as events finish."""

@@ -4,7 +4,6 @@ secrets) and under which settings."""
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import asyncpg
 
@@ -15,13 +14,13 @@ from services.base.secretbox import SecretBox, SecretBoxError
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
 from services.domain.match_order import EntrantOrder, MatchOrder
-from services.flow.settings import TournamentSettings, settings_of
+from services.domain.tournament_settings import TournamentSettings
 
 logger = logging.getLogger("services.flow")
 
 
 def match_settings(
-    rules: dict[str, Any],
+    rules: Rules,
     games_per_match: int,
     deals: DealsMode,
     event: TournamentSettings,
@@ -33,7 +32,7 @@ def match_settings(
     workers are sent these, and the sweeper's thresholds follow from them. ``anonymous``: a
     ladder match, whose ``/start`` names no opponent (docs/ladder.md)."""
     return MatchSettings(
-        rules=Rules.from_dict(rules),
+        rules=rules,
         games_per_match=games_per_match,
         timeout_ms=event.timeout_ms,
         time_bank_ms=event.time_bank_ms,
@@ -59,7 +58,7 @@ async def match_specs(
         for tid in sorted({m.tournament_id for m in rows.values() if m.tournament_id}):
             tournament = await db_tournaments.get_tournament(conn, tid)
             assert tournament is not None
-            events[tid] = settings_of(tournament)
+            events[tid] = tournament.settings
     specs = []
     for match_id in match_ids:
         match = rows.get(match_id)

@@ -3,8 +3,9 @@ then what follows a decided match (:mod:`services.flow.decided`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import asyncpg
-import msgspec
 
 from arena.match.replay import Replay
 from services.base.config import LadderSettings
@@ -13,11 +14,27 @@ from services.db import ratings as db_ratings
 from services.db.accounts import Connection
 from services.db.matches import StoredMatch
 from services.domain import CANCELLED, BotResult, SideResult, side_result
+from services.domain.packed_replay import PackedReplay, pack
 from services.domain.rated import moves_ratings
 from services.domain.ratings import k_factor, match_delta, rating_pool
 from services.domain.result import played_result
 from services.flow import decided
 from services.flow.errors import MatchNotFound, ResultMismatch
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What :func:`record_result` did, so its caller need not read it again: whether the result
+    was stored (False: stored before, or the match was decided without this play), the new
+    matches to send once committed (``next_ids``), the matches decided without their play that
+    their workers should stop (``stop``: the open pairs of an SPRT test this result ended), and
+    the ladder of a ladder match, stored now or not (``ladder_pool``: its matchmaker may run at
+    once)."""
+
+    stored: bool
+    next_ids: list[int] = field(default_factory=list)
+    stop: list[int] = field(default_factory=list)
+    ladder_pool: str | None = None
 
 
 async def mark_running(pool: asyncpg.Pool, match_id: int) -> bool:
@@ -37,20 +54,23 @@ async def record_result(
     replay: Replay,
     task_id: str | None = None,
     *,
+    packed: PackedReplay | None = None,
     ladder_pause_after: int = LadderSettings().pause_after,
-) -> list[int]:
+) -> Recorded:
     """Store a played match's result, in ONE transaction: the ``match_results`` row (once: a
-    second call for the match changes nothing and returns ``[]``), the zlib-compressed replay,
+    second call for the match changes nothing and says so), the zlib-compressed replay,
     the match's status and winner, the Elo change of a rated match (not for walkovers), then what
     follows (:func:`services.flow.decided.follow_played`: the tournament's next
     matches, an SPRT test's next pairs, a ladder bot's health).
-    Returns the ids of new matches to queue. A ladder match's result also counts for its
+    Returns what it did (:class:`Recorded`). A ladder match's result also counts for its
     bots' health on the ladder (``ladder_pause_after`` walkovers or forfeits in a row pause
     a bot there: :func:`services.flow.ladder.after_result`).
 
-    ``replay.entrants`` are in slot order (as :func:`match_specs` gave them).
+    ``replay.entrants`` are in slot order (as :func:`match_specs` gave them). ``packed`` is
+    the replay as the worker sent it (:mod:`services.domain.packed_replay`), stored as it is;
+    without it the replay is packed here.
     """
-    document = msgspec.json.encode(replay)
+    packed = packed if packed is not None else pack(replay)
     async with pool.acquire() as conn, conn.transaction():
         peek = await db_matches.get_match(conn, match_id)
         if peek is None:
@@ -61,7 +81,7 @@ async def record_result(
         if match.finished or match.bot1 is None or match.status == CANCELLED:
             # decided without this play (cancelled, withdrawn): its worker has stopped now
             await db_matches.clear_stopping(conn, match_id)
-            return []
+            return Recorded(False, ladder_pool=match.ladder_pool)
         if (replay.seed, replay.deals) != (match.seed, match.deals):
             raise ResultMismatch(
                 f"match {match_id} has seed {match.seed} and {match.deals} deals; the replay "
@@ -73,8 +93,8 @@ async def record_result(
             conn, match_id, winner_side=winner, result=result, task_id=task_id
         )
         if not stored:
-            return []
-        await db_matches.store_replay(conn, match_id, document)
+            return Recorded(False, ladder_pool=match.ladder_pool)
+        await db_matches.store_replay(conn, match_id, packed)
         await db_matches.set_played_attempt(conn, match_id, replay.attempt)
         await db_matches.finish_match(conn, match_id, status="done", winner_side=winner)
         rated = moves_ratings(
@@ -85,9 +105,10 @@ async def record_result(
         )
         if rated:
             await _rate(conn, match, winner)
-        return await decided.follow_played(
+        followed = await decided.follow_played(
             conn, match, replay, result, ladder_pause_after=ladder_pause_after, rated=rated
         )
+        return Recorded(True, followed.next_ids, followed.stop, match.ladder_pool)
 
 
 _RESULT_OF_SIDE_A: dict[SideResult, BotResult] = {"a": "win", "b": "loss", "draw": "draw"}

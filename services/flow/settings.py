@@ -1,46 +1,29 @@
-"""An event's settings (the ``tournaments.settings`` document) and the checks every match
-created under them passes: the mode's rules, the games per match, a duration the worker allows,
-a partnership the format offers."""
+"""The checks every match created under an event's settings passes: the mode's rules, the games
+per match, a duration the worker allows, a partnership the format offers. The settings document
+itself is :class:`services.domain.tournament_settings.TournamentSettings`."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
 
-from arena.game.deals import INDEPENDENT, DealsMode
 from arena.match.runner import MatchSettings, default_games_per_match
 from engine.errors import RulesError
 from engine.rules import Rules
 from services.base import limits
-from services.db.tournaments import Tournament
 from services.domain import INDIVIDUAL, PARTNERSHIPS, PLAYERS, Mode
+from services.domain.tournament_settings import TournamentSettings
 from services.flow.errors import BadPartnership, SettingsTooLong
 from services.tournaments.formats import get_format
 
 
-class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The ``tournaments.settings`` document.
-
-    ``rounds`` is the Swiss round count (None: :func:`services.tournaments.swiss.format.default_swiss_rounds`
-    of the field at start, stored then); other formats ignore it (their size fixes it).
-    ``rules`` is the engine's rules object, normalised for the mode.
-    """
-
-    rules: dict[str, Any] = msgspec.field(default_factory=dict)
-    rounds: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None
-    games_per_match: Annotated[int, msgspec.Meta(ge=1, le=100)] = default_games_per_match(2)
-    timeout_ms: Annotated[int, msgspec.Meta(ge=10, le=60_000)] = 1000
-    time_bank_ms: Annotated[int, msgspec.Meta(ge=10, le=3_600_000)] = 30_000
-    fault_limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 5
-    third_place: bool = False
-    deals: DealsMode = INDEPENDENT
-    rated: bool = True
-
-
-def mode_rules(mode: Mode, rules: dict[str, Any] | None) -> Rules:
-    """The engine rules for ``mode``: ``players`` follows the mode unless given (and then it
-    must agree). Raises :class:`~engine.errors.RulesError` naming the key."""
+def mode_rules(mode: Mode, rules: Rules | dict[str, Any] | None) -> Rules:
+    """The engine rules for ``mode``: ``players`` follows the mode unless a request's rules
+    (the dict it sent) name it, and then it must agree; rules already typed take the mode's.
+    Raises :class:`~engine.errors.RulesError` naming the key."""
+    if isinstance(rules, Rules):
+        return msgspec.structs.replace(rules, players=PLAYERS[mode])
     parsed = Rules.from_dict(rules)
     wanted = PLAYERS[mode]
     if rules and "players" in rules and parsed.players != wanted:
@@ -53,10 +36,6 @@ def mode_rules(mode: Mode, rules: dict[str, Any] | None) -> Rules:
 def default_games(mode: Mode) -> int:
     """Games per match when a tournament or challenge does not say (by mode)."""
     return default_games_per_match(PLAYERS[mode])
-
-
-def settings_of(tournament: Tournament) -> TournamentSettings:
-    return msgspec.convert(tournament.settings, TournamentSettings)
 
 
 def check_duration(settings: TournamentSettings, rules: Rules, entrants: int = 2) -> None:

@@ -75,7 +75,7 @@ async def create_test(
             bot_a=bot_a,
             bot_b=bot_b,
             mode=mode,
-            rules=parsed.to_dict(),
+            rules=parsed,
             deals=deals,
             params=params,
         )

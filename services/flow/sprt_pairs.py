@@ -53,29 +53,31 @@ async def start_pairs(conn: Connection, test: StoredSprt, *, open_pairs: int) ->
     return created
 
 
-async def after_result(conn: Connection, match_id: int, replay: Replay) -> list[int]:
+async def after_result(
+    conn: Connection, match_id: int, replay: Replay
+) -> tuple[list[int], list[int]]:
     """A match outside tournaments was stored (inside ``flow.record_result``'s transaction):
     if it is a pair of a running test, count it and end the test or start the next pairs.
-    Returns the ids of new matches to queue."""
+    Returns the ids of new matches to queue and of the pairs the test's end cancelled (their
+    workers are asked to stop them)."""
     test_id = await db_sprt.sprt_of_match(conn, match_id)
     if test_id is None:
-        return []
+        return [], []
     test = await db_sprt.get_test(conn, test_id, for_update=True)
     if test is None or test.status != "running":
-        return []
+        return [], []
     try:
         score = pair_score(replay)
     except Unreachable as exc:
-        await db_sprt.finish_test(conn, test_id, status="failed", error=f"{exc}; no result")
-        return []
+        error = f"{exc}; no result"
+        return [], await db_sprt.finish_test(conn, test_id, status="failed", error=error)
     await db_sprt.add_score(conn, test_id, score)
     scores = (*test.scores, score)
     result = sprt_runs.outcome(test.params, scores)
     if result is not None:
-        await db_sprt.finish_test(conn, test_id, status="finished", result=result)
-        return []
+        return [], await db_sprt.finish_test(conn, test_id, status="finished", result=result)
     open_pairs = await db_sprt.open_pairs(conn, test_id)
-    return await start_pairs(conn, test, open_pairs=open_pairs)
+    return await start_pairs(conn, test, open_pairs=open_pairs), []
 
 
 async def after_given_up(conn: Connection, match_id: int, detail: str) -> None:

@@ -19,6 +19,7 @@ from services.db.accounts import Connection
 from services.db.tournaments import Tournament
 from services.domain import FORMATS, INDIVIDUAL, MODES, TEAM, Format, Mode, Partnership, seeds
 from services.domain.ratings import rating_pool
+from services.domain.tournament_settings import TournamentSettings
 from services.flow.advance import advance, forfeit
 from services.flow.errors import (
     MIRRORED_ONLY_ONE_OWNER,
@@ -35,13 +36,7 @@ from services.flow.errors import (
 )
 from services.flow.fair_play import Floors, refusal
 from services.flow.quota_check import Check
-from services.flow.settings import (
-    TournamentSettings,
-    check_duration,
-    check_partnership,
-    mode_rules,
-    settings_of,
-)
+from services.flow.settings import check_duration, check_partnership, mode_rules
 from services.tournaments import individual
 from services.tournaments.formats import get_format
 
@@ -70,14 +65,14 @@ async def create_tournament(
     check_partnership(format, mode, partnership)
     rules = mode_rules(mode, settings.rules)
     check_duration(settings, rules, 4 if partnership == INDIVIDUAL else 2)
-    stored = msgspec.structs.replace(settings, rules=rules.to_dict())
+    stored = msgspec.structs.replace(settings, rules=rules)
     return await db_tournaments.create_tournament(
         pool,
         organiser_id=organiser_id,
         name=name,
         format=format,
         mode=mode,
-        settings=msgspec.to_builtins(stored),
+        settings=stored,
         start_at=start_at,
         partnership=partnership,
         master_seed=seeds.new_master_seed(),
@@ -117,7 +112,7 @@ async def enter_tournament(
             raise BotNotFound(f"there is no bot {bot_id}")
         if bot.status != "active":
             raise BotUnavailable(f"bot {bot_id} is {bot.status}")
-        if settings_of(tournament).deals == MIRRORED and bot.owner_id != tournament.organiser_id:
+        if tournament.settings.deals == MIRRORED and bot.owner_id != tournament.organiser_id:
             raise MirroredDealsRefused(
                 f"tournament {tournament_id} deals mirrored games, so only its organiser's bots "
                 f"may enter; {MIRRORED_ONLY_ONE_OWNER}"
@@ -136,7 +131,7 @@ async def enter_tournament(
                 "may enter it again"
             )
         if bot.owner_id != tournament.organiser_id:
-            refused = refusal(settings_of(tournament), floors, bot_id, bot.min_timeout_ms)
+            refused = refusal(tournament.settings, floors, bot_id, bot.min_timeout_ms)
             if refused is not None:
                 raise refused
             if check is not None and entered_by != bot.owner_id:  # the organiser enters it
@@ -244,7 +239,7 @@ async def start_tournament(
             raise TournamentStateError(
                 f"tournament {tournament_id} is {tournament.status}, not registering"
             )
-        settings = settings_of(tournament)
+        settings = tournament.settings
         playing, gone = await _field(conn, tournament, floors)
         needed = _min_entrants(tournament)
         if len(playing) < needed:
@@ -273,7 +268,7 @@ async def start_tournament(
         )
         rounds = get_format(tournament.format).settle_rounds(settings.rounds, len(playing))
         settings = msgspec.structs.replace(settings, rounds=rounds)
-        await db_tournaments.set_running(conn, tournament_id, msgspec.to_builtins(settings))
+        await db_tournaments.set_running(conn, tournament_id, settings)
         return await advance(conn, tournament_id)
 
 
@@ -287,7 +282,7 @@ async def _field(
     entries = [
         e for e in await db_tournaments.entries(conn, tournament.id) if e.withdrawn_at is None
     ]
-    settings = settings_of(tournament)
+    settings = tournament.settings
     unfit = {
         f.bot_id
         for f in await db_tournaments.foreign_entries(conn, tournament.id, tournament.organiser_id)

@@ -5,21 +5,21 @@ never be played (issue 32: every individual 2v2 ladder match was refused by the 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
+from engine.rules import Rules
 from services.ladder.model import LadderPool
 
 LADDER_GAMES = 1
 """Games in a ladder match."""
-POINTS_TO_WIN = 15
 
 
-def players_of(pool: LadderPool) -> int:
+def players_of(pool: LadderPool) -> Literal[2, 4]:
     """Seats at a ladder match of ``pool`` (a bot a seat)."""
     return 4 if pool == "2v2-individual" else 2
 
 
-def ladder_rules(pool: LadderPool) -> dict[str, Any]:
-    """A ladder match's rules object: one game to 15 points, as many players as the pool seats
-    bots, every other rule at its default."""
-    return {"players": players_of(pool), "points_to_win": POINTS_TO_WIN}
+def ladder_rules(pool: LadderPool) -> Rules:
+    """A ladder match's rules: one game to 15 points, as many players as the pool seats bots,
+    every other rule at its default."""
+    return Rules(players=players_of(pool), points_to_win=15)

@@ -14,11 +14,23 @@ spectator has seen so far (docs/live.md; the Redis I/O is ``services.live.publis
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Final
+from typing import Final
 
 import msgspec
 
-from arena.match.replay import ReplayEvent
+from arena.match.replay import Decision, ReplayEvent
+from engine.events import (
+    ActionTaken,
+    EnvidoCancelled,
+    EnvidoSettled,
+    FlorSettled,
+    GameEnded,
+    HandEnded,
+    HandStarted,
+    RoundEnded,
+    TrucoSettled,
+)
+from engine.observe import HandShown, Visible
 
 LIVE_FORMAT: Final = "truco-arena-live/1"
 LIVE_TTL_S: Final = 3600
@@ -35,6 +47,38 @@ def live_channel(prefix: str) -> str:
     return f"{prefix}live-written"
 
 
+LiveEvent = (
+    Decision
+    | HandShown
+    | ActionTaken
+    | RoundEnded
+    | EnvidoSettled
+    | EnvidoCancelled
+    | FlorSettled
+    | TrucoSettled
+    | HandEnded
+    | GameEnded
+)
+"""An event as a spectator is shown it: the runner's decision record (seat, latency, fault
+kind) and the game's events through the spectator's view (``engine.observe``), where a
+``hand_started`` is a :class:`~engine.observe.HandShown`, without its deal."""
+
+
+class DealShown(ValueError):
+    """A ``hand_started`` with its deal reached the spectator's feed."""
+
+
+def spectator_events(visible: Iterable[Visible]) -> list[LiveEvent]:
+    """Events as ``Game.visible(events, SPECTATOR)`` gives them, as the feed's type: a
+    ``hand_started`` that still holds its deal never gets this far (:class:`DealShown`)."""
+    shown: list[LiveEvent] = []
+    for event in visible:
+        if isinstance(event, HandStarted):
+            raise DealShown(f"hand {event.hand}: a deal is not for spectators")
+        shown.append(event)
+    return shown
+
+
 class LiveHeader(msgspec.Struct, frozen=True):
     """The first item of a run."""
 
@@ -44,23 +88,24 @@ class LiveHeader(msgspec.Struct, frozen=True):
 
 
 class LiveItem(msgspec.Struct, frozen=True):
-    """One decision as a spectator sees it. ``events`` holds the writer's typed events; a
-    reader decodes them as plain JSON values (their ``type`` names each)."""
+    """One decision as a spectator sees it: the events it caused, typed on both sides."""
 
     run: str
     game: int
     teams: tuple[int, int]
     score: tuple[int, int]
-    events: Sequence[Any]
+    events: list[LiveEvent]
 
 
-class LiveGame(msgspec.Struct, frozen=True):
-    """A game of the last run as seen so far."""
+class LiveGame(msgspec.Struct, frozen=True, kw_only=True):
+    """A game of the last run as seen so far (``GET /v1/matches/{id}/replay``'s live games
+    too): ``teams`` are the entrant indexes seated as team 0 and team 1, ``score`` is by team,
+    ``events`` what a spectator has been shown (docs/rules.md, R-11)."""
 
     number: int
     teams: tuple[int, int]
     score: tuple[int, int]
-    events: list[dict[str, Any]]
+    events: list[LiveEvent]
 
 
 class _Read(msgspec.Struct, frozen=True):
@@ -71,7 +116,7 @@ class _Read(msgspec.Struct, frozen=True):
     game: int | None = None
     teams: tuple[int, int] = (0, 1)
     score: tuple[int, int] = (0, 0)
-    events: list[dict[str, Any]] = []
+    events: list[LiveEvent] = []
 
 
 _DECODER = msgspec.json.Decoder(_Read)
@@ -108,21 +153,24 @@ def last_run(raws: Iterable[bytes | str]) -> list[LiveGame]:
         return []
     run = items[starts[-1]].run
     latest: dict[int, LiveItem] = {}
-    events: dict[int, list[dict[str, Any]]] = {}
+    events: dict[int, list[LiveEvent]] = {}
     for item in items[starts[-1] + 1 :]:
         if isinstance(item, LiveItem) and item.run == run:
             latest[item.game] = item
             events.setdefault(item.game, []).extend(item.events)
-    return [LiveGame(n, latest[n].teams, latest[n].score, events[n]) for n in sorted(latest)]
+    return [
+        LiveGame(number=n, teams=latest[n].teams, score=latest[n].score, events=events[n])
+        for n in sorted(latest)
+    ]
 
 
-def viewer_events(events: Sequence[dict[str, Any]], players: int) -> list[ReplayEvent]:
+def viewer_events(events: Sequence[LiveEvent], players: int) -> list[ReplayEvent]:
     """A live game's events for the replay viewer, which folds a stored game's events: its
     ``hand_started`` gets one empty hand a seat (the spectator's view of a deal)."""
-    shown = [
-        {**event, "deal": [[] for _ in range(players)]}
-        if event.get("type") == "hand_started"
+    empty: tuple[tuple[str, ...], ...] = tuple(() for _ in range(players))
+    return [
+        HandStarted(event.hand, event.mano, empty, event.score)
+        if isinstance(event, HandShown)
         else event
         for event in events
     ]
-    return msgspec.convert(shown, list[ReplayEvent])

@@ -22,7 +22,7 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 import redis
 
@@ -35,11 +35,13 @@ from engine.observe import SPECTATOR
 from engine.state import State
 from services.live.feed import (
     LIVE_TTL_S,
+    LiveEvent,
     LiveHeader,
     LiveItem,
     encode,
     live_channel,
     live_key,
+    spectator_events,
 )
 
 logger = logging.getLogger(__name__)
@@ -98,8 +100,8 @@ class LivePublisher:
         self, index: int, state: State, decision: Decision | None, events: Sequence[Event]
     ) -> LiveItem:
         """The spectator item of one progress call (pure; tests use it)."""
-        shown: list[Any] = [] if decision is None else [decision_item(decision)]
-        shown += self.game.visible(events, SPECTATOR)
+        shown: list[LiveEvent] = [] if decision is None else [decision_item(decision)]
+        shown += spectator_events(self.game.visible(events, SPECTATOR))
         return LiveItem(self.run, index + 1, seating(index), self.game.score(state), shown)
 
     def progress(

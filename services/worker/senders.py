@@ -87,11 +87,12 @@ default gives up after under a second). A Redis restart in that window no longer
 whole played match (the sweeper would have sent it to be played again)."""
 
 
-def send_result(match_id: int, replay_json: str, task_id: str | None) -> None:
-    """Hand a finished match to the trusted worker."""
+def send_result(match_id: int, packed: bytes, task_id: str | None) -> None:
+    """Hand a finished match to the trusted worker: its replay packed once
+    (:func:`services.domain.packed_replay.pack`), carried as bytes."""
     current_app().send_task(
         STORE_RESULT,
-        args=[match_id, replay_json, task_id],
+        args=[match_id, packed, task_id],
         queue=RESULTS,
         retry=True,
         retry_policy=RESULT_RETRY_POLICY,

@@ -21,8 +21,9 @@ _original = flow.record_result
 _fired = threading.Event()
 
 
-async def record_result_then_block(*args: Any, **kwargs: Any) -> list[int]:
-    next_ids: list[int] = await _original(*args, **kwargs)
+async def record_result_then_block(*args: Any, **kwargs: Any) -> flow.Recorded:
+    recorded = await _original(*args, **kwargs)
+    next_ids = recorded.next_ids
     marker = os.environ.get("TRUCO_TEST_BLOCK_AFTER_RECORD", "")
     if marker and next_ids and not _fired.is_set():
         _fired.set()
@@ -32,7 +33,7 @@ async def record_result_then_block(*args: Any, **kwargs: Any) -> list[int]:
         os.replace(marker + ".tmp", marker)
         while True:  # committed; the next round is never sent from here
             time.sleep(3600)
-    return next_ids
+    return recorded
 
 
 flow.record_result = record_result_then_block  # type: ignore[assignment]

@@ -28,6 +28,7 @@ from arena.client.signing import generate_secret
 from arena.sdk import BotServer, strategy_decider
 from arena.wire.protocol import ActRequest
 from engine import Action
+from engine.rules import Rules
 from services import flow
 from services.base.environment import WORKER_NEEDS, load_settings
 from services.worker import senders
@@ -291,7 +292,7 @@ async def swiss_event(
         name=name,
         format="swiss",
         mode="1v1",
-        settings=flow.TournamentSettings(rules={"points_to_win": 15}, rounds=rounds),
+        settings=flow.TournamentSettings(rules=Rules(points_to_win=15), rounds=rounds),
     )
     for bot_id in bot_ids:
         await flow.enter_tournament(pool, tournament.id, bot_id)

@@ -13,6 +13,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from engine.rules import Rules
 from services import flow
 from services.base.config import ConfigError, Settings, SweepSettings
 from services.base.environment import WORKER_NEEDS, load_settings
@@ -261,7 +262,7 @@ async def test_a_test_pair_given_up_fails_its_test_and_cancels_the_others(
     a, b = await make_bot(pool, owner), await make_bot(pool, owner)
     params = SprtParams(elo0=0, elo1=10, alpha=0.05, beta=0.05, max_games=100, concurrency=2)
     test_id, (stuck, other) = await flow_sprt.create_test(
-        pool, owner_id=owner, bot_a=a, bot_b=b, mode="1v1", rules={}, params=params
+        pool, owner_id=owner, bot_a=a, bot_b=b, mode="1v1", rules=Rules(), params=params
     )
     for _ in range(FAST.max_attempts):
         await dispatch.send_matches(pool, [stuck])

@@ -8,7 +8,6 @@ import msgspec
 
 from arena.match.replay import Cause
 from engine.errors import RulesError
-from services import flow
 from services.api.problems import FieldError, ProblemError
 from services.api.schemas.matches import GameRead, MatchCause, MatchRead
 from services.api.schemas.tournaments import (
@@ -111,7 +110,7 @@ def match_read(match: StoredMatch, names: dict[int, str]) -> MatchRead:
         rated=match.rated,
         games_per_match=match.games_per_match,
         deals=match.deals,
-        rules=match.rules,
+        rules=match.rules.to_dict(),
         entrants=entrants,
         games=games,
         winner=match.winner_bot,
@@ -151,7 +150,7 @@ def cause_read(match: StoredMatch, cause: Cause) -> MatchCause:
 
 
 def summary(tournament: Tournament) -> TournamentSummary:
-    settings = flow.settings_of(tournament)
+    settings = tournament.settings
     return TournamentSummary(
         id=tournament.id,
         name=tournament.name,
@@ -215,7 +214,7 @@ def bracket_of(
     if not get_format(tournament.format).is_bracket or not entrants:
         return None
     format = bracket_format(tournament.format)
-    event = played(entrants, matches, third_place=flow.settings_of(tournament).third_place)
+    event = played(entrants, matches, third_place=tournament.settings.third_place)
     bracket = format.make_bracket(len(entrants), third_place=event.third_place)
     by_seed, _ = seed_maps(entrants)
     state = resolve(bracket, event.bracket_results)

@@ -17,7 +17,7 @@ from services.api.deps import services_of
 from services.api.params import BotIdParam
 from services.api.problems import ProblemError, problem_responses
 from services.api.routes.bodies import entrants_of, match_read
-from services.api.schemas.matches import LiveGame, LiveReplay, MatchPage, MatchRead
+from services.api.schemas.matches import LiveReplay, MatchPage, MatchRead
 from services.db import bots as db_bots
 from services.db import matches as db_matches
 from services.db.matches import StoredMatch
@@ -128,12 +128,9 @@ async def _live(
         live=True,
         match_id=match.id,
         status=match.status,
-        rules=match.rules,
+        rules=match.rules.to_dict(),
         entrants=entrants_of(match, names),
-        games=[
-            LiveGame(number=g.number, teams=list(g.teams), score=list(g.score), events=g.events)
-            for g in last_run(items)
-        ],
+        games=last_run(items),
     )
     return msgspec.json.encode(document)
 

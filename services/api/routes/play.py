@@ -247,7 +247,7 @@ class PlayController(Controller):
                 bot_id=bot.id,
                 account_id=None if (a := await request_account(request)) is None else a.id,
                 person_side=0,
-                rules=rules.to_dict(),
+                rules=rules,
                 games=data.games,
                 seed=seed,
                 token_hash=_digest(token),

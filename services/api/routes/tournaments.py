@@ -174,16 +174,16 @@ class TournamentController(Controller):
     ) -> TournamentDetail:
         check_name(data.name)
         check_start_at(data.start_at)
-        settings = flow.TournamentSettings(
-            rules=data.rules or {},
-            rounds=data.rounds,
-            games_per_match=data.games_per_match or flow.default_games(data.mode),
-            timeout_ms=data.timeout_ms,
-            fault_limit=data.fault_limit,
-            third_place=data.third_place,
-            deals=data.deals,
-        )
         try:
+            settings = flow.TournamentSettings(
+                rules=flow.mode_rules(data.mode, data.rules),
+                rounds=data.rounds,
+                games_per_match=data.games_per_match or flow.default_games(data.mode),
+                timeout_ms=data.timeout_ms,
+                fault_limit=data.fault_limit,
+                third_place=data.third_place,
+                deals=data.deals,
+            )
             tournament = await flow.create_tournament(
                 pool,
                 organiser_id=account.id,
@@ -454,7 +454,7 @@ async def _detail(pool: asyncpg.Pool, tournament: Tournament) -> TournamentDetai
         tournament.format,
         entrants,
         matches,
-        third_place=flow.settings_of(tournament).third_place,
+        third_place=tournament.settings.third_place,
         partnership=tournament.partnership,
     )
     base = summary(tournament)

@@ -19,6 +19,7 @@ from services.api.schemas.tournaments import (
 )
 from services.domain import MatchStatus, Mode, RatingPool
 from services.domain.seeds import SeedScheme
+from services.live.feed import LiveGame
 from services.tournaments.brackets.knockout import DecidedBy
 
 BotRef = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
@@ -31,16 +32,6 @@ class GameRead(msgspec.Struct, kw_only=True):
     score: list[int]
     winner: int | None
     winner_side: int | None
-
-
-class LiveGame(msgspec.Struct, kw_only=True):
-    """A game of a live match so far: ``teams`` are the entrant indexes seated as team 0 and
-    team 1, ``score`` is by team, ``events`` the spectator events (docs/rules.md, R-11)."""
-
-    number: int
-    teams: list[int]
-    score: list[int]
-    events: list[dict[str, Any]]
 
 
 class LiveReplay(msgspec.Struct, kw_only=True):

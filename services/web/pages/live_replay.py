@@ -49,7 +49,7 @@ async def live_replay(
     games = last_run(items)
     if not games:
         return None, len(items)
-    rules = Rules.from_dict(m.rules)
+    rules = m.rules
     individual = len(m.entrants) == 4  # a bot a seat
     if individual:  # the records in slot order
         entrants = tuple(

@@ -97,7 +97,7 @@ async def _standings(
     if tournament is None:
         return [], None
     entrants, matches = await flow.event_state(pool, tournament_id)
-    third_place = flow.settings_of(tournament).third_place
+    third_place = tournament.settings.third_place
     rows = flow.standings(
         tournament.format,
         entrants,

@@ -9,6 +9,7 @@ from arena.game.deals import MIRRORED
 from arena.match.replay import Replay
 from services.db.page_reads import EntryRow, MatchRow, TournamentRow
 from services.domain import INDIVIDUAL, LIVE_TOURNAMENT_STATUSES
+from services.domain.tournament_settings import TournamentSettings
 from services.tournaments.brackets.format import BracketFormat
 from services.tournaments.event import Played
 from services.tournaments.formats import StandingRow, UnknownFormat, get_format, table_format
@@ -68,9 +69,9 @@ class TournamentView:
     cross_parts: list[tuple[int, int]] = field(default_factory=list)
 
 
-def deals_note(settings: dict[str, object]) -> str:
+def deals_note(settings: TournamentSettings) -> str:
     """One sentence on how the tournament's games are dealt, and what memory can do then."""
-    if settings.get("deals") == MIRRORED:
+    if settings.deals == MIRRORED:
         return _(
             "Mirrored deals: only the organiser's bots may enter, because with mirrored deals "
             "the second game of each pair deals the first game's cards with the seats swapped, "

@@ -50,6 +50,7 @@ from arena.match.runner import UnplayableMatch, check_playable, run_match
 from services.base.config import Settings
 from services.base.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
 from services.domain.match_order import EntrantOrder, MatchOrder
+from services.domain.packed_replay import pack
 from services.live.client import live_redis
 from services.live.publisher import LivePublisher
 from services.live.sink import QueuedRedis
@@ -287,7 +288,7 @@ def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
     if replay is None:
         send_stopped(message.match_id)
         return {"match_id": message.match_id, "stopped": True}
-    send_result(message.match_id, msgspec.json.encode(replay).decode(), self.request.id)
+    send_result(message.match_id, pack(replay).data, self.request.id)
     result = replay.result
     return {"match_id": message.match_id, "winner": result.winner, "reason": result.reason}
 

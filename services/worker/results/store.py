@@ -5,8 +5,12 @@ constraint in the same transaction as the ratings, so a match task that ran twic
 died after sending, or Redis redelivered it) sends a second message that changes nothing.
 
 The message comes from the bot-calling worker, which talks to strangers' servers, so the replay
-is checked before anything is stored: it must be for this match, and every game must
-re-simulate through the engine to the recorded events and scores. Once the result is stored,
+is checked before anything is stored: it must inflate within a bound, be for this match, and
+every game must re-simulate through the engine to the recorded events and scores. It arrives
+packed (:mod:`services.domain.packed_replay`: the JSON document, zlib-compressed once by the
+worker) and those bytes are what is stored, once the document is the verified replay's own
+encoding (else, as for a message of the previous version carrying JSON text, the verified
+replay is packed here). Once the result is stored,
 the match's live spectator feed (:mod:`services.live.publisher`) is deleted.
 
 ``truco.match_started`` (sent by the bot-calling worker when play begins) marks the match
@@ -22,13 +26,13 @@ from datetime import UTC, datetime
 
 import asyncpg
 import kombu.exceptions
+import msgspec
 
 from arena.match.replay import Replay, VerifyError, load_replay
 from arena.match.verify import verify_replay
 from services import flow
 from services.base.limits import STORE_HARD_LIMIT_S, STORE_SOFT_LIMIT_S
-from services.db import ladder as db_ladder
-from services.db import sprt_tests as db_sprt
+from services.domain.packed_replay import PackedReplay, TooLarge, pack_document, unpack
 from services.live.client import live_redis
 from services.live.publisher import clear_live
 from services.worker.app import app
@@ -52,10 +56,11 @@ class BadResult(ValueError):
     """A replay that does not belong to its match or does not re-simulate."""
 
 
-def check_replay(match_id: int, replay_json: str | bytes) -> Replay:
-    """Decode and verify a replay sent for ``match_id``; raise :class:`BadResult` if wrong."""
+def check_replay(match_id: int, document: str | bytes) -> Replay:
+    """Decode and verify a replay document sent for ``match_id``; raise :class:`BadResult` if
+    wrong."""
     try:
-        replay = load_replay(replay_json)
+        replay = load_replay(document)
     except VerifyError as exc:
         raise BadResult(f"match {match_id}: the replay does not decode: {exc}") from None
     if replay.match_id != str(match_id):
@@ -67,31 +72,54 @@ def check_replay(match_id: int, replay_json: str | bytes) -> Replay:
     return replay
 
 
+def check_result(match_id: int, sent: bytes | str) -> tuple[Replay, PackedReplay]:
+    """The replay of a ``truco.store_result`` message, verified, and the packed bytes to store:
+    ``sent`` is the packed replay (bytes), or a previous version's JSON text."""
+    if isinstance(sent, bytes):
+        try:
+            document = unpack(sent)
+        except TooLarge as exc:
+            raise BadResult(f"match {match_id}: the replay does not unpack: {exc}") from None
+    else:
+        document = sent.encode()
+    replay = check_replay(match_id, document)
+    own = msgspec.json.encode(replay)
+    if isinstance(sent, bytes) and own == document:
+        return replay, PackedReplay(sent, len(document))
+    # a previous version's document, or one with more than the replay: store the replay's own
+    return replay, pack_document(own)
+
+
 async def store(
-    pool: asyncpg.Pool, match_id: int, replay: Replay, task_id: str | None = None
+    pool: asyncpg.Pool,
+    match_id: int,
+    replay: Replay,
+    task_id: str | None = None,
+    packed: PackedReplay | None = None,
 ) -> list[int]:
     """Record the result (idempotent) and queue the matches it unlocked; returns their ids. A
     result that ended an SPRT test cancelled its pairs still in play: their workers are asked
     to stop (:mod:`services.worker.stops`). A ladder match's result runs the matchmaker at once
-    (:func:`services.worker.results.ladder_tick.ladder_tick`, under its lease)."""
-    next_ids: list[int] = await flow.record_result(pool, match_id, replay, task_id)
-    await send_matches(pool, next_ids)
-    await asyncio.to_thread(stop_matches, await db_sprt.stopping_pairs_of(pool, match_id))
-    if await db_ladder.ladder_match(pool, match_id):
+    (:func:`services.worker.results.ladder_tick.ladder_tick`, under its lease). All of it from
+    what ``flow.record_result`` returns: nothing is read again."""
+    recorded = await flow.record_result(pool, match_id, replay, task_id, packed=packed)
+    await send_matches(pool, recorded.next_ids)
+    await asyncio.to_thread(stop_matches, recorded.stop)
+    if recorded.ladder_pool is not None:
         # its two bots (and a bot still placing, about fifty matches in a row) play their
         # next match now, not at the next beat (up to TRUCO_LADDER_EVERY_S later)
         await ladder_tick(pool, app.settings.ladder, datetime.now(UTC))
-    return next_ids
+    return recorded.next_ids
 
 
 STORE_LIMITS = (STORE_SOFT_LIMIT_S, STORE_HARD_LIMIT_S)
 
 
 @platform_task(STORE_RESULT, limits=STORE_LIMITS, retry=Retry(TRANSIENT, max_retries=20))
-def store_result(match_id: int, replay_json: str, task_id: str | None = None) -> list[int]:
+def store_result(match_id: int, sent: bytes | str, task_id: str | None = None) -> list[int]:
     """Store the result of ``match_id`` once; queue the next matches. Returns their ids."""
-    replay = check_replay(match_id, replay_json)
-    next_ids = run_db(lambda pool: store(pool, match_id, replay, task_id))
+    replay, packed = check_result(match_id, sent)
+    next_ids = run_db(lambda pool: store(pool, match_id, replay, task_id, packed))
     drop_live(match_id)
     return next_ids
 

@@ -46,7 +46,6 @@ from dataclasses import dataclass, field
 from typing import cast
 
 import asyncpg
-import msgspec
 import redis
 
 from arena.match.runner import MatchSettings
@@ -73,11 +72,7 @@ logger = logging.getLogger(__name__)
 
 def match_settings(match: db_sweep.OpenMatch) -> MatchSettings:
     """The settings the match is played under (``flow.match_settings``, as it was sent)."""
-    event = (
-        TournamentSettings()
-        if match.tournament_settings is None
-        else msgspec.convert(match.tournament_settings, TournamentSettings)
-    )
+    event = match.tournament_settings or TournamentSettings()
     return settings_of_match(match.rules, match.games_per_match, match.deals, event)
 
 

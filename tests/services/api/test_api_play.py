@@ -20,6 +20,7 @@ from engine.events import ActionTaken
 from services.base.config import PlaySettings
 from services.db import bots as db_bots
 from services.db import play_matches as db_play
+from services.domain.result import played_result
 from tests.services.helpers.api_helpers import Api, NetworkGuard, app_client
 from tests.services.helpers.flow_helpers import make_account, make_bot
 
@@ -131,6 +132,10 @@ async def test_a_person_plays_a_whole_match_against_the_house_heuristic(table: T
     assert matches == 0
     record = await db_play.record_vs_people(table.pool, table.house)
     assert record.played == record_before.played + 1
+    # the stored result is the one result document, typed where the row is read
+    stored = await db_play.get_play_match(table.pool, play_id)
+    assert stored is not None and stored.result == played_result(replay)
+    assert stored.rules == replay.rules
     page = await table.client.get(f"/bots/{table.house}?lang=en")
     assert page.status_code == 200 and "Against people (never rated)" in page.text
 

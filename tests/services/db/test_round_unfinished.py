@@ -51,7 +51,7 @@ async def test_a_swiss_round_is_paired_by_its_last_result_only(flow_pool: asyncp
     for spec in specs:
         entrants = [connect(e, spec.seed % 1_000_000) for e in spec.entrants]
         replay = await run_match(str(spec.match_id), spec.seed, spec.settings, entrants)
-        created.append(await flow.record_result(flow_pool, spec.match_id, replay))
+        created.append((await flow.record_result(flow_pool, spec.match_id, replay)).next_ids)
     assert created[:-1] == [[], [], []]
     assert len(created[-1]) == 4
     matches = await db_matches.get_matches(flow_pool, created[-1])

@@ -14,6 +14,7 @@ import pytest
 from arena.client.connection import InProcessBot, random_decider
 from arena.match.replay import LEGACY_FORMAT, EntrantRecord
 from arena.match.runner import MatchSettings, run_match
+from engine.rules import Rules
 from services import flow
 from services.db.matches import StoredMatch
 from services.flow import export as flow_export
@@ -135,7 +136,7 @@ def test_a_version_1_replay_is_exported_with_its_deals_and_nothing_else_changed(
     del old["deals"]
     row = StoredMatch(
         id=7, tournament_id=1, round_id=1, round_number=1, bracket="main", bracket_match=None,
-        board=0, mode="1v1", status="done", seed=5, rated=False, games_per_match=2, rules={},
+        board=0, mode="1v1", status="done", seed=5, rated=False, games_per_match=2, rules=Rules(),
         winner_side=replay.result.winner, bye=False, attempts=1, created_at=datetime.now(UTC),
         queued_at=None, finished_at=None, deals="independent", bot0=1, bot1=2, result=None,
     )  # fmt: skip

@@ -12,6 +12,7 @@ from arena.match.replay import Replay
 from arena.match.runner import run_match
 from arena.match.verify import verify_replay
 from engine.errors import RulesError
+from engine.rules import Rules
 from services import flow
 from services.db import matches as db_matches
 from services.db import ratings as db_ratings
@@ -50,8 +51,9 @@ async def test_a_result_recorded_twice_is_stored_once_and_rated_once(
         flow.record_result(flow_pool, match_id, replay, task_id="t1"),
         flow.record_result(flow_pool, match_id, replay, task_id="t1"),
     )
-    assert first == [[], []]
-    assert await flow.record_result(flow_pool, match_id, replay, task_id="t2") == []
+    assert sorted(r.stored for r in first) == [False, True]  # stored once
+    assert [r.next_ids for r in first] == [[], []]
+    assert not (await flow.record_result(flow_pool, match_id, replay, task_id="t2")).stored
 
     assert (
         await flow_pool.fetchval("SELECT count(*) FROM match_results WHERE match_id = $1", match_id)
@@ -158,7 +160,7 @@ async def test_a_withdrawn_bot_forfeits_and_the_event_still_finishes(
     # the forfeited match was played anyway; its late result changed nothing
     assert forfeits[0].id in sender.played
     late = sender.replays[forfeits[0].id]
-    assert await flow.record_result(flow_pool, forfeits[0].id, late) == []
+    assert not (await flow.record_result(flow_pool, forfeits[0].id, late)).stored
     assert (
         await flow_pool.fetchval("SELECT count(*) FROM replays WHERE match_id = $1", forfeits[0].id)
         == 0
@@ -176,7 +178,7 @@ async def test_a_withdrawal_in_a_bracket_advances_the_opponent(
     assert (await flow.withdraw_bot(flow_pool, seeds[4])).ready == []
     (other,) = [m for m in await db_matches.get_matches(flow_pool, first) if seeds[4] not in m.bots]
     replay = await _play(flow_pool, other.id, {})
-    final = await flow.record_result(flow_pool, other.id, replay)
+    final = (await flow.record_result(flow_pool, other.id, replay)).next_ids
     (final_match,) = await db_matches.get_matches(flow_pool, final)
     assert final_match.bracket_match == "W2-1" and seeds[1] in final_match.bots
     assert (await flow.withdraw_bot(flow_pool, seeds[1])).ready == []  # the final is forfeited too
@@ -271,7 +273,8 @@ async def test_challenges_check_bots_and_rules(flow_pool: asyncpg.Pool) -> None:
     assert [e.bot_id for e in spec.entrants] == [a, b]
     assert all(e.secret.startswith("whsec_") for e in spec.entrants)
     replay = await _play(flow_pool, match_id, {})
-    assert await flow.record_result(flow_pool, match_id, replay) == []
+    recorded = await flow.record_result(flow_pool, match_id, replay)
+    assert recorded.stored and recorded.next_ids == []  # a challenge sets nothing off
     assert await db_ratings.history_of_match(flow_pool, match_id) == []  # unrated
     # a finished match is not handed out again
     assert await flow.match_specs(flow_pool, [match_id], secret_box=BOX) == []
@@ -295,7 +298,13 @@ async def test_a_secret_sealed_under_another_key_holds_back_only_its_own_match(
         for pair in ((good[0], good[1]), (good[0], stranger)):
             ids.append(
                 await db_matches.insert_match(
-                    conn, bots=pair, mode="1v1", seed=1, rated=False, games_per_match=1, rules={}
+                    conn,
+                    bots=pair,
+                    mode="1v1",
+                    seed=1,
+                    rated=False,
+                    games_per_match=1,
+                    rules=Rules(),
                 )
             )
     specs = await flow.match_specs(flow_pool, ids, secret_box=BOX)

@@ -30,7 +30,7 @@ async def test_four_bot_swiss_runs_to_the_end(flow_pool: asyncpg.Pool) -> None:
 
     tournament = await db_tournaments.get_tournament(flow_pool, tid)
     assert tournament is not None and tournament.status == "finished"
-    assert tournament.settings["rounds"] == 3  # ceil(log2 4) + 1
+    assert tournament.settings.rounds == 3  # ceil(log2 4) + 1
     assert tournament.finished_at is not None and tournament.current_round == 3
     matches = await db_matches.tournament_matches(flow_pool, tid)
     assert len(matches) == 6 and all(m.status == "done" for m in matches)
@@ -70,7 +70,7 @@ async def test_five_bot_swiss_gives_one_bye_a_round_and_counts_it(
 
     tournament = await db_tournaments.get_tournament(flow_pool, tid)
     assert tournament is not None and tournament.status == "finished"
-    assert tournament.settings["rounds"] == 3  # ceil(log2 5) + 1 = 4, capped at n - 2
+    assert tournament.settings.rounds == 3  # ceil(log2 5) + 1 = 4, capped at n - 2
     matches = await db_matches.tournament_matches(flow_pool, tid)
     byes = [m for m in matches if m.bye]
     assert len(byes) == 3 and len({m.bot0 for m in byes}) == 3  # nobody gets two byes

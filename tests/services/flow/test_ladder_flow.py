@@ -15,6 +15,7 @@ import pytest
 from arena.client.connection import BotConnection
 from arena.client.signing import new_secret
 from arena.match.replay import EntrantRecord
+from engine.rules import Rules
 from services import flow
 from services.base.config import LadderSettings
 from services.db import bot_health
@@ -135,7 +136,7 @@ async def test_tournament_matches_waiting_hold_the_ladder_back(flow_pool: asyncp
     a, b = await make_bot(flow_pool, owner), await make_bot(flow_pool, owner)
     async with flow_pool.acquire() as conn:
         waiting = await db_matches.insert_match(
-            conn, bots=(a, b), mode="1v1", seed=1, rated=False, games_per_match=1, rules={}
+            conn, bots=(a, b), mode="1v1", seed=1, rated=False, games_per_match=1, rules=Rules()
         )
     await flow_pool.execute("UPDATE matches SET status = 'queued' WHERE id = $1", waiting)
     assert await flow_ladder.tick(flow_pool, SETTINGS, NOW) == []
@@ -310,6 +311,6 @@ async def test_a_ladder_result_starts_the_next_match_without_waiting_for_beat(
 
 async def _store_nothing(
     pool: asyncpg.Pool, match_id: int, replay: Any, task_id: Any = None
-) -> list[int]:
+) -> flow.Recorded:
     """``flow.record_result`` that stores nothing (the test stores through the worker)."""
-    return []
+    return flow.Recorded(stored=False)

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 import asyncpg
 import pytest
 
+from engine.rules import Rules
 from services.base.config import LadderSettings
 from services.db import bot_health
 from services.db import matches as db_matches
@@ -28,7 +29,7 @@ BOT_CAP = 4
 async def challenge(pool: asyncpg.Pool, a: int, b: int, status: str) -> int:
     async with pool.acquire() as conn:
         match = await db_matches.insert_match(
-            conn, bots=(a, b), mode="1v1", seed=1, rated=False, games_per_match=40, rules={}
+            conn, bots=(a, b), mode="1v1", seed=1, rated=False, games_per_match=40, rules=Rules()
         )
     await pool.execute("UPDATE matches SET status = $2 WHERE id = $1", match, status)
     return match

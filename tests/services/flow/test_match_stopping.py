@@ -104,7 +104,7 @@ async def test_a_late_result_of_a_cancelled_match_stops_it(
     replay = await run_match(
         str(match_id), spec.seed, spec.settings, [over_http(e, 1) for e in spec.entrants]
     )
-    assert await flow.record_result(api.pool, match_id, replay) == []  # not stored
+    assert not (await flow.record_result(api.pool, match_id, replay)).stored
     assert not await _stopping(api, match_id)
     assert (await _seeds(api, tid, match_id))["master"] is not None
 

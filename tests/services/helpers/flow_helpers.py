@@ -17,6 +17,7 @@ from arena.match.entrants import connect
 from arena.match.replay import EntrantRecord, Replay
 from arena.match.runner import run_match
 from arena.sdk import strategy_decider
+from engine.rules import Rules
 from services import flow
 from services.base.config import Secret
 from services.base.secretbox import SecretBox
@@ -87,7 +88,10 @@ class InProcessSender:
             pending = self.before_record(pool, spec.match_id)
             if pending is not None:
                 await pending
-        new = await flow.record_result(pool, spec.match_id, replay, task_id=f"t{spec.match_id}")
+        recorded = await flow.record_result(
+            pool, spec.match_id, replay, task_id=f"t{spec.match_id}"
+        )
+        new = recorded.next_ids
         if new:
             await self(pool, new)
 
@@ -145,7 +149,7 @@ async def make_tournament(
         format=format,
         mode=mode,
         settings=flow.TournamentSettings(
-            rules={"points_to_win": 15},
+            rules=Rules(points_to_win=15),
             rounds=rounds,
             games_per_match=games_per_match,
             third_place=third_place,

@@ -3,23 +3,26 @@ the last run only, garbage ignored."""
 
 from __future__ import annotations
 
-import msgspec
+import pytest
 
 from arena.match.replay import Decision
-from engine.events import HandStarted
+from engine.events import ActionTaken, HandStarted
 from engine.observe import HandShown
 from services.live.feed import (
+    DealShown,
+    LiveEvent,
     LiveGame,
     LiveHeader,
     LiveItem,
     decode,
     encode,
     last_run,
+    spectator_events,
     viewer_events,
 )
 
 
-def _item(run: str, game: int, score: int, *events: object) -> bytes:
+def _item(run: str, game: int, score: int, *events: LiveEvent) -> bytes:
     return encode(LiveItem(run, game, (0, 1), (score, 0), list(events)))
 
 
@@ -38,10 +41,10 @@ def test_readers_keep_the_last_run_and_ignore_garbage() -> None:
     raws = [
         _item("r0", 1, 9),  # before any header: not shown
         encode(LiveHeader("r1")),
-        _item("r1", 1, 1, {"type": "action", "seat": 0, "action": "truco"}),
+        _item("r1", 1, 1, ActionTaken(seat=0, action="truco")),
         b"not json",
         b'{"run": 5}',
-        _item("r1", 1, 2, {"type": "action", "seat": 1, "action": "quiero"}),
+        _item("r1", 1, 2, ActionTaken(seat=1, action="quiero")),
         _item("r1", 2, 0),
         encode(LiveHeader("r2")),
         _item("r2", 1, 4),
@@ -49,23 +52,29 @@ def test_readers_keep_the_last_run_and_ignore_garbage() -> None:
     ]
     assert last_run(raws[:7]) == [
         LiveGame(
-            1,
-            (0, 1),
-            (2, 0),
-            [
-                {"type": "action", "seat": 0, "action": "truco"},
-                {"type": "action", "seat": 1, "action": "quiero"},
-            ],
+            number=1,
+            teams=(0, 1),
+            score=(2, 0),
+            events=[ActionTaken(seat=0, action="truco"), ActionTaken(seat=1, action="quiero")],
         ),
-        LiveGame(2, (0, 1), (0, 0), []),
+        LiveGame(number=2, teams=(0, 1), score=(0, 0), events=[]),
     ]
-    assert last_run(raws) == [LiveGame(1, (0, 1), (4, 0), [])]
+    assert last_run(raws) == [LiveGame(number=1, teams=(0, 1), score=(4, 0), events=[])]
     assert last_run(raws[:1]) == []
-    assert [decode(r) for r in (b"", b"[]", b"not json", b'{"game": 1}')] == [None] * 4
+    garbage = (b"", b"[]", b"not json", b'{"game": 1}', b'{"run":"r","game":1,"events":[{}]}')
+    assert [decode(r) for r in garbage] == [None] * 5  # an event of no known type: not an item
     assert decode(raws[1]) == LiveHeader("r1")
 
 
 def test_the_viewer_folds_a_spectators_hand_started_as_a_deal_of_empty_hands() -> None:
-    shown = msgspec.to_builtins(HandShown(1, 0, (0, 0)))
-    (event,) = viewer_events([shown], players=4)
+    (event,) = viewer_events([HandShown(1, 0, (0, 0))], players=4)
     assert event == HandStarted(hand=1, mano=0, deal=((), (), (), ()), score=(0, 0))
+
+
+def test_a_deal_never_enters_the_feed() -> None:
+    """The writer types what ``Game.visible`` gives it: a ``hand_started`` that still held its
+    deal (a viewer that was not the spectator's) is refused, never published."""
+    deal = (("1E", "2E", "3E"), ("4E", "5E", "6E"))
+    assert spectator_events([HandShown(0, 0, (0, 0))]) == [HandShown(0, 0, (0, 0))]
+    with pytest.raises(DealShown):
+        spectator_events([HandStarted(hand=0, mano=0, deal=deal, score=(0, 0))])

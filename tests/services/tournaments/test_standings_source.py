@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.rules import Rules
 from services import domain, flow
 from services.api.routes.bodies import standings_of
 from services.api.schemas.tournaments import StandingRead, TournamentCreate
@@ -64,7 +65,7 @@ def _row(match_id: int, planned: Planned, status: str, winner: int | None) -> St
         seed=match_id,
         rated=True,
         games_per_match=2,
-        rules={},
+        rules=Rules(),
         winner_side=0 if planned.bye else winner,
         bye=planned.bye,
         attempts=1,

@@ -546,5 +546,5 @@ async def _sprt(pool: asyncpg.Pool, seeded: Seeded) -> None:
             for k, (name, kind) in enumerate((("El Ancho", "heuristic"), ("Mazo Man", "random")))
         ]
         replay = await run_match(str(match_id), match.seed, settings, bots)
-        next_ids = await flow.record_result(pool, match_id, replay)
+        next_ids = (await flow.record_result(pool, match_id, replay)).next_ids
     seeded.sprt_id = test_id

@@ -63,7 +63,7 @@ async def _store_pair(web: WebData, match_id: int) -> list[int]:
             for k, (name, kind) in enumerate(((STRONG, "heuristic"), (WEAK, "random")))
         ]
         replay = await run_match(str(match_id), match.seed, settings, bots)
-        next_ids: list[int] = await flow.record_result(pool, match_id, replay)
+        next_ids = (await flow.record_result(pool, match_id, replay)).next_ids
         return next_ids
     finally:
         await pool.close()

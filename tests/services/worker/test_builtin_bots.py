@@ -14,10 +14,11 @@ from arena.match.replay import Replay
 from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.domain.match_order import EntrantOrder, MatchOrder
+from services.domain.packed_replay import unpack
 from services.worker.matches import play_match as play
 from services.worker.matches.probe import probe_all
 from services.worker.messages import ProbeTarget
-from services.worker.results.store import check_replay
+from services.worker.results.store import check_result
 from tests.servers import RedisTarget
 from tests.services.worker.fixtures import Sent, change_worker_settings
 
@@ -44,11 +45,11 @@ def test_builtin_house_bots_play_in_process_in_production(
     message = MatchOrder(601, 99, settings, entrants)
     outcome = play.play_match.apply(args=[msgspec.to_builtins(message)])
     assert outcome.successful(), outcome.traceback
-    replay = msgspec.json.decode(sent.calls[-1][1][1], type=Replay)
+    replay = msgspec.json.decode(unpack(sent.calls[-1][1][1]), type=Replay)
     assert replay.result.reason != "walkover" and len(replay.games) == 2
     assert sum(replay.result.faults) == 0
     assert [e.source for e in replay.entrants] == ["bot:21", "bot:22"]
-    check_replay(601, sent.calls[-1][1][1])  # the trusted side re-simulates it
+    check_result(601, sent.calls[-1][1][1])  # the trusted side re-simulates it
 
 
 def test_a_url_bot_beside_a_builtin_one_still_goes_through_the_guard(
@@ -63,7 +64,7 @@ def test_a_url_bot_beside_a_builtin_one_still_goes_through_the_guard(
     ]
     message = MatchOrder(602, 5, MatchSettings(), entrants)
     assert play.play_match.apply(args=[msgspec.to_builtins(message)]).successful()
-    replay = msgspec.json.decode(sent.calls[-1][1][1], type=Replay)
+    replay = msgspec.json.decode(unpack(sent.calls[-1][1][1]), type=Replay)
     assert replay.result.reason == "walkover" and replay.result.walkover == (1,)
 
 

@@ -188,6 +188,7 @@ def test_a_match_order_travels_as_json_and_never_shows_a_secret() -> None:
 def test_the_sweeper_waits_for_four_time_banks_in_individual_2v2() -> None:
     from datetime import UTC, datetime
 
+    from engine.rules import Rules
     from services.base.config import SweepSettings
     from services.db.sweep import OpenMatch
     from services.worker.results import sweep
@@ -199,7 +200,7 @@ def test_the_sweeper_waits_for_four_time_banks_in_individual_2v2() -> None:
             attempts=1,
             tournament_id=None,
             games_per_match=2,
-            rules={"players": 4},
+            rules=Rules(players=4),
             deals="independent",
             tournament_settings=None,
             since=datetime.now(UTC),

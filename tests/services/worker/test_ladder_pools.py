@@ -18,6 +18,7 @@ import asyncpg
 import pytest
 
 from arena.game.deals import INDEPENDENT
+from engine.rules import Rules
 from services.api.routes.bodies import match_read
 from services.base.config import LadderSettings
 from services.db import bot_health
@@ -88,7 +89,7 @@ async def test_one_ladder_match_of_every_pool_plays_and_rates_through_the_worker
         assert sorted(r["bot_id"] for r in history) == sorted(match.bots)
         assert {r["mode"] for r in history} == {match.ladder_pool}
         seats = 4 if match.ladder_pool == "2v2-individual" else 2
-        assert len(match.bots) == seats and match.rules.get("players", 2) == seats
+        assert len(match.bots) == seats and match.rules.players == seats
     assert "Traceback" not in log.read_text(errors="replace")
 
 
@@ -109,7 +110,7 @@ async def test_a_match_the_worker_cannot_start_ends_as_a_platform_fault(
             ),
             rated=True,
             games_per_match=1,
-            rules={"points_to_win": 15},  # two players: four entrants cannot sit at it
+            rules=Rules(points_to_win=15),  # two players: four entrants cannot sit at it
             deals=INDEPENDENT,
             partnership=INDIVIDUAL,
             seed_scheme=seeds.DERIVED,

@@ -14,8 +14,9 @@ from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.base.config import WorkerSettings
 from services.domain.match_order import EntrantOrder, MatchOrder
+from services.domain.packed_replay import unpack
 from services.worker.matches import play_match as play
-from services.worker.results.store import BadResult, check_replay
+from services.worker.results.store import BadResult, check_replay, check_result
 from tests.servers import RedisTarget
 from tests.services.worker.fixtures import Sent, change_worker_settings
 
@@ -46,9 +47,10 @@ def test_play_match_without_database_sends_the_replay(
         ("truco.store_result", "results"),
     ]
     args = sent.calls[1][1]
-    match_id, replay_json, task_id = args
+    match_id, packed, task_id = args
     assert (match_id, task_id) == (501, "play-1")
-    replay = check_replay(match_id, replay_json)  # decodes and re-simulates
+    replay, stored = check_result(match_id, packed)  # unpacks, decodes and re-simulates
+    assert stored.data == packed  # the bytes sent are the bytes stored
     assert replay.result.reason != "walkover" and len(replay.games) == 2
     # replays are public: they name bots by id, never by URL
     assert [e.source for e in replay.entrants] == ["bot:10", "bot:11"]
@@ -65,7 +67,7 @@ def test_wrong_secret_means_faults_not_a_crash(
     message = _message(bots, [generate_secret(), generate_secret()], match_id=502)
     outcome = play.play_match.apply(args=[msgspec.to_builtins(message)])
     assert outcome.successful(), outcome.traceback
-    replay = msgspec.json.decode(sent.calls[-1][1][1], type=Replay)
+    replay = msgspec.json.decode(unpack(sent.calls[-1][1][1]), type=Replay)
     # the bot that refuses our signature (401 on /start) cannot be played: a walkover to the
     # other, named as the unreachable entrant, and no game was played
     assert replay.result.reason == "walkover" and replay.result.walkover == (0,)
@@ -107,7 +109,7 @@ def test_loopback_is_refused_in_production(
     message = _message(bots, [generate_secret(), generate_secret()], match_id=504)
     outcome = play.play_match.apply(args=[msgspec.to_builtins(message)])
     assert outcome.successful(), outcome.traceback
-    replay = msgspec.json.decode(sent.calls[-1][1][1], type=Replay)
+    replay = msgspec.json.decode(unpack(sent.calls[-1][1][1]), type=Replay)
     assert replay.result.reason == "walkover" and replay.result.walkover == (0, 1)
 
 
@@ -117,7 +119,7 @@ def test_store_side_refuses_foreign_or_forged_replays(
     bots = [bot_server_factory("random"), bot_server_factory("heuristic")]
     message = _message(bots, [generate_secret(), generate_secret()], match_id=505)
     assert play.play_match.apply(args=[msgspec.to_builtins(message)]).successful()
-    replay_json = sent.calls[-1][1][1]
+    replay_json = unpack(sent.calls[-1][1][1])
     with pytest.raises(BadResult, match="for match '505'"):
         check_replay(506, replay_json)
     with pytest.raises(BadResult, match="does not decode"):
@@ -145,7 +147,7 @@ def test_a_match_begun_again_is_dealt_afresh_and_both_attempts_verify(
     for _ in range(2):
         outcome = play.play_match.apply(args=[msgspec.to_builtins(message)])
         assert outcome.successful(), outcome.traceback
-        replays.append(check_replay(504, sent.calls[-1][1][1]))
+        replays.append(check_result(504, sent.calls[-1][1][1])[0])
     assert [r.attempt for r in replays] == [0, 1]
     # hand by hand, seat by seat (the issue: every one the same three cards); two independent
     # deals share a seat's three cards by chance once in 9,880, so at most one may coincide

@@ -10,6 +10,7 @@ import asyncpg
 import msgspec
 import pytest
 
+from engine.rules import Rules
 from services.base.config import Secret, SecretSettings, Settings
 from services.db import bot_health
 from services.domain.match_order import MatchOrder
@@ -151,7 +152,7 @@ async def test_unavailable_bot_withdraws_from_its_tournament(
         name="health cup",
         format="swiss",
         mode="1v1",
-        settings=flow.TournamentSettings(rules={"points_to_win": 15}),
+        settings=flow.TournamentSettings(rules=Rules(points_to_win=15)),
     )
     for bot in bots:
         await flow.enter_tournament(pool, tournament.id, bot)
