@@ -56,6 +56,11 @@ def placement_text(placement: dict[str, Any]) -> str:
             f"bot{'' if needed == 1 else 's'} of other owners a placement needs"
         )
     about = placement.get("about")
+    if about is None and placement.get("at_least") is not None:
+        return (
+            f"placement: {placement['matches']} of at least {placement['at_least']} matches "
+            "(not fitted yet)"
+        )
     return f"placement: {placement['matches']} of about {about} matches"
 
 

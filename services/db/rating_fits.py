@@ -36,6 +36,8 @@ class Fitted(Protocol):
     def ladder_next(self) -> int | str | None: ...
     @property
     def ladder_los(self) -> float | None: ...
+    @property
+    def games(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,11 +189,11 @@ async def store_fit(
         await conn.execute(
             "INSERT INTO rating_intervals "
             "(bot_id, mode, rating, low, high, next_bot_id, los_next, ladder_next_bot_id, "
-            "ladder_los, fitted_at) "
-            "SELECT bot, $1, rating, low, high, next_bot, los, ladder_next, ladder_los, now() "
-            "FROM unnest($2::bigint[], $3::float8[], $4::float8[], $5::float8[], $6::bigint[], "
-            "$7::float8[], $8::bigint[], $9::float8[]) "
-            "AS f(bot, rating, low, high, next_bot, los, ladder_next, ladder_los)",
+            "ladder_los, games, fitted_at) "
+            "SELECT bot, $1, rating, low, high, next_bot, los, ladder_next, ladder_los, games, "
+            "now() FROM unnest($2::bigint[], $3::float8[], $4::float8[], $5::float8[], "
+            "$6::bigint[], $7::float8[], $8::bigint[], $9::float8[], $10::int[]) "
+            "AS f(bot, rating, low, high, next_bot, los, ladder_next, ladder_los, games)",
             mode,
             bots,
             [fits[b].rating for b in bots],
@@ -201,6 +203,7 @@ async def store_fit(
             [fits[b].los_next for b in bots],
             [fits[b].ladder_next for b in bots],
             [fits[b].ladder_los for b in bots],
+            [fits[b].games for b in bots],
         )
         await conn.execute(
             "INSERT INTO rating_fits "

@@ -51,6 +51,8 @@ def candidates(rows: list[LadderRow]) -> list[Candidate]:
             matches=r.matches,
             halfwidth=halfwidth_of(r),
             first=r.first_about,
+            fit_games=r.fit_games,
+            rated_games=r.rated_games,
         )
         for r in rows
     ]

@@ -7,8 +7,9 @@ A pool also bounds how many matches a bot may get in a day: two bots meet at mos
 ``pair_per_day`` times a ladder day. So the ladder promises, per bot:
 
 * **placed**, once it is;
-* **placing**, with ``about`` how many matches its placement takes, while the pool can still
-  give it a match today;
+* **placing**, with ``about`` how many matches its placement takes (before its first fit,
+  ``at_least``: the information bound, 46 in 1v1), while the pool can still give it a match
+  today;
 * **needs_opponents**, when it cannot: every bot of another owner within its reach has met it
   as often as the day allows, or the pool has too few owners to seat a match at all (two in
   1v1, four in individual 2v2). The state gives ``opponents`` (the other owners' bots it may
@@ -60,6 +61,8 @@ class Candidate(msgspec.Struct, frozen=True):
     matches: int
     halfwidth: float | None
     first: int | None = None
+    fit_games: int | None = None  # its rated matches in the pool when the interval was fitted
+    rated_games: int | None = None  # its rated matches in the pool now
 
 
 class Standing(msgspec.Struct, frozen=True):
@@ -73,6 +76,7 @@ class Standing(msgspec.Struct, frozen=True):
     needed: int | None
     pair_limit: int
     raw_about: int | None = None  # the estimate before it is held in its band
+    at_least: int | None = None  # before its first fit: the matches a placement takes at least
 
 
 def seats_besides(players: int) -> int:
@@ -85,14 +89,25 @@ def bound(players: int) -> int:
     return even_matches_to_place(players_a_side=players // 2)
 
 
-def raw_estimate(matches: int, halfwidth: float | None, players: int) -> int:
-    """About how many matches the bot's placement takes in all, from what its matches taught
-    so far (the bound before its first fit)."""
+def raw_estimate(
+    matches: int,
+    halfwidth: float | None,
+    players: int,
+    fit_games: int | None = None,
+    rated_games: int | None = None,
+) -> int:
+    """About how many ladder matches the bot's placement takes in all (the bound before its
+    first fit). The interval narrows as one over the square root of the information, so at
+    the fit, which saw ``fit_games`` rated matches, it needed ``fit_games ((w / 100)^2 - 1)``
+    more at the same pace; those played since (``rated_games - fit_games``) count against them.
+    Without those counts, the ladder matches stand for both."""
     if halfwidth is None or matches == 0:
         return max(matches + 1, bound(players))
     if halfwidth < PLACEMENT_HALFWIDTH:
         return matches
-    needed = matches * ((halfwidth / PLACEMENT_HALFWIDTH) ** 2 - 1)
+    seen = fit_games if fit_games is not None else matches
+    since = 0 if rated_games is None or fit_games is None else max(0, rated_games - fit_games)
+    needed = seen * ((halfwidth / PLACEMENT_HALFWIDTH) ** 2 - 1) - since
     return matches + max(1, math.ceil(needed))
 
 
@@ -148,11 +163,19 @@ def standings(
     def other_owners(owner: int) -> int:
         return len(bots_of) - 1 - len(partners.get(owner, ()))
 
-    raw = [raw_estimate(c.matches, c.halfwidth, players) for c in candidates]
+    raw = [
+        raw_estimate(c.matches, c.halfwidth, players, c.fit_games, c.rated_games)
+        for c in candidates
+    ]
     placed = [c.halfwidth is not None and c.halfwidth < PLACEMENT_HALFWIDTH for c in candidates]
     limits: dict[int, int] = {}
     for c, estimate, done in zip(candidates, raw, placed, strict=True):
-        wanted = estimate if c.first is None else max(estimate, c.first)
+        # before its first fit a bot's matches say nothing of what it still needs: the bound
+        # (else a pool faster than the fit would spend every meeting before it is fitted)
+        unfitted = c.halfwidth is None
+        wanted = (
+            bound(players) if unfitted else estimate if c.first is None else max(estimate, c.first)
+        )
         limits[c.bot_id] = (
             per_day if done else pair_limit(wanted, opponents_of(c.owner), players, per_day, cap)
         )
@@ -172,20 +195,25 @@ def standings(
         if done:
             out.append(Standing("placed", c.matches, None, opponents, None, limit, c.matches))
             continue
-        about = held(estimate, c.matches, c.first)
+        # before its first fit there is no estimate, only the bound (what its matches taught
+        # is unknown): "at least 46"; from the fit on, "about N", held in its band
+        fitted = c.halfwidth is not None
+        about = held(estimate, c.matches, c.first) if fitted else None
+        floor = None if fitted else bound(players)
+        outgrown = fitted and about is None
         seatable = other_owners(c.owner) >= seats_besides(players)
         reachable = opponents - full[c.bot_id]
-        stuck = not seatable or about is None or reachable < seats_besides(players)
+        stuck = not seatable or outgrown or reachable < seats_besides(players)
         if stuck:
-            target = estimate if about is None else about
+            target = about or (estimate if fitted else bound(players))
             needed = max(opponents + 1, needed_opponents(target, players, cap))
-            out.append(
-                Standing("needs_opponents", c.matches, about, opponents, needed, limit, estimate)
-            )
-        elif c.matches == 0:
-            out.append(Standing("waiting", 0, about, opponents, None, limit, estimate))
+            state: PlacementState = "needs_opponents"
         else:
-            out.append(Standing("placing", c.matches, about, opponents, None, limit, estimate))
+            needed = None
+            state = "waiting" if c.matches == 0 else "placing"
+        out.append(
+            Standing(state, c.matches, about, opponents, needed, limit, estimate, at_least=floor)
+        )
     return out
 
 

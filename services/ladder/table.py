@@ -49,6 +49,8 @@ class LadderRow:
     last_paced: datetime | None = None  # its latest ladder match not chosen to place a bot
     los_next_bot: int | None = None  # the bot below it in this table when the fit ran
     first_about: int | None = None  # its placement estimate at its 10th rated match
+    rated_games: int = 0  # its rated matches in the pool now (ladder or not)
+    fit_games: int | None = None  # its rated matches the pool's last fit saw
 
 
 def ladder_bot(

@@ -73,12 +73,14 @@ def placement(standing: Standing) -> Placement:
             about=standing.about,
             opponents=standing.opponents,
             needed=standing.needed,
+            at_least=standing.at_least,
         )
     return Placement(
         state=standing.state,
         matches=standing.matches,
         about=standing.about,
         opponents=standing.opponents,
+        at_least=standing.at_least,
     )
 
 

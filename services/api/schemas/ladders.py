@@ -35,7 +35,8 @@ class LadderUpdate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 class Placement(msgspec.Struct, kw_only=True):
     """``waiting``: no rated ladder match yet; ``placing``: its 95% interval is still +-100
-    Elo or wider, with ``matches`` played of ``about`` a placement takes; ``placed``;
+    Elo or wider, with ``matches`` played of ``about`` a placement takes (``at_least`` before
+    its first fit); ``placed``;
     ``needs_opponents``: not placed, and the pool cannot give it a match now (it met every bot
     it may meet as often as a ladder day allows, or too few owners are on the ladder to seat a
     match): ``opponents`` bots of other owners it may meet, ``needed`` how many a placement
@@ -50,6 +51,13 @@ class Placement(msgspec.Struct, kw_only=True):
     needed: Annotated[
         int | None,
         msgspec.Meta(description="bots of other owners a placement within a day needs"),
+    ] = None
+    at_least: Annotated[
+        int | None,
+        msgspec.Meta(
+            description="before the bot's first fit, instead of `about`: the matches a "
+            "placement takes at least (at even odds against well-known opponents)"
+        ),
     ] = None
 
 

@@ -52,6 +52,12 @@ def placement_text(placement: Placement) -> str:
             "placement needs",
             needed,
         ) % {"have": placement.opponents or 0, "needed": needed}
+    if placement.about is None and placement.at_least is not None:
+        return i18n.ngettext(
+            "placement: %(num)d of at least %(least)d match (not fitted yet)",
+            "placement: %(num)d of at least %(least)d matches (not fitted yet)",
+            placement.at_least,
+        ) % {"num": placement.matches, "least": placement.at_least}
     return i18n.ngettext(
         "placement: %(num)d of about %(about)d match",
         "placement: %(num)d of about %(about)d matches",

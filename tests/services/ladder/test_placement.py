@@ -86,3 +86,18 @@ def test_the_first_estimate_is_the_information_bound() -> None:
     assert bound(4) > 3 * bound(2)
     assert raw_estimate(20, 200.0, 2) == 80  # the interval narrows as 1 / sqrt(matches)
     assert raw_estimate(20, 90.0, 2) == 20  # placed
+
+
+def test_the_estimate_counts_the_matches_played_since_the_fit() -> None:
+    """An interval fitted at 20 rated matches (+-200: four times the information needed, 60
+    more) is not extrapolated over 30 ladder matches: 10 of them came after the fit."""
+    assert raw_estimate(30, 200.0, 2, fit_games=20, rated_games=30) == 30 + 50
+    assert raw_estimate(30, 200.0, 2) == 30 + 90  # without the counts: as if fitted now
+
+
+def test_before_its_first_fit_a_bot_may_meet_each_opponent_for_the_bound_only() -> None:
+    """A pool that plays faster than the fit runs (every 30 s) does not spend every meeting
+    of the day before its bots are fitted: until then the limit spreads the bound (46)."""
+    pool = candidates(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, matches=120)
+    (first, *_) = standings(pool, {}, players=2, per_day=3, cap=16)
+    assert first.pair_limit == 6  # ceil(46 / 9), not ceil(121 / 9)
