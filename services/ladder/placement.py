@@ -218,14 +218,17 @@ def standings(
 
 
 def first_estimates(candidates: Sequence[Candidate], found: Sequence[Standing]) -> dict[int, int]:
-    """The estimates to keep as ``first`` now: for each bot that has reached
-    :data:`STEADY_FROM` rated matches, has a fit, is not placed and has none kept yet."""
+    """The estimates to keep as ``first`` now: for each bot not placed, with none kept yet,
+    whose interval was fitted on at least :data:`STEADY_FROM` of its rated matches (an
+    estimate from a fit of two warm-up games is no yardstick) and which has played as many on
+    the ladder."""
     return {
         c.bot_id: s.raw_about
         for c, s in zip(candidates, found, strict=True)
         if c.first is None
         and c.matches >= STEADY_FROM
         and c.halfwidth is not None
+        and (c.fit_games is None or c.fit_games >= STEADY_FROM)
         and s.state != "placed"
         and s.raw_about is not None
     }

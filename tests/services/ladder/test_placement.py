@@ -12,6 +12,7 @@ from services.ladder.placement import (
     BAND,
     Candidate,
     bound,
+    first_estimates,
     held,
     pair_limit,
     raw_estimate,
@@ -101,3 +102,11 @@ def test_before_its_first_fit_a_bot_may_meet_each_opponent_for_the_bound_only() 
     pool = candidates(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, matches=120)
     (first, *_) = standings(pool, {}, players=2, per_day=3, cap=16)
     assert first.pair_limit == 6  # ceil(46 / 9), not ceil(121 / 9)
+
+
+def test_the_first_estimate_is_kept_from_a_fit_of_ten_matches_at_least() -> None:
+    """The house bots' fit of two warm-up games is no yardstick for the band."""
+    young = Candidate(1, 1, 14, 336.0, fit_games=2, rated_games=16)
+    grown = Candidate(2, 2, 14, 180.0, fit_games=12, rated_games=14)
+    found = standings([young, grown], {}, players=2, per_day=3, cap=16)
+    assert first_estimates([young, grown], found) == {2: found[1].raw_about}
