@@ -44,6 +44,7 @@ from typing import Any, cast
 
 import msgspec
 import redis
+from kombu.utils import json as kombu_json
 
 from arena.client.signing import generate_secret
 from arena.match.replay import Decision, Replay, StartFault
@@ -54,6 +55,7 @@ from engine import Rules
 from services.base.config import LOCAL_REDIS_URL
 from services.base.environment import WORKER_NEEDS, load_settings
 from services.domain.match_order import EntrantOrder, MatchOrder
+from services.domain.packed_replay import unpack
 from services.worker import command
 from services.worker.app import WorkerApp
 from services.worker.names import MATCHES, PLAY_MATCH, RESULTS, STORE_RESULT
@@ -82,7 +84,7 @@ def decode_message(raw: bytes) -> tuple[str, list[Any]]:
     body = envelope["body"]
     if envelope.get("properties", {}).get("body_encoding") == "base64":
         body = base64.b64decode(body)
-    args, _kwargs, _embed = json.loads(body)
+    args, _kwargs, _embed = kombu_json.loads(body)  # kombu's JSON: its bytes come back as bytes
     return str(envelope["headers"]["task"]), list(args)
 
 
@@ -106,7 +108,7 @@ def read_results(
         elif name == STORE_RESULT:
             match_id = int(args[0])
             seen.stored.setdefault(match_id, now)
-            seen.replays[match_id] = msgspec.json.decode(args[1], type=Replay)
+            seen.replays[match_id] = msgspec.json.decode(unpack(args[1]), type=Replay)
 
 
 def watch_held(client: redis.Redis, key: str, held: list[int], stop: threading.Event) -> None:

@@ -17,7 +17,7 @@ import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 import asyncpg
 import msgspec
@@ -77,19 +77,14 @@ class PlaySession:
             opponent=self.opponent,
             partner=self.partner,
             person_side=self.person_side,
-            rules=self.settings.rules.to_dict(),
+            rules=self.settings.rules,
             games=self.settings.games_per_match,
             game_number=seat.game_number,
             turn=shown_turn,
-            observation=None if seat.observation is None else _builtins(seat.observation),
+            observation=None if seat.observation is None else msgspec.to_builtins(seat.observation),
             outcome=None if self.replay is None else outcome(self.replay, self.person_side),
             replay_url=None if self.replay is None else f"/v1/play/{self.id}/replay",
         )
-
-
-def _builtins(value: object) -> dict[str, Any]:
-    found: dict[str, Any] = msgspec.to_builtins(value)
-    return found
 
 
 def outcome(replay: Replay, person_side: int) -> PlayOutcome:

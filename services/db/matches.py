@@ -32,13 +32,18 @@ from services.domain import (
 from services.domain.packed_replay import PackedReplay
 from services.domain.result import StoredResult, stored_result
 from services.domain.seeds import LEGACY, SeedScheme
+from services.domain.tournament_settings import (
+    DEFAULT_FAULT_LIMIT,
+    DEFAULT_TIME_BANK_MS,
+    DEFAULT_TIMEOUT_MS,
+)
 
 _COLUMNS = (
     "m.id, m.tournament_id, m.round_id, r.number AS round_number, m.bracket, m.bracket_match, "
     "m.board, m.mode, m.status, m.seed, m.rated, m.games_per_match, m.rules, m.winner_side, "
     "m.bye, m.attempts, m.created_at, m.queued_at, m.finished_at, m.deals, m.partnership, "
     "m.seed_scheme, m.master_seed, m.ladder_pool, m.stopping_since IS NOT NULL AS stopping, "
-    "m.played_attempt, "
+    "m.played_attempt, m.timeout_ms, m.time_bank_ms, m.fault_limit, "
     "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND slot = 0) AS bot0, "
     "(SELECT bot_id FROM match_entrants WHERE match_id = m.id AND slot = 1) AS bot1, "
     "(SELECT array_agg(bot_id ORDER BY slot) FROM match_entrants WHERE match_id = m.id) "
@@ -89,6 +94,10 @@ class StoredMatch:
     ladder_pool: str | None = None  # the ladder of a ladder match (0020)
     stopping: bool = False  # decided, but a worker may still be playing it (0022)
     played_attempt: int | None = None  # the attempt whose replay is stored (0023)
+    # the time limits it is played under: its event's, or the defaults (0027)
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
+    time_bank_ms: int = DEFAULT_TIME_BANK_MS
+    fault_limit: int = DEFAULT_FAULT_LIMIT
 
     @property
     def finished(self) -> bool:
@@ -182,17 +191,21 @@ async def insert_match(
     seed_scheme: SeedScheme = LEGACY,
     master_seed: bytes | None = None,
     ladder: LadderPlace | None = None,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    time_bank_ms: int = DEFAULT_TIME_BANK_MS,
+    fault_limit: int = DEFAULT_FAULT_LIMIT,
 ) -> int:
     """A new match (status ``pending``, or ``done`` for a bye); ``bots`` in slot order (one
-    per side, or four for individual 2v2); ``ladder`` for a ladder match (migration 0020)."""
+    per side, or four for individual 2v2); ``ladder`` for a ladder match (migration 0020);
+    the time limits its event plays under (0027)."""
     place = ladder if ladder is not None else LadderPlace(None, None, None, None, None)
     match_id: int = await conn.fetchval(
         "INSERT INTO matches (tournament_id, round_id, bracket, bracket_match, board, mode, "
         "status, seed, rated, games_per_match, rules, winner_side, bye, finished_at, deals, "
         "partnership, seed_scheme, master_seed, ladder_pool, ladder_day, ladder_number, "
-        "ladder_reason, ladder_detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-        "$10, $11, $12, $13, CASE WHEN $13 THEN now() END, $14, $15, $16, $17, $18, $19, $20, "
-        "$21, $22) RETURNING id",
+        "ladder_reason, ladder_detail, timeout_ms, time_bank_ms, fault_limit) VALUES ($1, $2, "
+        "$3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $13 THEN now() END, $14, "
+        "$15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25) RETURNING id",
         tournament_id,
         round_id,
         bracket,
@@ -215,6 +228,9 @@ async def insert_match(
         place.number,
         place.reason,
         place.detail,
+        timeout_ms,
+        time_bank_ms,
+        fault_limit,
     )
     await conn.executemany(
         "INSERT INTO match_entrants (match_id, slot, bot_id, side) VALUES ($1, $2, $3, $4)",

@@ -11,7 +11,6 @@ import json
 import zlib
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 import asyncpg
 
@@ -157,7 +156,8 @@ class MatchData:
     replay: bytes | None  # the stored replay's JSON document (decoded by the page)
 
 
-def _json(value: object) -> dict[str, Any]:
+def _json(value: object) -> dict[str, object]:
+    """A JSON object column as read (a JSON string decoded first); {} for anything else."""
     if isinstance(value, str):
         value = json.loads(value)
     return dict(value) if isinstance(value, dict) else {}

@@ -20,13 +20,17 @@ from engine.rules import Rules
 from services.db.accounts import Connection, Executor
 from services.domain import GAVE_UP, MatchStatus, Partnership
 from services.domain.result import given_up_result
-from services.domain.tournament_settings import TournamentSettings, decode_settings
+from services.domain.tournament_settings import (
+    DEFAULT_FAULT_LIMIT,
+    DEFAULT_TIME_BANK_MS,
+    DEFAULT_TIMEOUT_MS,
+)
 
 
 @dataclass(frozen=True, slots=True)
 class OpenMatch:
     """An open match that has waited at least the shortest threshold, with what decides its
-    own threshold (its games and rules, its tournament's settings)."""
+    own threshold (its games, rules and time limits)."""
 
     id: int
     status: MatchStatus
@@ -35,7 +39,6 @@ class OpenMatch:
     games_per_match: int
     rules: Rules  # the JSONB documents, decoded here once
     deals: DealsMode
-    tournament_settings: TournamentSettings | None
     since: datetime
     """When it was created (``pending``), last sent (``queued``) or last began (``running``)."""
     age_s: float
@@ -44,6 +47,10 @@ class OpenMatch:
     """``individual``: four entrants, four time banks (migration 0005)."""
     ladder_pool: str | None = None
     """The ladder it was made for, if any."""
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
+    time_bank_ms: int = DEFAULT_TIME_BANK_MS
+    fault_limit: int = DEFAULT_FAULT_LIMIT
+    """Its time limits (migration 0027)."""
 
 
 async def open_matches(
@@ -54,9 +61,8 @@ async def open_matches(
     rows = await conn.fetch(
         """
         SELECT m.id, m.status, m.attempts, m.tournament_id, m.games_per_match, m.rules, m.deals,
-               t.settings AS tournament_settings, s.since,
-               extract(epoch FROM now() - s.since)::float8 AS age_s, m.partnership,
-               m.ladder_pool
+               s.since, extract(epoch FROM now() - s.since)::float8 AS age_s, m.partnership,
+               m.ladder_pool, m.timeout_ms, m.time_bank_ms, m.fault_limit
         FROM matches m
         LEFT JOIN tournaments t ON t.id = m.tournament_id
         CROSS JOIN LATERAL (
@@ -83,8 +89,6 @@ async def open_matches(
 def _open_match(row: asyncpg.Record) -> OpenMatch:
     fields = dict(row)
     fields["rules"] = Rules.from_dict(fields["rules"])
-    if fields["tournament_settings"] is not None:
-        fields["tournament_settings"] = decode_settings(fields["tournament_settings"])
     return OpenMatch(**fields)
 
 

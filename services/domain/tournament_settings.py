@@ -3,13 +3,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Final
 
 import msgspec
 
 from arena.game.deals import INDEPENDENT, DealsMode
 from arena.match.runner import default_games_per_match
 from engine.rules import Rules
+
+DEFAULT_TIMEOUT_MS: Final = 1000
+DEFAULT_TIME_BANK_MS: Final = 30_000
+DEFAULT_FAULT_LIMIT: Final = 5
+"""The time limits of a match outside any event (a challenge, an SPRT pair, a ladder match),
+and an event's unless it says (migration 0027's column defaults are these)."""
 
 
 class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -24,9 +30,9 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     rules: Rules = msgspec.field(default_factory=Rules)
     rounds: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None
     games_per_match: Annotated[int, msgspec.Meta(ge=1, le=100)] = default_games_per_match(2)
-    timeout_ms: Annotated[int, msgspec.Meta(ge=10, le=60_000)] = 1000
-    time_bank_ms: Annotated[int, msgspec.Meta(ge=10, le=3_600_000)] = 30_000
-    fault_limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 5
+    timeout_ms: Annotated[int, msgspec.Meta(ge=10, le=60_000)] = DEFAULT_TIMEOUT_MS
+    time_bank_ms: Annotated[int, msgspec.Meta(ge=10, le=3_600_000)] = DEFAULT_TIME_BANK_MS
+    fault_limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = DEFAULT_FAULT_LIMIT
     third_place: bool = False
     deals: DealsMode = INDEPENDENT
     rated: bool = True

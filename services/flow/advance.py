@@ -4,6 +4,7 @@ once by forfeit."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import secrets
 import time
@@ -45,20 +46,20 @@ def planned_seed(tournament: Tournament, planned: Planned) -> tuple[int, seeds.S
     return seed, seeds.DERIVED
 
 
-async def advance(conn: Connection, tournament_id: int) -> list[int]:
+async def advance(conn: Connection, tournament: Tournament) -> list[int]:
     """Create whatever the finished matches make ready; finish the event when it is over.
     Loops while matches are decided on creation (byes, forfeits of withdrawn bots).
 
     The tournament's format decides (:meth:`~services.tournaments.formats.TournamentFormat.plan_next`;
     in individual 2v2, :func:`services.tournaments.individual.plan_next`); this stores its step.
     Call it inside the transaction that decided a match, holding the tournament's row lock
-    (``get_tournament(..., lock="update")``), so the next round is paired exactly once; the
-    returned match ids are to be queued after the commit. The pairing itself runs off the
-    event loop (:mod:`services.flow.pairing`)."""
+    (``get_tournament(..., lock="update")``: ``tournament`` is that row, as the caller read it
+    and changed it since; this keeps it current itself rather than read it again), so the
+    next round is paired exactly once; the returned match ids are to be queued after the
+    commit. The pairing itself runs off the event loop (:mod:`services.flow.pairing`)."""
     to_queue: list[int] = []
+    tournament_id = tournament.id
     while True:
-        tournament = await db_tournaments.get_tournament(conn, tournament_id)
-        assert tournament is not None
         if tournament.status != "running":
             return to_queue
         if await _round_still_open(conn, tournament):
@@ -66,13 +67,17 @@ async def advance(conn: Connection, tournament_id: int) -> list[int]:
         began = time.perf_counter()
         entrants, matches = await event_state(conn, tournament_id)
         step = await plan_off_loop(partial(_plan, tournament, entrants, matches))
-        await _store_step(conn, tournament, step)
+        tournament = await _store_step(conn, tournament, step)
         if not step.planned:
             return to_queue
         plan = list(step.planned)
         created, decided = await _create(conn, tournament, entrants, plan)
         to_queue += created
-        await db_tournaments.set_current_round(conn, tournament_id, max(p.round for p in plan))
+        current = max(p.round for p in plan)
+        await db_tournaments.set_current_round(conn, tournament_id, current)
+        tournament = dataclasses.replace(
+            tournament, current_round=max(tournament.current_round, current)
+        )
         logger.info(
             "tournament %s round %s paired: %d matches in %.3f s",
             tournament_id,
@@ -114,8 +119,9 @@ async def _round_still_open(conn: Connection, tournament: Tournament) -> bool:
     )
 
 
-async def _store_step(conn: Connection, tournament: Tournament, step: Plan) -> None:
-    """The rounds a step completed (and the empty rounds it skipped), and the end."""
+async def _store_step(conn: Connection, tournament: Tournament, step: Plan) -> Tournament:
+    """The rounds a step completed (and the empty rounds it skipped), and the end; the row as
+    it is now."""
     for number in step.empty_rounds:
         await db_tournaments.ensure_round(conn, tournament.id, number)
     if step.done_rounds:
@@ -123,11 +129,17 @@ async def _store_step(conn: Connection, tournament: Tournament, step: Plan) -> N
             if round_row.number in step.done_rounds:
                 await db_tournaments.set_round_status(conn, round_row.id, "done")
     if step.empty_rounds:
-        await db_tournaments.set_current_round(conn, tournament.id, max(step.empty_rounds))
+        current = max(step.empty_rounds)
+        await db_tournaments.set_current_round(conn, tournament.id, current)
+        tournament = dataclasses.replace(
+            tournament, current_round=max(tournament.current_round, current)
+        )
     if step.finished:
         if step.ended_early:
             logger.warning("tournament %s %s", tournament.id, step.ended_early)
         await db_tournaments.finish_tournament(conn, tournament.id)
+        tournament = dataclasses.replace(tournament, status="finished")
+    return tournament
 
 
 async def _create(
@@ -158,6 +170,9 @@ async def _create(
             bye=planned.bye,
             deals=settings.deals,
             partnership=tournament.partnership,
+            timeout_ms=settings.timeout_ms,
+            time_bank_ms=settings.time_bank_ms,
+            fault_limit=settings.fault_limit,
         )
         if planned.bye:
             decided += 1

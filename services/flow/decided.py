@@ -23,6 +23,7 @@ from arena.match.replay import Replay
 from services.db import tournaments as db_tournaments
 from services.db.accounts import Connection
 from services.db.matches import StoredMatch
+from services.db.tournaments import Tournament
 from services.domain.result import StoredResult
 from services.flow import ladder, sprt_pairs
 from services.flow.advance import advance
@@ -38,13 +39,16 @@ class Followed:
     stop: list[int] = field(default_factory=list)
 
 
-async def lock_owner(conn: Connection, match_id: int, tournament_id: int | None) -> None:
-    """Lock what the match belongs to, before the match's own row: its tournament, or its SPRT
-    test (a challenge or a ladder match has nothing above it to lock)."""
+async def lock_owner(
+    conn: Connection, match_id: int, tournament_id: int | None
+) -> Tournament | None:
+    """Lock what the match belongs to, before the match's own row: its tournament (returned:
+    the row read under the lock, for what follows), or its SPRT test (a challenge or a ladder
+    match has nothing above it to lock)."""
     if tournament_id is not None:
-        await db_tournaments.get_tournament(conn, tournament_id, lock="update")
-    else:
-        await sprt_pairs.lock_test_of(conn, match_id)
+        return await db_tournaments.get_tournament(conn, tournament_id, lock="update")
+    await sprt_pairs.lock_test_of(conn, match_id)
+    return None
 
 
 async def follow_played(
@@ -52,33 +56,35 @@ async def follow_played(
     match: StoredMatch,
     replay: Replay,
     result: StoredResult,
+    tournament: Tournament | None,
     *,
     ladder_pause_after: int,
     rated: bool = False,
 ) -> Followed:
-    """What a stored, played result sets off (module docstring). ``rated``: the result moved
-    ratings (a ladder counts its bots' rated matches)."""
+    """What a stored, played result sets off (module docstring); ``tournament`` is the match's,
+    as :func:`lock_owner` read it; ``rated``: the result moved ratings (a ladder counts its
+    bots' rated matches)."""
     if match.ladder_pool is not None:
         await ladder.after_result(conn, match, result, ladder_pause_after, rated=rated)
         return Followed()
-    if match.tournament_id is None:
+    if tournament is None:
         next_ids, stop = await sprt_pairs.after_result(conn, match.id, replay)
         return Followed(next_ids, stop)
-    return Followed(await advance(conn, match.tournament_id))
+    return Followed(await advance(conn, tournament))
 
 
 async def follow_given_up(
     conn: Connection,
     match_id: int,
-    tournament_id: int | None,
+    tournament: Tournament | None,
     ladder_pool: str | None,
     detail: str,
 ) -> list[int]:
     """What giving up on a match sets off: its tournament advances, its SPRT test fails; a
     challenge or a ladder match sets off nothing (a given-up ladder match is the platform's
     failure, not its bots': it does not count for their health)."""
-    if tournament_id is not None:
-        return await advance(conn, tournament_id)
+    if tournament is not None:
+        return await advance(conn, tournament)
     if ladder_pool is None:
         await sprt_pairs.after_given_up(conn, match_id, detail)
     return []

@@ -25,6 +25,10 @@ class BotNotFound(NotFound):
     pass
 
 
+class NotOrganiser(FlowError):
+    """The caller does not organise the tournament (the API answers 403)."""
+
+
 class TournamentStateError(FlowError):
     """The tournament is not in the status this needs (e.g. starting a running event)."""
 

@@ -4,6 +4,7 @@ secrets) and under which settings."""
 from __future__ import annotations
 
 import logging
+from typing import Protocol
 
 import asyncpg
 
@@ -12,33 +13,44 @@ from arena.match.runner import MatchSettings
 from engine.rules import Rules
 from services.base.secretbox import SecretBox, SecretBoxError
 from services.db import matches as db_matches
-from services.db import tournaments as db_tournaments
 from services.domain.match_order import EntrantOrder, MatchOrder
-from services.domain.tournament_settings import TournamentSettings
 
 logger = logging.getLogger("services.flow")
 
 
-def match_settings(
-    rules: Rules,
-    games_per_match: int,
-    deals: DealsMode,
-    event: TournamentSettings,
-    *,
-    anonymous: bool = False,
-) -> MatchSettings:
-    """The settings a match is played under: its own rules, games and deals, and its event's
-    time limits and fault limit (a challenge's, a test's or a ladder's: the defaults). The
-    workers are sent these, and the sweeper's thresholds follow from them. ``anonymous``: a
-    ladder match, whose ``/start`` names no opponent (docs/ladder.md)."""
+class Playable(Protocol):
+    """What a match's row says of how it is played (a stored match, an open one the sweeper
+    looks at)."""
+
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def games_per_match(self) -> int: ...
+    @property
+    def deals(self) -> DealsMode: ...
+    @property
+    def timeout_ms(self) -> int: ...
+    @property
+    def time_bank_ms(self) -> int: ...
+    @property
+    def fault_limit(self) -> int: ...
+    @property
+    def ladder_pool(self) -> str | None: ...
+
+
+def match_settings(match: Playable) -> MatchSettings:
+    """The settings a match is played under, all from its own row (migration 0027: its event's
+    time limits and fault limit; a challenge's, a test's or a ladder's are the defaults). The
+    workers are sent these, and the sweeper's thresholds follow from them. A ladder match is
+    played anonymous: its ``/start`` names no opponent (docs/ladder.md)."""
     return MatchSettings(
-        rules=rules,
-        games_per_match=games_per_match,
-        timeout_ms=event.timeout_ms,
-        time_bank_ms=event.time_bank_ms,
-        fault_limit=event.fault_limit,
-        deals=deals,
-        anonymous=anonymous,
+        rules=match.rules,
+        games_per_match=match.games_per_match,
+        timeout_ms=match.timeout_ms,
+        time_bank_ms=match.time_bank_ms,
+        fault_limit=match.fault_limit,
+        deals=match.deals,
+        anonymous=match.ladder_pool is not None,
     )
 
 
@@ -54,24 +66,12 @@ async def match_specs(
         bots = await db_matches.entrant_secrets(
             conn, sorted({b for m in rows.values() for b in m.bots})
         )
-        events: dict[int, TournamentSettings] = {}
-        for tid in sorted({m.tournament_id for m in rows.values() if m.tournament_id}):
-            tournament = await db_tournaments.get_tournament(conn, tid)
-            assert tournament is not None
-            events[tid] = tournament.settings
     specs = []
     for match_id in match_ids:
         match = rows.get(match_id)
         if match is None or match.bot1 is None:
             continue
-        event = events.get(match.tournament_id or 0, TournamentSettings())
-        settings = match_settings(
-            match.rules,
-            match.games_per_match,
-            match.deals,
-            event,
-            anonymous=match.ladder_pool is not None,
-        )
+        settings = match_settings(match)
         entrants = []
         try:
             for bot_id in match.bots:

@@ -28,7 +28,7 @@ async def refused(pool: asyncpg.Pool, match_id: int, refusal: str) -> tuple[bool
         peek = await db_matches.get_match(conn, match_id)
         if peek is None:
             raise MatchNotFound(f"there is no match {match_id}")
-        await decided.lock_owner(conn, match_id, peek.tournament_id)
+        tournament = await decided.lock_owner(conn, match_id, peek.tournament_id)
         if await db_sweep.lock_open(conn, match_id) is None:
             return False, []
         detail = fault_detail(refusal)
@@ -38,5 +38,5 @@ async def refused(pool: asyncpg.Pool, match_id: int, refusal: str) -> tuple[bool
         ):
             return False, []
         return True, await decided.follow_given_up(
-            conn, match_id, peek.tournament_id, peek.ladder_pool, detail
+            conn, match_id, tournament, peek.ladder_pool, detail
         )

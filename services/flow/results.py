@@ -75,7 +75,7 @@ async def record_result(
         peek = await db_matches.get_match(conn, match_id)
         if peek is None:
             raise MatchNotFound(f"there is no match {match_id}")
-        await decided.lock_owner(conn, match_id, peek.tournament_id)
+        tournament = await decided.lock_owner(conn, match_id, peek.tournament_id)
         match = await db_matches.get_match(conn, match_id, for_update=True)
         assert match is not None
         if match.finished or match.bot1 is None or match.status == CANCELLED:
@@ -106,7 +106,13 @@ async def record_result(
         if rated:
             await _rate(conn, match, winner)
         followed = await decided.follow_played(
-            conn, match, replay, result, ladder_pause_after=ladder_pause_after, rated=rated
+            conn,
+            match,
+            replay,
+            result,
+            tournament,
+            ladder_pause_after=ladder_pause_after,
+            rated=rated,
         )
         return Recorded(True, followed.next_ids, followed.stop, match.ladder_pool)
 

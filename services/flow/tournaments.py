@@ -3,6 +3,7 @@ tournaments; a bot that leaves is withdrawn from the events it plays."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from datetime import datetime
 from typing import NamedTuple
@@ -30,6 +31,7 @@ from services.flow.errors import (
     MirroredDealsRefused,
     NotEnoughEntrants,
     NotEntered,
+    NotOrganiser,
     TournamentFull,
     TournamentNotFound,
     TournamentStateError,
@@ -219,7 +221,11 @@ async def cancel_tournament(pool: asyncpg.Pool, tournament_id: int) -> list[int]
 
 
 async def start_tournament(
-    pool: asyncpg.Pool, tournament_id: int, floors: Floors | None = None
+    pool: asyncpg.Pool,
+    tournament_id: int,
+    floors: Floors | None = None,
+    *,
+    organiser_id: int | None = None,
 ) -> list[int]:
     """``registering`` -> ``running``: seed the field, create the first matches.
 
@@ -228,13 +234,19 @@ async def start_tournament(
     ``min_timeout_ms``; ``floors`` rose; None: no floors) or that someone else than their
     owner entered and that are closed now (:mod:`services.flow.fair_play`). Seeds follow the
     rating in the tournament's mode (then entry time). Returns the ids of the matches to queue (byes and
-    forfeits are decided already). Raises :class:`TournamentNotFound`,
-    :class:`TournamentStateError` or :class:`NotEnoughEntrants`.
+    forfeits are decided already). Raises :class:`TournamentNotFound`, :class:`NotOrganiser`
+    (``organiser_id`` given and not the tournament's), :class:`TournamentStateError` or
+    :class:`NotEnoughEntrants`.
+
+    The row is read once, under its lock, and handed on (:func:`advance`); the matches'
+    orders need no read of it either (each match holds its time limits: migration 0027).
     """
     async with pool.acquire() as conn, conn.transaction():
         tournament = await db_tournaments.get_tournament(conn, tournament_id, lock="update")
         if tournament is None:
             raise TournamentNotFound(f"there is no tournament {tournament_id}")
+        if organiser_id is not None and tournament.organiser_id != organiser_id:
+            raise NotOrganiser("only the tournament's organiser may start it")
         if tournament.status != "registering":
             raise TournamentStateError(
                 f"tournament {tournament_id} is {tournament.status}, not registering"
@@ -269,7 +281,8 @@ async def start_tournament(
         rounds = get_format(tournament.format).settle_rounds(settings.rounds, len(playing))
         settings = msgspec.structs.replace(settings, rounds=rounds)
         await db_tournaments.set_running(conn, tournament_id, settings)
-        return await advance(conn, tournament_id)
+        running = dataclasses.replace(tournament, status="running", settings=settings)
+        return await advance(conn, running)
 
 
 async def _field(
@@ -321,5 +334,7 @@ async def withdraw_bot(pool: asyncpg.Pool, bot_id: int) -> Withdrawal:
                 assert match is not None
                 await forfeit(conn, match, {bot_id})
                 forfeited.append(match_id)
-            new += await advance(conn, tournament_id)
+            tournament = await db_tournaments.get_tournament(conn, tournament_id)
+            assert tournament is not None
+            new += await advance(conn, tournament)
     return Withdrawal(new, forfeited)

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import os
 import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import httpx
+import msgspec
 
 from services.base.config import Secret
 from services.launch.child_env import bot_env
@@ -45,37 +44,65 @@ def house_file(data_dir: Path, database_url: str) -> Path:
     return data_dir / f"house-{digest}.json"
 
 
-def read_state(path: Path) -> dict[str, Any]:
+class KnownBot(msgspec.Struct):
+    """A house bot registered before: its id, and its signing secret (local mode's HTTP bots)."""
+
+    id: int
+    secret: str | None = None
+
+
+class HouseState(msgspec.Struct, omit_defaults=True):
+    """The house file: the account, its API key and the bots it owns (``bots``: local mode's,
+    by name; ``builtin``: production's built-in ones)."""
+
+    account: str | None = None
+    api_key: str | None = None
+    bots: dict[str, KnownBot] = {}
+    builtin: dict[str, KnownBot] = {}
+
+
+class _Created(msgspec.Struct):
+    """What ``POST /v1/accounts`` and ``POST /v1/bots`` answer that the house keeps."""
+
+    id: int
+    api_key: str = ""
+    signing_secret: str = ""
+
+
+def read_state(path: Path) -> HouseState:
+    """The house file, or an empty state when it is missing or unreadable (start over)."""
     try:
-        loaded = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return loaded if isinstance(loaded, dict) else {}
+        return msgspec.json.decode(path.read_bytes(), type=HouseState)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return HouseState()
 
 
-def write_state(path: Path, state: dict[str, Any]) -> None:
+def write_state(path: Path, state: HouseState) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(state, handle, indent=2)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(msgspec.json.format(msgspec.json.encode(state), indent=2))
     tmp.replace(path)
 
 
-def house_account(client: httpx.Client, path: Path) -> dict[str, Any]:
-    """The house account's state from ``path``, creating the account through the API first
-    if the file has no key (a second name if "house" is taken, e.g. the file was lost)."""
+def house_account(client: httpx.Client, path: Path) -> tuple[HouseState, str]:
+    """The house account's state from ``path`` and its API key, creating the account through
+    the API first if the file has no key (a second name if "house" is taken, e.g. the file was
+    lost)."""
     state = read_state(path)
-    if "api_key" not in state:
+    if state.api_key is None:
         name = HOUSE_ACCOUNT
         answer = client.post("/v1/accounts", json={"name": name})
         if answer.status_code == 409:
             name = f"{HOUSE_ACCOUNT}-{secrets.token_hex(3)}"
             answer = client.post("/v1/accounts", json={"name": name})
         answer.raise_for_status()
-        state = {"account": name, "api_key": answer.json()["api_key"], "bots": {}}
+        key = msgspec.json.decode(answer.content, type=_Created).api_key
+        state = HouseState(account=name, api_key=key)
         write_state(path, state)
-    return state
+    assert state.api_key is not None
+    return state, state.api_key
 
 
 def register_builtin_house(
@@ -84,20 +111,18 @@ def register_builtin_house(
     """Production: the house account (through the API) owns ``builtin:STRATEGY`` bots, stored
     in the database directly (``services.launch.house``; the API never accepts such a URL)."""
     with httpx.Client(base_url=api, timeout=15.0, trust_env=False) as client:
-        state = house_account(client, path)
-    known = {name: int(entry["id"]) for name, entry in state.get("builtin", {}).items()}
+        state, key = house_account(client, path)
+    known = {name: entry.id for name, entry in state.builtin.items()}
     wanted = [(bot.name, bot.strategy) for bot in bots]
     try:
-        stored = asyncio.run(
-            store_builtin_bots(database_url, secret_key, state["api_key"], wanted, known)
-        )
+        stored = asyncio.run(store_builtin_bots(database_url, secret_key, key, wanted, known))
     except HouseError as exc:
         raise LaunchError(
             f"storing the house bots failed: {exc} (remove {path} to start over)"
         ) from None
     for bot in bots:
         bot.bot_id = stored[bot.name]
-    state["builtin"] = {name: {"id": bot_id} for name, bot_id in stored.items()}
+    state.builtin = {name: KnownBot(bot_id) for name, bot_id in stored.items()}
     write_state(path, state)
 
 
@@ -107,17 +132,16 @@ def register_house(api: str, path: Path, bots: list[HouseBot]) -> None:
     Fills in each bot's id and signing secret; keeps both (and the account's key) in ``path``.
     """
     with httpx.Client(base_url=api, timeout=15.0, trust_env=False) as client:
-        state = house_account(client, path)
-        auth = {"authorization": f"Bearer {state['api_key']}"}
-        known: dict[str, Any] = state.setdefault("bots", {})
+        state, key = house_account(client, path)
+        auth = {"authorization": f"Bearer {key}"}
         for bot in bots:
-            entry = known.get(bot.name)
-            if entry is not None:
+            entry = state.bots.get(bot.name)
+            if entry is not None and entry.secret is not None:
                 answer = client.patch(  # open: anyone may enter a house bot (issue 12)
-                    f"/v1/bots/{entry['id']}", json={"url": bot.url, "open": True}, headers=auth
+                    f"/v1/bots/{entry.id}", json={"url": bot.url, "open": True}, headers=auth
                 )
                 if answer.status_code == 200:
-                    bot.bot_id, bot.secret = int(entry["id"]), str(entry["secret"])
+                    bot.bot_id, bot.secret = entry.id, entry.secret
                     continue
             shown = bot.name
             body = {"name": shown, "url": bot.url, "open": True}
@@ -130,17 +154,16 @@ def register_house(api: str, path: Path, bots: list[HouseBot]) -> None:
                     f"registering {bot.name} at {bot.url} failed: "
                     f"{answer.status_code} {answer.text[:500]}"
                 )
-            created = answer.json()
-            bot.bot_id, bot.secret = int(created["id"]), str(created["signing_secret"])
-            known[bot.name] = {"id": bot.bot_id, "secret": bot.secret}
+            created = msgspec.json.decode(answer.content, type=_Created)
+            bot.bot_id, bot.secret = created.id, created.signing_secret
+            state.bots[bot.name] = KnownBot(created.id, created.signing_secret)
             write_state(path, state)
 
 
 def warm_up(api: str, path: Path, bots: list[HouseBot]) -> int | None:
     """With an empty 1v1 leaderboard, start a rated round robin between the house bots, so
     the leaderboard fills within seconds of the first start. Returns its id, or None."""
-    state = read_state(path)
-    auth = {"authorization": f"Bearer {state['api_key']}"}
+    auth = {"authorization": f"Bearer {read_state(path).api_key}"}
     with httpx.Client(base_url=api, timeout=15.0, headers=auth, trust_env=False) as client:
         board = client.get("/v1/leaderboards/1v1")
         if board.status_code != 200 or board.json()["entries"]:
@@ -167,8 +190,7 @@ def join_ladders(api: str, path: Path, bots: list[HouseBot], timeout: float = 20
     """Put the house bots on :data:`HOUSE_LADDERS` through the API (its health check first: a
     bot just restarted with a new secret may need a moment, so each join is retried until
     ``timeout``). Entering again changes nothing. Returns what could not be joined, in words."""
-    state = read_state(path)
-    auth = {"authorization": f"Bearer {state['api_key']}"}
+    auth = {"authorization": f"Bearer {read_state(path).api_key}"}
     failed = []
     with httpx.Client(base_url=api, timeout=15.0, headers=auth, trust_env=False) as client:
         for ladder in HOUSE_LADDERS:
@@ -187,13 +209,14 @@ def join_ladders(api: str, path: Path, bots: list[HouseBot], timeout: float = 20
     return failed
 
 
-def local_house_bots(known: Mapping[str, Any]) -> list[HouseBot]:
+def local_house_bots(known: Mapping[str, KnownBot]) -> list[HouseBot]:
     """Local mode's house bots: each on a free loopback port (its usual one if free), with
     the signing secret stored last time, if any."""
     bots = []
     for name, strategy, preferred in HOUSE_BOTS:
         port = choose_port([preferred])
-        secret = known.get(name, {}).get("secret")
+        entry = known.get(name)
+        secret = None if entry is None else entry.secret
         bots.append(HouseBot(name, strategy, port, f"http://{LOOPBACK}:{port}", None, secret))
     return bots
 

@@ -90,7 +90,7 @@ def run(settings: Settings, environ: Mapping[str, str], *, out: Any = None) -> i
                 ]
                 bot_children: dict[str, Child] = {}
             else:  # HTTP servers on loopback, registered through the API like anyone's bots
-                bots = local_house_bots(read_state(path).get("bots", {}))
+                bots = local_house_bots(read_state(path).bots)
                 bot_children = start_bots(children, env, bots)
             api = children.start("api", api_argv(settings.web.port), env)
             children.start(

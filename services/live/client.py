@@ -1,6 +1,6 @@
-"""The Redis client of the live feed, one per process and URL, with short timeouts: a slow Redis
-must not stall a match (the bot-calling worker writes the feed) nor a stored result (the
-trusted worker deletes it)."""
+"""The Redis client of the live feed, with short timeouts: a slow Redis must not stall a match
+(the bot-calling worker writes the feed) nor a stored result (the trusted worker deletes it).
+A worker process keeps one per URL in its resources (:mod:`services.worker.resources`)."""
 
 from __future__ import annotations
 
@@ -8,15 +8,7 @@ import redis
 
 TIMEOUT_S = 0.5
 
-_live_redis: tuple[str, redis.Redis] | None = None
-
 
 def live_redis(url: str) -> redis.Redis:
-    """This process's client of the live feed on ``url``."""
-    global _live_redis
-    if _live_redis is None or _live_redis[0] != url:
-        client = redis.Redis.from_url(
-            url, socket_timeout=TIMEOUT_S, socket_connect_timeout=TIMEOUT_S
-        )
-        _live_redis = (url, client)
-    return _live_redis[1]
+    """A client of the live feed on ``url``."""
+    return redis.Redis.from_url(url, socket_timeout=TIMEOUT_S, socket_connect_timeout=TIMEOUT_S)

@@ -30,7 +30,7 @@ from litestar.serialization import encode_json
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.wire.openapi import bot_protocol_openapi
-from services.api.spec import add_links, merge, open_tuples
+from services.api.spec import OpenApiDocument, add_links, merge, open_tuples
 from services.web.pages.render import SECURITY_HEADERS, language_of_response, render_html
 
 SCHEMA_PATH = "/schema"  # services.api.app mounts the OpenAPI router there
@@ -39,7 +39,7 @@ DOCUMENT_URL = f"{SCHEMA_PATH}/openapi-full.json"
 ASSETS = "/static/swagger_ui"
 
 
-def full_document(rest: dict[str, Any]) -> dict[str, Any]:
+def full_document(rest: OpenApiDocument) -> OpenApiDocument:
     """The app's REST document ``rest`` with the bot protocol's webhooks and the links."""
     return add_links(open_tuples(merge(rest, bot_protocol_openapi())))
 
@@ -51,7 +51,7 @@ class FullDocument(JsonRenderPlugin):
         super().__init__(path=DOCUMENT_URL.removeprefix(SCHEMA_PATH))
         self._encoded: bytes | None = None
 
-    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+    def render(self, request: Request[Any, Any, Any], openapi_schema: OpenApiDocument) -> bytes:
         if self._encoded is None:  # the app's document never changes once it is built
             self._encoded = encode_json(full_document(openapi_schema))
         return self._encoded
@@ -70,7 +70,7 @@ class ApiReference(SwaggerRenderPlugin):
             style="",
         )
 
-    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+    def render(self, request: Request[Any, Any, Any], openapi_schema: OpenApiDocument) -> bytes:
         return render_html(
             request,
             "reference.html",

@@ -15,7 +15,9 @@ stops a booting worker with one line naming the variable and exit status 78.
 from __future__ import annotations
 
 import logging
+import os
 import sys
+import threading
 from typing import Any
 
 from celery import Celery
@@ -27,7 +29,9 @@ from services.base.environment import WORKER_NEEDS, load_settings, secret_key
 from services.base.limits import VISIBILITY_TIMEOUT_S
 from services.base.log_levels import quiet_noisy_loggers
 from services.base.secretbox import SecretBox
+from services.worker.celery_types import CeleryOptions
 from services.worker.names import LADDER, MATCHES, RESULTS, TASK_QUEUES
+from services.worker.resources import Resources
 from services.worker.schedule import beat_schedule
 
 logger = logging.getLogger(__name__)
@@ -48,9 +52,9 @@ def celery_broker_url(redis_url: str) -> str:
     return redis_url
 
 
-def make_config(settings: Settings) -> dict[str, Any]:
+def make_config(settings: Settings) -> CeleryOptions:
     """The Celery configuration for ``settings``."""
-    transport: dict[str, Any] = {"visibility_timeout": VISIBILITY_TIMEOUT_S}
+    transport: CeleryOptions = {"visibility_timeout": VISIBILITY_TIMEOUT_S}
     if settings.redis.prefix:
         transport["global_keyprefix"] = settings.redis.prefix
     return {
@@ -99,6 +103,8 @@ class WorkerApp(Celery):  # type: ignore[misc]
         super().__init__(main)
         self._settings = settings
         self._secret_box: tuple[Settings, SecretBox] | None = None
+        self._resources: Resources | None = None
+        self._resources_lock = threading.Lock()
         self.add_defaults(lambda: make_config(self.settings))
 
     @property
@@ -114,6 +120,15 @@ class WorkerApp(Celery):  # type: ignore[misc]
         self._settings = settings
         if settings is not None and self.configured:
             self.conf.update(make_config(settings))
+
+    @property
+    def resources(self) -> Resources:
+        """What this process keeps between tasks (:mod:`services.worker.resources`): one
+        object per process, made again after a fork."""
+        with self._resources_lock:
+            if self._resources is None or self._resources.pid != os.getpid():
+                self._resources = Resources()
+            return self._resources
 
     @property
     def secret_box(self) -> SecretBox:

@@ -7,8 +7,9 @@ thread that waits on its future costs no CPU. Used by the bot-calling worker (th
 :mod:`services.worker.matches.play_match`) and by the trusted worker (its database pool,
 :mod:`services.worker.results.db`).
 
-Process-bound: a loop cannot cross a fork, so :func:`process_loop` makes a new one in a
-prefork pool process (the parent's, if it had one, is never touched there).
+Process-bound: a loop cannot cross a fork, so a process's loops are kept by its resources
+(:meth:`services.worker.resources.Resources.loop`), made again in a prefork pool process (the
+parent's, if it had one, is never touched there).
 """
 
 from __future__ import annotations
@@ -85,16 +86,3 @@ class LoopThread:
             self._thread.join(STOP_WAIT_S)
         if not self.loop.is_running():
             self.loop.close()
-
-
-_loops: dict[str, LoopThread] = {}
-_loops_lock = threading.Lock()
-
-
-def process_loop(name: str) -> LoopThread:
-    """This process's loop called ``name`` (made on first use, and again after a fork)."""
-    with _loops_lock:
-        found = _loops.get(name)
-        if found is None or found.pid != os.getpid():
-            found = _loops[name] = LoopThread(name)
-        return found

@@ -8,9 +8,8 @@ is made from the settings when the Celery app is configured, never at import.
 
 from __future__ import annotations
 
-from typing import Any
-
 from services.base.config import LadderSettings, SweepSettings
+from services.worker.celery_types import CeleryOptions
 from services.worker.names import (
     CHECK_BOT_HEALTH,
     FIT_RATINGS,
@@ -25,7 +24,7 @@ HEALTH_EVERY_S = 60.0
 FIT_EVERY_S = 30.0  # the rating fit (services.worker.results.fit): a pool only when it changed
 
 
-def _every(task: str, seconds: float) -> dict[str, Any]:
+def _every(task: str, seconds: float) -> CeleryOptions:
     return {
         "task": task,
         "schedule": seconds,
@@ -33,7 +32,7 @@ def _every(task: str, seconds: float) -> dict[str, Any]:
     }
 
 
-def beat_schedule(sweep: SweepSettings, ladder: LadderSettings) -> dict[str, dict[str, Any]]:
+def beat_schedule(sweep: SweepSettings, ladder: LadderSettings) -> dict[str, CeleryOptions]:
     """Celery's ``beat_schedule``."""
     return {
         "start-due-tournaments": _every(START_DUE_TOURNAMENTS, START_DUE_EVERY_S),

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
 
 import msgspec
-import redis
 
 from services.base.limits import match_task_limits
 from services.base.secretbox import SecretBox
 from services.domain.match_order import MatchOrder
 from services.worker.app import WorkerApp, app
+from services.worker.celery_types import CeleryOptions
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import (
     MATCH_REFUSED,
@@ -52,7 +51,7 @@ def send_started(match_id: int) -> None:
         logger.warning("could not send %s for match %s: %s", MATCH_STARTED, match_id, exc)
 
 
-def play_options(message: MatchOrder, queue: str = MATCHES) -> dict[str, Any]:
+def play_options(message: MatchOrder, queue: str = MATCHES) -> CeleryOptions:
     """Queue and time limits of one match's task: its own deadline, never above the cap."""
     soft, hard = match_task_limits(message.settings, len(message.entrants))
     return {"queue": queue, "soft_time_limit": soft, "time_limit": hard}
@@ -99,20 +98,16 @@ def send_result(match_id: int, packed: bytes, task_id: str | None) -> None:
     )
 
 
-_flags: tuple[str, redis.Redis] | None = None
-
-
 def stop_matches(match_ids: Sequence[int]) -> None:
     """Set the stop flags of matches decided without their play (:mod:`services.worker.stops`)
     on the sending app's Redis; a failure is logged (the sweeper sets them again)."""
-    global _flags
     if not match_ids:
         return
     try:
-        settings = current_app().settings.redis
-        if _flags is None or _flags[0] != settings.url_or_local:
-            _flags = (settings.url_or_local, flags_client(settings.url_or_local))
-        request_stops(_flags[1], settings.prefix, match_ids)
+        sender = current_app()
+        url, prefix = sender.settings.redis.url_or_local, sender.settings.redis.prefix
+        flags = sender.resources.kept("stop-flags", url, lambda: flags_client(url))
+        request_stops(flags, prefix, match_ids)
     except Exception:  # whoever asked (a request, beat, the sweeper) goes on regardless
         logger.exception("stop flags of matches %s not set; the sweeper sets them", match_ids)
 

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from services.base.limits import VISIBILITY_TIMEOUT_S
 from services.worker.app import app
+from services.worker.celery_types import CeleryOptions
 from services.worker.names import TASK_QUEUES
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -35,7 +36,7 @@ class Retry:
     backoff_s: int = 2
     backoff_max_s: int = 120
 
-    def options(self) -> dict[str, Any]:
+    def options(self) -> CeleryOptions:
         return {
             "autoretry_for": self.on,
             "retry_backoff": self.backoff_s,
@@ -47,7 +48,7 @@ class Retry:
 
 def task_options(
     name: str, limits: tuple[int, int], retry: Retry | None = None, **extra: Any
-) -> dict[str, Any]:
+) -> CeleryOptions:
     """The options :func:`platform_task` gives Celery (shown for tests and reviews)."""
     soft, hard = limits
     if not 0 < soft < hard < VISIBILITY_TIMEOUT_S:
@@ -76,7 +77,7 @@ def platform_task(
 
     ``bind`` gives the task itself as first argument (to call ``self.retry``); ``max_retries``
     (without ``retry``) bounds those calls (None: no bound)."""
-    extra: dict[str, Any] = {"bind": bind}
+    extra: CeleryOptions = {"bind": bind}
     if retry is None:
         extra["max_retries"] = max_retries
     options = task_options(name, limits, retry, **extra)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import msgspec
-
 from arena.match.replay import Cause
 from engine.errors import RulesError
 from services.api.problems import FieldError, ProblemError
@@ -110,7 +108,7 @@ def match_read(match: StoredMatch, names: dict[int, str]) -> MatchRead:
         rated=match.rated,
         games_per_match=match.games_per_match,
         deals=match.deals,
-        rules=match.rules.to_dict(),
+        rules=match.rules,
         entrants=entrants,
         games=games,
         winner=match.winner_bot,
@@ -159,7 +157,17 @@ def summary(tournament: Tournament) -> TournamentSummary:
         partnership=tournament.partnership,
         status=tournament.status,
         organiser_id=tournament.organiser_id,
-        settings=msgspec.convert(msgspec.to_builtins(settings), TournamentSettingsRead),
+        settings=TournamentSettingsRead(
+            rules=settings.rules,
+            rounds=settings.rounds,
+            games_per_match=settings.games_per_match,
+            timeout_ms=settings.timeout_ms,
+            time_bank_ms=settings.time_bank_ms,
+            fault_limit=settings.fault_limit,
+            third_place=settings.third_place,
+            deals=settings.deals,
+            rated=settings.rated,
+        ),
         current_round=tournament.current_round,
         created_at=tournament.created_at,
         start_at=tournament.start_at,

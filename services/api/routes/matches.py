@@ -128,7 +128,7 @@ async def _live(
         live=True,
         match_id=match.id,
         status=match.status,
-        rules=match.rules.to_dict(),
+        rules=match.rules,
         entrants=entrants_of(match, names),
         games=last_run(items),
     )

@@ -19,7 +19,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Final
 
 import asyncpg
-import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import State
@@ -413,7 +412,7 @@ async def _settled(session: PlaySession, timeout_s: float = 10.0) -> None:
 
 
 def _frame(view: PlayView, event: str) -> bytes:
-    return json_frame(msgspec.to_builtins(view), event=event, id=view.version)
+    return json_frame(view, event=event, id=view.version)
 
 
 async def _views(session: PlaySession, slot: Slot) -> AsyncIterator[bytes]:

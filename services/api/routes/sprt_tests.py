@@ -72,7 +72,7 @@ def sprt_read(test: StoredSprt) -> SprtRead:
         bot_a=test.bot_a,
         bot_b=test.bot_b,
         mode=test.mode,
-        rules=test.rules.to_dict(),
+        rules=test.rules,
         deals=test.deals,
         **msgspec.structs.asdict(params),
         games=GAMES_PER_PAIR * stats.pairs,

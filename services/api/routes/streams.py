@@ -27,6 +27,7 @@ from services.api.guard.stream_caps import Slot, StreamCaps
 from services.api.problems import ProblemError, problem_responses
 from services.api.routes.matches import MatchId
 from services.api.routes.tournaments import TournamentId
+from services.api.schemas.streams import TournamentHead
 from services.api.sse.feeds import (
     Feed,
     Hub,
@@ -188,11 +189,7 @@ class StreamController(Controller):
                 404, f"there is no tournament {tournament_id}", slug="tournament-not-found"
             )
         if tournament.status not in LIVE_TOURNAMENT_STATUSES:
-            head = {
-                "tournament_id": tournament.id,
-                "status": tournament.status,
-                "current_round": tournament.current_round,
-            }
+            head = TournamentHead(tournament.id, tournament.status, tournament.current_round)
             return _stream(_once(json_frame(head, event="end")))
         slot = _slot(request)
         poller = partial(poll_tournament, pool=pool, tournament_id=tournament_id)

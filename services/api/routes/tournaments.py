@@ -401,10 +401,15 @@ class TournamentController(Controller):
         tournament_id: TournamentId,
         account: NamedDependency[Account],
     ) -> TournamentStarted:
-        await _organised_by(pool, tournament_id, account, "start")
         try:
             floors = flow.floors_of(services_of(request.app.state).settings.fair_play)
-            queued = await flow.start_tournament(pool, tournament_id, floors)
+            queued = await flow.start_tournament(
+                pool, tournament_id, floors, organiser_id=account.id
+            )
+        except flow.TournamentNotFound:
+            raise _not_found(tournament_id) from None
+        except flow.NotOrganiser as exc:
+            raise ProblemError(403, str(exc)) from None
         except flow.FlowError as exc:
             raise flow_problem(exc) from None
         except flow.MirroredDealsRefused as exc:

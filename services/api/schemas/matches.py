@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 import msgspec
 
 from arena.game.deals import Deals
+from engine.rules import Rules
 from services.api.schemas.tournaments import (
     GamesPerMatch,
     MasterSeed,
@@ -43,7 +44,7 @@ class LiveReplay(msgspec.Struct, kw_only=True):
     live: bool
     match_id: int
     status: MatchStatus
-    rules: dict[str, Any]
+    rules: Rules
     entrants: list[MatchEntrant]
     games: list[LiveGame]
 
@@ -77,7 +78,7 @@ class MatchRead(msgspec.Struct, kw_only=True):
     rated: bool
     games_per_match: int
     deals: Deals
-    rules: dict[str, Any]
+    rules: Rules
     entrants: list[MatchEntrant]
     games: list[GameRead]
     winner: int | None  # the winning bot; null for a draw and in individual 2v2 (see winners)

@@ -6,6 +6,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from engine.rules import Rules
+
 PlayStatus = Literal["playing", "finished", "abandoned"]
 
 
@@ -69,12 +71,13 @@ class PlayView(msgspec.Struct, frozen=True, kw_only=True):
     opponent: Opponent
     partner: Opponent | None = None
     person_side: int
-    rules: dict[str, Any]
+    rules: Rules
     games: int
     game_number: int
     turn: PlayTurn | None = None
     observation: dict[str, Any] | None = None
-    """The bot protocol's ``Observation`` of the person's seat (docs/protocol.md)."""
+    """The bot protocol's ``Observation`` of the person's seat (docs/protocol.md): the wire's
+    own document, as a bot receives it (its schema is the protocol's, under ``webhooks``)."""
     outcome: PlayOutcome | None = None
     replay_url: str | None = None
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from arena.game.deals import Deals
+from engine.rules import Rules
 from services.api.schemas.matches import BotRef
 from services.domain.sprt_runs import MAX_CONCURRENCY, Outcome, SprtStatus
 
@@ -84,7 +85,7 @@ class SprtRead(msgspec.Struct, kw_only=True):
     bot_a: int
     bot_b: int
     mode: str
-    rules: dict[str, Any]
+    rules: Rules
     deals: str
     elo0: float
     elo1: float

@@ -9,6 +9,7 @@ import msgspec
 
 from arena.game.deals import Deals
 from arena.match.runner import DEFAULT_GAMES_PER_MATCH
+from engine.rules import Rules
 from services.domain import Format, MatchStatus, Mode, Partnership, RoundStatus, TournamentStatus
 from services.tournaments.brackets.bracket import BracketKind, BracketPart
 from services.tournaments.outcome import MatchOutcome
@@ -92,7 +93,7 @@ class TournamentCreate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
 
 
 class TournamentSettingsRead(msgspec.Struct, kw_only=True):
-    rules: dict[str, Any]
+    rules: Rules
     rounds: int | None
     games_per_match: int
     timeout_ms: int

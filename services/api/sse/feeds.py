@@ -27,10 +27,18 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 import asyncpg
 
+from services.api.schemas.streams import (
+    MatchChange,
+    MatchEnd,
+    MatchGone,
+    TournamentGone,
+    TournamentHead,
+    Unavailable,
+)
 from services.api.sse.frames import HEARTBEAT, frame, json_frame
 from services.db import matches as db_matches
 from services.db import tournaments as db_tournaments
@@ -123,15 +131,9 @@ async def follow(feed: Feed, cursor: int, heartbeat_s: float | None = None) -> A
 def end_of_match(match: StoredMatch | None, match_id: int) -> bytes:
     """The ``end`` frame: the final status (and the winning side and games won, if any)."""
     if match is None:
-        return json_frame({"match_id": match_id, "status": "gone"}, event="end")
+        return json_frame(MatchGone(match_id), event="end")
     return json_frame(
-        {
-            "match_id": match.id,
-            "status": match.status,
-            "winner_side": match.winner_side,
-            "games_won": list(match.games_won),
-        },
-        event="end",
+        MatchEnd(match.id, match.status, match.winner_side, list(match.games_won)), event="end"
     )
 
 
@@ -203,27 +205,27 @@ async def poll_match(
 # --- tournament feeds -------------------------------------------------------------------------
 
 
-def match_change(match: StoredMatch) -> dict[str, Any]:
-    return {
-        "id": match.id,
-        "round": match.round_number,
-        "board": match.board,
-        "status": match.status,
-        "winner_side": match.winner_side,
-        "games_won": list(match.games_won),
-    }
+def match_change(match: StoredMatch) -> MatchChange:
+    return MatchChange(
+        id=match.id,
+        round=match.round_number,
+        board=match.board,
+        status=match.status,
+        winner_side=match.winner_side,
+        games_won=list(match.games_won),
+    )
 
 
 async def poll_tournament(
     feed: Feed, pool: asyncpg.Pool, tournament_id: int, *, status_s: float = STATUS_POLL_S
 ) -> None:
     """The one poller of a watched tournament (see the module docstring)."""
-    seen: dict[int, dict[str, Any]] = {}
-    shown: dict[str, Any] | None = None
+    seen: dict[int, MatchChange] = {}
+    shown: TournamentHead | None = None
     while True:
         tournament = await db_tournaments.get_tournament(pool, tournament_id)
         if tournament is None:
-            feed.finish(json_frame({"tournament_id": tournament_id, "status": "gone"}, event="end"))
+            feed.finish(json_frame(TournamentGone(tournament_id), event="end"))
             return
         new: list[bytes] = []
         for match in await db_matches.tournament_matches(pool, tournament_id):
@@ -231,11 +233,7 @@ async def poll_tournament(
             if seen.get(match.id) != change:
                 seen[match.id] = change
                 new.append(json_frame(change, event="match"))
-        head = {
-            "tournament_id": tournament.id,
-            "status": tournament.status,
-            "current_round": tournament.current_round,
-        }
+        head = TournamentHead(tournament.id, tournament.status, tournament.current_round)
         if head != shown:
             shown = head
             new.append(json_frame(head, event="tournament"))
@@ -312,4 +310,4 @@ async def _guarded(poller: Poller, feed: Feed, key: tuple[str, int]) -> None:
         raise
     except Exception:
         logger.exception("live feed %s failed", key)
-        feed.finish(json_frame({"status": "unavailable"}, event="end"))
+        feed.finish(json_frame(Unavailable(), event="end"))

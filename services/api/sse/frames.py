@@ -7,8 +7,6 @@ write a newline), so a frame is built once and the same bytes go to every subscr
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
 HEARTBEAT = b": keep-alive\n\n"
@@ -25,7 +23,8 @@ def frame(data: bytes, *, event: str | None = None, id: int | None = None) -> by
     return head + b"data: " + data + b"\n\n"
 
 
-def json_frame(value: Any, *, event: str | None = None, id: int | None = None) -> bytes:
+def json_frame(value: msgspec.Struct, *, event: str | None = None, id: int | None = None) -> bytes:
+    """A frame whose data is a struct's JSON."""
     return frame(msgspec.json.encode(value), event=event, id=id)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import asyncpg
+import msgspec
 from litestar import Request, Response, get
 from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
@@ -15,9 +16,10 @@ from services.domain import FINISHED_STATUSES, OPEN_STATUSES
 from services.tournaments.outcome import match_outcome
 from services.web.i18n import gettext as _
 from services.web.pages.cached import cached_page
+from services.web.pages.live_poll import LivePoll, live_poll
 from services.web.pages.live_replay import live_replay, reader
 from services.web.pages.page_cache import Rendered
-from services.web.pages.render import SECURITY_HEADERS, Id, render_html
+from services.web.pages.render import Id, render_html
 from services.web.pages.replays import decoded
 from services.web.views.causes import match_causes
 from services.web.views.common import knockout_note, outcome, side_links
@@ -86,7 +88,11 @@ async def match_page(
             stream=stream,
             stream_kind="match",
             seen=seen,
-            words=live_words(viewer, shown) if stream and viewer and shown else None,
+            words=(
+                msgspec.to_builtins(live_words(viewer, shown))
+                if stream and viewer and shown
+                else None
+            ),
         )
         return Rendered(html.encode(), live)
 
@@ -106,11 +112,8 @@ async def _match_version(
 @get("/matches/{match_id:int}/live", name="web:match-live")
 async def match_live(
     request: Request[Any, Any, Any], pool: NamedDependency[asyncpg.Pool], match_id: Id
-) -> Response[dict[str, Any]]:
+) -> Response[LivePoll]:
     version = await _match_version(request, pool, match_id)
     if version is None:
         raise NotFoundException(f"no match {match_id}")
-    return Response(
-        {"version": version, "live": version.split(".")[0] in LIVE_MATCH},
-        headers={**SECURITY_HEADERS, "Cache-Control": "no-store"},
-    )
+    return live_poll(version, version.split(".")[0] in LIVE_MATCH)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import asyncpg
+import msgspec
 from litestar import Request, Response, get
 from litestar.di import NamedDependency
 
@@ -28,9 +29,11 @@ async def play_page(
 ) -> Response[str]:
     local = services_of(request.app.state).settings.allow_loopback_bots
     house = await db_play.house_bots(pool, house_account=HOUSE_ACCOUNT if local else None)
-    return render(request, "play.html", house=house, words=play_words())
+    return render(request, "play.html", house=house, words=msgspec.to_builtins(play_words()))
 
 
 @get("/play/{play_id:int}", name="web:play-board")
 async def play_board(request: Request[Any, Any, Any], play_id: Id) -> Response[str]:
-    return render(request, "play_board.html", play_id=play_id, words=play_words())
+    return render(
+        request, "play_board.html", play_id=play_id, words=msgspec.to_builtins(play_words())
+    )

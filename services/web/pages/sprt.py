@@ -13,7 +13,8 @@ from services.api.routes.sprt_tests import sprt_read
 from services.db import matches as db_matches
 from services.db import sprt_tests as db_sprt
 from services.web.i18n import gettext as _
-from services.web.pages.render import SECURITY_HEADERS, Id, render
+from services.web.pages.live_poll import LivePoll, live_poll
+from services.web.pages.render import Id, render
 from services.web.views.sprt import sprt_view
 
 
@@ -42,11 +43,8 @@ async def sprt_page(
 
 
 @get("/tests/{test_id:int}/live", name="web:sprt-live")
-async def sprt_live(pool: NamedDependency[asyncpg.Pool], test_id: Id) -> Response[dict[str, Any]]:
+async def sprt_live(pool: NamedDependency[asyncpg.Pool], test_id: Id) -> Response[LivePoll]:
     test = await db_sprt.get_test(pool, test_id)
     if test is None:
         raise NotFoundException(f"no test {test_id}")
-    return Response(
-        {"version": _sprt_version(test), "live": test.status == "running"},
-        headers={**SECURITY_HEADERS, "Cache-Control": "no-store"},
-    )
+    return live_poll(_sprt_version(test), test.status == "running")

@@ -4,9 +4,10 @@ the replay itself is ``GET /v1/matches/{id}/replay``."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import asyncpg
+import msgspec
 from litestar import Response, get
 from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
@@ -18,7 +19,7 @@ from services.web.i18n import gettext as _
 from services.web.pages.render import SECURITY_HEADERS, Id
 from services.web.pages.replays import decoded
 from services.web.views.common import side_links
-from services.web.views.frames import frames
+from services.web.views.frames import GameFrames, frames
 
 
 def words() -> dict[str, str]:
@@ -49,7 +50,7 @@ async def match_steps(
     match_id: Id,
     game: Annotated[int, Parameter(ge=1, le=1000)] = 1,
     view: Annotated[str, Parameter(max_length=16)] = "all",
-) -> Response[dict[str, Any]]:
+) -> Response[GameFrames]:
     data = await db.match(pool, match_id)
     if data is None or data.match.status not in FINISHED_STATUSES:
         # a match not over is shown only as a spectator sees it (R-11), by its page
@@ -62,7 +63,7 @@ async def match_steps(
     if found is None:
         raise NotFoundException(_("No replay stored for this match."))
     return Response(
-        {**found, "words": words()},
+        msgspec.structs.replace(found, words=words()),
         # worded in the request's language: a cache keeps one copy per language
         headers={
             **SECURITY_HEADERS,

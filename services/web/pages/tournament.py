@@ -21,9 +21,10 @@ from services.tournaments.played import played as played_event
 from services.web.i18n import current
 from services.web.i18n import gettext as _
 from services.web.pages.cached import cached_page
+from services.web.pages.live_poll import LivePoll, live_poll
 from services.web.pages.memo import Memo
 from services.web.pages.page_cache import LIVE_S, Rendered
-from services.web.pages.render import SECURITY_HEADERS, Id, render_html
+from services.web.pages.render import Id, render_html
 from services.web.pages.replays import replays
 from services.web.views import paging
 from services.web.views.common import STATUS_NAMES, outcome, status_name
@@ -186,11 +187,8 @@ async def crosstable_page(
 @get("/tournaments/{tournament_id:int}/live", name="web:tournament-live")
 async def tournament_live(
     pool: NamedDependency[asyncpg.Pool], tournament_id: Id
-) -> Response[dict[str, Any]]:
+) -> Response[LivePoll]:
     version = await db.tournament_version(pool, tournament_id)
     if version is None:
         raise NotFoundException(f"no tournament {tournament_id}")
-    return Response(
-        {"version": version, "live": version.split(".")[0] in LIVE_TOURNAMENT},
-        headers={**SECURITY_HEADERS, "Cache-Control": "no-store"},
-    )
+    return live_poll(version, version.split(".")[0] in LIVE_TOURNAMENT)

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import msgspec
+
 from arena.game.narrate import hand_note
 from engine.events import EnvidoSettled, FlorSettled, HandEnded, HandStarted, TrucoSettled
 from engine.spoken import named
@@ -70,7 +72,16 @@ def hand_rows(
     return rows
 
 
-def open_hand(steps: Sequence[Step], team_names: tuple[str, str]) -> dict[str, object]:
+class OpenHand(msgspec.Struct, frozen=True):
+    """The score-by-hand line of a hand not over yet: its envido or flor lines, its truco, and
+    the score it started from."""
+
+    said: list[str]
+    truco: str
+    before: list[int]
+
+
+def open_hand(steps: Sequence[Step], team_names: tuple[str, str]) -> OpenHand:
     """The score-by-hand summary so far of the last hand when it is not over (what a live
     page's script continues from: :mod:`services.web.views.live_words`): its envido or flor
     lines, its truco, and the score it started from."""
@@ -87,7 +98,7 @@ def open_hand(steps: Sequence[Step], team_names: tuple[str, str]) -> dict[str, o
         elif isinstance(ev, TrucoSettled):
             level = _(named(ev.level))
             truco = level if ev.querido else _("%(level)s not wanted") % {"level": level}
-    return {"said": said, "truco": truco, "before": list(before)}
+    return OpenHand(said=said, truco=truco, before=list(before))
 
 
 def tantos(points: int) -> str:

@@ -4,7 +4,7 @@ reads them from the page; docs/play.md)."""
 
 from __future__ import annotations
 
-from typing import Any
+import msgspec
 
 from engine.actions import SENAS, WORDS
 from engine.cards import RANK
@@ -12,13 +12,22 @@ from services.web.i18n import gettext as _
 from services.web.views.common import canto_name, card_name, sena_name
 
 
-def play_words() -> dict[str, Any]:
+class PlayWords(msgspec.Struct, frozen=True):
+    """The board's words: card names, action labels, seña names, sentences by key."""
+
+    cards: dict[str, str]
+    actions: dict[str, str]
+    senas: dict[str, str]
+    text: dict[str, str]
+
+
+def play_words() -> PlayWords:
     """Card names, action labels, seña names and the board's sentences, translated."""
-    return {
-        "cards": {card: card_name(card) for card in RANK},
-        "actions": {word: canto_name(word) for word in WORDS if word != "play"},
-        "senas": {sena: sena_name(sena) for sena in SENAS},
-        "text": {
+    return PlayWords(
+        cards={card: card_name(card) for card in RANK},
+        actions={word: canto_name(word) for word in WORDS if word != "play"},
+        senas={sena: sena_name(sena) for sena in SENAS},
+        text={
             "your_turn": _("Your turn: choose a card or a call."),
             "their_turn": _("The bot is thinking."),
             "waiting": _("Waiting for the match to start."),
@@ -49,4 +58,4 @@ def play_words() -> dict[str, Any]:
             "sena_caught": _("%(who)s signalled: %(sena)s"),
             "no_sena": _("No seña"),
         },
-    }
+    )

@@ -31,9 +31,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
-import os
 import random
-import threading
 from typing import Any, cast
 
 import msgspec
@@ -55,7 +53,7 @@ from services.live.client import live_redis
 from services.live.publisher import LivePublisher
 from services.live.sink import QueuedRedis
 from services.worker.app import app
-from services.worker.loop_thread import BOT_CALLS, LoopThread, process_loop
+from services.worker.loop_thread import BOT_CALLS, LoopThread
 from services.worker.matches.admission import Admission
 from services.worker.matches.attempts import next_attempt
 from services.worker.matches.slots import BotSlots
@@ -68,8 +66,6 @@ logger = logging.getLogger(__name__)
 
 BUSY_RETRY_S = 5.0
 BUSY_RETRY_MAX_S = 60.0
-
-_redis: tuple[str, redis.Redis] | None = None
 
 
 SLOTS_RETRY_BACKOFF = ExponentialBackoff(cap=2.0, base=0.2)
@@ -95,37 +91,23 @@ def slots_client(url: str) -> redis.Redis:
 
 
 def _redis_client(url: str) -> redis.Redis:
-    global _redis
-    if _redis is None or _redis[0] != url:
-        _redis = (url, slots_client(url))
-    return _redis[1]
-
-
-_live_writes: tuple[str, int, QueuedRedis] | None = None
+    """This process's client for the bots' slots and the attempt counters."""
+    return app.resources.kept("slots-redis", url, lambda: slots_client(url))
 
 
 def live_writes(url: str) -> QueuedRedis:
     """Where the live feed's writes go: queued, and sent by a thread of their own
     (:mod:`services.live.sink`), so the match loop never waits on Redis. One per
     process (made again after a fork: the writer thread does not cross it)."""
-    global _live_writes
-    if _live_writes is None or _live_writes[:2] != (url, os.getpid()):
-        _live_writes = (url, os.getpid(), QueuedRedis(live_redis(url)))
-    return _live_writes[2]
-
-
-_stop_watch: tuple[str, str, int, StopWatch] | None = None
-_stop_watch_lock = threading.Lock()
+    return app.resources.kept("live-writes", url, lambda: QueuedRedis(live_redis(url)))
 
 
 def stop_watch(settings: Settings) -> StopWatch:
     """This process's watch on the stop flags of the matches it plays (one per process)."""
-    global _stop_watch
     url, prefix = settings.redis.url_or_local, settings.redis.prefix
-    with _stop_watch_lock:
-        if _stop_watch is None or _stop_watch[:3] != (url, prefix, os.getpid()):
-            _stop_watch = (url, prefix, os.getpid(), StopWatch(flags_client(url), prefix))
-        return _stop_watch[3]
+    return app.resources.kept(
+        "stop-watch", (url, prefix), lambda: StopWatch(flags_client(url), prefix)
+    )
 
 
 def bot_slots(settings: Settings) -> BotSlots:
@@ -207,11 +189,7 @@ async def play(
 def match_loop() -> LoopThread:
     """The one event loop on which this process plays all its matches (see the module's
     docstring); the Celery thread of each match only waits for its result."""
-    return process_loop(BOT_CALLS)
-
-
-_admission: tuple[LoopThread, Admission] | None = None
-_admission_lock = threading.Lock()
+    return app.resources.loop(BOT_CALLS)
 
 
 def match_admission(loop: LoopThread) -> Admission:
@@ -220,13 +198,13 @@ def match_admission(loop: LoopThread) -> Admission:
     One process's core is its limit: past it every call of every match would wait longer, and
     the bots would be charged (time banks, timeouts) for the platform's delay. A match beyond
     the cap waits in its Celery thread, its message held and unacknowledged."""
-    global _admission
-    with _admission_lock:
-        if _admission is None or _admission[0] is not loop:
-            admission = Admission()
-            loop.watch_lag(admission.observe)
-            _admission = (loop, admission)
-        return _admission[1]
+
+    def make() -> Admission:
+        admission = Admission()
+        loop.watch_lag(admission.observe)
+        return admission
+
+    return app.resources.kept("admission", loop, make)
 
 
 def release_slots(slots: BotSlots, bot_ids: list[int], token: str) -> None:

@@ -20,7 +20,7 @@ from arena.match.entrants import BadBotSpec, builtin_bot, builtin_name
 from arena.wire.protocol import API_VERSION, BotInfo
 from services.base.limits import SHORT_HARD_LIMIT_S, SHORT_SOFT_LIMIT_S
 from services.worker.app import app
-from services.worker.loop_thread import BOT_CALLS, process_loop
+from services.worker.loop_thread import BOT_CALLS
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import PROBE_BOTS
 from services.worker.senders import send_health
@@ -82,7 +82,7 @@ def probe_bots(targets: list[dict[str, Any]]) -> int:
     """Probe every target; send the outcomes to the trusted worker. Returns how many failed."""
     decoded = msgspec.convert(targets, list[ProbeTarget])
     allow_loopback = app.settings.allow_loopback_bots
-    outcomes = process_loop(BOT_CALLS).run(
+    outcomes = app.resources.loop(BOT_CALLS).run(
         lambda: probe_all(decoded, allow_loopback=allow_loopback)
     )
     send_health(outcomes)

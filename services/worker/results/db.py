@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -75,32 +74,13 @@ class DbRuntime:
         self._thread.stop(shutdown)
 
 
-_runtime: DbRuntime | None = None
-_runtime_lock = threading.Lock()
-
-
 def runtime() -> DbRuntime:
-    """This process's runtime (a new one after a fork or when DATABASE_URL changed), on the
-    worker app's settings."""
-    global _runtime
+    """This process's runtime, kept in its resources (a new one after a fork, or when
+    DATABASE_URL changed: the old one is closed), on the worker app's settings."""
     url = database_url(app.settings)
-    with _runtime_lock:
-        current = _runtime
-        if current is None or current.pid != os.getpid() or current.url != url:
-            if current is not None and current.pid == os.getpid():
-                current.close()
-            _runtime = current = DbRuntime(url)
-        return current
+    return app.resources.kept("db-runtime", url, lambda: DbRuntime(url), replaced=DbRuntime.close)
 
 
 def run_db(work: Callable[[asyncpg.Pool], Awaitable[T]], timeout: float | None = None) -> T:
     """Run ``work(pool)`` with this process's pool (see the module docstring)."""
     return runtime().run(work, timeout)
-
-
-def close_runtime() -> None:
-    global _runtime
-    with _runtime_lock:
-        if _runtime is not None and _runtime.pid == os.getpid():
-            _runtime.close()
-        _runtime = None

@@ -126,8 +126,9 @@ def store_result(match_id: int, sent: bytes | str, task_id: str | None = None) -
 
 def drop_live(match_id: int) -> None:
     """Delete the live feed of a stored match (it expires by itself if this fails)."""
-    redis_settings = app.settings.redis
-    clear_live(live_redis(redis_settings.url_or_local), redis_settings.prefix, match_id)
+    url, prefix = app.settings.redis.url_or_local, app.settings.redis.prefix
+    client = app.resources.kept("live-redis", url, lambda: live_redis(url))
+    clear_live(client, prefix, match_id)
 
 
 @platform_task(

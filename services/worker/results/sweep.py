@@ -58,7 +58,7 @@ from services.base.limits import (
 )
 from services.db import matches as db_matches
 from services.db import sweep as db_sweep
-from services.flow import TournamentSettings, decided
+from services.flow import decided
 from services.flow.matches import match_settings as settings_of_match
 from services.worker.app import app
 from services.worker.names import MATCHES, REQUEUE_STALE, RESULTS
@@ -72,8 +72,7 @@ logger = logging.getLogger(__name__)
 
 def match_settings(match: db_sweep.OpenMatch) -> MatchSettings:
     """The settings the match is played under (``flow.match_settings``, as it was sent)."""
-    event = match.tournament_settings or TournamentSettings()
-    return settings_of_match(match.rules, match.games_per_match, match.deals, event)
+    return settings_of_match(match)
 
 
 def stale_after_s(match: db_sweep.OpenMatch, settings: SweepSettings) -> float:
@@ -133,7 +132,7 @@ async def _give_up(
     that made ready). Locks in the platform's order (``flow.decided.lock_owner``, then the
     match) and re-checks: a result or a send that landed meanwhile wins."""
     async with pool.acquire() as conn, conn.transaction():
-        await decided.lock_owner(conn, match.id, match.tournament_id)
+        tournament = await decided.lock_owner(conn, match.id, match.tournament_id)
         locked = await db_sweep.lock_open(conn, match.id)
         if locked is None or locked[1] != match.attempts:
             return False, []
@@ -144,7 +143,7 @@ async def _give_up(
             return False, []
         # in the same transaction as the decision: what this made ready
         return True, await decided.follow_given_up(
-            conn, match.id, match.tournament_id, match.ladder_pool, detail
+            conn, match.id, tournament, match.ladder_pool, detail
         )
 
 

@@ -202,7 +202,6 @@ def test_the_sweeper_waits_for_four_time_banks_in_individual_2v2() -> None:
             games_per_match=2,
             rules=Rules(players=4),
             deals="independent",
-            tournament_settings=None,
             since=datetime.now(UTC),
             age_s=0.0,
             partnership=partnership,

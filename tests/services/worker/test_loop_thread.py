@@ -18,7 +18,7 @@ from services.live.feed import live_key
 from services.live.publisher import LivePublisher
 from services.live.sink import QueuedRedis
 from services.worker import loop_thread
-from services.worker.loop_thread import LoopThread, process_loop
+from services.worker.loop_thread import LoopThread
 from tests.servers import RedisTarget
 
 
@@ -79,18 +79,6 @@ def test_errors_reach_the_waiting_thread() -> None:
         runner.run(fails)
     assert runner.run(lambda: asyncio.sleep(0, result=7)) == 7  # the loop goes on
     runner.stop()
-
-
-def test_process_loop_is_one_per_process_and_new_after_a_fork(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    first = process_loop("test-process-loop")
-    assert process_loop("test-process-loop") is first
-    monkeypatch.setattr(loop_thread.os, "getpid", lambda: first.pid + 1)  # as in a child
-    second = process_loop("test-process-loop")
-    assert second is not first and second.pid == first.pid + 1
-    first.stop()
-    second.stop()
 
 
 def test_queued_writes_keep_their_order_and_flush(redis_target: RedisTarget) -> None:
