@@ -23,6 +23,7 @@ BENCHMARKS = [
     "platform_round",
     "ladder_placement",
     "ladder_tick",
+    "ladder_history",
     "ladder_live",
     "cancel_stop",
     "address_caps",

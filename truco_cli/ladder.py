@@ -49,7 +49,18 @@ def placement_text(placement: dict[str, Any]) -> str:
         return "placed"
     if placement["state"] == "waiting":
         return "waiting for its first rated match"
+    if placement["state"] == "needs_opponents":
+        needed = placement.get("needed") or 0
+        return (
+            f"waiting for opponents: {placement.get('opponents') or 0} of about {needed} "
+            f"bot{'' if needed == 1 else 's'} of other owners a placement needs"
+        )
     about = placement.get("about")
+    if about is None and placement.get("at_least") is not None:
+        return (
+            f"placement: {placement['matches']} of at least {placement['at_least']} matches "
+            "(not fitted yet)"
+        )
     return f"placement: {placement['matches']} of about {about} matches"
 
 
@@ -89,10 +100,20 @@ def table_text(board: dict[str, Any]) -> str:
         for e in board["entries"]
         if e["paused"] and e.get("pause_cause")
     ]
+    notes = [
+        "LOS: the chance, by the pool's fit, that a bot is stronger than the bot below it in "
+        "this table (the table is in the fit's order)"
+    ]
+    if any(e["placement"]["state"] == "needs_opponents" for e in board["entries"]):
+        notes.append(
+            "waiting for opponents: the ladder has met it with every bot it may meet as often "
+            "as a ladder day allows, or has too few owners to seat a match; more bots joining, "
+            "or the next day (UTC), let it play on"
+        )
     footer = f"{board['in_flight']} ladder matches playing"
     if board.get("commitment"):
         footer += f"; today's seed commitment {board['commitment']}"
-    return "\n".join([text, *causes, footer])
+    return "\n".join([text, *causes, *notes, footer])
 
 
 @platform_command

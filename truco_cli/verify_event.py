@@ -36,6 +36,7 @@ from engine.errors import EngineError, RulesError
 from engine.events import HandEnded
 from engine.rules import Rules
 from services.domain import seeds, side_result
+from services.domain.rated import moves_ratings
 from services.domain.ratings import k_factor, match_delta, rating_pool
 from services.domain.result import StoredResult, played_result, stored_result
 from services.tournaments.event import SeededEntrant
@@ -356,19 +357,27 @@ def check_standings(doc: TournamentExport, out: Verification) -> None:
     out.ok(f"standings: {len(rows)} rows, as the {doc.tournament.format} format ranks the results")
 
 
-def _rated(match: ExportMatch) -> bool:
-    """Whether the match moved ratings: rated, played, and not a walkover."""
+def _rated(match: ExportMatch, ladder: bool) -> bool:
+    """Whether the match moved ratings: rated, played, and not a walkover, except on a ladder,
+    where a walkover with a winner is a rated loss (the platform's own rule,
+    :func:`services.domain.rated.moves_ratings`)."""
     result = _result_of(match)
-    reason = result.reason if result is not None else None
-    return match.rated and match.status == "done" and not match.bye and reason != "walkover"
+    if not match.rated or match.status != "done" or match.bye:
+        return False
+    if result is None:
+        return True
+    return moves_ratings(
+        rated=True, reason=result.reason, winner_side=match.winner_side, ladder=ladder
+    )
 
 
-def check_elo(doc: Exported, out: Verification) -> None:
+def check_elo(doc: Exported, out: Verification, *, ladder: bool = False) -> None:
+    """Every Elo change recomputed (``ladder``: the export is a ladder day's)."""
     changes = 0
     history: dict[tuple[int, str], list[tuple[int, int, int, int]]] = {}
     annulled = set(getattr(doc, "annulled", ()))  # a ladder day's: moderators annulled them
     for match in doc.matches:
-        if match.id in annulled or not _rated(match):
+        if match.id in annulled or not _rated(match, ladder):
             if match.rating_changes:
                 raise Discrepancy(
                     f"match {match.id} Elo: the match moved no rating, yet the "

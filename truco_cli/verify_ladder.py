@@ -84,5 +84,5 @@ def verify_ladder_day(doc: LadderDayExport, *, say: Say = print) -> Verification
     check_replays(doc, out)
     check_results(doc, out)
     check_luck(doc, out)
-    check_elo(doc, out)
+    check_elo(doc, out, ladder=True)
     return out

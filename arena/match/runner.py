@@ -79,7 +79,14 @@ class MatchSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     timeout_ms: Annotated[int, msgspec.Meta(ge=10, le=60_000)] = 1000
     time_bank_ms: Annotated[int, msgspec.Meta(ge=10, le=3_600_000)] = 30_000
     fault_limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 5
+    anonymous: bool = False
+    """``/start`` names no entrant (:data:`ANONYMOUS`); ``/end`` names them all. A ladder's
+    matches are played so: a bot cannot refuse, or play differently against, an opponent it
+    has not been told of (docs/ladder.md)."""
 
+
+ANONYMOUS = "anonymous"
+"""What ``/start`` calls every entrant of an anonymous match (its ``entrants``)."""
 
 Progress = Callable[[int, State, Decision | None, Sequence[Event]], None]
 """The runner's progress hook: ``(game index, state, decision, events)`` after each decision
@@ -95,6 +102,23 @@ def seat_entrants(
         return tuple((seat - game_index) % 4 for seat in range(players))
     teams = seating(game_index)
     return tuple(teams[game.team(seat)] for seat in range(players))
+
+
+class UnplayableMatch(ValueError):
+    """A match that can never be played as ordered (its entrants cannot sit at its rules):
+    playing it again changes nothing, so whoever plays it refuses it, with these words, and
+    the platform decides it as its own fault (docs/reliability.md)."""
+
+
+def check_playable(settings: MatchSettings, entrants: int) -> None:
+    """Raise :class:`UnplayableMatch` unless ``entrants`` can sit at a match of ``settings``:
+    two (one a side), or four (one a seat) under rules with four players."""
+    if entrants not in (2, 4):
+        raise UnplayableMatch(
+            f"a match has two entrants (one per side) or four (one per seat), not {entrants}"
+        )
+    if entrants == 4 and settings.rules.players != 4:
+        raise UnplayableMatch("four entrants (one bot per seat) need rules with players = 4")
 
 
 def side_of(entrant: int) -> int:
@@ -140,10 +164,7 @@ class MatchRunner:
         game: TrucoGame = TRUCO,
         attempt: int = 0,
     ) -> None:
-        if len(entrants) not in (2, 4):
-            raise ValueError("a match has two entrants (one per side) or four (one per seat)")
-        if len(entrants) == 4 and settings.rules.players != 4:
-            raise ValueError("four entrants (one bot per seat) need rules with players = 4")
+        check_playable(settings, len(entrants))
         self.match_id = match_id
         self.seed = seed
         self.attempt = attempt
@@ -265,7 +286,7 @@ class MatchRunner:
                 game_number=table.index + 1,
                 games_in_match=s.games_per_match,
                 team=self.game.team(seat),
-                entrants=table.names,
+                entrants=[ANONYMOUS, ANONYMOUS] if s.anonymous else table.names,
                 timeout_ms=s.timeout_ms,
                 time_bank_ms=s.time_bank_ms,
             )
@@ -337,6 +358,7 @@ class MatchRunner:
                     score=game.score(state),
                     winner=final if forfeit is None else teams.index(1 - forfeit),
                     forfeit=forfeit is not None,
+                    entrants=table.names,
                 )
             )
         return GameRecord(

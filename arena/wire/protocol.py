@@ -83,6 +83,7 @@ class EndRequest(_Envelope, kw_only=True):
     score: tuple[int, int]
     winner: int | None  # winning team; None if the game was abandoned (a forfeit)
     forfeit: bool = False
+    entrants: list[str] | None = None  # entrant names by team (a ladder's /start names none)
     observation: Observation  # the final position as this seat saw it
 
 
@@ -164,6 +165,7 @@ def end_request(
     score: tuple[int, int],
     winner: int | None,
     forfeit: bool = False,
+    entrants: list[str] | None = None,
 ) -> EndRequest:
     return EndRequest(
         match_id=match_id,
@@ -172,5 +174,6 @@ def end_request(
         score=score,
         winner=winner,
         forfeit=forfeit,
+        entrants=entrants,
         observation=observation_to_wire(observation),
     )

@@ -264,6 +264,22 @@ class LadderSettings(msgspec.Struct, frozen=True, kw_only=True):
     """How often two bots may meet in one ladder day."""
     pause_after: int = 3
     """Walkovers or forfeits in a row that pause a bot on a ladder."""
+    pair_per_day_placing: int = 16
+    """The most meetings a day of a pair while one of its bots is placing in a small pool (the
+    limit grows from ``pair_per_day`` as the pool shrinks: ``services.ladder.placement``)."""
+    resume_cooldown_s: float = 600.0
+    """How long after a pause its owner may resume a bot; doubled for each earlier pause of
+    the bot on that ladder within a week."""
+    resume_cooldown_max_s: float = 86400.0
+    """The longest wait before a resume, however many pauses."""
+    link_window_s: float = 604800.0
+    """Accounts made from one address (one IPv6 /64) within this of each other are linked:
+    the ladder never pairs their bots."""
+    collusion_sigmas: int = 3
+    """How far (in standard errors) a bot's results against one opponent or one owner must lie
+    from its results against the others for the detector to flag the pair."""
+    collusion_min_matches: int = 6
+    """Ladder matches of a bot against one opponent (or owner) before the detector judges them."""
 
 
 LogFormat = Literal["json", "text"]

@@ -356,6 +356,23 @@ VARIABLES: tuple[Variable, ...] = (
     _var("TRUCO_REPORTS_PER_HOUR", "moderation.reports_per_hour", _whole(1, 10_000), "10",
          "reports of a bot or a name one client address (an IPv6 /64) may send in an hour; "
          "the same for one account"),
+    _var("TRUCO_LADDER_PAIR_PER_DAY_PLACING", "ladder.pair_per_day_placing", _whole(1, 1000),
+         "16", "the most meetings in one ladder day of two bots while one of them is placing "
+         "in a small pool (docs/ladder.md, \"Small pools\")"),
+    _var("TRUCO_LADDER_RESUME_COOLDOWN_S", "ladder.resume_cooldown_s", _seconds(0, 604800),
+         "600", "how long after a pause a bot may be resumed, doubled for each earlier pause "
+         "on that ladder within a week"),
+    _var("TRUCO_LADDER_RESUME_COOLDOWN_MAX_S", "ladder.resume_cooldown_max_s",
+         _seconds(0, 604800), "86400", "the longest wait before a paused bot may be resumed"),
+    _var("TRUCO_LADDER_LINK_WINDOW_S", "ladder.link_window_s", _seconds(0, 864000),
+         "604800", "accounts made from one address (IPv6: one /64) within this of each other "
+         "never meet on a ladder"),
+    _var("TRUCO_LADDER_COLLUSION_SIGMAS", "ladder.collusion_sigmas", _whole(2, 100), "3",
+         "standard errors between a bot's results against one opponent or owner and against "
+         "the others that flag the pair for an admin"),
+    _var("TRUCO_LADDER_COLLUSION_MIN_MATCHES", "ladder.collusion_min_matches",
+         _whole(2, 10000), "6", "ladder matches against one opponent or owner before the "
+         "collusion detector judges them"),
 )  # fmt: skip
 
 PLATFORM_NEEDS = ("DATABASE_URL", "REDIS_URL", "TRUCO_SECRET_KEY")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from services.db.accounts import Connection, Executor
+from services.ladder.cooldown import MEMORY_S
 from services.ladder.table import LadderRow
 
 
@@ -139,50 +140,137 @@ async def record_outcome(
         failed,
         pause_after,
     )
+    if paused:  # its resume waits longer for each pause within a week (migration 0033)
+        await conn.execute(
+            "INSERT INTO ladder_tallies (pool, bot_id, pauses, last_paused_at) "
+            "VALUES ($1, $2, 1, now()) ON CONFLICT ON CONSTRAINT ladder_tallies_pkey "
+            "DO UPDATE SET pauses = CASE WHEN ladder_tallies.last_paused_at "
+            "> now() - make_interval(secs => $3) THEN ladder_tallies.pauses + 1 ELSE 1 END, "
+            "last_paused_at = now()",
+            pool,
+            bot_id,
+            MEMORY_S,
+        )
     return bool(paused)
 
 
-_TABLE = """
+async def pause_record(conn: Executor, pool: str, bot_id: int) -> tuple[int, datetime | None]:
+    """(its pauses in a row within a week, the latest pause's time) on this ladder."""
+    row = await conn.fetchrow(
+        "SELECT pauses, last_paused_at FROM ladder_tallies WHERE pool = $1 AND bot_id = $2",
+        pool,
+        bot_id,
+    )
+    return (0, None) if row is None else (int(row["pauses"]), row["last_paused_at"])
+
+
+TABLE = """
+WITH recent AS (
+    SELECT me.bot_id, count(*)::int AS last_hour,
+           count(*) FILTER (WHERE m.ladder_reason = 'placing')::int AS last_hour_placing
+    FROM matches m JOIN match_entrants me ON me.match_id = m.id
+    WHERE m.ladder_pool = $1 AND m.created_at > $2::timestamptz - interval '1 hour'
+    GROUP BY me.bot_id
+), open AS (
+    SELECT me.bot_id, count(*)::int AS in_play,
+           count(*) FILTER (WHERE m.ladder_pool = $1)::int AS here
+    FROM matches m JOIN match_entrants me ON me.match_id = m.id
+    WHERE m.ladder_pool IS NOT NULL AND m.status IN ('pending', 'queued', 'running')
+    GROUP BY me.bot_id
+)
 SELECT e.bot_id, b.name AS bot_name, b.owner_id, a.name AS owner_name, b.status AS bot_status,
        b.last_ok_at IS NOT NULL AS answered,
        e.joined_at, e.hourly_cap, e.paused_at, e.pause_cause,
-       r.rating AS elo, i.rating, i.low, i.high, i.los_next,
+       r.rating AS elo, coalesce(r.matches, 0) AS rated_games, i.games AS fit_games,
+       i.rating, i.low, i.high,
        i.adjusted_rating, i.adjusted_low, i.adjusted_high,
-       (SELECT count(*) FROM match_entrants me JOIN matches m ON m.id = me.match_id
-         WHERE me.bot_id = e.bot_id AND m.ladder_pool = e.pool
-           AND m.status IN ('done', 'forfeit'))::int AS matches,
-       (SELECT count(*) FROM match_entrants me JOIN matches m ON m.id = me.match_id
-         WHERE me.bot_id = e.bot_id AND m.ladder_pool = e.pool
-           AND m.created_at > $2::timestamptz - interval '1 hour')::int AS last_hour,
-       (SELECT max(m.created_at) FROM match_entrants me JOIN matches m ON m.id = me.match_id
-         WHERE me.bot_id = e.bot_id AND m.ladder_pool = e.pool) AS last_started,
-       (SELECT count(*) FROM match_entrants me JOIN matches m ON m.id = me.match_id
-         WHERE me.bot_id = e.bot_id AND m.ladder_pool = e.pool AND m.ladder_reason = 'placing'
-           AND m.created_at > $2::timestamptz - interval '1 hour')::int AS last_hour_placing,
-       (SELECT max(m.created_at) FROM match_entrants me JOIN matches m ON m.id = me.match_id
-         WHERE me.bot_id = e.bot_id AND m.ladder_pool = e.pool
-           AND m.ladder_reason IS DISTINCT FROM 'placing') AS last_paced,
-       EXISTS (SELECT 1 FROM match_entrants me JOIN matches m ON m.id = me.match_id
-         WHERE me.bot_id = e.bot_id AND m.ladder_pool IS NOT NULL
-           AND m.status IN ('pending', 'queued', 'running')) AS playing,
-       (SELECT count(*) FROM match_entrants me JOIN matches m ON m.id = me.match_id
-         WHERE me.bot_id = e.bot_id AND m.ladder_pool IS NOT NULL
-           AND m.status IN ('pending', 'queued', 'running'))::int AS in_play
+       i.ladder_los AS los_next, i.ladder_next_bot_id AS los_next_bot,
+       coalesce(t.rated, 0) AS matches,
+       coalesce(rc.last_hour, 0) AS last_hour,
+       coalesce(o.here, 0) > 0 AS playing,
+       coalesce(o.in_play, 0) AS in_play,
+       t.last_started,
+       coalesce(rc.last_hour_placing, 0) AS last_hour_placing,
+       t.last_paced, t.first_about
 FROM ladder_entries e
 JOIN bots b ON b.id = e.bot_id
 JOIN accounts a ON a.id = b.owner_id
+LEFT JOIN ladder_tallies t ON t.pool = e.pool AND t.bot_id = e.bot_id
+LEFT JOIN recent rc ON rc.bot_id = e.bot_id
+LEFT JOIN open o ON o.bot_id = e.bot_id
 LEFT JOIN ratings r ON r.bot_id = e.bot_id AND r.mode = e.pool
 LEFT JOIN rating_intervals i ON i.bot_id = e.bot_id AND i.mode = e.pool
 WHERE e.pool = $1
+ORDER BY i.rating DESC NULLS LAST, e.joined_at, e.bot_id
 """
+"""The ladder's table (``$1`` the pool, ``$2`` now). Nothing in it reads a bot's older
+history: its rated matches, latest start and latest paced start are kept as they happen
+(``ladder_tallies``, migration 0030: :func:`note_started`, :func:`note_rated`), the last hour's
+matches are read through ``matches_ladder_recent`` and the open ones through
+``matches_ladder_open``. So it costs the same at 100 or 100,000 ladder matches
+(``tests/services/db/test_ladder_reads.py``, ``make bench`` line ``ladder_history``)."""
 
 
 async def table(conn: Executor, pool: str, now: datetime) -> list[LadderRow]:
     """Every bot on the ladder, best fitted rating first (bots not yet rated last)."""
-    rows = await conn.fetch(
-        _TABLE + " ORDER BY i.rating DESC NULLS LAST, e.joined_at, e.bot_id", pool, now
-    )
+    rows = await conn.fetch(TABLE, pool, now)
     return [LadderRow(**dict(r)) for r in rows]
+
+
+async def note_started(conn: Executor, pool: str, bot_ids: Sequence[int], *, placing: bool) -> None:
+    """Ladder matches of ``bot_ids`` were made now (in this transaction): their latest start,
+    and their latest paced start unless the match was chosen to place a bot."""
+    await conn.execute(
+        "INSERT INTO ladder_tallies (pool, bot_id, last_started, last_paced) "
+        "SELECT $1, unnest($2::bigint[]), now(), CASE WHEN $3 THEN NULL ELSE now() END "
+        "ON CONFLICT ON CONSTRAINT ladder_tallies_pkey DO UPDATE SET "
+        "last_started = now(), "
+        "last_paced = CASE WHEN $3 THEN ladder_tallies.last_paced ELSE now() END",
+        pool,
+        sorted(set(bot_ids)),
+        placing,
+    )
+
+
+async def note_rated(conn: Executor, pool: str, bot_ids: Sequence[int], change: int = 1) -> None:
+    """``bot_ids`` have ``change`` more rated ladder matches in ``pool`` (minus: annulled)."""
+    await conn.execute(
+        "INSERT INTO ladder_tallies (pool, bot_id, rated) "
+        "SELECT $1, unnest($2::bigint[]), greatest($3, 0) "
+        "ON CONFLICT ON CONSTRAINT ladder_tallies_pkey DO UPDATE SET "
+        "rated = greatest(ladder_tallies.rated + $3, 0)",
+        pool,
+        sorted(set(bot_ids)),
+        change,
+    )
+
+
+async def note_annulled(conn: Executor, pool: str, counts: dict[int, int]) -> None:
+    """Each bot's ``counts[bot]`` rated ladder matches of ``pool`` were annulled."""
+    if not counts:
+        return
+    bots = sorted(counts)
+    await conn.execute(
+        "UPDATE ladder_tallies t SET rated = greatest(t.rated - f.n, 0) "
+        "FROM unnest($2::bigint[], $3::int[]) AS f(bot, n) WHERE t.pool = $1 AND t.bot_id = f.bot",
+        pool,
+        bots,
+        [counts[b] for b in bots],
+    )
+
+
+async def keep_first_estimates(conn: Executor, pool: str, estimates: dict[int, int]) -> None:
+    """Keep each bot's placement estimate at its 10th rated match (once: a kept one stays)."""
+    if not estimates:
+        return
+    bots = sorted(estimates)
+    await conn.execute(
+        "UPDATE ladder_tallies t SET first_about = f.about FROM unnest($2::bigint[], $3::int[]) "
+        "AS f(bot, about) WHERE t.pool = $1 AND t.bot_id = f.bot AND t.first_about IS NULL",
+        pool,
+        bots,
+        [estimates[b] for b in bots],
+    )
 
 
 async def in_flight(conn: Executor, pool: str) -> int:
@@ -195,13 +283,41 @@ async def in_flight(conn: Executor, pool: str) -> int:
     return int(found or 0)
 
 
-async def others_waiting(conn: Executor) -> int:
-    """Tournament, challenge and test matches queued but not yet playing: while any wait, the
-    ladder starts nothing (they come first)."""
-    found = await conn.fetchval(
-        "SELECT count(*) FROM matches WHERE ladder_pool IS NULL AND status = 'queued'"
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """Tournament, challenge and test matches queued and not yet playing: ``for_workers``,
+    those that wait for a worker (none of their bots plays as many matches as a bot may at
+    once); ``bots``, every bot of a queued one."""
+
+    for_workers: int
+    bots: frozenset[int]
+
+
+async def others_waiting(conn: Executor, bot_cap: int) -> Waiting:
+    """What the ladder yields to (issue 33, item 5). A queued match whose bot already plays
+    ``bot_cap`` matches (``TRUCO_BOT_MAX_MATCHES``) waits for that bot, not for a worker: a
+    ladder match started meanwhile takes nothing from it, so it does not hold the ladder back
+    (one account's own slow bot must not freeze every ladder); its bots, and the bots of every
+    other queued match, get no ladder match until it has started."""
+    row = await conn.fetchrow(
+        """
+        WITH queued AS (
+            SELECT e.match_id, e.bot_id FROM matches m
+            JOIN match_entrants e ON e.match_id = m.id
+            WHERE m.status = 'queued' AND m.ladder_pool IS NULL AND NOT m.bye
+        ), busy AS (
+            SELECT e.bot_id FROM matches m JOIN match_entrants e ON e.match_id = m.id
+            WHERE m.status = 'running' AND e.bot_id IN (SELECT bot_id FROM queued)
+            GROUP BY e.bot_id HAVING count(*) >= $1
+        )
+        SELECT (SELECT count(DISTINCT q.match_id) FROM queued q WHERE q.match_id NOT IN (
+                    SELECT w.match_id FROM queued w JOIN busy USING (bot_id)))::int AS waiting,
+               (SELECT coalesce(array_agg(DISTINCT bot_id), '{}') FROM queued) AS bots
+        """,
+        bot_cap,
     )
-    return int(found or 0)
+    assert row is not None
+    return Waiting(int(row["waiting"]), frozenset(int(b) for b in row["bots"]))
 
 
 async def met_on(conn: Executor, pool: str, day: date) -> dict[tuple[int, int], int]:

@@ -5,7 +5,7 @@ the stored intervals (migration 0009). The arithmetic is :mod:`services.domain.r
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
@@ -33,6 +33,12 @@ class Fitted(Protocol):
     @property
     def los_next(self) -> float | None: ...
     @property
+    def ladder_next(self) -> int | str | None: ...
+    @property
+    def ladder_los(self) -> float | None: ...
+    @property
+    def games(self) -> int: ...
+    @property
     def adjusted(self) -> AdjustedFitted | None: ...
 
 
@@ -56,6 +62,7 @@ class PoolState:
     rated: int
     deleted: int
     bots: int
+    annulled: int = 0  # its ladder matches annulled (migration 0034): they leave the fit
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +73,7 @@ class PoolGames:
     order: list[int]  # the leaderboard, best first
     luck: list[float | None]  # per game: side a's luck in game chance (None: no figures)
     lengths: list[int]  # per game: the match's games
+    ladder: list[int] = field(default_factory=list)  # the bots on the pool's ladder, if any
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,20 +96,30 @@ _STATE = (
 )
 
 
+_ANNULLED = (
+    "SELECT count(*)::int FROM ladder_annulments a JOIN matches m ON m.id = a.match_id "
+    "WHERE m.ladder_pool = $1"
+)
+"""A pool's annulled ladder matches (a ladder pool is named as its rating pool)."""
+
+
 async def pool_state(conn: Executor, mode: str) -> PoolState:
     row = await conn.fetchrow(_STATE, mode)
     assert row is not None
-    return PoolState(int(row["rated"]), int(row["deleted"]), int(row["bots"]))
+    annulled = int(await conn.fetchval(_ANNULLED, mode) or 0)
+    return PoolState(int(row["rated"]), int(row["deleted"]), int(row["bots"]), annulled)
 
 
 async def fitted_state(conn: Executor, mode: str) -> PoolState | None:
     """What the pool's last stored fit saw (None: never fitted)."""
     row = await conn.fetchrow(
-        "SELECT rated_seen, deleted_seen, bots FROM rating_fits "
+        "SELECT rated_seen, deleted_seen, bots, annulled_seen FROM rating_fits "
         "WHERE mode = $1 AND fitted_at IS NOT NULL",
         mode,
     )
-    return None if row is None else PoolState(int(row[0]), int(row[1]), int(row[2]))
+    if row is None:
+        return None
+    return PoolState(int(row[0]), int(row[1]), int(row[2]), int(row[3]))
 
 
 async def claim(conn: Executor, mode: str, lease_s: float) -> bool:
@@ -144,8 +162,9 @@ async def load_pool(pool: asyncpg.Pool, mode: str) -> PoolGames:
             "JOIN match_entrants e ON e.match_id = h.match_id AND e.bot_id = h.bot_id "
             "JOIN matches m ON m.id = h.match_id "
             "LEFT JOIN match_results r ON r.match_id = h.match_id "
-            "WHERE h.mode = $1 GROUP BY h.match_id, m.winner_side, m.games_per_match "
-            "ORDER BY h.match_id",
+            "WHERE h.mode = $1 AND NOT EXISTS (SELECT 1 FROM ladder_annulments a "
+            "WHERE a.match_id = h.match_id) "
+            "GROUP BY h.match_id, m.winner_side, m.games_per_match ORDER BY h.match_id",
             mode,
         )
         elo = await conn.fetch(
@@ -156,6 +175,8 @@ async def load_pool(pool: asyncpg.Pool, mode: str) -> PoolGames:
             f"{LEADERBOARD_WHERE}{LEADERBOARD_ORDER}",
             mode,
         )
+        # a pool with a ladder (1v1, 2v2-individual) names it as the pool does
+        ladder = await conn.fetch("SELECT bot_id FROM ladder_entries WHERE pool = $1", mode)
     score = {0: 1.0, 1: 0.0, None: 0.5}
     return PoolGames(
         state=state,
@@ -166,6 +187,7 @@ async def load_pool(pool: asyncpg.Pool, mode: str) -> PoolGames:
         order=[int(row["bot_id"]) for row in order],
         luck=[None if row["luck"] is None else float(row["luck"]) for row in rows],
         lengths=[int(row["games_per_match"]) for row in rows],
+        ladder=[int(row["bot_id"]) for row in ladder],
     )
 
 
@@ -184,12 +206,14 @@ async def store_fit(
         await conn.execute("DELETE FROM rating_intervals WHERE mode = $1", mode)
         await conn.execute(
             "INSERT INTO rating_intervals "
-            "(bot_id, mode, rating, low, high, next_bot_id, los_next, fitted_at, "
-            "adjusted_rating, adjusted_low, adjusted_high) "
-            "SELECT bot, $1, rating, low, high, next_bot, los, now(), a, a_low, a_high FROM unnest("
-            "$2::bigint[], $3::float8[], $4::float8[], $5::float8[], $6::bigint[], $7::float8[], "
-            "$8::float8[], $9::float8[], $10::float8[]"
-            ") AS f(bot, rating, low, high, next_bot, los, a, a_low, a_high)",
+            "(bot_id, mode, rating, low, high, next_bot_id, los_next, ladder_next_bot_id, "
+            "ladder_los, games, fitted_at, adjusted_rating, adjusted_low, adjusted_high) "
+            "SELECT bot, $1, rating, low, high, next_bot, los, ladder_next, ladder_los, games, "
+            "now(), a, a_low, a_high FROM unnest($2::bigint[], $3::float8[], $4::float8[], "
+            "$5::float8[], $6::bigint[], $7::float8[], $8::bigint[], $9::float8[], $10::int[], "
+            "$11::float8[], $12::float8[], $13::float8[]) "
+            "AS f(bot, rating, low, high, next_bot, los, ladder_next, ladder_los, games, "
+            "a, a_low, a_high)",
             mode,
             bots,
             [fits[b].rating for b in bots],
@@ -197,20 +221,25 @@ async def store_fit(
             [fits[b].high for b in bots],
             [fits[b].next_bot for b in bots],
             [fits[b].los_next for b in bots],
+            [fits[b].ladder_next for b in bots],
+            [fits[b].ladder_los for b in bots],
+            [fits[b].games for b in bots],
             *_adjusted_columns([fits[b] for b in bots]),
         )
         await conn.execute(
             "INSERT INTO rating_fits "
-            "(mode, fitted_at, rated_seen, deleted_seen, games, bots, duration_ms) "
-            "VALUES ($1, now(), $2, $3, $4, $5, $6) "
+            "(mode, fitted_at, rated_seen, deleted_seen, games, bots, duration_ms, "
+            "annulled_seen) VALUES ($1, now(), $2, $3, $4, $5, $6, $7) "
             "ON CONFLICT (mode) DO UPDATE SET fitted_at = now(), rated_seen = $2, "
-            "deleted_seen = $3, games = $4, bots = $5, duration_ms = $6, lease_until = NULL",
+            "deleted_seen = $3, games = $4, bots = $5, duration_ms = $6, annulled_seen = $7, "
+            "lease_until = NULL",
             mode,
             state.rated,
             state.deleted,
             games,
             state.bots,
             duration_ms,
+            state.annulled,
         )
 
 

@@ -32,7 +32,7 @@ LOS of ``i`` over ``j`` (the next entry below): ``Phi((r_i - r_j) / sd(r_i - r_j
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -124,6 +124,11 @@ class FittedRating(msgspec.Struct, frozen=True):
     next_bot: BotId | None = None
     los_next: float | None = None
     adjusted: AdjustedRating | None = None  # on luck-adjusted outcomes, when asked for
+    ladder_next: BotId | None = None
+    """The bot right below it in its ladder's table (the ladder's bots in this fit's order),
+    and the LOS over that one: a ladder's LOS is against its own table, not the leaderboard's
+    Elo order (issue 32)."""
+    ladder_los: float | None = None
 
 
 class _Problem:
@@ -238,6 +243,7 @@ def fit_ratings(
     elo: Mapping[BotId, float],
     order: Sequence[BotId] = (),
     *,
+    ladder: Collection[BotId] = (),
     single_from: int = SINGLE_PRECISION_FROM,
     adjusted: tuple[NDArray[np.float64], NDArray[np.bool_]] | None = None,
 ) -> dict[BotId, FittedRating]:
@@ -245,7 +251,9 @@ def fit_ratings(
 
     ``elo`` gives every such bot's Elo rating: it anchors the scale (mean fit = mean Elo over
     the fitted bots) and starts the search. ``order`` is the leaderboard, best first: each bot
-    in it gets the LOS over the bot after it. Bots without games are absent from the result.
+    in it gets the LOS over the bot after it. ``ladder``: the bots on the pool's ladder, whose
+    table is in this fit's order (rating, best first; then bot id): each fitted one gets the
+    LOS over the fitted one after it there. Bots without games are absent from the result.
     From ``single_from`` bots on, the information matrix is inverted in single precision.
     ``adjusted`` (every game's luck-adjusted score and which were adjusted:
     :func:`services.domain.adjusted_fit.adjusted_scores`) adds each bot's estimate on those
@@ -276,26 +284,37 @@ def fit_ratings(
     )
 
     position = {bot: k for k, bot in enumerate(table.bots)}
-    below: dict[BotId, tuple[BotId, float | None]] = {}
-    for upper, lower in pairwise(order):
-        i, j = position.get(upper), position.get(lower)
-        if i is None:
-            continue
-        if j is None:
-            below[upper] = (lower, None)
-            continue
-        covariance = float(np.dot(inverse[:, i], inverse[:, j].astype(np.float64)))
-        spread = diagonal[i] + diagonal[j] - 2 * covariance
-        gap = (beta[i] - beta[j]) / math.sqrt(max(spread, 1e-300))
-        below[upper] = (lower, float(special.ndtr(gap)))
+
+    def los_below(ordered: Sequence[BotId]) -> dict[BotId, tuple[BotId, float | None]]:
+        below: dict[BotId, tuple[BotId, float | None]] = {}
+        for upper, lower in pairwise(ordered):
+            i, j = position.get(upper), position.get(lower)
+            if i is None:
+                continue
+            if j is None:
+                below[upper] = (lower, None)
+                continue
+            covariance = float(np.dot(inverse[:, i], inverse[:, j].astype(np.float64)))
+            spread = diagonal[i] + diagonal[j] - 2 * covariance
+            gap = (beta[i] - beta[j]) / math.sqrt(max(spread, 1e-300))
+            below[upper] = (lower, float(special.ndtr(gap)))
+        return below
+
+    board = los_below(order)
+    on_ladder = sorted(
+        (bot for bot in ladder if bot in position), key=lambda b: (-rating[position[b]], b)
+    )
+    table_below = los_below(on_ladder)
     return {
         bot: FittedRating(
             rating=float(rating[k]),
             low=float(rating[k] - error[k]),
             high=float(rating[k] + error[k]),
             games=int(counts[k]),
-            next_bot=below.get(bot, (None, None))[0],
-            los_next=below.get(bot, (None, None))[1],
+            next_bot=board.get(bot, (None, None))[0],
+            los_next=board.get(bot, (None, None))[1],
+            ladder_next=table_below.get(bot, (None, None))[0],
+            ladder_los=table_below.get(bot, (None, None))[1],
             adjusted=None if on_luck is None else on_luck[k],
         )
         for k, bot in enumerate(table.bots)

@@ -59,11 +59,13 @@ async def follow_played(
     tournament: Tournament | None,
     *,
     ladder_pause_after: int,
+    rated: bool = False,
 ) -> Followed:
     """What a stored, played result sets off (module docstring); ``tournament`` is the match's,
-    as :func:`lock_owner` read it."""
+    as :func:`lock_owner` read it; ``rated``: the result moved ratings (a ladder counts its
+    bots' rated matches)."""
     if match.ladder_pool is not None:
-        await ladder.after_result(conn, match, result, ladder_pause_after)
+        await ladder.after_result(conn, match, result, ladder_pause_after, rated=rated)
         return Followed()
     if tournament is None:
         next_ids, stop = await sprt_pairs.after_result(conn, match.id, replay, result.luck)

@@ -11,7 +11,7 @@ chosen for what they teach about the ranking (:mod:`services.ladder.matchmaker`)
   (walkovers or forfeits in a row pause a bot, with the cause shown to its owner).
 
 A ladder match is 1v1 (or individual 2v2, four bots of four owners) of one game to 15 points
-with the default rules (:data:`LADDER_RULES`), rated in the pool like any rated match. Its
+with the default rules (:func:`services.ladder.match_rules.ladder_rules`), rated in the pool like any rated match. Its
 seed derives from the day's master seed (:func:`services.domain.seeds.ladder_seed`), committed
 when the day's first match is made and revealed when the day is over and its matches have
 stopped; ``truco verify ladder`` checks a day.
@@ -23,10 +23,10 @@ import logging
 from datetime import UTC, date, datetime
 
 import asyncpg
+import msgspec
 
 from arena.game.deals import INDEPENDENT
-from engine.rules import Rules
-from services.base.config import LadderSettings
+from services.base.config import LadderSettings, WorkerSettings
 from services.db import bots as db_bots
 from services.db import ladder as db_ladder
 from services.db import matches as db_matches
@@ -36,16 +36,16 @@ from services.db.matches import LadderPlace, StoredMatch
 from services.domain import INDIVIDUAL, TEAM, seeds
 from services.domain.result import StoredResult
 from services.flow.errors import BotNotFound, BotUnavailable, FlowError
+from services.flow.ladder_table import candidates, read_table
+from services.ladder.cooldown import resumable_at
 from services.ladder.health import failure_of
+from services.ladder.match_rules import LADDER_GAMES, ladder_rules, players_of
 from services.ladder.matchmaker import pick_matches
 from services.ladder.model import LADDER_POOLS, LadderPool, MatchmakerRules, Pick
+from services.ladder.placement import first_estimates
 from services.ladder.table import ladder_bots
 
 logger = logging.getLogger("services.flow")
-
-LADDER_RULES = Rules(points_to_win=15)
-"""A ladder match's rules: one game to 15 points, the other rules at their defaults."""
-LADDER_GAMES = 1
 
 
 class NotYourBot(FlowError):
@@ -60,8 +60,27 @@ class NotOnLadder(FlowError):
     """The bot is not on this ladder."""
 
 
-def players_of(pool: LadderPool) -> int:
-    return 4 if pool == "2v2-individual" else 2
+class ResumeTooSoon(FlowError):
+    """The bot was paused; it may be resumed (or join this ladder again) only at ``until``."""
+
+    def __init__(self, message: str, until: datetime) -> None:
+        super().__init__(message)
+        self.until = until
+
+
+async def _cooled_down(
+    conn: Connection, ladder: LadderPool, bot_id: int, settings: LadderSettings, doing: str
+) -> None:
+    """Raise :class:`ResumeTooSoon` while the bot's last pause's cooldown lasts
+    (:mod:`services.ladder.cooldown`)."""
+    pauses, last = await db_ladder.pause_record(conn, ladder, bot_id)
+    until = resumable_at(pauses, last, settings.resume_cooldown_s, settings.resume_cooldown_max_s)
+    if until is not None and datetime.now(UTC) < until:
+        raise ResumeTooSoon(
+            f"bot {bot_id} was paused on the {ladder} ladder ({pauses} pause(s) within a "
+            f"week); it may {doing} from {until.isoformat(timespec='seconds')} on",
+            until,
+        )
 
 
 async def join(
@@ -89,6 +108,7 @@ async def join(
         existing = await db_ladder.get_entry(conn, ladder, bot_id)
         if existing is not None:
             return existing
+        await _cooled_down(conn, ladder, bot_id, settings, "join again")
         await db_ladder.lock_owner(conn, ladder, account_id)
         if (
             await db_ladder.entries_of_owner(conn, ladder, account_id)
@@ -122,9 +142,12 @@ async def update(
     hourly_cap: int | None = None,
     resume: bool = False,
 ) -> LadderEntry:
-    """Lower (or raise, up to the platform's cap) the bot's hourly cap; resume it if paused."""
+    """Lower (or raise, up to the platform's cap) the bot's hourly cap; resume it if paused
+    (:class:`ResumeTooSoon` while its pause's cooldown lasts)."""
     async with pool.acquire() as conn, conn.transaction():
-        await _own_entry(conn, ladder, bot_id, account_id)
+        own = await _own_entry(conn, ladder, bot_id, account_id)
+        if resume and own.paused_at is not None:
+            await _cooled_down(conn, ladder, bot_id, settings, "be resumed")
         cap = None if hourly_cap is None else min(hourly_cap, settings.hourly_cap)
         await db_ladder.update_entry(conn, ladder, bot_id, hourly_cap=cap, resume=resume)
         entry = await db_ladder.get_entry(conn, ladder, bot_id)
@@ -149,8 +172,19 @@ async def _own_entry(
     return entry
 
 
-async def tick(pool: asyncpg.Pool, settings: LadderSettings, now: datetime) -> list[int]:
-    """One run of the matchmaker over every ladder; the ids of the matches to queue."""
+async def tick(
+    pool: asyncpg.Pool,
+    settings: LadderSettings,
+    now: datetime,
+    *,
+    bot_cap: int = WorkerSettings().bot_max_matches,
+) -> list[int]:
+    """One run of the matchmaker over every ladder; the ids of the matches to queue.
+
+    Tournament, challenge and test matches come first: while one is queued and waiting for a
+    worker, no ladder match starts; a queued one that waits for its own bot (which already
+    plays ``bot_cap`` matches, ``TRUCO_BOT_MAX_MATCHES``) holds back only its bots, so one
+    account's queue cannot freeze every ladder (:func:`services.db.ladder.others_waiting`)."""
     today = now.astimezone(UTC).date()
     created: list[int] = []
     async with pool.acquire() as conn:
@@ -158,15 +192,16 @@ async def tick(pool: asyncpg.Pool, settings: LadderSettings, now: datetime) -> l
             revealed = await db_ladder.reveal_days(conn, ladder, today)
             for day in revealed:
                 logger.info("ladder %s: day %s revealed", ladder, day)
-        if await db_ladder.others_waiting(conn):
-            return []  # tournaments, challenges and tests come first
+        waiting = await db_ladder.others_waiting(conn, bot_cap)
+    if waiting.for_workers:
+        return []  # tournaments, challenges and tests come first
     for ladder in LADDER_POOLS:
         async with pool.acquire() as conn:
             flying = sum([await db_ladder.in_flight(conn, p) for p in LADDER_POOLS])
         slots = settings.in_flight - flying
         if slots <= 0:
             break
-        created += await _start(pool, ladder, today, now, settings, slots)
+        created += await _start(pool, ladder, today, now, settings, slots, waiting.bots)
     return created
 
 
@@ -177,13 +212,28 @@ async def _start(
     now: datetime,
     settings: LadderSettings,
     slots: int,
+    held: frozenset[int] = frozenset(),
 ) -> list[int]:
     async with pool.acquire() as conn:
-        rows = await db_ladder.table(conn, ladder, now)
-        met = await db_ladder.met_on(conn, ladder, today)
-    bots = ladder_bots(rows, settings.hourly_cap, now, settings.placing_at_once)
-    rules = MatchmakerRules(slots=slots, pair_per_day=settings.pair_per_day)
-    picks = pick_matches(bots, met, rules, players=players_of(ladder))
+        read = await read_table(conn, ladder, now, settings)
+        firsts = first_estimates(candidates(read.rows), read.standings)
+        if firsts:  # the estimates shown stay near these from now on
+            await db_ladder.keep_first_estimates(conn, ladder, firsts)
+    bots = [
+        msgspec.structs.replace(
+            bot,
+            pair_limit=standing.pair_limit,
+            # a bot whose tournament or challenge match waits plays that one first
+            available=bot.available and bot.bot_id not in held,
+        )
+        for bot, standing in zip(
+            ladder_bots(read.rows, settings.hourly_cap, now, settings.placing_at_once),
+            read.standings,
+            strict=True,
+        )
+    ]
+    rules = MatchmakerRules(slots=slots, pair_per_day=settings.pair_per_day, linked=read.linked)
+    picks = pick_matches(bots, read.met_today, rules, players=players_of(ladder))
     if not picks:
         return []
     async with pool.acquire() as conn, conn.transaction():
@@ -192,6 +242,7 @@ async def _start(
         ids = []
         for k, pick in enumerate(picks):
             ids.append(await _insert(conn, ladder, day, first + k, pick))
+            await db_ladder.note_started(conn, ladder, pick.seats, placing=pick.reason == "placing")
     for match_id, pick in zip(ids, picks, strict=True):
         logger.info(
             "ladder %s: match %s (%s, value %.4f): %s",
@@ -226,7 +277,7 @@ async def _insert(
         seed=seeds.ladder_seed(day.master_seed, ladder, day.day.isoformat(), number, seats),
         rated=True,
         games_per_match=LADDER_GAMES,
-        rules=LADDER_RULES,
+        rules=ladder_rules(ladder),
         deals=INDEPENDENT,
         partnership=INDIVIDUAL if len(seats) == 4 else TEAM,
         seed_scheme=seeds.DERIVED,
@@ -235,11 +286,19 @@ async def _insert(
 
 
 async def after_result(
-    conn: Connection, match: StoredMatch, result: StoredResult, pause_after: int
+    conn: Connection,
+    match: StoredMatch,
+    result: StoredResult,
+    pause_after: int,
+    *,
+    rated: bool = False,
 ) -> list[int]:
-    """Count a ladder match for its bots' health on the ladder; the bots it paused."""
+    """Count a ladder match for its bots' health on the ladder (and, ``rated``, in their rated
+    ladder matches); the bots it paused."""
     if match.ladder_pool is None:
         return []
+    if rated:
+        await db_ladder.note_rated(conn, match.ladder_pool, match.bots)
     paused = []
     for slot, bot in enumerate(match.bots):
         failed = failure_of(result, slot % 2)

@@ -34,12 +34,15 @@ class Playable(Protocol):
     def time_bank_ms(self) -> int: ...
     @property
     def fault_limit(self) -> int: ...
+    @property
+    def ladder_pool(self) -> str | None: ...
 
 
 def match_settings(match: Playable) -> MatchSettings:
     """The settings a match is played under, all from its own row (migration 0027: its event's
     time limits and fault limit; a challenge's, a test's or a ladder's are the defaults). The
-    workers are sent these, and the sweeper's thresholds follow from them."""
+    workers are sent these, and the sweeper's thresholds follow from them. A ladder match is
+    played anonymous: its ``/start`` names no opponent (docs/ladder.md)."""
     return MatchSettings(
         rules=match.rules,
         games_per_match=match.games_per_match,
@@ -47,6 +50,7 @@ def match_settings(match: Playable) -> MatchSettings:
         time_bank_ms=match.time_bank_ms,
         fault_limit=match.fault_limit,
         deals=match.deals,
+        anonymous=match.ladder_pool is not None,
     )
 
 

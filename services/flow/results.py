@@ -15,6 +15,7 @@ from services.db.accounts import Connection
 from services.db.matches import StoredMatch
 from services.domain import CANCELLED, BotResult, SideResult, side_result
 from services.domain.packed_replay import PackedReplay, pack
+from services.domain.rated import moves_ratings
 from services.domain.ratings import k_factor, match_delta, rating_pool
 from services.domain.result import played_result
 from services.flow import decided, fair_play
@@ -97,14 +98,22 @@ async def record_result(
         await db_matches.set_played_attempt(conn, match_id, replay.attempt)
         await db_matches.finish_match(conn, match_id, status="done", winner_side=winner)
         await fair_play.record_latency(conn, match, replay)
-        if (
-            match.rated
-            and replay.result.reason != "walkover"
-            and not await fair_play.spared_forfeit(conn, match, replay)
-        ):
+        rated = moves_ratings(
+            rated=match.rated,
+            reason=replay.result.reason,
+            winner_side=winner,
+            ladder=match.ladder_pool is not None,
+        ) and not await fair_play.spared_forfeit(conn, match, replay)
+        if rated:
             await _rate(conn, match, winner)
         followed = await decided.follow_played(
-            conn, match, replay, result, tournament, ladder_pause_after=ladder_pause_after
+            conn,
+            match,
+            replay,
+            result,
+            tournament,
+            ladder_pause_after=ladder_pause_after,
+            rated=rated,
         )
         return Recorded(True, followed.next_ids, followed.stop, match.ladder_pool)
 

@@ -45,6 +45,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from services.ladder.links import kept_apart
 from services.ladder.model import LadderBot, MatchmakerRules, Pick, PickReason
 
 Q = math.log(10) / 400
@@ -61,6 +62,15 @@ OPPONENT_NOISE = 1.0
 def pair_key(a: int, b: int) -> Pair:
     """Two bots as a key of the day's meetings (order does not matter)."""
     return (a, b) if a < b else (b, a)
+
+
+def may_meet(first: LadderBot, second: LadderBot, met: int, rules: MatchmakerRules) -> bool:
+    """Whether two bots that met ``met`` times today may meet again: bots of owners not kept
+    apart (one owner, or linked accounts), under the day's limit for a pair (raised while one
+    of them is placing in a small pool: its ``pair_limit``)."""
+    if kept_apart(first.owner_id, second.owner_id, rules.linked):
+        return False
+    return met < max(rules.pair_per_day, first.pair_limit, second.pair_limit)
 
 
 def _g(variance: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -193,7 +203,9 @@ def pick_1v1(
         if a in used or b in used:
             continue
         first, second = bots[ready[a]], bots[ready[b]]
-        if met_today.get(pair_key(first.bot_id, second.bot_id), 0) >= rules.pair_per_day:
+        if not may_meet(
+            first, second, met_today.get(pair_key(first.bot_id, second.bot_id), 0), rules
+        ):
             continue
         used.update((a, b))
         ids = (ready[a], ready[b])
@@ -264,8 +276,13 @@ def pick_individual(
             four = (anchor, *trio)
             if len({bots[k].owner_id for k in four}) < 4:
                 continue
-            if any(
-                met_today.get(pair_key(bots[x].bot_id, bots[y].bot_id), 0) >= rules.pair_per_day
+            if not all(
+                may_meet(
+                    bots[x],
+                    bots[y],
+                    met_today.get(pair_key(bots[x].bot_id, bots[y].bot_id), 0),
+                    rules,
+                )
                 for x, y in combinations(four, 2)
             ):
                 continue

@@ -29,13 +29,17 @@ class LadderBot(msgspec.Struct, frozen=True):
     """One bot on a ladder, as the matchmaker reads it: the pool's fitted rating and its 95%
     interval half width (Elo; :data:`NEW_BOT_HALFWIDTH` and the pool's mean before its first
     rated match), whether it may be given a match now (not playing, not paused, under its
-    hourly cap), and its owner (bots of one owner never meet)."""
+    hourly cap), and its owner (bots of one owner never meet; bots of linked accounts count as
+    one owner's)."""
 
     bot_id: int
     owner_id: int
     rating: float
     halfwidth: float
     available: bool = True
+    pair_limit: int = 0
+    """The most meetings today of a pair with this bot (0: the rules' ``pair_per_day``); a
+    bot still placing in a small pool has more (:mod:`services.ladder.placement`)."""
 
     @property
     def sigma(self) -> float:
@@ -83,6 +87,9 @@ class MatchmakerRules(msgspec.Struct, frozen=True):
     placing_weight: float = 1.0
     top_weight: float = 20.0
     window: int = 48
+    linked: frozenset[tuple[int, int]] = frozenset()
+    """Pairs of owners (lower id first) whose bots never meet: linked accounts
+    (:mod:`services.ladder.links`); one owner's bots never meet either."""
 
 
 def placement_progress(matches: int, halfwidth: float) -> tuple[int, int]:

@@ -21,7 +21,9 @@ DEFAULT_RATING = 1500.0
 @dataclass(frozen=True, slots=True)
 class LadderRow:
     """One bot of a ladder's table: its entry, its bot, the pool's fit (None before its
-    first rated match there), its ladder matches and whether it is playing one now."""
+    first rated match there; ``los_next`` its LOS over ``los_next_bot``, the bot below it in
+    this table when the fit ran), its rated ladder matches and whether it is playing one of
+    this ladder now (``in_play``: its ladder matches not over, on any ladder)."""
 
     bot_id: int
     bot_name: str
@@ -49,6 +51,11 @@ class LadderRow:
     adjusted_rating: float | None = None
     adjusted_low: float | None = None
     adjusted_high: float | None = None
+
+    los_next_bot: int | None = None  # the bot below it in this table when the fit ran
+    first_about: int | None = None  # its placement estimate at its 10th rated match
+    rated_games: int = 0  # its rated matches in the pool now (ladder or not)
+    fit_games: int | None = None  # its rated matches the pool's last fit saw
 
 
 def estimate(row: LadderRow) -> tuple[float, float, float] | None:

@@ -34,6 +34,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from services.tournaments.owner_spread import spread_owners
 from services.tournaments.sparse_pairs import DEFAULT_LIMITS, Limits, min_cost_pairs
 
 Table = tuple[int, int, int, int]  # slot order: side 0, side 1, side 0, side 1
@@ -86,13 +87,32 @@ class History:
 
 
 def choose_byes(field: Sequence[Candidate], *, swiss: bool) -> list[int]:
-    """The ``len(field) % 4`` bots that sit out this round."""
+    """The ``len(field) % 4`` bots that sit out this round: the fewest byes so far first (a
+    hard rule), then, among those, a bot of an owner with more bots than the round has tables
+    (such an owner would crowd a table: four owners a table is possible exactly when no owner
+    has more bots than there are tables), then (Swiss) the lowest score, then the worst seed.
+    Without the second rule, six bots of four owners (two owners with two bots) gave the byes
+    to the two single bots and seated both pairs at the only table (issue 32)."""
     key = (
         (lambda c: (c.byes, c.points2, -c.seed, c.id))
         if swiss
         else (lambda c: (c.byes, -c.seed, c.id))
     )
-    return [c.id for c in sorted(field, key=key)[: len(field) % 4]]
+    ordered = sorted(field, key=key)
+    sitting = len(field) % 4
+    tables = (len(field) - sitting) // 4
+    left = Counter(c.owner for c in field)
+    byes: list[int] = []
+    for _ in range(sitting):
+        chosen = {b for b in byes}
+        waiting = [c for c in ordered if c.id not in chosen]
+        fewest = min(c.byes for c in waiting)
+        tier = [c for c in waiting if c.byes == fewest]
+        crowded = [c for c in tier if left[c.owner] > tables]
+        pick = (crowded or tier)[0]
+        byes.append(pick.id)
+        left[pick.owner] -= 1
+    return byes
 
 
 def form_round(
@@ -120,7 +140,8 @@ def form_round(
     pairs = pair_partners(playing, history, swiss=swiss, preferred=preferred, limits=limits)
     if swiss and len(pairs) > limits.exact:  # the sparse graph's order: summed places
         pairs.sort(key=lambda p: (place[p[0].id] + place[p[1].id], place[p[0].id]))
-    tables = [_seat(p, q, place) for p, q in pair_tables(pairs, history, place, swiss, limits)]
+    faced = spread_owners(pair_tables(pairs, history, place, swiss, limits), history.partnered)
+    tables = [_seat(p, q, place) for p, q in faced]
     tables.sort(key=lambda t: min(place[b] for b in t))
     return TableRound(tables=tables, byes=byes)
 

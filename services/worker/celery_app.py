@@ -20,7 +20,7 @@ from __future__ import annotations
 from services.worker import observe, wakeup
 from services.worker.app import app, make_config
 from services.worker.matches import boot, play_match, probe
-from services.worker.results import fit, ladder_tick, periodic, store, sweep
+from services.worker.results import fit, ladder_tick, periodic, refused, store, sweep
 
 # Importing the task modules above registers their tasks on ``app``; ``wakeup`` connects the
 # timer that keeps a threads-pool consumer taking messages as tasks finish, ``boot`` the
@@ -35,6 +35,7 @@ __all__ = [
     "periodic",
     "play_match",
     "probe",
+    "refused",
     "store",
     "sweep",
     "wakeup",

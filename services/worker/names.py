@@ -20,6 +20,7 @@ PROBE_BOTS = "truco.probe_bots"
 RECORD_BOT_HEALTH = "truco.record_bot_health"
 MATCH_STARTED = "truco.match_started"
 MATCH_STOPPED = "truco.match_stopped"
+MATCH_REFUSED = "truco.match_refused"
 REQUEUE_STALE = "truco.requeue_stale_matches"
 FIT_RATINGS = "truco.fit_ratings"
 LADDER_TICK = "truco.ladder_tick"
@@ -33,6 +34,7 @@ TASK_QUEUES: dict[str, str] = {
     RECORD_BOT_HEALTH: RESULTS,
     MATCH_STARTED: RESULTS,
     MATCH_STOPPED: RESULTS,
+    MATCH_REFUSED: RESULTS,
     REQUEUE_STALE: RESULTS,
     FIT_RATINGS: RESULTS,
     LADDER_TICK: RESULTS,

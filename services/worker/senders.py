@@ -21,6 +21,7 @@ from services.worker.app import WorkerApp, app
 from services.worker.celery_types import CeleryOptions
 from services.worker.messages import ProbeOutcome, ProbeTarget
 from services.worker.names import (
+    MATCH_REFUSED,
     MATCH_STARTED,
     MATCH_STOPPED,
     MATCHES,
@@ -115,6 +116,18 @@ def send_stopped(match_id: int) -> None:
     """Tell the trusted worker that this worker stopped playing a decided match."""
     current_app().send_task(
         MATCH_STOPPED, args=[match_id], queue=RESULTS, retry=True, retry_policy=RESULT_RETRY_POLICY
+    )
+
+
+def send_refused(match_id: int, detail: str) -> None:
+    """Tell the trusted worker that this worker refused a match it can never play, and why
+    (it is decided as the platform's fault: :func:`services.flow.platform_faults.refused`)."""
+    current_app().send_task(
+        MATCH_REFUSED,
+        args=[match_id, detail],
+        queue=RESULTS,
+        retry=True,
+        retry_policy=RESULT_RETRY_POLICY,
     )
 
 

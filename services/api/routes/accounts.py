@@ -4,16 +4,20 @@
 from __future__ import annotations
 
 import asyncpg
-from litestar import Controller, get, post
+from litestar import Controller, Request, get, post
+from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.params import JSONBody
 
 from services.api.auth import SECURITY, current_account, hash_api_key, new_api_key
+from services.api.deps import services_of
+from services.api.guard.account_origin import request_origin
 from services.api.names import check_name
 from services.api.problems import ProblemError, problem_responses
 from services.api.schemas.accounts import AccountCreate, AccountCreated, AccountRead
 from services.db import accounts as db_accounts
 from services.db import api_keys as db_keys
+from services.db import ladder_links as db_links
 from services.db.accounts import Account, DuplicateName
 
 
@@ -30,7 +34,10 @@ class AccountController(Controller):
         responses=problem_responses(409, 413, 415, 422),
     )
     async def create_account(
-        self, data: JSONBody[AccountCreate], pool: NamedDependency[asyncpg.Pool]
+        self,
+        request: Request[object, object, State],
+        data: JSONBody[AccountCreate],
+        pool: NamedDependency[asyncpg.Pool],
     ) -> AccountCreated:
         check_name(data.name)
         key = new_api_key()
@@ -45,6 +52,9 @@ class AccountController(Controller):
                 "are unique ignoring case and look-alike characters)",
                 slug="name-taken",
             ) from None
+        origin = request_origin(request, services_of(request.app.state).settings)
+        if origin is not None:  # one person's accounts never meet on a ladder
+            await db_links.note_created_from(pool, account.id, origin)
         return AccountCreated(id=account.id, name=account.name, api_key=key)
 
     @get(

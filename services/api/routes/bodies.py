@@ -123,6 +123,7 @@ def match_read(match: StoredMatch, names: dict[int, str], *, hands: bool = True)
         reason=reason,
         cause=causes[0] if causes else None,
         causes=causes,
+        error=result.error if result is not None else None,
         games_won=list(result.games_won) if result is not None else None,
         tantos=list(result.tantos) if result is not None else None,
         decided_by=knockout_decision(match.bracket_match, match.result),

@@ -20,17 +20,19 @@ import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from typing import Final
 
 import asyncpg
 from litestar.datastructures import State
 
 from services.api.schemas.ladders import LadderEntryRead, Placement
-from services.db import ladder as db_ladder
+from services.base.config import LadderSettings
 from services.db.accounts import Account
-from services.ladder.model import PLACEMENT_HALFWIDTH, LadderPool, placement_progress
-from services.ladder.table import LadderRow, estimate
+from services.flow.ladder_table import TableRead, candidates, read_table
+from services.ladder.model import LadderPool
+from services.ladder.placement import Standing, standings
+from services.ladder.table import LadderRow
 
 KEEP_S: Final = 5.0
 """How long a ladder's table is served from one read."""
@@ -39,34 +41,50 @@ STATE_KEY: Final = "ladder_tables"
 
 @dataclass(frozen=True, slots=True)
 class LadderSnapshot:
-    """One read of a ladder: its rows in table order, its matches in flight, today (UTC) and
-    today's seed commitment; ``version`` names the read (pages key their cache with it)."""
+    """One read of a ladder (its rows in table order with their standings, its matches in
+    flight, today (UTC) and today's seed commitment); ``version`` names the read (pages key
+    their cache with it)."""
 
-    pool: LadderPool
-    rows: tuple[LadderRow, ...]
-    in_flight: int
-    today: date
-    commitment: str | None
+    read: TableRead
     version: str
     public: list[LadderEntryRead]
-    """The rows ranked for a reader without a key (:func:`ranked`), made once per read."""
+    """The rows ranked for a reader without a key (:func:`table_entries`), made once per read."""
 
 
-def placement(row: LadderRow) -> Placement:
-    """Where the bot stands in its placement, by the estimate the ladder places it by (on
-    luck-adjusted outcomes when fitted: :func:`services.ladder.table.estimate`)."""
-    found = estimate(row)
-    if found is None or not row.matches:
-        return Placement(state="waiting", matches=row.matches)
-    halfwidth = (found[2] - found[1]) / 2
-    if halfwidth < PLACEMENT_HALFWIDTH:
-        return Placement(state="placed", matches=row.matches)
-    played, about = placement_progress(row.matches, halfwidth)
-    return Placement(state="placing", matches=played, about=about)
+def placement(standing: Standing) -> Placement:
+    """A bot's standing as the API shows it (:mod:`services.ladder.placement`)."""
+    if standing.state == "placed":
+        return Placement(state="placed", matches=standing.matches)
+    if standing.state == "needs_opponents":
+        return Placement(
+            state="needs_opponents",
+            matches=standing.matches,
+            about=standing.about,
+            opponents=standing.opponents,
+            needed=standing.needed,
+            at_least=standing.at_least,
+        )
+    return Placement(
+        state=standing.state,
+        matches=standing.matches,
+        about=standing.about,
+        opponents=standing.opponents,
+        at_least=standing.at_least,
+    )
 
 
-def entry_read(row: LadderRow, rank: int | None, viewer: Account | None) -> LadderEntryRead:
+def entry_read(
+    row: LadderRow,
+    rank: int | None,
+    viewer: Account | None,
+    below: int | None = None,
+    standing: Standing | None = None,
+) -> LadderEntryRead:
+    """One row of the table; ``below``: the bot of the row under it (its LOS is over that one,
+    and shown only while the fit's neighbour is still that bot); ``standing``: its placement
+    (:func:`services.flow.ladder_table.read_table`)."""
     own = viewer is not None and viewer.id == row.owner_id
+    los = row.los_next if below is not None and row.los_next_bot == below else None
     return LadderEntryRead(
         rank=rank,
         bot_id=row.bot_id,
@@ -74,7 +92,7 @@ def entry_read(row: LadderRow, rank: int | None, viewer: Account | None) -> Ladd
         owner=row.owner_name,
         rating=row.rating,
         interval=(row.low, row.high) if row.low is not None and row.high is not None else None,
-        los_next=row.los_next,
+        los_next=los,
         adjusted_rating=row.adjusted_rating,
         adjusted_interval=(
             (row.adjusted_low, row.adjusted_high)
@@ -83,7 +101,7 @@ def entry_read(row: LadderRow, rank: int | None, viewer: Account | None) -> Ladd
         ),
         elo=row.elo,
         matches=row.matches,
-        placement=placement(row),
+        placement=placement(standing or _alone(row)),
         playing=row.playing,
         paused=row.paused_at is not None,
         pause_cause=row.pause_cause if own else None,
@@ -92,33 +110,42 @@ def entry_read(row: LadderRow, rank: int | None, viewer: Account | None) -> Ladd
     )
 
 
-def ranked(rows: Sequence[LadderRow], viewer: Account | None) -> list[LadderEntryRead]:
-    """Rows in table order; a rank for each bot with a fitted rating (paused bots keep theirs,
-    marked paused)."""
+def _alone(row: LadderRow) -> Standing:
+    """A row's standing read without its table (no opponents known)."""
+    (standing,) = standings(candidates([row]), {}, players=2, per_day=1, cap=1)
+    return standing
+
+
+def ranked(
+    rows: list[LadderRow],
+    viewer: Account | None,
+    found: Sequence[Standing] | None = None,
+) -> list[LadderEntryRead]:
+    """Rows in table order, with their standings (``found``, one per row); a rank for each bot
+    with a fitted rating (paused bots keep theirs, marked paused)."""
     out, rank = [], 0
-    for row in rows:
+    for k, row in enumerate(rows):
         if row.rating is not None:
             rank += 1
-        out.append(entry_read(row, rank if row.rating is not None else None, viewer))
+        below = rows[k + 1].bot_id if k + 1 < len(rows) else None
+        standing = found[k] if found is not None else None
+        out.append(
+            entry_read(row, rank if row.rating is not None else None, viewer, below, standing)
+        )
     return out
 
 
-async def read_snapshot(pool: asyncpg.Pool, ladder: LadderPool, version: str) -> LadderSnapshot:
-    """A ladder's table straight from the database."""
-    now = datetime.now(UTC)
+def table_entries(read: TableRead, viewer: Account | None) -> list[LadderEntryRead]:
+    return ranked(read.rows, viewer, read.standings)
+
+
+async def read_snapshot(
+    pool: asyncpg.Pool, ladder: LadderPool, version: str, settings: LadderSettings
+) -> LadderSnapshot:
+    """A ladder's table straight from the database (:func:`services.flow.ladder_table.read_table`)."""
     async with pool.acquire() as conn:
-        rows = await db_ladder.table(conn, ladder, now)
-        flying = await db_ladder.in_flight(conn, ladder)
-        today = await db_ladder.get_day(conn, ladder, now.date())
-    return LadderSnapshot(
-        ladder,
-        tuple(rows),
-        flying,
-        now.date(),
-        None if today is None else today.commitment,
-        version,
-        ranked(rows, None),
-    )
+        read = await read_table(conn, ladder, datetime.now(UTC), settings)
+    return LadderSnapshot(read, version, table_entries(read, None))
 
 
 class LadderTables:
@@ -133,7 +160,9 @@ class LadderTables:
         self._reading: dict[LadderPool, asyncio.Future[LadderSnapshot]] = {}
         self._versions = itertools.count(1)
 
-    async def snapshot(self, pool: asyncpg.Pool, ladder: LadderPool) -> LadderSnapshot:
+    async def snapshot(
+        self, pool: asyncpg.Pool, ladder: LadderPool, settings: LadderSettings
+    ) -> LadderSnapshot:
         kept = self._kept.get(ladder)
         if kept is not None and kept[0] > self.clock():
             return kept[1]
@@ -145,12 +174,12 @@ class LadderTables:
                 task = asyncio.current_task()
                 if not reading.cancelled() or (task is not None and task.cancelling()):
                     raise
-                return await self.snapshot(pool, ladder)  # its reader went away: read here
+                return await self.snapshot(pool, ladder, settings)  # its reader left: read here
         future: asyncio.Future[LadderSnapshot] = asyncio.get_running_loop().create_future()
         self._reading[ladder] = future
         try:
             self.reads += 1
-            made = await read_snapshot(pool, ladder, f"{next(self._versions)}")
+            made = await read_snapshot(pool, ladder, f"{next(self._versions)}", settings)
             self._kept[ladder] = (self.clock() + self.keep_s, made)
             future.set_result(made)
             return made

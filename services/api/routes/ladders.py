@@ -32,7 +32,7 @@ from services.api.routes.export_serving import (
     stream,
     take_slot,
 )
-from services.api.routes.ladder_tables import ladder_tables, ranked, read_snapshot
+from services.api.routes.ladder_tables import ladder_tables, table_entries
 from services.api.schemas.ladders import (
     LadderDayMatch,
     LadderDayRead,
@@ -41,6 +41,7 @@ from services.api.schemas.ladders import (
     LadderRead,
     LadderUpdate,
 )
+from services.base.config import LadderSettings
 from services.db import bot_health, ladder_days
 from services.db import bots as db_bots
 from services.db import ladder as db_ladder
@@ -50,6 +51,7 @@ from services.flow import ladder as flow_ladder
 from services.flow import ladder_export
 from services.flow.errors import BotNotFound, BotUnavailable
 from services.flow.export_cache import day_key
+from services.flow.ladder_table import read_table
 from services.ladder.model import LADDER_POOLS, LadderPool
 from services.tournaments.files.export_document import LadderDayExport
 
@@ -68,6 +70,8 @@ def _problem(exc: Exception) -> ProblemError:
         return ProblemError(409, str(exc), slug="ladder-full")
     if isinstance(exc, BotUnavailable):
         return ProblemError(409, str(exc), slug="bot-unavailable")
+    if isinstance(exc, flow_ladder.ResumeTooSoon):
+        return ProblemError(409, str(exc), slug="ladder-cooldown")
     raise exc
 
 
@@ -119,18 +123,20 @@ class LadderController(Controller):
     ) -> LadderRead:
         ladder = _ladder(name)
         viewer = await _viewer(request)
+        settings = services_of(request.app.state).settings.ladder
         if viewer is None:  # the public table: one read every few seconds, ranked once
-            snap = await ladder_tables(request.app.state).snapshot(pool, ladder)
-            entries = snap.public
+            snap = await ladder_tables(request.app.state).snapshot(pool, ladder, settings)
+            read, entries = snap.read, snap.public
         else:  # a signed-in reader sees its own bots' pause causes and caps as they are now
-            snap = await read_snapshot(pool, ladder, "")
-            entries = ranked(snap.rows, viewer)
+            async with pool.acquire() as conn:
+                read = await read_table(conn, ladder, datetime.now(UTC), settings)
+            entries = table_entries(read, viewer)
         return LadderRead(
             pool=ladder,
             entries=entries,
-            in_flight=snap.in_flight,
-            today=snap.today,
-            commitment=snap.commitment,
+            in_flight=read.in_flight,
+            today=read.today,
+            commitment=read.commitment,
         )
 
     @post(
@@ -160,22 +166,7 @@ class LadderController(Controller):
     ) -> LadderEntryRead:
         ladder = _ladder(name)
         svc = services_of(request.app.state)
-        bot = await db_bots.get_bot(pool, data.bot_id)
-        if bot is None or bot.status == "deleted":
-            raise ProblemError(404, f"there is no bot {data.bot_id}")
-        if bot.owner_id != account.id:
-            raise ProblemError(403, f"bot {data.bot_id} is not yours")
-        # the health check first: GET / through the guarded client (a throwaway signature)
-        await handshake(
-            svc.bot_client_factory, bot.url, generate_secret(), _policy(request.app.state)
-        )
-        await bot_health.record_check(
-            pool,
-            bot.id,
-            ok=True,
-            error=None,
-            failures_to_unavailable=svc.settings.worker.health_failures,
-        )
+        await _answers_first(request, pool, data.bot_id, account)
         try:
             await flow_ladder.join(
                 pool, ladder, data.bot_id, account.id, svc.settings.ladder, data.hourly_cap
@@ -183,7 +174,7 @@ class LadderController(Controller):
         except Exception as exc:
             raise _problem(exc) from None
         ladder_tables(request.app.state).forget(ladder)
-        return await _entry(pool, ladder, data.bot_id, account)
+        return await _entry(pool, ladder, data.bot_id, account, svc.settings.ladder)
 
     @patch(
         "/{name:str}/entries/{bot_id:int}",
@@ -191,12 +182,15 @@ class LadderController(Controller):
         summary="Resume a paused bot or change its hourly cap (owner only)",
         description=(
             "`resume: true` resumes a bot the ladder paused (walkovers or forfeits in a row; "
-            "its cause is in the table for you); `hourly_cap` sets the ladder matches it may "
-            "start in an hour (at most TRUCO_LADDER_HOURLY_CAP)."
+            "its cause is in the table for you), once the platform has called its `GET /` "
+            "(422 if that fails, as when joining) and once its pause's cooldown is over (409 "
+            "`ladder-cooldown` with the time: TRUCO_LADDER_RESUME_COOLDOWN_S, doubled for each "
+            "earlier pause within a week); `hourly_cap` sets the ladder matches it may start "
+            "in an hour (at most TRUCO_LADDER_HOURLY_CAP)."
         ),
         dependencies=_auth,
         security=SECURITY,
-        responses=problem_responses(401, 403, 404, 413, 415, 422),
+        responses=problem_responses(401, 403, 404, 409, 413, 415, 422),
     )
     async def update_entry(
         self,
@@ -209,6 +203,8 @@ class LadderController(Controller):
     ) -> LadderEntryRead:
         ladder = _ladder(name)
         settings = services_of(request.app.state).settings.ladder
+        if data.resume:  # a bot that is still down is not resumed: it answers first
+            await _answers_first(request, pool, bot_id, account)
         try:
             await flow_ladder.update(
                 pool,
@@ -222,7 +218,7 @@ class LadderController(Controller):
         except Exception as exc:
             raise _problem(exc) from None
         ladder_tables(request.app.state).forget(ladder)
-        return await _entry(pool, ladder, bot_id, account)
+        return await _entry(pool, ladder, bot_id, account, settings)
 
     @delete(
         "/{name:str}/entries/{bot_id:int}",
@@ -386,15 +382,41 @@ class LadderController(Controller):
         return stream(chunks, headers, slot)
 
 
+async def _answers_first(
+    request: Request[object, object, State], pool: asyncpg.Pool, bot_id: int, account: Account
+) -> None:
+    """The caller's bot answers its ``GET /`` now (the handshake of registration, through the
+    guarded client with a throwaway signature), or a problem: 404, 403, 422."""
+    svc = services_of(request.app.state)
+    bot = await db_bots.get_bot(pool, bot_id)
+    if bot is None or bot.status == "deleted":
+        raise ProblemError(404, f"there is no bot {bot_id}")
+    if bot.owner_id != account.id:
+        raise ProblemError(403, f"bot {bot_id} is not yours")
+    await handshake(svc.bot_client_factory, bot.url, generate_secret(), _policy(request.app.state))
+    await bot_health.record_check(
+        pool,
+        bot.id,
+        ok=True,
+        error=None,
+        failures_to_unavailable=svc.settings.worker.health_failures,
+    )
+
+
 def _reason(text: str | None) -> Literal["placing", "top", "uncertain"] | None:
     return text if text in ("placing", "top", "uncertain") else None  # type: ignore[return-value]
 
 
 async def _entry(
-    pool: asyncpg.Pool, ladder: LadderPool, bot_id: int, account: Account
+    pool: asyncpg.Pool,
+    ladder: LadderPool,
+    bot_id: int,
+    account: Account,
+    settings: LadderSettings,
 ) -> LadderEntryRead:
-    rows = await db_ladder.table(pool, ladder, datetime.now(UTC))
-    for read in ranked(rows, account):
+    async with pool.acquire() as conn:
+        table = await read_table(conn, ladder, datetime.now(UTC), settings)
+    for read in table_entries(table, account):
         if read.bot_id == bot_id:
             return read
     raise ProblemError(404, f"bot {bot_id} is not on the {ladder} ladder")

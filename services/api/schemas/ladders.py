@@ -9,7 +9,7 @@ import msgspec
 
 from services.ladder.model import LadderPool, PickReason
 
-PlacementState = Literal["waiting", "placing", "placed"]
+PlacementState = Literal["waiting", "placing", "placed", "needs_opponents"]
 
 
 class LadderJoin(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -34,13 +34,31 @@ class LadderUpdate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 
 class Placement(msgspec.Struct, kw_only=True):
-    """``waiting``: no rated ladder match yet (or no health check answered); ``placing``:
-    its 95% interval is still +-100 Elo or wider, with ``matches`` played of ``about`` a
-    placement takes; ``placed``."""
+    """``waiting``: no rated ladder match yet; ``placing``: its 95% interval is still +-100
+    Elo or wider, with ``matches`` played of ``about`` a placement takes (``at_least`` before
+    its first fit); ``placed``;
+    ``needs_opponents``: not placed, and the pool cannot give it a match now (it met every bot
+    it may meet as often as a ladder day allows, or too few owners are on the ladder to seat a
+    match): ``opponents`` bots of other owners it may meet, ``needed`` how many a placement
+    needs within a day (docs/ladder.md, "Small pools")."""
 
     state: PlacementState
-    matches: int
+    matches: Annotated[int, msgspec.Meta(description="its rated ladder matches")]
     about: int | None = None
+    opponents: Annotated[
+        int | None, msgspec.Meta(description="bots of other owners it may meet on this ladder")
+    ] = None
+    needed: Annotated[
+        int | None,
+        msgspec.Meta(description="bots of other owners a placement within a day needs"),
+    ] = None
+    at_least: Annotated[
+        int | None,
+        msgspec.Meta(
+            description="before the bot's first fit, instead of `about`: the matches a "
+            "placement takes at least (at even odds against well-known opponents)"
+        ),
+    ] = None
 
 
 class LadderEntryRead(msgspec.Struct, kw_only=True):

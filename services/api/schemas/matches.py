@@ -95,6 +95,16 @@ class MatchRead(msgspec.Struct, kw_only=True):
     reason: str | None  # games, tantos, draw, forfeit, walkover, withdrawn, bye
     cause: MatchCause | None  # of a walkover or forfeit (side 0's, for a double walkover)
     causes: list[MatchCause]  # one per side that lost by walkover or forfeit
+    error: Annotated[
+        str | None,
+        msgspec.Meta(
+            description=(
+                "why the platform decided the match without a result of its bots (reason "
+                "`error`): a platform fault (a worker could not play it) or the recovery "
+                "sweeper giving up on it; nobody's rating moved"
+            )
+        ),
+    ] = None
     games_won: list[int] | None
     tantos: list[int] | None
     decided_by: Annotated[

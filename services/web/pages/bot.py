@@ -10,6 +10,7 @@ from litestar import Request, Response, get
 from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
 
+from services.api.deps import services_of
 from services.api.routes.ladder_tables import ladder_tables
 from services.db import luck as db_luck
 from services.db import matches as db_matches
@@ -47,7 +48,12 @@ async def bot_page(
     names = await db_matches.entrant_names(
         pool, sorted({t.bot_a for t in tests} | {t.bot_b for t in tests})
     )
-    ladders = await ladders_of_bot(ladder_tables(request.app.state), pool, bot_id)
+    ladders = await ladders_of_bot(
+        ladder_tables(request.app.state),
+        pool,
+        bot_id,
+        services_of(request.app.state).settings.ladder,
+    )
     people = await db_play.record_vs_people(pool, bot_id)
     state = await db_moderation.bot_state(pool, bot_id)
     moderation = moderation_view(

@@ -11,6 +11,7 @@ from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
 from litestar.params import Parameter
 
+from services.api.deps import services_of
 from services.api.routes.ladder_tables import ladder_tables
 from services.web.i18n import gettext as _
 from services.web.pages.cached import cached_page
@@ -32,7 +33,8 @@ async def ladder_page(
             _("There is no ladder %(name)s: the ladders are %(ladders)s.")
             % {"name": name, "ladders": ", ".join(LADDER_NAMES)}
         )
-    table = await ladder_table(ladder_tables(request.app.state), pool, ladder)
+    settings = services_of(request.app.state).settings.ladder
+    table = await ladder_table(ladder_tables(request.app.state), pool, ladder, settings)
 
     async def produce() -> Rendered:
         html = render_html(

@@ -14,7 +14,9 @@ from services.web.i18n import gettext as _
 
 EXPLAINED = N_(
     "Bars: the range (95%) where each bot's strength lies, from a fit over every rated match "
-    "of the pool; the mark is its Elo rating. LOS: the chance it is stronger than the bot below."
+    "of the pool; the mark is its Elo rating. LOS: the chance, by that fit, that it is stronger "
+    "than the bot below it on this board; the board is in Elo order, so under 50% means the fit "
+    "puts the bot below ahead."
 )
 """Marked for the catalogues; shown translated."""
 

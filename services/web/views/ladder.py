@@ -37,11 +37,27 @@ def percent(probability: float) -> str:
 
 
 def placement_text(placement: Placement) -> str:
-    """``placement: 11 of about 48 matches``, ``placed`` or ``waiting``."""
+    """``placement: 11 of about 48 matches``, ``placed``, ``waiting`` or, when the pool cannot
+    give it a match now, ``waiting for opponents: 3 of about 16 ...``."""
     if placement.state == "placed":
         return _("placed")
     if placement.state == "waiting":
         return _("waiting for its first match")
+    if placement.state == "needs_opponents":
+        needed = placement.needed or 0
+        return i18n.ngettext(
+            "waiting for opponents: %(have)d of about %(needed)d bot of other owners a "
+            "placement needs",
+            "waiting for opponents: %(have)d of about %(needed)d bots of other owners a "
+            "placement needs",
+            needed,
+        ) % {"have": placement.opponents or 0, "needed": needed}
+    if placement.about is None and placement.at_least is not None:
+        return i18n.ngettext(
+            "placement: %(num)d of at least %(least)d match (not fitted yet)",
+            "placement: %(num)d of at least %(least)d matches (not fitted yet)",
+            placement.at_least,
+        ) % {"num": placement.matches, "least": placement.at_least}
     return i18n.ngettext(
         "placement: %(num)d of about %(about)d match",
         "placement: %(num)d of about %(about)d matches",

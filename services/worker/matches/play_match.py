@@ -44,7 +44,7 @@ from arena.client.connection import BotConnection, HttpBot
 from arena.client.egress import EgressPolicy
 from arena.match.entrants import builtin_bot, builtin_name
 from arena.match.replay import EntrantRecord, Replay
-from arena.match.runner import run_match
+from arena.match.runner import UnplayableMatch, check_playable, run_match
 from services.base.config import Settings
 from services.base.limits import MATCH_HARD_LIMIT_S, MATCH_SOFT_LIMIT_S, match_deadline_s
 from services.base.log_format import match_context
@@ -61,7 +61,7 @@ from services.worker.matches.attempts import next_attempt
 from services.worker.matches.match_metrics import count_ending, counting, playing, waiting
 from services.worker.matches.slots import BotSlots
 from services.worker.names import PLAY_MATCH
-from services.worker.senders import send_result, send_started, send_stopped
+from services.worker.senders import send_refused, send_result, send_started, send_stopped
 from services.worker.stops import StopWatch, flags_client
 from services.worker.task import platform_task
 
@@ -239,6 +239,11 @@ def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
 
 def _play_match(self: Any, message: MatchOrder) -> dict[str, Any]:
     settings: Settings = app.settings
+    refused = refusal(message)
+    if refused is not None:  # never playable: decided as the platform's fault, not retried
+        logger.error("match %s refused: %s", message.match_id, refused)
+        send_refused(message.match_id, refused)
+        return {"match_id": message.match_id, "refused": refused}
     loop = match_loop()
     admission = match_admission(loop)
     with waiting():
@@ -256,11 +261,17 @@ def _play_match(self: Any, message: MatchOrder) -> dict[str, Any]:
             raise self.retry(countdown=countdown)
         try:
             replay = play_unless_stopped(message, settings, loop)
+        except UnplayableMatch as exc:  # found only once it began: refused all the same
+            replay, refused = None, str(exc)
         finally:
             release_slots(slots, message.bot_ids, token)
     finally:
         admission.leave()
     live_writes(settings.redis.url_or_local).flush()  # its last items before the result
+    if refused is not None:
+        logger.error("match %s refused: %s", message.match_id, refused)
+        send_refused(message.match_id, refused)
+        return {"match_id": message.match_id, "refused": refused}
     if replay is None:
         send_stopped(message.match_id)
         MATCHES_PLAYED.labels("stopped").inc()
@@ -270,6 +281,17 @@ def _play_match(self: Any, message: MatchOrder) -> dict[str, Any]:
     MATCHES_PLAYED.labels("result").inc()
     result = replay.result
     return {"match_id": message.match_id, "winner": result.winner, "reason": result.reason}
+
+
+def refusal(message: MatchOrder) -> str | None:
+    """Why the match can never be played as ordered (its entrants cannot sit at its rules), or
+    None. Such a match is refused at once: sent again, it would fail again, and left alone it
+    would sit ``running`` with its bots shown playing."""
+    try:
+        check_playable(message.settings, len(message.entrants))
+    except UnplayableMatch as exc:
+        return str(exc)
+    return None
 
 
 def play_unless_stopped(message: MatchOrder, settings: Settings, loop: LoopThread) -> Replay | None:

@@ -5,6 +5,8 @@ module              queue      what
 ==================  =========  ============================================================
 store               results    ``truco.store_result``: stores a result, queues what follows;
                                ``truco.match_started``, ``truco.match_stopped``
+refused             results    ``truco.match_refused``: a match a worker can never play is
+                               decided as the platform's fault (nothing rated)
 sweep               results    ``truco.requeue_stale_matches``: the recovery sweeper
 fit                 results    ``truco.fit_ratings``: the ratings' intervals
 ladder              results    ``truco.ladder_tick``: the ladders' matchmaker

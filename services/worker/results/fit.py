@@ -22,12 +22,15 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from services.base.config import LadderSettings
 from services.base.limits import FIT_HARD_LIMIT_S, FIT_SOFT_LIMIT_S
 from services.db import rating_fits as db_fits
 from services.domain.adjusted_fit import adjusted_scores
 from services.domain.rating_fit import Game, GameTable, fit_ratings
 from services.domain.ratings import POOLS, BotId
+from services.flow import ladder_integrity
 from services.ladder.model import LADDER_POOLS
+from services.worker.app import app
 from services.worker.names import FIT_RATINGS
 from services.worker.results.db import run_db
 from services.worker.task import platform_task
@@ -58,8 +61,9 @@ def _fit(pool_games: db_fits.PoolGames, mode: str = "") -> dict[int, db_fits.Fit
     if mode in LADDER_POOLS and len(pool_games.luck) == len(pool_games.games):
         scores = [score for _, _, score in pool_games.games]
         adjusted = adjusted_scores(scores, pool_games.luck, pool_games.lengths)
-    fits = fit_ratings(table, elo, order, adjusted=adjusted)
-    return {int(bot): entry for bot, entry in fits.items()}
+    ladder: list[BotId] = list(pool_games.ladder)
+    fitted = fit_ratings(table, elo, order, ladder=ladder, adjusted=adjusted)
+    return {int(bot): entry for bot, entry in fitted.items()}
 
 
 async def refit(pool: asyncpg.Pool, mode: str) -> FitReport | None:
@@ -110,7 +114,23 @@ async def refit_all(pool: asyncpg.Pool) -> list[FitReport]:
     return reports
 
 
+async def refit_and_scan(pool: asyncpg.Pool, settings: LadderSettings) -> list[FitReport]:
+    """Refit the pools that changed; then look for collusion on each refitted ladder pool
+    (its flags wait for an admin: :mod:`services.flow.ladder_integrity`)."""
+    reports = await refit_all(pool)
+    for report in reports:
+        ladder = next((p for p in LADDER_POOLS if p == report.mode), None)
+        if ladder is None:
+            continue
+        try:
+            await ladder_integrity.scan(pool, ladder, settings)
+        except Exception:
+            logger.exception("could not scan the %s ladder for collusion", ladder)
+    return reports
+
+
 @platform_task(FIT_RATINGS, limits=(FIT_SOFT_LIMIT_S, FIT_HARD_LIMIT_S))
 def fit_rating_pools() -> dict[str, int]:
     """Refit the pools whose results changed; returns {pool: games} of those fitted."""
-    return {report.mode: report.games for report in run_db(refit_all)}
+    settings = app.settings.ladder
+    return {report.mode: report.games for report in run_db(lambda p: refit_and_scan(p, settings))}

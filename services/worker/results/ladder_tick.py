@@ -31,17 +31,24 @@ LEASE_KEY = 0x7472_7563_6F4C_6164  # "trucoLad": the matchmaker's advisory lock
 
 
 async def ladder_tick(
-    pool: asyncpg.Pool, settings: LadderSettings, now: datetime, *, trigger: str = "beat"
+    pool: asyncpg.Pool,
+    settings: LadderSettings,
+    now: datetime,
+    *,
+    trigger: str = "beat",
+    bot_cap: int | None = None,
 ) -> list[int]:
     """One tick under the lease; the ids of the ladder matches sent (none if another worker
-    holds the lease). ``trigger`` (``beat`` or ``result``) labels its metrics."""
+    holds the lease). ``trigger`` (``beat`` or ``result``) labels its metrics; ``bot_cap``: the
+    matches a bot may play at once (default: this worker's ``TRUCO_BOT_MAX_MATCHES``)."""
+    cap = app.settings.worker.bot_max_matches if bot_cap is None else bot_cap
     async with pool.acquire() as conn:
         if not await conn.fetchval("SELECT pg_try_advisory_lock($1)", LEASE_KEY):
             LADDER_TICKS.labels(trigger, "busy").inc()
             return []
         started = time.perf_counter()
         try:
-            match_ids = await flow_ladder.tick(pool, settings, now)
+            match_ids = await flow_ladder.tick(pool, settings, now, bot_cap=cap)
             await send_matches(pool, match_ids, queue=LADDER)
         finally:
             await conn.execute("SELECT pg_advisory_unlock($1)", LEASE_KEY)

@@ -60,11 +60,12 @@ class Recorder(InProcessBot):
 
 SETTINGS = MatchSettings(rules=Rules(points_to_win=15), games_per_match=2)
 
-ATTEMPT_0_WIRE = "ee57ce193f4104a5774af8f462fe84b2b2feeebf9e31ef25e8f3fa6bf6a0cb4b"
+ATTEMPT_0_WIRE = "b1c06039c9c4ac0c57c755b841777f29fb46bd160e1f5a31cf585c9e87f8c563"
 """SHA-256 of every request both bots of match ``wire-pin`` (seed 20261204, bots seeded 1 and
 2) receive, in order (71 requests), measured on the code before attempts existed (commit
-6f26dea) and again after: attempt 0
-must not change one byte a bot is sent."""
+6f26dea) and again after: attempt 0 must not change one byte a bot is sent. Measured again
+when ``/end`` gained ``entrants`` (a field added within version 1, issue 33: a ladder's names
+come at ``/end``): ee57ce19... before, this after, with nothing else changed."""
 
 
 async def _play(attempt: int) -> tuple[Replay, list[Recorder]]:

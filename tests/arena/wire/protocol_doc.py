@@ -122,7 +122,13 @@ def examples() -> dict[str, str]:
         last_latency_ms=3,
     )
     end = end_request(
-        MATCH_ID, GAME_ID, 0, observation(final, 0), score=final.score, winner=final.winner
+        MATCH_ID,
+        GAME_ID,
+        0,
+        observation(final, 0),
+        score=final.score,
+        winner=final.winner,
+        entrants=["example", "house-heuristic"],
     )
     body = msgspec.json.encode(start)
     headers = signing.sign(SECRET, MESSAGE_ID, TIMESTAMP, body)

@@ -11,14 +11,25 @@ import asyncpg
 import msgspec
 import pytest
 
+from arena.client.connection import BotConnection
+from arena.client.signing import new_secret
+from arena.match.replay import EntrantRecord
 from arena.sdk import BotServer
 from services.api.routes.export_serving import cache_of, slots_of
 from services.base.config import LadderSettings
+from services.db import bot_health
+from services.domain.match_order import EntrantOrder
 from services.flow import ladder as flow_ladder
 from services.tournaments.files.export_document import decode_ladder_day
 from services.worker.results.fit import refit
 from tests.services.helpers.api_helpers import Api
-from tests.services.helpers.flow_helpers import InProcessSender, in_process, make_bot
+from tests.services.helpers.flow_helpers import (
+    InProcessSender,
+    in_process,
+    make_account,
+    make_bot,
+    over_http,
+)
 from truco_cli.verify_event import Discrepancy
 from truco_cli.verify_ladder import verify_ladder_day
 
@@ -41,7 +52,14 @@ async def test_join_show_resume_and_leave(api: Api, bot_server: BotServer) -> No
     )
     assert joined.status_code == 201, joined.text
     entry = joined.json()
-    assert entry["hourly_cap"] == 5 and entry["placement"]["state"] == "waiting"
+    placement = entry["placement"]
+    assert entry["hourly_cap"] == 5 and placement["matches"] == 0
+    # no match yet: waiting for it, or, alone on the ladder, for opponents (it needs one)
+    if placement["opponents"]:
+        assert placement["state"] == "waiting"
+    else:
+        # 46 matches at even odds, at most 16 meetings a day a pair: three bots of other owners
+        assert placement["state"] == "needs_opponents" and placement["needed"] == 3
     public = (await api.client.get("/v1/ladders/1v1")).json()
     mine = next(e for e in public["entries"] if e["bot_id"] == bot["id"])
     assert mine["hourly_cap"] is None and mine["pause_cause"] is None  # the owner's only
@@ -73,14 +91,73 @@ async def test_a_bot_that_does_not_answer_cannot_join(api: Api) -> None:
     assert "GET http://127.0.0.1:9/" in answer.json()["detail"]
 
 
-async def play_a_day(
-    pool: asyncpg.Pool, day: datetime, bots: int = 6, *, reveal: bool = True
+async def test_resume_checks_that_the_bot_answers_and_waits_its_cooldown(
+    api: Api, bot_server: BotServer
 ) -> None:
+    """``truco ladder resume`` (PATCH resume) calls the bot's ``GET /`` first, as joining does:
+    a bot still down stays paused (before: resumed, and paused again by its next walkovers);
+    and a bot the ladder paused waits its cooldown (409 ``ladder-cooldown``, with the time)."""
+    _, headers = await api.account("resumer")
+    bot = await api.bot(headers, bot_server.url)
+    path = f"/v1/ladders/1v1/entries/{bot['id']}"
+    joined = await api.client.post(
+        "/v1/ladders/1v1/entries", json={"bot_id": bot["id"]}, headers=headers
+    )
+    assert joined.status_code == 201, joined.text
+    await api.pool.execute(
+        "UPDATE ladder_entries SET paused_at = now(), pause_cause = 'walkover: gone' "
+        "WHERE bot_id = $1",
+        bot["id"],
+    )
+    await api.pool.execute("UPDATE bots SET url = 'http://127.0.0.1:9' WHERE id = $1", bot["id"])
+    down = await api.client.patch(path, json={"resume": True}, headers=headers)
+    assert down.status_code == 422, down.text
+    assert "GET http://127.0.0.1:9/" in down.json()["detail"]
+    entry = next(
+        e
+        for e in (await api.client.get("/v1/ladders/1v1", headers=headers)).json()["entries"]
+        if e["bot_id"] == bot["id"]
+    )
+    assert entry["paused"]  # still paused
+    await api.pool.execute("UPDATE bots SET url = $2 WHERE id = $1", bot["id"], bot_server.url)
+    await api.pool.execute(  # the ladder paused it a minute ago
+        "INSERT INTO ladder_tallies (pool, bot_id, pauses, last_paused_at) "
+        "VALUES ('1v1', $1, 1, now() - interval '1 minute')",
+        bot["id"],
+    )
+    early = await api.client.patch(path, json={"resume": True}, headers=headers)
+    assert early.status_code == 409 and early.json()["type"].endswith("/ladder-cooldown")
+    await api.pool.execute(
+        "UPDATE ladder_tallies SET last_paused_at = now() - interval '11 minutes' "
+        "WHERE bot_id = $1",
+        bot["id"],
+    )
+    resumed = await api.client.patch(path, json={"resume": True}, headers=headers)
+    assert resumed.status_code == 200 and not resumed.json()["paused"]
+
+
+async def play_a_day(
+    pool: asyncpg.Pool, day: datetime, bots: int = 6, *, reveal: bool = True, gone: bool = False
+) -> None:
+    """``bots`` bots of as many owners play a few ticks of ``day``; ``gone``: one more, whose
+    server is gone, walks over its matches (rated losses on a ladder)."""
     from tests.services.flow.test_ladder_flow import ladder_bots
 
     await pool.execute("DELETE FROM ladder_entries")
     ids = await ladder_bots(pool, owners=bots)
-    run = InProcessSender(in_process({b: "heuristic" for b in ids[:2]}))
+    strategies = in_process({b: "heuristic" for b in ids[:2]})
+    away: set[int] = set()
+    if gone:
+        owner = await make_account(pool, "gone")
+        bot = await make_bot(pool, owner, url="http://127.0.0.1:9", secret=new_secret())
+        await bot_health.record_check(pool, bot, ok=True, error=None, failures_to_unavailable=3)
+        await flow_ladder.join(pool, "1v1", bot, owner, LadderSettings())
+        away.add(bot)
+
+    def connect(entrant: EntrantOrder, seed: int) -> tuple[EntrantRecord, BotConnection]:
+        return (over_http if entrant.bot_id in away else strategies)(entrant, seed)
+
+    run = InProcessSender(connect)
     settings = LadderSettings(hourly_cap=1000)
     for k in range(4):
         await run(pool, await flow_ladder.tick(pool, settings, day + timedelta(seconds=5 * k)))
@@ -91,10 +168,17 @@ async def play_a_day(
 
 async def test_a_ladder_day_verifies_and_tampering_fails(api: Api) -> None:
     day = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
-    await play_a_day(api.pool, day)
+    await play_a_day(api.pool, day, gone=True)
     url = "/v1/ladders/1v1/days/2026-11-20"
     summary = (await api.client.get(url)).json()
     assert summary["master_seed"] is not None and len(summary["matches"]) >= 9
+    walked = await api.pool.fetchval(
+        "SELECT count(*) FROM rating_history h JOIN matches m ON m.id = h.match_id "
+        "JOIN match_results r ON r.match_id = m.id WHERE m.ladder_day = $1 "
+        "AND r.result->>'reason' = 'walkover'",
+        day.date(),
+    )
+    assert walked  # a walkover on the ladder is rated, and the verification agrees
     assert {m["reason"] for m in summary["matches"]} <= {"placing", "top", "uncertain"}
     exported = await api.client.get(url + "/export")
     assert exported.status_code == 200

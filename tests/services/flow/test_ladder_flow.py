@@ -222,6 +222,24 @@ async def test_walkovers_in_a_row_pause_a_bot_and_its_owner_resumes_it(
         assert gone not in match.bots
     for bot in good:
         assert (await db_ladder.get_entry(flow_pool, "1v1", bot)).paused_at is None  # type: ignore[union-attr]
+    # its owner resumes it once the pause's cooldown is over (10 minutes after a first pause)
+    with pytest.raises(flow_ladder.ResumeTooSoon) as early:
+        await flow_ladder.update(flow_pool, "1v1", gone, owner, SETTINGS, resume=True)
+    waited = (early.value.until - paused.paused_at).total_seconds()
+    assert waited == SETTINGS.resume_cooldown_s
+    with pytest.raises(flow_ladder.ResumeTooSoon):  # leaving and joining again waits as long
+        await flow_ladder.leave(flow_pool, "1v1", gone, owner)
+        await flow_ladder.join(flow_pool, "1v1", gone, owner, SETTINGS)
+    await flow_pool.execute(
+        "UPDATE ladder_tallies SET last_paused_at = last_paused_at - interval '11 minutes' "
+        "WHERE bot_id = $1",
+        gone,
+    )
+    await flow_ladder.join(flow_pool, "1v1", gone, owner, SETTINGS)
+    await flow_pool.execute(
+        "UPDATE ladder_entries SET paused_at = now(), pause_cause = 'walkover' WHERE bot_id = $1",
+        gone,
+    )
     resumed = await flow_ladder.update(flow_pool, "1v1", gone, owner, SETTINGS, resume=True)
     assert resumed.paused_at is None and resumed.failures_in_a_row == 0
 
@@ -229,20 +247,21 @@ async def test_walkovers_in_a_row_pause_a_bot_and_its_owner_resumes_it(
 async def test_a_ladder_places_its_bots_as_it_plays(flow_pool: asyncpg.Pool) -> None:
     """Eight bots of eight owners (house heuristic and random strategies) play tick after tick
     in process, the pool refitted between ticks: every bot gets a rating interval, no pair
-    meets more than the day allows, and the stronger strategy ranks above the weaker."""
+    meets more than the day allows (a pool of eight owners raises the limit while its bots
+    place, up to ``pair_per_day_placing``), and the stronger strategy ranks above the weaker."""
     await flow_pool.execute("DELETE FROM ladder_entries")
     await flow_pool.execute("DELETE FROM rating_intervals WHERE mode = '1v1'")
     bots = await ladder_bots(flow_pool, owners=8)
     strong = set(bots[:4])
     run = InProcessSender(in_process({b: "heuristic" for b in strong}))
-    settings = LadderSettings(pair_per_day=3, hourly_cap=1000)
+    settings = LadderSettings(pair_per_day=3, hourly_cap=1000, pair_per_day_placing=6)
     for k in range(30):
         ids = await flow_ladder.tick(flow_pool, settings, NOW + timedelta(seconds=5 * k))
         await run(flow_pool, ids)
         await refit(flow_pool, "1v1")
     met = await db_ladder.met_on(flow_pool, "1v1", NOW.date())
     met = {pair: n for pair, n in met.items() if set(pair) <= set(bots)}  # not earlier tests'
-    assert met and max(met.values()) <= settings.pair_per_day
+    assert met and max(met.values()) <= settings.pair_per_day_placing
     rows = await db_ladder.table(flow_pool, "1v1", NOW + timedelta(hours=1))
     rated = [r for r in rows if r.bot_id in bots]
     assert all(r.rating is not None and r.low is not None for r in rated)

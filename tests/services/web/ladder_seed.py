@@ -29,7 +29,7 @@ LONG_NAME = "a-ladder-bot-whose-one-word-name-is-wider-than-a-phone"
 class LadderSeed:
     bots: list[int]  # on the 1v1 ladder
     paused: int  # one of them, paused
-    waiting: int  # on the individual 2v2 ladder only, no match yet
+    waiting: int  # on the individual 2v2 ladder only (with three of ``bots``), no match yet
     names: dict[int, str]
     match: int = 0  # a finished ladder match
 
@@ -60,6 +60,9 @@ async def seed_ladder(url: str) -> LadderSeed:
             "row: connect (connection refused)' WHERE bot_id = $1",
             paused,
         )
+        for bot in bots[:3]:  # three more owners there: a table of four owners can be seated
+            bot_owner = await pool.fetchval("SELECT owner_id FROM bots WHERE id = $1", bot)
+            await flow_ladder.join(pool, "2v2-individual", bot, bot_owner, SETTINGS)
         owner = await make_account(pool, "newcomer")
         waiting = await make_bot(pool, owner, prefix="newcomer")
         await bot_health.record_check(pool, waiting, ok=True, error=None, failures_to_unavailable=3)

@@ -30,6 +30,7 @@ NAMES = {
     "truco.record_bot_health",
     "truco.match_started",
     "truco.match_stopped",
+    "truco.match_refused",
     "truco.requeue_stale_matches",
     "truco.fit_ratings",
     "truco.ladder_tick",
