@@ -29,7 +29,7 @@ worker-results: install
 beat: install
 	$(BIN)/celery -A services.worker.celery_app beat --loglevel=INFO
 
-test: install browser lint typecheck pytest
+test: install browser node-tools lint typecheck pytest
 
 lint: install
 	$(BIN)/ruff check .
@@ -90,6 +90,20 @@ browser:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
 	    || echo "browser: could not install chromium; the browser tests will be skipped"; \
 	else echo "browser: no /usr/bin/chromium and no root apt-get; the browser tests will be skipped"; fi
+
+# the npm tools the OpenAPI tests run (tools/node-tools/package.json) into .venv/node-tools,
+# installed here, before the tests, so no test reaches the npm registry; never fails the build
+# (without npm, or offline, those tests skip, saying why)
+NODE_TOOLS := $(VENV)/node-tools
+.PHONY: node-tools
+node-tools: $(NODE_TOOLS)/.installed
+$(NODE_TOOLS)/.installed: tools/node-tools/package.json
+	@mkdir -p $(NODE_TOOLS)
+	@if command -v npm >/dev/null 2>&1; then \
+	  cp tools/node-tools/package.json $(NODE_TOOLS)/package.json && \
+	  (cd $(NODE_TOOLS) && npm install --no-audit --no-fund --silent >/dev/null 2>&1) && touch $@ \
+	    || echo "node-tools: npm could not install the tools; their tests will be skipped"; \
+	else echo "node-tools: no npm; the OpenAPI tests that need Node tools will be skipped"; fi
 
 # Swagger UI for the API reference (/schema/reference), vendored into
 # services/web/static/swagger_ui/ from the npm package (needs npm; the files are committed)

@@ -254,10 +254,16 @@ async def get_matches(conn: Executor, match_ids: list[int]) -> list[StoredMatch]
     return [_match(row) for row in rows]
 
 
+_LEAN_COLUMNS = _COLUMNS.replace("mr.result", "(mr.result - 'luck') AS result")
+"""The columns without a result's luck, its bulk (a few kilobytes a match as Python objects)."""
+
+
 async def tournament_matches(conn: Executor, tournament_id: int) -> list[StoredMatch]:
-    """Every match of a tournament, by round then board."""
+    """Every match of a tournament, by round then board; their results without their luck
+    (what standings, pairings and brackets read; :func:`results_json` has the whole result)."""
     rows = await conn.fetch(
-        f"SELECT {_COLUMNS} {_FROM} WHERE m.tournament_id = $1 ORDER BY r.number, m.board, m.id",
+        f"SELECT {_LEAN_COLUMNS} {_FROM} WHERE m.tournament_id = $1 "
+        "ORDER BY r.number, m.board, m.id",
         tournament_id,
     )
     return [_match(row) for row in rows]
@@ -481,6 +487,16 @@ async def clear_stopping_older_than(conn: Executor, age_s: float) -> list[int]:
         age_s,
     )
     return sorted(int(row["id"]) for row in rows)
+
+
+async def results_json(conn: Executor, match_ids: list[int]) -> dict[int, bytes]:
+    """The stored results (JSON, luck included) of the matches that have one, by match id."""
+    rows = await conn.fetch(
+        "SELECT match_id, result::text AS result FROM match_results "
+        "WHERE match_id = ANY($1::bigint[])",
+        match_ids,
+    )
+    return {int(row["match_id"]): row["result"].encode() for row in rows}
 
 
 async def replays_json(conn: Executor, match_ids: list[int]) -> dict[int, bytes]:

@@ -142,9 +142,14 @@ def _replay_bytes(document: bytes) -> bytes:
 
 
 def match_json(
-    match: StoredMatch, replay: bytes | None, changes: list[db_ratings.AppliedChange]
+    match: StoredMatch,
+    replay: bytes | None,
+    changes: list[db_ratings.AppliedChange],
+    result: bytes | None = None,
 ) -> bytes:
-    """One element of ``matches``, the replay spliced in as it is stored (not decoded)."""
+    """One element of ``matches``, the replay spliced in as it is stored (not decoded); the
+    result from ``match``, or as stored (``result``: JSON, with the luck that an event's reads
+    leave out, :func:`services.db.matches.tournament_matches`)."""
     record = ExportMatch(
         id=match.id,
         round=match.round_number,
@@ -179,6 +184,8 @@ def match_json(
     )
     fields = msgspec.structs.asdict(record)
     fields["replay"] = None if replay is None else msgspec.Raw(_replay_bytes(replay))
+    if result is not None and fields["result"] is not None:
+        fields["result"] = msgspec.Raw(result)
     return msgspec.json.encode(fields)
 
 
@@ -194,6 +201,7 @@ async def export_chunks(
         done = [m.id for m in part if m.finished]
         async with pool.acquire() as conn:
             replays = await db_matches.replays_json(conn, done)
+            results = await db_matches.results_json(conn, done)
             changes = await db_ratings.changes_of_matches(conn, done)
         by_match: dict[int, list[db_ratings.AppliedChange]] = {}
         for change in changes:
@@ -201,7 +209,12 @@ async def export_chunks(
         for index, match in enumerate(part):
             # one match at a time: the response sends it before the next is encoded, and
             # each replay is let go once encoded (a large event's replays are ~150 KB each)
-            piece = match_json(match, replays.pop(match.id, None), by_match.get(match.id, []))
+            piece = match_json(
+                match,
+                replays.pop(match.id, None),
+                by_match.get(match.id, []),
+                results.pop(match.id, None),
+            )
             yield (b"," if start or index else b"") + piece
     yield b"]}"
 

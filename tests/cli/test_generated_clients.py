@@ -3,14 +3,13 @@ openapi-python-client (the most used modern generator) drives the quickstart pat
 the platform on 127.0.0.1, and openapi-typescript turns the same document into types.
 
 The generator's output lives in a temporary folder, made once for the module; nothing of it is
-committed. The TypeScript check needs npm (it is skipped, saying so, where npm is absent); it
-installs openapi-typescript once into .venv/node-tools."""
+committed. The TypeScript check needs the npm tools ``make node-tools`` installs (it is skipped, saying
+so, where they are absent)."""
 
 from __future__ import annotations
 
 import importlib
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ import pytest
 
 from arena.sdk import BotServer
 from tests.cli.conftest import unique
+from tests.services.helpers.node_tools import binary, node_tools
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "api-spec" / "openapi.json"
@@ -120,23 +120,9 @@ def test_the_generated_python_client_drives_the_quickstart(
     assert {e.bot_id for e in board.entries} >= {b.id for b in made}
 
 
-# npm installs openapi-typescript once into the checkout's .venv (ignored by git) and reuses it
-TS_TOOLS = ROOT / ".venv" / "node-tools"
-TS_VERSION = "openapi-typescript@7"
-
-
 def test_openapi_typescript_reads_the_document(tmp_path: Path) -> None:
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.skip("no npm on this machine: openapi-typescript is not checked")
-    tool = TS_TOOLS / "node_modules" / ".bin" / "openapi-typescript"
-    if not tool.exists():
-        install = subprocess.run(
-            [npm, "install", "--prefix", str(TS_TOOLS), "--no-audit", "--no-fund", "--silent",
-             TS_VERSION],
-            capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
-        assert install.returncode == 0, f"npm could not install {TS_VERSION}: {install.stderr}"
+    node_tools("openapi-typescript")
+    tool = binary("openapi-typescript")
     out = tmp_path / "api.d.ts"
     answer = subprocess.run(
         [str(tool), str(SPEC), "--output", str(out)], capture_output=True, text=True, timeout=300

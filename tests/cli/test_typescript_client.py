@@ -1,8 +1,8 @@
 """openapi-typescript's types of the committed ``api-spec/openapi.json`` and openapi-fetch
 drive the platform on 127.0.0.1 from Node.js: ``tests/cli/typescript/drive.ts`` (the quickstart,
 the ladder, /play to the end of a match) must compile under ``tsc --strict`` against the
-generated types, then run with 0 failures. Skipped, saying why, without npm (the tools are
-installed once into .venv/node-tools)."""
+generated types, then run with 0 failures. Skipped, saying why, without the npm tools
+(``make node-tools`` installs them into .venv/node-tools)."""
 
 from __future__ import annotations
 

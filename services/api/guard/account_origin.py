@@ -27,13 +27,13 @@ def origin_digest(address: str, secret_key: str | None) -> bytes | None:
     """The digest of ``address``'s group, or None (no key, or not a global address)."""
     if secret_key is None:
         return None
-    try:
-        ip = ipaddress.ip_address(address)
+    try:  # an address, or the /64 an IPv6 client is counted under (client_address.counted)
+        ip = ipaddress.ip_network(address, strict=False).network_address
     except ValueError:
         return None
     if not ip.is_global:
         return None
-    group = address_key(address)
+    group = address_key(str(ip))
     if group is None:
         return None
     return hmac.new(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any
 
 import asyncpg
@@ -21,9 +22,10 @@ import pytest
 
 from services.api.guard.read_lane import lane_of
 from services.api.routes import ladders as ladder_routes
-from services.api.routes.ladder_tables import ladder_tables, read_snapshot
-from services.base.config import WebSettings
+from services.api.routes.ladder_tables import ladder_tables
+from services.base.config import LadderSettings, WebSettings
 from services.db.pool import create_pool
+from services.flow.ladder_table import read_table
 from services.launch.app import create_app
 from tests.services.helpers.api_helpers import NetworkGuard, settings, unique
 from tests.services.helpers.flow_helpers import make_account, make_bot
@@ -34,7 +36,8 @@ FLOODER, OTHER = "203.0.113.7", "198.51.100.9"
 
 
 class SlowReads:
-    """Ladder reads that hold a pool connection until :meth:`release` (a slow query)."""
+    """Signed-in ladder reads that hold their pool connection until the gate opens (a slow
+    query): wraps :func:`services.flow.ladder_table.read_table` where the route calls it."""
 
     def __init__(self) -> None:
         self.gate = asyncio.Event()
@@ -42,16 +45,17 @@ class SlowReads:
         self.most = 0
         self.changed = asyncio.Event()
 
-    async def __call__(self, pool: asyncpg.Pool, ladder: Any, version: str) -> Any:
-        async with pool.acquire():
-            self.holding += 1
-            self.most = max(self.most, self.holding)
-            self.changed.set()
-            try:
-                await self.gate.wait()
-            finally:
-                self.holding -= 1
-        return await read_snapshot(pool, ladder, version)
+    async def __call__(
+        self, conn: asyncpg.Connection, ladder: Any, now: datetime, settings: LadderSettings
+    ) -> Any:
+        self.holding += 1
+        self.most = max(self.most, self.holding)
+        self.changed.set()
+        try:
+            await self.gate.wait()
+        finally:
+            self.holding -= 1
+        return await read_table(conn, ladder, now, settings)
 
     async def until_holding(self, count: int) -> None:
         async with asyncio.timeout(HANG_GUARD_S):
@@ -95,7 +99,7 @@ async def test_one_address_looping_on_the_ladder_does_not_starve_another(
     api_database_url: str, guard: NetworkGuard, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     slow = SlowReads()
-    monkeypatch.setattr(ladder_routes, "read_snapshot", slow)
+    monkeypatch.setattr(ladder_routes, "read_table", slow)
     web = WebSettings(reads_at_once=3, reads_per_address=2)
     async with platform(api_database_url, guard, web) as (app, clients, pool):
         lane = lane_of(app.state)

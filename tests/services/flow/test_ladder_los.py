@@ -12,7 +12,7 @@ import asyncpg
 import pytest
 
 from services import flow
-from services.api.routes.ladders import ranked
+from services.api.routes.ladder_tables import ranked
 from services.base.config import LadderSettings
 from services.db import bot_health
 from services.db import ladder as db_ladder
