@@ -85,6 +85,14 @@ def _surplus(must: int, must_not: int, free: int) -> int:
     return max(must - must_not, must_not - must) - free
 
 
+def has_clash(field: Field, partner: Mapping[int, int], bye: int | None) -> bool:
+    """Whether a player is left unpaired or a pair breaks C.3: the candidate graph lacked the
+    legal partners that C.3 leaves (see :func:`services.tournaments.swiss.graph.sparse_edges`)."""
+    if len(partner) + (bye is not None) < field.size:
+        return True
+    return any(i < j and field.clash(i, j) for i, j in partner.items())
+
+
 def uncertified_groups(field: Field, partner: Mapping[int, int], bye: int | None) -> set[int]:
     """Score groups whose pairing is not proven optimal (empty set: certified)."""
     problems: set[int] = set()

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.tournaments.model import Pair, Player, Round, RoundPairing
-from services.tournaments.swiss.certificate import uncertified_groups
+from services.tournaments.swiss.certificate import has_clash, uncertified_groups
 from services.tournaments.swiss.field import Field, make_field
 from services.tournaments.swiss.graph import (
     DEFAULT_WINDOW,
@@ -28,6 +28,7 @@ from services.tournaments.swiss.state import build_states
 from services.tournaments.swiss.weights import WeightLayout, bye_weight, make_layout, pair_weight
 
 WIDEN_FACTOR = 4
+CLASH_WIDEN_FACTOR = 2
 
 
 class NoValidPairing(Exception):
@@ -78,11 +79,17 @@ def match_field(
         problems = uncertified_groups(field, result.partner, result.bye)
         if complete or not problems:
             return Matching(result.partner, result.bye, result.edges, complete, result.weight)
-        widened = {h for g in problems for h in (g - 1, g, g + 1) if 0 <= h < groups}
         before = (list(windows), list(reaches))
-        for g in widened:
-            windows[g] = min(windows[g] * WIDEN_FACTOR, max(field.group_size(g), 1))
-            reaches[g] = min(reaches[g] + 1, groups - 1 - g)
+        if has_clash(field, result.partner, result.bye):
+            # C.3 left some player without a legal partner in the window: the fix is an
+            # alternating path through any group, so every group gets more neighbours
+            for g in range(groups):
+                windows[g] = min(windows[g] * CLASH_WIDEN_FACTOR, max(field.group_size(g), 1))
+        else:
+            widened = {h for g in problems for h in (g - 1, g, g + 1) if 0 <= h < groups}
+            for g in widened:
+                windows[g] = min(windows[g] * WIDEN_FACTOR, max(field.group_size(g), 1))
+                reaches[g] = min(reaches[g] + 1, groups - 1 - g)
         if (windows, reaches) == before:
             sparse = False
 
