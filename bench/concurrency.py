@@ -313,7 +313,7 @@ def main() -> None:
     """The run; with ``BENCH_BASELINE_ROOT`` (another checkout, e.g. of the commit before the
     change), that checkout's worker first, then this one: side by side in one run."""
     count = int(env_size("BENCH_MATCHES", "1000", "10"))
-    points = int(env_size("BENCH_POINTS", "15", "5"))
+    points = int(env_size("BENCH_POINTS", "15", "15"))
     baseline = os.environ.get("BENCH_BASELINE_ROOT", "")
     if baseline:
         report(run(count, points, Path(baseline).resolve()), "baseline")

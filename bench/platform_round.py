@@ -78,7 +78,7 @@ class Plan:
         env = os.environ
         return cls(
             bots=int(env_size("BENCH_BOTS", "1000", "8")),
-            points=int(env_size("BENCH_POINTS", "30", "5")),
+            points=int(env_size("BENCH_POINTS", "30", "15")),
             games=int(env.get("BENCH_GAMES", "1")),
             delay_ms=float(env_size("BENCH_DELAY_MS", "100", "5")),
             bot_workers=int(env.get("BENCH_BOT_WORKERS", "2")),
