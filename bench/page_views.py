@@ -300,6 +300,7 @@ def measure() -> dict[str, Any]:
             "TRUCO_DATA_DIR": str(logs / "data"),
             "TRUCO_RATE_LIMIT_PER_MINUTE": "10000000",
             "TRUCO_PAGE_RATE_LIMIT_PER_MINUTE": "10000000",
+            "TRUCO_ADDRESS_RATE_LIMIT_PER_MINUTE": "10000000",  # the probes: 50 a second
             "PYTHONUNBUFFERED": "1",
         }
         before = _side(env, 0, tid, bot, logs, "before")

@@ -12,7 +12,8 @@ itself with random results and every match's higher-ranked player (initial rank)
 mano, as a file with no ``mano`` says; most players then have an absolute side preference.
 Round six is timed in CPU seconds (``time.process_time``) with the sparse graph, side by side
 with the complete graph at 1,000 players (what the pairing fell back to before: 3.6-16.5 s).
-The history costs five pairings: at 10,000 players that takes minutes.
+The history costs five pairings: at 10,000 players more than 20 minutes, so that size runs
+only when asked (``BENCH_C3_SIZES=1000,10000``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import json
 import random
 import time
 
+from bench.smoke import env_size
 from bench.smoke import size as sized
 from services.domain import SideResult
 from services.tournaments.model import PlayedMatch, Player, PlayerId, Round
@@ -34,7 +36,9 @@ SPLIT_SIZE = sized(10_000, 200)
 SPLIT_ROUNDS = (2, 3, 6)
 HISTORY_ROUNDS = 5
 TARGETS = {1_000: 2.0, 10_000: 60.0}
-C3_SIZES = sized((1_000, 10_000), (60,))
+# 10,000 players: BENCH_C3_SIZES=1000,10000. Not by default: its five rounds of history, paired
+# by pair_round itself, did not finish in 20 minutes on this machine (issue 34, left open)
+C3_SIZES = tuple(int(n) for n in env_size("BENCH_C3_SIZES", "1000", "60").split(","))
 C3_SEEDS = sized((1, 2, 3), (1,))
 C3_COMPLETE_MAX = 1_000  # the complete graph's baseline: 500,000 edges at 1,000 players
 C3_TARGETS = {1_000: 1.0, 10_000: 60.0}
