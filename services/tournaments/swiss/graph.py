@@ -6,11 +6,12 @@ The sparse graph keeps, for every player:
   not / indifferent) around its Dutch partners (``pos ± size//2``), skipping past opponents;
 * towards each of the next ``reach`` groups below, the bottom ``2·window`` players of its group
   against the top ``2·window`` of the other group (the only players the float tiers prefer);
-  and, when C.3 forces ``k`` crossings of the boundary (two players who must both be mano, or
+  and, when C.3 forces ``k > 1`` crossings of the boundary (two players who must both be mano, or
   both not, cannot meet: :func:`~services.tournaments.swiss.certificate.needed_crossings`),
   for each two C.3 classes that may meet (absolutely mano / absolutely not / free), the bottom
-  ``2·window + k`` of one class above against the top ``2·window + k`` of the other below: the
-  surplus side's floaters then find their legal partners below.
+  ``max(2·window + k, 128)`` of one class above against the top as many of the other below:
+  the surplus side's floaters then find their legal partners below (128: twice the distance
+  past which the rank tier is capped and every float of a class costs the same).
 
 Rematch edges never exist. :mod:`services.tournaments.swiss.pairing` widens ``window`` and ``reach`` only
 for the score groups whose pairing could not be certified optimal, up to the complete graph; when
@@ -23,14 +24,17 @@ graph's (the certificate, not the graph, carries the optimality argument).
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Iterator, Sequence
 from itertools import combinations
 
 from services.tournaments.swiss.certificate import needed_crossings
 from services.tournaments.swiss.field import Field
 from services.tournaments.swiss.mano import ABSOLUTE
+from services.tournaments.swiss.weights import RANK_CAP
 
 DEFAULT_WINDOW = 16
+CAP_RADIUS = math.isqrt(RANK_CAP)  # 64: rank distances beyond it are all capped
 
 
 def complete_edges(field: Field) -> list[tuple[int, int]]:
@@ -110,9 +114,11 @@ def _cross_edges(
     upper = range(max(field.starts[g], field.starts[g + 1] - width), field.starts[g + 1])
     lower = range(field.starts[h], min(field.starts[h + 1], field.starts[h] + width))
     out.update((i, j) for i in upper for j in lower if not field.played(i, j))
-    if not extra:
-        return
-    wide = width + extra
+    if extra <= 1:
+        return  # parity alone: any player may cross, the plain window serves
+    # past RANK_CAP's radius every float costs the same on the rank tier (the jitter then picks
+    # among the whole class): at least that many of each class, so one solve mostly suffices
+    wide = max(width + extra, 2 * CAP_RADIUS)
     above = _by_class(field, range(field.starts[g], field.starts[g + 1]))
     below = _by_class(field, range(field.starts[h], field.starts[h + 1]))
     for side_up, ups in above.items():
