@@ -46,7 +46,7 @@ CHROMIUM_ARGS = [
 
 def settings(url: str) -> Settings:
     """The pages' tests read many pages from one address in a minute: the page budget is
-    lifted (tests/services/web/test_event_pages.py tests it with a budget of its own)."""
+    lifted (tests/services/web/pages/test_event_pages.py tests it with a budget of its own)."""
     return Settings(
         database=DatabaseSettings(url=url),
         secrets=SecretSettings(key=Secret("w" * 48)),

@@ -23,14 +23,14 @@ from engine.rules import Rules
 from services.live.feed import live_key
 from services.live.publisher import LivePublisher
 from tests.servers import RedisTarget
-from tests.services.web.conftest import WebData, run_async
-from tests.services.web.seed import NAMES
-from tests.services.web.test_live_pages import (  # noqa: F401 - the module's fixtures
+from tests.services.web.browser.test_live_pages import (  # noqa: F401 - the module's fixtures
     WAIT_MS,
     expect,
     feed,
     served,
 )
+from tests.services.web.conftest import WebData, run_async
+from tests.services.web.seed import NAMES
 from tests.services.web.waits import eventually
 
 pytestmark = pytest.mark.slow

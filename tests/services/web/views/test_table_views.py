@@ -36,7 +36,7 @@ from services.web.views.narration import SENTENCES, Narrator
 from services.web.views.table_events import table_events
 from services.web.views.table_names import table_names, told_apart
 
-POT = Path(__file__).resolve().parents[3] / "services/web/locale/messages.pot"
+POT = Path(__file__).resolve().parents[4] / "services/web/locale/messages.pot"
 
 
 def spanish() -> Any:
