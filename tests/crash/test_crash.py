@@ -28,6 +28,7 @@ import asyncpg
 import pytest
 
 from services import flow
+from services.base.config import SweepSettings
 from services.worker.results import dispatch
 from tests.crash.stack import (
     SlowBots,
@@ -93,20 +94,28 @@ async def test_bot_worker_killed_mid_match_whole_process_group_sweeper_recovers(
         recovered_s = time.monotonic() - killed_at[0]
         beat_log = "\n".join(p.text() for p in crew.procs if p.log.name.startswith("beat"))
         resent = rf"re-sending stale matches \[([0-9, ]*, )?{match_id}(, [0-9, ]*)?\]"
-        deadline = time.monotonic() + 30  # the sweeper logs after it sent: the match may win
+        # every send after the first was the sweeper's: wait for its log of each (the match
+        # may be done before the sweeper's line is read from its log)
+        attempts = await pool.fetchval("SELECT attempts FROM matches WHERE id = $1", match_id)
+        deadline = time.monotonic() + 30
         while True:
             trusted_log = "\n".join(
                 p.text() for p in crew.procs if p.log.name.startswith("trusted")
             )
-            if re.search(resent, trusted_log) or time.monotonic() > deadline:
+            resends = len(re.findall(resent, trusted_log))
+            if resends >= attempts - 1 or time.monotonic() > deadline:
                 break
             time.sleep(0.2)
     counts = await stored_once(pool, [match_id])
     assert counts == {"matches": 1, "results": 1, "rating_history": 2}
     await ratings_consistent(pool, bot_ids)
-    # sent, then re-sent by the sweeper; in a full run the first re-send can outlive the stale
-    # threshold and be sent once more (still stored and rated once, as asserted above)
-    assert 2 <= await pool.fetchval("SELECT attempts FROM matches WHERE id = $1", match_id) <= 3
+    # sent, then re-sent by the sweeper. How many times more is timing, not a guarantee: the
+    # test's threshold (TRUCO_SWEEP_QUEUED_AFTER_S, 8 s) is far above a match here only on an
+    # idle machine, and a re-sent match still unfinished 8 s later is sent again (a loaded
+    # machine saw 4 attempts). What the product guarantees: every send after the first is one
+    # of the sweeper's (each logged), never more than its cap of attempts (then it gives up,
+    # and this match was not given up: it is done), and stored and rated once (above)
+    assert 2 <= attempts <= min(1 + resends, SweepSettings().max_attempts), (attempts, resends)
     assert "truco.requeue_stale_matches" in beat_log
     # the sweeper sent it again (possibly with other stale matches in the same pass)
     assert re.search(resent, trusted_log), trusted_log[-2000:]

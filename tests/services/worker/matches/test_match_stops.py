@@ -4,7 +4,8 @@ went on calling both bots for a minute. Now the match's bot calls stop within th
 poll, and nothing that derives its cards is served until the match row says it stopped.
 
 Real processes: the API under uvicorn, a Celery worker on both queues, bots on 127.0.0.1 that
-count their calls."""
+count their calls. That no bot is called once the row says stopped is read after the worker
+process has exited (nothing is left that could call), not after a quiet while."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from arena.client.connection import Choice
 from arena.sdk import BotServer, strategy_decider
 from arena.wire.protocol import ActRequest
 from services.domain import seeds
-from tests.services.worker.processes import api_process, celery_worker
+from tests.services.worker.processes import api_process, celery_worker, stop
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -149,7 +150,7 @@ async def test_a_match_decided_mid_play_stops_calling_and_hides_its_seeds_until_
         bot.server.start()
     try:
         with (
-            celery_worker(stack_env, tmp_path / "worker.log"),
+            celery_worker(stack_env, tmp_path / "worker.log") as worker,
             api_process(stack_env, tmp_path / "api.log") as api_url,
             httpx.Client(base_url=api_url, timeout=30, trust_env=False) as client,
         ):
@@ -168,8 +169,10 @@ async def test_a_match_decided_mid_play_stops_calling_and_hides_its_seeds_until_
             # every read while the match was stopping found its seeds hidden (asserted in the
             # watch); a loaded machine may stop it before the first read (it did, under -n 4 at
             # load average 12), so none is required here:
-            # tests/services/flow/test_match_stopping.py holds a match stopping and reads it
-            time.sleep(3.0)  # a worker still playing would call again by now
+            # tests/services/flow/test_match_stopping.py holds a match stopping and reads it.
+            # A worker still playing would go on calling: once its process has exited (a warm
+            # shutdown waits for a play in progress), every call it could make has been counted
+            stop(worker)
             after = sum(b.after(decided_at) for b in bots)
             last = max(b.last() for b in bots)
             print(
@@ -209,7 +212,7 @@ async def test_a_cancelled_sprt_test_stops_its_pairs_in_play_and_hides_their_see
         bot.server.start()
     try:
         with (
-            celery_worker(stack_env, tmp_path / "worker.log"),
+            celery_worker(stack_env, tmp_path / "worker.log") as worker,
             api_process(stack_env, tmp_path / "api.log") as api_url,
             httpx.Client(base_url=api_url, timeout=30, trust_env=False) as client,
         ):
@@ -224,20 +227,15 @@ async def test_a_cancelled_sprt_test_stops_its_pairs_in_play_and_hides_their_see
             cancelled = client.post(f"/v1/tests/{test_id}/cancel", headers=auth)
             assert cancelled.status_code == 200, cancelled.text
             decided_at = (decided_at + time.monotonic()) / 2
-            stopping = [
-                int(r["id"])
-                for r in await pool.fetch(
-                    "SELECT id FROM matches WHERE sprt_test_id = $1 AND stopping_since IS NOT NULL",
-                    test_id,
-                )
-            ]
-            assert stopping  # two pairs were in play
+            # every read while a pair is stopping finds its seed hidden; the pairs may stop
+            # before the first read (a loaded machine did), so which pairs were in play is
+            # read once none is stopping: those cancelled after they had begun
             seen_hidden = 0
             deadline = time.monotonic() + 60
             while True:
                 still = await pool.fetch(
-                    "SELECT id FROM matches WHERE id = ANY($1) AND stopping_since IS NOT NULL",
-                    stopping,
+                    "SELECT id FROM matches WHERE sprt_test_id = $1 AND stopping_since IS NOT NULL",
+                    test_id,
                 )
                 ids = [int(r["id"]) for r in still]
                 if not ids:
@@ -253,17 +251,25 @@ async def test_a_cancelled_sprt_test_stops_its_pairs_in_play_and_hides_their_see
                     seen_hidden += 1
                 assert time.monotonic() < deadline, "the pairs were never marked stopped"
                 time.sleep(0.05)
+            stopping = [
+                int(r["id"])
+                for r in await pool.fetch(
+                    "SELECT id FROM matches WHERE sprt_test_id = $1 AND status = 'cancelled' "
+                    "AND started_at IS NOT NULL",
+                    test_id,
+                )
+            ]
+            assert stopping  # pairs were in play when the test was cancelled
             stopped_at = time.monotonic()
-            time.sleep(3.0)
+            stop(worker)  # every call the worker could still make has been made (see above)
             after = sum(bot.after(decided_at) for bot in bots)
             last = max(bot.last() for bot in bots)
             print(
                 f"\nSPRT test cancelled: last bot call {max(0.0, last - decided_at):.2f}s after "
                 f"the cancel, {after} call(s) after it"
             )
-            # every read while a pair was stopping found its seed hidden (asserted in the loop);
-            # a loaded machine may stop both pairs before the first read, so none is required
-            # here (tests/services/flow/test_match_stopping.py holds a pair stopping and reads it)
+            # none of the reads while stopping is required (seen_hidden may be 0):
+            # tests/services/flow/test_match_stopping.py holds a pair stopping and reads it
             assert after <= CALLS_AFTER_STOP and last < stopped_at
             for match_id in stopping:
                 assert client.get(f"/v1/matches/{match_id}").json()["master_seed"] is not None
