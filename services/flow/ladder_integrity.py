@@ -26,7 +26,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import asyncpg
-import msgspec
 
 from services.base.config import LadderSettings
 from services.db import ladder as db_ladder
@@ -100,10 +99,14 @@ async def scan(pool: asyncpg.Pool, ladder: LadderPool, settings: LadderSettings)
                 and suspect.evidence.matches < seen + settings.collusion_min_matches
             ):
                 continue  # dismissed: flagged again only with new evidence
-            evidence: dict[str, Any] = msgspec.to_builtins(suspect.evidence)
             ids.append(
                 await db_flags.upsert_flag(
-                    conn, ladder, suspect.bot, suspect.against_kind, suspect.against, evidence
+                    conn,
+                    ladder,
+                    suspect.bot,
+                    suspect.against_kind,
+                    suspect.against,
+                    suspect.evidence,
                 )
             )
     for suspect in found:
