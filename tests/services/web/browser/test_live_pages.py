@@ -11,7 +11,6 @@ against uvicorn on 127.0.0.1 with the live feed in a real Redis:
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -20,7 +19,6 @@ import asyncpg
 import msgspec
 import pytest
 import redis
-import uvicorn
 
 from arena.client.connection import InProcessBot
 from arena.match.replay import EntrantRecord
@@ -31,6 +29,7 @@ from services.base.config import RedisSettings
 from services.live.feed import live_key
 from services.live.publisher import LivePublisher
 from tests.servers import RedisTarget
+from tests.services.helpers.uvicorn_thread import served_app
 from tests.services.web.conftest import WebData, run_async, settings, shot
 from tests.services.web.seed import NAMES, STRATEGIES
 from tests.services.web.waits import eventually
@@ -42,19 +41,6 @@ expect = pytest.importorskip(
 ).expect
 
 WAIT_MS = 20_000
-
-
-def _uvicorn(app: Any, port: int = 0) -> tuple[uvicorn.Server, threading.Thread, int]:
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
-    return server, thread, server.servers[0].sockets[0].getsockname()[1]
 
 
 def _app(web_data: WebData, redis_target: RedisTarget) -> Any:
@@ -71,7 +57,7 @@ def _app(web_data: WebData, redis_target: RedisTarget) -> Any:
 @pytest.fixture(scope="module")
 def served(web_data: WebData, redis_target: RedisTarget) -> Iterator[str]:
     """The platform on 127.0.0.1 reading the live feed from the test Redis."""
-    server, thread, port = _uvicorn(_app(web_data, redis_target))
+    server, thread, port = served_app(_app(web_data, redis_target))
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
@@ -466,7 +452,7 @@ def test_a_live_page_resumes_after_an_api_restart(
     items = _items(mid)
     key = live_key(redis_target.prefix, mid)
     feed.rpush(key, *items[:6])
-    server, thread, port = _uvicorn(_app(web_data, redis_target))
+    server, thread, port = served_app(_app(web_data, redis_target))
     context = browser.new_context(base_url=f"http://127.0.0.1:{port}")
     tab = context.new_page()
     try:
@@ -482,7 +468,7 @@ def test_a_live_page_resumes_after_an_api_restart(
         server.should_exit = True  # the API restarts
         thread.join(10)
         feed.rpush(key, *items[7:12])  # written while it is away
-        server, thread, _ = _uvicorn(_app(web_data, redis_target), port)
+        server, thread, _ = served_app(_app(web_data, redis_target), port)
         eventually(tab, "window.__trucoStream.readyState === 1")
         feed.rpush(key, *items[12:16])
         # every item once: the page equals a fresh render of the same feed

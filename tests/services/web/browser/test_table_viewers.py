@@ -10,8 +10,6 @@ at 390 px in Spanish, for a 1v1, a team 2v2 and an individual 2v2:
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +17,6 @@ import asyncpg
 import msgspec
 import pytest
 import redis
-import uvicorn
 
 from arena.client.connection import InProcessBot
 from arena.match.replay import EntrantRecord, Replay
@@ -34,6 +31,7 @@ from services.live.publisher import LivePublisher
 from services.web.pages.replays import decoded
 from services.web.views.common import BotLink, side_links
 from tests.servers import RedisTarget
+from tests.services.helpers.uvicorn_thread import served_app
 from tests.services.web.conftest import WebData, run_async, settings
 from tests.services.web.table_checks import (
     RECORDER,
@@ -54,19 +52,6 @@ pytest.importorskip(
 Sides = tuple[list[BotLink], list[BotLink]]
 
 
-def _uvicorn(app: Any) -> tuple[uvicorn.Server, threading.Thread, int]:
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
-    return server, thread, server.servers[0].sockets[0].getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def served(web_data: WebData, redis_target: RedisTarget) -> Iterator[str]:
     """The platform on 127.0.0.1 reading the live feed from the test Redis."""
@@ -78,7 +63,7 @@ def served(web_data: WebData, redis_target: RedisTarget) -> Iterator[str]:
             base, redis=RedisSettings(url=redis_target.url, prefix=redis_target.prefix)
         )
     )
-    server, thread, port = _uvicorn(app)
+    server, thread, port = served_app(app)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:

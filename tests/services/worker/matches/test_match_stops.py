@@ -12,6 +12,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -117,27 +118,31 @@ def _served_seeds(client: httpx.Client, tid: int, match_id: int) -> tuple[Any, A
 
 
 async def _watch_until_stopped(
-    pool: asyncpg.Pool, client: httpx.Client, tid: int, match_id: int, timeout: float = 60
+    pool: asyncpg.Pool,
+    stopping: str,
+    arg: int,
+    served: Callable[[list[int]], list[Any]],
+    timeout: float = 60,
 ) -> tuple[float, int]:
-    """Poll the row and the API until the row says stopped: nothing derived from the cards is
-    served while it does not. Returns (when it was seen stopped, polls made while stopping)."""
+    """Poll the rows (``stopping``: the ids of those still stopping) and the API until none is
+    stopping: nothing derived from the cards (``served`` of the ids) is served while a match
+    is. Returns (when none was seen stopping, polls made while one was)."""
     deadline = time.monotonic() + timeout
     polls = 0
     while True:
-        stopping = await pool.fetchval(
-            "SELECT stopping_since IS NOT NULL FROM matches WHERE id = $1", match_id
-        )
-        if not stopping:
+        ids = [int(r["id"]) for r in await pool.fetch(stopping, arg)]
+        if not ids:
             return time.monotonic(), polls
-        served = _served_seeds(client, tid, match_id)
-        # the row may have turned stopped between the two reads: only a stopping row counts
+        shown = served(ids)
+        # a row may have turned stopped between the two reads: only rows still stopping count
         still = await pool.fetchval(
-            "SELECT stopping_since IS NOT NULL FROM matches WHERE id = $1", match_id
+            "SELECT count(*) FROM matches WHERE id = ANY($1) AND stopping_since IS NOT NULL",
+            ids,
         )
-        if still:
-            assert served[:3] == (None, None, None) and served[3] is None, served
+        if still == len(ids):
+            assert all(value is None for value in shown), shown
             polls += 1
-        assert time.monotonic() < deadline, "the match was never marked stopped"
+        assert time.monotonic() < deadline, f"matches {ids} were never marked stopped"
         time.sleep(0.05)
 
 
@@ -165,7 +170,12 @@ async def test_a_match_decided_mid_play_stops_calling_and_hides_its_seeds_until_
                 answer = client.delete(f"/v1/bots/{bot_ids[1]}", headers=auth)
                 assert answer.status_code == 204, answer.text
             decided_at = (decided_at + time.monotonic()) / 2
-            stopped_at, polls = await _watch_until_stopped(pool, client, tid, match_id)
+            stopped_at, polls = await _watch_until_stopped(
+                pool,
+                "SELECT id FROM matches WHERE id = $1 AND stopping_since IS NOT NULL",
+                match_id,
+                lambda _: list(_served_seeds(client, tid, match_id)),
+            )
             # every read while the match was stopping found its seeds hidden (asserted in the
             # watch); a loaded machine may stop it before the first read (it did, under -n 4 at
             # load average 12), so none is required here:
@@ -230,27 +240,12 @@ async def test_a_cancelled_sprt_test_stops_its_pairs_in_play_and_hides_their_see
             # every read while a pair is stopping finds its seed hidden; the pairs may stop
             # before the first read (a loaded machine did), so which pairs were in play is
             # read once none is stopping: those cancelled after they had begun
-            seen_hidden = 0
-            deadline = time.monotonic() + 60
-            while True:
-                still = await pool.fetch(
-                    "SELECT id FROM matches WHERE sprt_test_id = $1 AND stopping_since IS NOT NULL",
-                    test_id,
-                )
-                ids = [int(r["id"]) for r in still]
-                if not ids:
-                    break
-                shown = [client.get(f"/v1/matches/{m}").json()["master_seed"] for m in ids]
-                again = await pool.fetchval(
-                    "SELECT count(*) FROM matches WHERE id = ANY($1) "
-                    "AND stopping_since IS NOT NULL",
-                    ids,
-                )
-                if again == len(ids):  # none stopped between the reads
-                    assert shown == [None] * len(ids), shown
-                    seen_hidden += 1
-                assert time.monotonic() < deadline, "the pairs were never marked stopped"
-                time.sleep(0.05)
+            stopped_at, _ = await _watch_until_stopped(
+                pool,
+                "SELECT id FROM matches WHERE sprt_test_id = $1 AND stopping_since IS NOT NULL",
+                test_id,
+                lambda ids: [client.get(f"/v1/matches/{m}").json()["master_seed"] for m in ids],
+            )
             stopping = [
                 int(r["id"])
                 for r in await pool.fetch(
@@ -260,7 +255,6 @@ async def test_a_cancelled_sprt_test_stops_its_pairs_in_play_and_hides_their_see
                 )
             ]
             assert stopping  # pairs were in play when the test was cancelled
-            stopped_at = time.monotonic()
             stop(worker)  # every call the worker could still make has been made (see above)
             after = sum(bot.after(decided_at) for bot in bots)
             last = max(bot.last() for bot in bots)
@@ -268,7 +262,7 @@ async def test_a_cancelled_sprt_test_stops_its_pairs_in_play_and_hides_their_see
                 f"\nSPRT test cancelled: last bot call {max(0.0, last - decided_at):.2f}s after "
                 f"the cancel, {after} call(s) after it"
             )
-            # none of the reads while stopping is required (seen_hidden may be 0):
+            # none of the reads while stopping is required (there may have been none):
             # tests/services/flow/test_match_stopping.py holds a pair stopping and reads it
             assert after <= CALLS_AFTER_STOP and last < stopped_at
             for match_id in stopping:
