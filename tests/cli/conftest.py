@@ -22,7 +22,7 @@ from tests.conftest import ROOT
 from tests.services.helpers.api_helpers import NetworkGuard, settings
 from tests.services.helpers.api_play_helpers import NO_LIMITS
 from tests.services.helpers.flow_helpers import InProcessSender, over_http
-from tests.services.helpers.uvicorn_thread import served_app, stop
+from tests.services.helpers.uvicorn_thread import serving
 from truco_cli.main import main
 
 ROOT_ENV = {
@@ -35,11 +35,8 @@ ROOT_ENV = {
 @contextlib.contextmanager
 def served(app: Litestar) -> Iterator[str]:
     """``app`` on 127.0.0.1 (a free port) in a thread; yields its base URL."""
-    server, thread, port = served_app(app)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop(server, thread)
+    with serving(app) as base:
+        yield base
 
 
 @pytest.fixture

@@ -3,8 +3,10 @@ tests start a server in process (the API's limits, the pages, the streams)."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import uvicorn
@@ -42,3 +44,14 @@ def served_app(app: Any, port: int = 0) -> tuple[uvicorn.Server, threading.Threa
     server = local_server(app, port)
     thread, bound = start(server)
     return server, thread, bound
+
+
+@contextlib.contextmanager
+def serving(app: Any, *, lifespan: str = "on") -> Iterator[str]:
+    """``app`` served in a thread while the block runs; yields its base URL."""
+    server = local_server(app, lifespan=lifespan)
+    thread, port = start(server)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(server, thread)

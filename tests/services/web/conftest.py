@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
-import time
 from collections.abc import AsyncIterator, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,13 +17,13 @@ from typing import Any, TypeVar
 
 import httpx
 import pytest
-import uvicorn
 from litestar import Litestar
 
 from services.base.config import DatabaseSettings, RateLimits, Secret, SecretSettings, Settings
 from services.db.pool import create_pool
 from services.launch.app import create_app
 from tests.servers import PostgresServer, migrated_database
+from tests.services.helpers.uvicorn_thread import serving
 from tests.services.web.seed import Seeded, seed
 
 T = TypeVar("T")
@@ -88,23 +86,8 @@ async def client(web_data: WebData) -> AsyncIterator[httpx.AsyncClient]:
 @pytest.fixture(scope="session")
 def live_server(web_data: WebData) -> Iterator[str]:
     """The app served by uvicorn on 127.0.0.1 in a thread; yields its base URL."""
-    config = uvicorn.Config(
-        web_app(web_data.url), host="127.0.0.1", port=0, log_level="warning", lifespan="on"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serving(web_app(web_data.url)) as base:
+        yield base
 
 
 def _browser_missing() -> str | None:
