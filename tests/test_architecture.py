@@ -454,3 +454,39 @@ def test_a_dead_path_is_found(tmp_path: Path) -> None:
     named = doc_paths("`db/matches.py`, `matches.py`, `db/`, `db/gone.py`, `tests/services/ROOM/`")
     assert named == ["db/", "db/gone.py", "db/matches.py", "matches.py"]
     assert dead_paths(named, tmp_path) == ["db/gone.py"]
+
+
+# Documents are typed once where they enter (msgspec structs, TypedDicts); ``dict[str, Any]`` is
+# left only where a document comes from outside and is validated right there, or is a
+# third-party format. A module not named here that writes it fails.
+UNTYPED_DOCUMENTS = {
+    "services/api/guard/request_caps.py": "an ASGI scope's extensions (the server's)",
+    "services/api/play_log.py": "being rewritten with /play's sessions (issue 34)",
+    "services/api/routes/schema_document.py": "the OpenAPI document (Litestar's)",
+    "services/api/schemas/play.py": "the bot protocol's observation, as the wire has it",
+    "services/api/schemas/sprt.py": "a request's rules, checked by Rules.from_dict",
+    "services/api/schemas/tournaments.py": "a request's rules, checked by Rules.from_dict",
+    "services/api/spec.py": "the OpenAPI document",
+    "services/api/spec_rules.py": "the OpenAPI document",
+    "services/base/environment.py": "the environment's values before Settings checks them",
+    "services/flow/challenges.py": "a request's rules, checked by mode_rules",
+    "services/flow/settings.py": "a request's rules, checked here",
+    "services/flow/sprt.py": "a request's rules, checked by mode_rules",
+    "services/tournaments/files/export_document.py": "what truco verify checks itself",
+    "services/tournaments/files/tournament_file.py": "a user's file before it is checked",
+    "services/web/reference.py": "the OpenAPI document",
+    "services/worker/celery_types.py": "Celery's options",
+    "services/worker/matches/play_match.py": "a broker message, converted at once",
+    "services/worker/matches/probe.py": "a broker message, converted at once",
+    "services/worker/observe.py": "Celery's task kwargs",
+    "services/worker/results/periodic.py": "a broker message, converted at once",
+}
+
+
+def test_untyped_documents_only_where_they_enter() -> None:
+    writing = {
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "services").rglob("*.py")
+        if "dict[str, Any]" in path.read_text()
+    }
+    assert sorted(writing - set(UNTYPED_DOCUMENTS)) == []
