@@ -30,6 +30,7 @@ from tests.services.web.browser.test_live_pages import (  # noqa: F401 - the mod
     served,
 )
 from tests.services.web.conftest import WebData, run_async
+from tests.services.web.live_rows import running_match
 from tests.services.web.seed import NAMES
 from tests.services.web.waits import eventually
 
@@ -50,27 +51,7 @@ def tab(browser: Any, served: str) -> Iterator[Any]:  # noqa: F811
 
 
 def _match(web: WebData, seed: int) -> int:
-    async def make() -> int:
-        conn = await asyncpg.connect(web.url)
-        try:
-            mid: int = await conn.fetchval(
-                """INSERT INTO matches (mode, status, seed, games_per_match, rules, started_at,
-                       queued_at, attempts)
-                   VALUES ('1v1', 'running', $1, 2, '{"points_to_win": 15}', now(), now(), 1)
-                   RETURNING id""",
-                seed,
-            )
-            for side, name in enumerate(NAMES[:2]):
-                await conn.execute(
-                    "INSERT INTO match_entrants (match_id, slot, bot_id, side) "
-                    "VALUES ($1, $2, $3, $4)",
-                    mid, side, web.seeded.bots[name], side,
-                )  # fmt: skip
-            return mid
-        finally:
-            await conn.close()
-
-    return run_async(make())
+    return running_match(web, NAMES[:2], seed=seed, games=2)
 
 
 def _played(match_id: int) -> tuple[list[bytes], Replay, int]:

@@ -31,6 +31,7 @@ from services.live.publisher import LivePublisher
 from tests.servers import RedisTarget
 from tests.services.helpers.uvicorn_thread import served_app
 from tests.services.web.conftest import WebData, run_async, settings, shot
+from tests.services.web.live_rows import delete_match, running_match
 from tests.services.web.seed import NAMES, STRATEGIES
 from tests.services.web.waits import eventually
 
@@ -105,51 +106,13 @@ def _items(match_id: int) -> list[bytes]:
     return items
 
 
-def _running_match(web: WebData) -> int:
-    async def make() -> int:
-        conn = await asyncpg.connect(web.url)
-        try:
-            mid: int = await conn.fetchval(
-                """INSERT INTO matches (mode, status, seed, games_per_match, rules, started_at)
-                   VALUES ('1v1', 'running', 99, 1, '{"points_to_win": 15}', now())
-                   RETURNING id"""
-            )
-            for side, name in enumerate(NAMES[:2]):
-                await conn.execute(
-                    "INSERT INTO match_entrants (match_id, slot, bot_id, side) "
-                    "VALUES ($1, $2, $3, $4)",
-                    mid,
-                    side,
-                    web.seeded.bots[name],
-                    side,
-                )
-            return mid
-        finally:
-            await conn.close()
-
-    return run_async(make())
-
-
-def _delete(web: WebData, mid: int) -> None:
-    """Take a match this module made out again (the session's other page tests count matches)."""
-
-    async def delete() -> None:
-        conn = await asyncpg.connect(web.url)
-        try:
-            await conn.execute("DELETE FROM matches WHERE id = $1", mid)
-        finally:
-            await conn.close()
-
-    run_async(delete())
-
-
 @pytest.fixture
 def made(web_data: WebData) -> Iterator[list[int]]:
     """Matches the test makes, deleted afterwards."""
     found: list[int] = []
     yield found
     for mid in found:
-        _delete(web_data, mid)
+        delete_match(web_data, mid)
 
 
 def _played(items: list[bytes]) -> list[str]:
@@ -168,7 +131,7 @@ def _felt_cards(page: Any) -> list[str]:
 def test_a_live_page_applies_each_pushed_event_in_place(
     tab: Any, web_data: WebData, redis_target: RedisTarget, feed: redis.Redis, made: list[int]
 ) -> None:
-    mid = _running_match(web_data)
+    mid = running_match(web_data, NAMES[:2])
     made.append(mid)
     items = _items(mid)
     key = live_key(redis_target.prefix, mid)
@@ -231,7 +194,7 @@ def _live_snapshot(page: Any) -> dict[str, Any]:
 def test_a_live_page_without_eventsource_polls(
     tab: Any, web_data: WebData, redis_target: RedisTarget, feed: redis.Redis, made: list[int]
 ) -> None:
-    mid = _running_match(web_data)
+    mid = running_match(web_data, NAMES[:2])
     made.append(mid)
     items = _items(mid)
     key = live_key(redis_target.prefix, mid)
@@ -447,7 +410,7 @@ def test_a_live_page_resumes_after_an_api_restart(
 ) -> None:
     """The API goes away and comes back on the same address: the page's EventSource
     reconnects with Last-Event-ID and goes on in place, every item once, none twice."""
-    mid = _running_match(web_data)
+    mid = running_match(web_data, NAMES[:2])
     made.append(mid)
     items = _items(mid)
     key = live_key(redis_target.prefix, mid)

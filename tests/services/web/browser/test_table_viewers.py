@@ -33,6 +33,7 @@ from services.web.views.common import BotLink, side_links
 from tests.servers import RedisTarget
 from tests.services.helpers.uvicorn_thread import served_app
 from tests.services.web.conftest import WebData, run_async, settings
+from tests.services.web.live_rows import delete_match, running_match
 from tests.services.web.table_checks import (
     RECORDER,
     Line,
@@ -156,41 +157,7 @@ LIVE = {
 
 def _live_match(web: WebData, kind: str) -> int:
     players, names = LIVE[kind]
-
-    async def make() -> int:
-        conn = await asyncpg.connect(web.url)
-        try:
-            mid: int = await conn.fetchval(
-                """INSERT INTO matches (mode, status, seed, games_per_match, rules, started_at)
-                   VALUES ($1, 'running', 99, 1, $2::jsonb, now()) RETURNING id""",
-                "1v1" if players == 2 else "2v2",
-                msgspec.json.encode({"points_to_win": 15, "players": players}).decode(),
-            )
-            for slot, name in enumerate(names):
-                await conn.execute(
-                    "INSERT INTO match_entrants (match_id, slot, bot_id, side) "
-                    "VALUES ($1, $2, $3, $4)",
-                    mid,
-                    slot,
-                    web.seeded.bots[name],
-                    slot % 2,
-                )
-            return mid
-        finally:
-            await conn.close()
-
-    return run_async(make())
-
-
-def _delete(web: WebData, mid: int) -> None:
-    async def delete() -> None:
-        conn = await asyncpg.connect(web.url)
-        try:
-            await conn.execute("DELETE FROM matches WHERE id = $1", mid)
-        finally:
-            await conn.close()
-
-    run_async(delete())
+    return running_match(web, names, players=players)
 
 
 def _feed(match_id: int, kind: str) -> tuple[list[list[bytes]], Replay]:
@@ -249,7 +216,7 @@ def test_a_live_match_shows_each_event_in_turn(
         assert phone.locator(".seat .hand svg.card[data-card]").count() == 0  # no card unplayed
     finally:
         feed.close()
-        _delete(web_data, mid)
+        delete_match(web_data, mid)
 
 
 async def _stored_sides(url: str, match_id: int) -> tuple[None, Sides]:

@@ -1,0 +1,56 @@
+"""Matches in play written straight into the seeded database for the live pages' tests (their
+feed is written to Redis by the test), and taken out again afterwards (the session's other page
+tests count matches)."""
+
+from __future__ import annotations
+
+import asyncpg
+import msgspec
+
+from tests.services.web.conftest import WebData, run_async
+
+
+def running_match(
+    web: WebData, names: list[str], *, players: int = 2, seed: int = 99, games: int = 1
+) -> int:
+    """A ``running`` match to 15 points of the seeded bots ``names`` by slot (side = slot % 2:
+    two bots in 1v1 and in a team 2v2, four in an individual 2v2); its id."""
+    rules: dict[str, int] = {"points_to_win": 15} | ({"players": 4} if players == 4 else {})
+
+    async def make() -> int:
+        conn = await asyncpg.connect(web.url)
+        try:
+            mid: int = await conn.fetchval(
+                """INSERT INTO matches (mode, status, seed, games_per_match, rules, started_at,
+                       queued_at, attempts)
+                   VALUES ($1, 'running', $2, $3, $4::jsonb, now(), now(), 1) RETURNING id""",
+                "1v1" if players == 2 else "2v2",
+                seed,
+                games,
+                msgspec.json.encode(rules).decode(),
+            )
+            for slot, name in enumerate(names):
+                await conn.execute(
+                    "INSERT INTO match_entrants (match_id, slot, bot_id, side) "
+                    "VALUES ($1, $2, $3, $4)",
+                    mid,
+                    slot,
+                    web.seeded.bots[name],
+                    slot % 2,
+                )
+            return mid
+        finally:
+            await conn.close()
+
+    return run_async(make())
+
+
+def delete_match(web: WebData, mid: int) -> None:
+    async def delete() -> None:
+        conn = await asyncpg.connect(web.url)
+        try:
+            await conn.execute("DELETE FROM matches WHERE id = $1", mid)
+        finally:
+            await conn.close()
+
+    run_async(delete())
