@@ -8,6 +8,7 @@ the browser cannot start; the ASGI tests always run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import AsyncIterator, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -105,6 +106,25 @@ def run_async(coro: Coroutine[Any, Any, T]) -> T:
     event loop running in the test's thread, so ``asyncio.run`` cannot be used there)."""
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coro).result()
+
+
+@contextlib.contextmanager
+def error_free_page(
+    browser: Any, base_url: str, *, init_script: str | None = None, **context: Any
+) -> Iterator[Any]:
+    """A page of a fresh browser context (``context``: viewport, locale, ...); a JavaScript
+    error on it fails the test once the block is over."""
+    ctx = browser.new_context(base_url=base_url, **context)
+    if init_script is not None:
+        ctx.add_init_script(init_script)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        yield page
+    finally:
+        ctx.close()
+    assert errors == [], errors
 
 
 @pytest.fixture(scope="module")

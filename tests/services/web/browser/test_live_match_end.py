@@ -29,7 +29,7 @@ from tests.services.web.browser.test_live_pages import (  # noqa: F401 - the mod
     feed,
     served,
 )
-from tests.services.web.conftest import WebData, run_async
+from tests.services.web.conftest import WebData, error_free_page, run_async
 from tests.services.web.live_rows import running_match
 from tests.services.web.seed import NAMES
 from tests.services.web.waits import eventually
@@ -39,15 +39,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def tab(browser: Any, served: str) -> Iterator[Any]:  # noqa: F811
-    context = browser.new_context(viewport={"width": 390, "height": 900}, base_url=served)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
+    with error_free_page(browser, served, viewport={"width": 390, "height": 900}) as page:
         yield page
-    finally:
-        context.close()
-    assert errors == [], errors
 
 
 def _match(web: WebData, seed: int) -> int:

@@ -29,6 +29,7 @@ from tests.services.web.browser.play_site import (  # noqa: F401 - the module's 
     play_chromium,
     play_served,
 )
+from tests.services.web.conftest import error_free_page
 from tests.services.web.table_checks import (
     RECORDER,
     check_shown,
@@ -61,18 +62,14 @@ def test_the_chosen_seed_deals_flor() -> None:
 
 @pytest.fixture
 def phone(chromium: Any, served: Served) -> Iterator[Any]:
-    context = chromium.new_context(
-        viewport={"width": 390, "height": 844}, base_url=served.base, locale="es-AR"
-    )
-    context.add_init_script(RECORDER)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
+    with error_free_page(
+        chromium,
+        served.base,
+        init_script=RECORDER,
+        viewport={"width": 390, "height": 844},
+        locale="es-AR",
+    ) as page:
         yield page
-    finally:
-        context.close()
-    assert errors == [], errors
 
 
 def _focused(page: Any) -> str:

@@ -32,7 +32,7 @@ from services.web.pages.replays import decoded
 from services.web.views.common import BotLink, side_links
 from tests.servers import RedisTarget
 from tests.services.helpers.uvicorn_thread import served_app
-from tests.services.web.conftest import WebData, run_async, settings
+from tests.services.web.conftest import WebData, error_free_page, run_async, settings
 from tests.services.web.live_rows import delete_match, running_match
 from tests.services.web.table_checks import (
     RECORDER,
@@ -74,18 +74,14 @@ def served(web_data: WebData, redis_target: RedisTarget) -> Iterator[str]:
 
 @pytest.fixture
 def phone(browser: Any, served: str) -> Iterator[Any]:
-    context = browser.new_context(
-        viewport={"width": 390, "height": 844}, base_url=served, locale="es-AR"
-    )
-    context.add_init_script(RECORDER)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
+    with error_free_page(
+        browser,
+        served,
+        init_script=RECORDER,
+        viewport={"width": 390, "height": 844},
+        locale="es-AR",
+    ) as page:
         yield page
-    finally:
-        context.close()
-    assert errors == [], errors
 
 
 async def _stored(url: str, match_id: int) -> tuple[Replay, Sides]:
