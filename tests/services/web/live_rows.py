@@ -1,13 +1,23 @@
-"""Matches in play written straight into the seeded database for the live pages' tests (their
-feed is written to Redis by the test), and taken out again afterwards (the session's other page
-tests count matches)."""
+"""What the live pages' tests share: the platform reading the live feed from the test Redis, and
+matches in play written straight into the seeded database (their feed is written to Redis by
+the test), taken out again afterwards (the session's other page tests count matches)."""
 
 from __future__ import annotations
 
 import asyncpg
 import msgspec
+from litestar import Litestar
 
-from tests.services.web.conftest import WebData, run_async
+from services.base.config import RedisSettings
+from services.launch.app import create_app
+from tests.servers import RedisTarget
+from tests.services.web.conftest import WebData, run_async, settings
+
+
+def live_app(web: WebData, redis_target: RedisTarget) -> Litestar:
+    """The platform on the seeded database, reading the live feed from the test Redis."""
+    redis = RedisSettings(url=redis_target.url, prefix=redis_target.prefix)
+    return create_app(msgspec.structs.replace(settings(web.url), redis=redis))
 
 
 def running_match(

@@ -25,13 +25,12 @@ from arena.match.replay import EntrantRecord
 from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from engine.rules import Rules
-from services.base.config import RedisSettings
 from services.live.feed import live_key
 from services.live.publisher import LivePublisher
 from tests.servers import RedisTarget
-from tests.services.helpers.uvicorn_thread import served_app
-from tests.services.web.conftest import WebData, run_async, settings, shot
-from tests.services.web.live_rows import delete_match, running_match
+from tests.services.helpers.uvicorn_thread import served_app, serving
+from tests.services.web.conftest import WebData, error_free_page, run_async, shot
+from tests.services.web.live_rows import delete_match, live_app, running_match
 from tests.services.web.seed import NAMES, STRATEGIES
 from tests.services.web.waits import eventually
 
@@ -44,39 +43,17 @@ expect = pytest.importorskip(
 WAIT_MS = 20_000
 
 
-def _app(web_data: WebData, redis_target: RedisTarget) -> Any:
-    from services.launch.app import create_app
-
-    base = settings(web_data.url)
-    return create_app(
-        msgspec.structs.replace(
-            base, redis=RedisSettings(url=redis_target.url, prefix=redis_target.prefix)
-        )
-    )
-
-
 @pytest.fixture(scope="module")
 def served(web_data: WebData, redis_target: RedisTarget) -> Iterator[str]:
     """The platform on 127.0.0.1 reading the live feed from the test Redis."""
-    server, thread, port = served_app(_app(web_data, redis_target))
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serving(live_app(web_data, redis_target)) as base:
+        yield base
 
 
 @pytest.fixture
 def tab(browser: Any, served: str) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=served)
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        yield pg
-    finally:
-        context.close()
-    assert errors == [], f"errors in the page: {errors}"
+    with error_free_page(browser, served, viewport={"width": 1280, "height": 900}) as page:
+        yield page
 
 
 @pytest.fixture
@@ -415,7 +392,7 @@ def test_a_live_page_resumes_after_an_api_restart(
     items = _items(mid)
     key = live_key(redis_target.prefix, mid)
     feed.rpush(key, *items[:6])
-    server, thread, port = served_app(_app(web_data, redis_target))
+    server, thread, port = served_app(live_app(web_data, redis_target))
     context = browser.new_context(base_url=f"http://127.0.0.1:{port}")
     tab = context.new_page()
     try:
@@ -431,7 +408,7 @@ def test_a_live_page_resumes_after_an_api_restart(
         server.should_exit = True  # the API restarts
         thread.join(10)
         feed.rpush(key, *items[7:12])  # written while it is away
-        server, thread, _ = served_app(_app(web_data, redis_target), port)
+        server, thread, _ = served_app(live_app(web_data, redis_target), port)
         eventually(tab, "window.__trucoStream.readyState === 1")
         feed.rpush(key, *items[12:16])
         # every item once: the page equals a fresh render of the same feed

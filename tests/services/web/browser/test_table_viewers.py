@@ -23,7 +23,6 @@ from arena.match.replay import EntrantRecord, Replay
 from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from engine.rules import Rules
-from services.base.config import RedisSettings
 from services.db import page_reads
 from services.db.pool import create_pool
 from services.live.feed import live_key
@@ -31,9 +30,9 @@ from services.live.publisher import LivePublisher
 from services.web.pages.replays import decoded
 from services.web.views.common import BotLink, side_links
 from tests.servers import RedisTarget
-from tests.services.helpers.uvicorn_thread import served_app
-from tests.services.web.conftest import WebData, error_free_page, run_async, settings
-from tests.services.web.live_rows import delete_match, running_match
+from tests.services.helpers.uvicorn_thread import serving
+from tests.services.web.conftest import WebData, error_free_page, run_async
+from tests.services.web.live_rows import delete_match, live_app, running_match
 from tests.services.web.table_checks import (
     RECORDER,
     Line,
@@ -56,20 +55,8 @@ Sides = tuple[list[BotLink], list[BotLink]]
 @pytest.fixture(scope="module")
 def served(web_data: WebData, redis_target: RedisTarget) -> Iterator[str]:
     """The platform on 127.0.0.1 reading the live feed from the test Redis."""
-    from services.launch.app import create_app
-
-    base = settings(web_data.url)
-    app = create_app(
-        msgspec.structs.replace(
-            base, redis=RedisSettings(url=redis_target.url, prefix=redis_target.prefix)
-        )
-    )
-    server, thread, port = served_app(app)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serving(live_app(web_data, redis_target)) as base:
+        yield base
 
 
 @pytest.fixture
