@@ -205,6 +205,7 @@ async def annul(pool: asyncpg.Pool, flag_id: int, actor: Actor, reason: str) -> 
 
     async def work(conn: Connection) -> Decision:
         flag = await _open_flag(conn, flag_id)
+        await db_annulment.lock_ratings(conn)  # no annulment in between: this list is exact
         matches = await db_flags.pair_matches(
             conn, flag.pool, flag.bot_id, flag.against_kind, flag.against_id
         )

@@ -145,6 +145,7 @@ async def disqualify_bot(pool: asyncpg.Pool, bot_id: int, actor: Actor, reason: 
         effects = Effects()
         detail = await _bot_leaves_everything(conn, bot_id, effects)
         await db.disqualify(conn, bot_id)
+        await db_annulment.lock_ratings(conn)  # no annulment in between: this list is exact
         ladder_matches = await db_annulment.ladder_matches_of_bot(conn, bot_id)
         detail["annulled_ladder_matches"] = ladder_matches
         entry = await log_action(conn, actor, "disqualify_bot", "bot", bot_id, reason, detail)

@@ -50,7 +50,7 @@ def test_an_admin_lists_annuls_and_dismisses_collusion_flags(
     game: Pool
     game, before = _run(api_database_url, _colluded)
     conceded = _run(api_database_url, lambda p: met(p, game.target, game.colluders))
-    assert before[game.target] - before[game.twin] > 100  # the collusion worked
+    assert before[game.target] > before[game.twin]  # the collusion worked (its size: the flow test)
 
     admin_id, admin_name, admin_key = _account(platform_url)
     truco.ok(
@@ -151,12 +151,16 @@ def test_an_admin_lists_annuls_and_dismisses_collusion_flags(
         return {int(r["bot_id"]): round(r["rating"]) for r in rows if int(r["bot_id"]) in expected}
 
     assert _run(api_database_url, ratings) == {b: r.rating for b, r in expected.items()}
-    # the fit at its next run: the target falls back to its twin's level
+    # the fit at its next run: without the conceded wins the target falls towards its twin
     after = _run(api_database_url, lambda p: _refit_and_read(p, [game.target, game.twin]))
     gain_before = before[game.target] - before[game.twin]
     gain_after = after[game.target] - after[game.twin]
-    print(f"\ntarget over its twin: {gain_before:.0f} before, {gain_after:.0f} after")
-    assert gain_after < gain_before - 50 and gain_after < 120
+    assert after[game.target] < before[game.target] and gain_after < gain_before
+
+    async def fit_games(pool: Any) -> int:
+        return int(await pool.fetchval("SELECT games FROM rating_fits WHERE mode = '1v1'"))
+
+    assert _run(api_database_url, fit_games) == len(kept)  # the fit saw the matches left
 
     # the audit log: who, what, why, when; the target's page shows the annulment publicly
     audit = truco.ok("admin", "audit", "--bot", str(game.target), "--json").json()
