@@ -55,7 +55,7 @@ soak: install
 # every page type at 1280 and 390 px into screenshots/ (git-ignored; not part of make test)
 .PHONY: screenshots
 screenshots: install browser
-	$(BIN)/pytest -m screenshots tests/services/web/test_screenshots.py
+	$(BIN)/pytest -m screenshots tests/services/web/browser/test_screenshots.py
 	@echo "screenshots: $$(ls screenshots/*.png | wc -l) PNG files in screenshots/"
 
 clean:

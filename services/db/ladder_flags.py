@@ -10,7 +10,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import asyncpg
+import msgspec
+
 from services.db.accounts import Connection, Executor
+from services.ladder.collusion import Evidence
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,13 +75,18 @@ class Flag:
     bot_id: int
     against_kind: str
     against_id: int
-    evidence: dict[str, Any]
+    evidence: Evidence
     status: str
     flagged_at: datetime
     updated_at: datetime
     decided_at: datetime | None
     decided_by: int | None
     note: str | None
+
+
+def _flag(row: asyncpg.Record) -> Flag:
+    fields = dict(row)
+    return Flag(**{**fields, "evidence": msgspec.convert(fields["evidence"], Evidence)})
 
 
 _FLAG = (
@@ -92,7 +101,7 @@ async def upsert_flag(
     bot_id: int,
     against_kind: str,
     against_id: int,
-    evidence: dict[str, Any],
+    evidence: Evidence,
 ) -> int:
     """Open a flag on the pair, or refresh the evidence of its open one; its id."""
     found = await conn.fetchval(
@@ -104,7 +113,7 @@ async def upsert_flag(
         bot_id,
         against_kind,
         against_id,
-        evidence,
+        msgspec.to_builtins(evidence),
     )
     return int(found)
 
@@ -142,12 +151,12 @@ async def flags(
         before,
         limit,
     )
-    return [Flag(**dict(r)) for r in rows]
+    return [_flag(r) for r in rows]
 
 
 async def flag_for_update(conn: Connection, flag_id: int) -> Flag | None:
     row = await conn.fetchrow(f"{_FLAG} WHERE id = $1 FOR UPDATE", flag_id)
-    return None if row is None else Flag(**dict(row))
+    return None if row is None else _flag(row)
 
 
 async def decide(

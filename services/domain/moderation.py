@@ -25,7 +25,7 @@ The rules the workflow applies (:mod:`services.flow.moderation`):
 
 from __future__ import annotations
 
-from typing import Final, Literal, get_args
+from typing import Final, Literal, TypedDict, get_args
 
 Action = Literal[
     "grant_admin",
@@ -74,3 +74,30 @@ def rename_action(kind: Nameable, hide: bool) -> Action:
     if kind == "bot":
         return "hide_bot_name" if hide else "rename_bot"
     return "hide_account_name" if hide else "rename_account"
+
+
+class AuditDetail(TypedDict, total=False):
+    """What an action did, as its line in the audit log keeps it (``moderation_log.detail``,
+    JSON): each action writes the keys that say what it changed."""
+
+    # disqualify a bot, suspend an account: what its bot(s) left (an account: every bot's)
+    forfeited_matches: list[int]
+    left_registering_events: list[int]
+    left_ladders: int | list[int]  # how many ladders a bot left (an account: one per bot)
+    cancelled_matches: list[int]
+    cancelled_tests: list[int]
+    annulled_ladder_matches: list[int]  # disqualify
+    revoked_keys: int  # suspend
+    closed_bots: list[int]  # suspend
+    key_id: int  # reinstate: the new key
+    old_name: str  # rename, hide
+    new_name: str
+    outcome: str  # resolve a report
+    target: str
+    name: str  # grant or revoke admin: the account's name
+    # annul or dismiss a ladder flag: the flag and its pair (its evidence stays on the flag)
+    flag_id: int
+    pool: str
+    against_kind: str
+    against_id: int
+    z: float

@@ -31,10 +31,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import asyncpg
-import msgspec
 
 from services.base.config import LadderSettings
 from services.db import annulment as db_annulment
@@ -42,6 +40,7 @@ from services.db import ladder_flags as db_flags
 from services.db.accounts import Connection
 from services.db.ladder_flags import Flag, Party, ResultRow
 from services.db.moderation import LogEntry
+from services.domain.moderation import AuditDetail
 from services.flow.moderation import Actor, AlreadyDone, TargetNotFound, log_action, retrying
 from services.flow.rating_refit import annul_and_refit
 from services.ladder.collusion import LadderResult, Suspect, suspects
@@ -121,10 +120,14 @@ async def scan(pool: asyncpg.Pool, ladder: LadderPool, settings: LadderSettings)
                 and suspect.evidence.matches < seen + settings.collusion_min_matches
             ):
                 continue  # dismissed: flagged again only with new evidence
-            evidence: dict[str, Any] = msgspec.to_builtins(suspect.evidence)
             ids.append(
                 await db_flags.upsert_flag(
-                    conn, ladder, suspect.bot, suspect.against_kind, suspect.against, evidence
+                    conn,
+                    ladder,
+                    suspect.bot,
+                    suspect.against_kind,
+                    suspect.against,
+                    suspect.evidence,
                 )
             )
     for suspect in found:
@@ -209,7 +212,7 @@ async def annul(pool: asyncpg.Pool, flag_id: int, actor: Actor, reason: str) -> 
         matches = await db_flags.pair_matches(
             conn, flag.pool, flag.bot_id, flag.against_kind, flag.against_id
         )
-        detail = {**_about(flag), "annulled_ladder_matches": matches}
+        detail: AuditDetail = {**_about(flag), "annulled_ladder_matches": matches}
         entry = await log_action(conn, actor, "annul_pair", "bot", flag.bot_id, reason, detail)
         refit = await annul_and_refit(conn, matches, entry.id, flag.id)
         await db_flags.decide(conn, flag.id, "annulled", actor.account_id, reason)
@@ -231,14 +234,14 @@ async def dismiss(pool: asyncpg.Pool, flag_id: int, actor: Actor, reason: str) -
     return Decision(flag.id, entry, [])
 
 
-def _about(flag: Flag) -> dict[str, object]:
+def _about(flag: Flag) -> AuditDetail:
     """What the audit line says of the flag (the evidence stays on the flag)."""
     return {
         "flag_id": flag.id,
         "pool": flag.pool,
         "against_kind": flag.against_kind,
         "against_id": flag.against_id,
-        "z": flag.evidence.get("z"),
+        "z": flag.evidence.z,
     }
 
 

@@ -27,6 +27,7 @@ from services.db.accounts import Connection, DuplicateName
 from services.db.moderation import LogEntry
 from services.domain.moderation import (
     Action,
+    AuditDetail,
     Nameable,
     ReportOutcome,
     TargetKind,
@@ -83,7 +84,7 @@ async def log_action(
     kind: TargetKind,
     target_id: int,
     reason: str,
-    detail: dict[str, Any],
+    detail: AuditDetail,
 ) -> LogEntry:
     entry = await db.append(
         conn,
@@ -110,7 +111,40 @@ async def retrying(pool: asyncpg.Pool, work: Any) -> Any:
     raise AssertionError("unreachable")
 
 
-async def _bot_leaves_everything(conn: Connection, bot_id: int, effects: Effects) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Leaving:
+    """What a bot left when it was disqualified or its account suspended."""
+
+    forfeited: list[int]
+    registering: list[int]
+    ladders: int
+    cancelled: list[int]
+    tests: list[int]
+
+    def detail(self) -> AuditDetail:
+        return {
+            "forfeited_matches": self.forfeited,
+            "left_registering_events": self.registering,
+            "left_ladders": self.ladders,
+            "cancelled_matches": self.cancelled,
+            "cancelled_tests": self.tests,
+        }
+
+
+def bots_leaving(left: list[Leaving]) -> AuditDetail:
+    """What an account's bots left, together (nothing when it had none)."""
+    if not left:
+        return {}
+    return {
+        "forfeited_matches": [m for one in left for m in one.forfeited],
+        "left_registering_events": [e for one in left for e in one.registering],
+        "left_ladders": [one.ladders for one in left],
+        "cancelled_matches": [m for one in left for m in one.cancelled],
+        "cancelled_tests": [t for one in left for t in one.tests],
+    }
+
+
+async def _bot_leaves_everything(conn: Connection, bot_id: int, effects: Effects) -> Leaving:
     """The bot leaves every ladder and event (forfeiting what is left of the running ones), its
     open challenges and ladder matches are cancelled, its running tests cancelled."""
     withdrawal = await withdraw_bot_in(conn, bot_id)
@@ -122,13 +156,7 @@ async def _bot_leaves_everything(conn: Connection, bot_id: int, effects: Effects
         cancelled += await db_sprt.finish_test(conn, test_id, status="cancelled")
     effects.ready += withdrawal.ready
     effects.stop += withdrawal.forfeited + cancelled
-    return {
-        "forfeited_matches": withdrawal.forfeited,
-        "left_registering_events": registering,
-        "left_ladders": ladders,
-        "cancelled_matches": cancelled,
-        "cancelled_tests": tests,
-    }
+    return Leaving(withdrawal.forfeited, registering, ladders, cancelled, tests)
 
 
 async def disqualify_bot(pool: asyncpg.Pool, bot_id: int, actor: Actor, reason: str) -> Effects:
@@ -143,7 +171,7 @@ async def disqualify_bot(pool: asyncpg.Pool, bot_id: int, actor: Actor, reason: 
         if bot.disqualified_at is not None:
             raise AlreadyDone(f"bot {bot_id} was disqualified on {bot.disqualified_at:%Y-%m-%d}")
         effects = Effects()
-        detail = await _bot_leaves_everything(conn, bot_id, effects)
+        detail = (await _bot_leaves_everything(conn, bot_id, effects)).detail()
         await db.disqualify(conn, bot_id)
         await db_annulment.lock_ratings(conn)  # no annulment in between: this list is exact
         ladder_matches = await db_annulment.ladder_matches_of_bot(conn, bot_id)
@@ -171,13 +199,13 @@ async def suspend_account(
             raise AlreadyDone(f"account {account_id} is suspended already")
         await db.set_suspended(conn, account_id, True)
         effects = Effects()
-        detail: dict[str, Any] = {"revoked_keys": await db.revoke_all_keys(conn, account_id)}
+        revoked = await db.revoke_all_keys(conn, account_id)
         bots = await db.live_bots_of(conn, account_id)
-        detail["closed_bots"] = bots
+        left = []
         for bot_id in bots:
             await db.close_bot(conn, bot_id)
-            for key, value in (await _bot_leaves_everything(conn, bot_id, effects)).items():
-                detail.setdefault(key, []).extend(value if isinstance(value, list) else [value])
+            left.append(await _bot_leaves_everything(conn, bot_id, effects))
+        detail: AuditDetail = {"revoked_keys": revoked, "closed_bots": bots, **bots_leaving(left)}
         effects.entry = await log_action(
             conn, actor, "suspend_account", "account", account_id, reason, detail
         )
@@ -236,7 +264,7 @@ async def rename(
             break
         else:
             raise NameTaken(f"the name {chosen!r} is taken (or too like a taken one)")
-        detail = {"old_name": target.name, "new_name": candidate}
+        detail: AuditDetail = {"old_name": target.name, "new_name": candidate}
         entry = await log_action(
             conn, actor, rename_action(kind, name is None), kind, target_id, reason, detail
         )
@@ -254,7 +282,10 @@ async def resolve_report(
         if report.status != "open":
             raise AlreadyDone(f"report {report_id} was {report.status} already")
         await db_reports.resolve(conn, report_id, outcome, actor.account_id)
-        detail = {"outcome": outcome, "target": f"{report.target_kind} {report.target_id}"}
+        detail: AuditDetail = {
+            "outcome": outcome,
+            "target": f"{report.target_kind} {report.target_id}",
+        }
         entry = await log_action(conn, actor, "resolve_report", "report", report_id, reason, detail)
     return Effects(entry=entry)
 

@@ -36,7 +36,6 @@ from services.db.ladder_flags import Party
 from services.flow import ladder_integrity
 from services.flow.ladder_integrity import Decision, FlagView
 from services.flow.moderation import ModerationError
-from services.ladder.collusion import Evidence
 from services.ladder.model import LadderPool
 
 FlagIdParam = Annotated[int, Parameter(ge=1, le=2**63 - 1, description="the flag's id")]
@@ -62,7 +61,7 @@ def flag_read(view: FlagView) -> LadderFlagRead:
         status=msgspec.convert(flag.status, Literal["open", "annulled", "dismissed"]),
         bot=party_read(view.bot),
         against=party_read(view.against),
-        evidence=msgspec.convert(flag.evidence, Evidence),
+        evidence=flag.evidence,
         flagged_at=flag.flagged_at,
         updated_at=flag.updated_at,
         decided_at=flag.decided_at,

@@ -4,7 +4,7 @@ moderation history (docs/moderation.md)."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -13,6 +13,7 @@ from services.domain.moderation import (
     MAX_REASON,
     MAX_REPORT_TEXT,
     Action,
+    AuditDetail,
     ReportCategory,
     ReportOutcome,
     ReportStatus,
@@ -75,7 +76,7 @@ class LogEntryRead(msgspec.Struct):
     target_kind: TargetKind
     target_id: int
     reason: str
-    detail: dict[str, Any]
+    detail: AuditDetail
 
 
 class AuditPage(msgspec.Struct):

@@ -188,9 +188,9 @@ async def test_accomplices_from_other_addresses_are_flagged_and_annulled(
     assert set(ids) >= {f.id for f in on_target.values()}
     for flag in on_target.values():
         evidence = flag.evidence
-        assert evidence["matches"] >= SETTINGS.collusion_min_matches
-        assert evidence["score"] > evidence["expected"] + 0.2 * evidence["matches"]
-        assert evidence["z"] >= SETTINGS.collusion_sigmas
+        assert evidence.matches >= SETTINGS.collusion_min_matches
+        assert evidence.score > evidence.expected + 0.2 * evidence.matches
+        assert evidence.z >= SETTINGS.collusion_sigmas
     # (honest pairs may be flagged too, by chance: a flag is for an admin to look at)
     annulled = []
     for flag in on_target.values():
