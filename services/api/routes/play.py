@@ -27,6 +27,7 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, Parameter
 from litestar.response import Stream
+from redis.exceptions import RedisError
 
 from arena.client.connection import BotConnection, HttpBot
 from arena.client.egress import EgressPolicy
@@ -110,6 +111,16 @@ def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
+def _unavailable() -> ProblemError:
+    """The sessions' Redis does not answer: a 503 to try again, never a 500."""
+    return ProblemError(
+        503,
+        "play sessions are unavailable for a moment; try again",
+        slug="play-unavailable",
+        headers={"Retry-After": "5"},
+    )
+
+
 def _not_found(play_id: int) -> ProblemError:
     return ProblemError(404, f"there is no play session {play_id}", slug="play-not-found")
 
@@ -117,7 +128,10 @@ def _not_found(play_id: int) -> ProblemError:
 async def _session(request: Request[Any, Any, State], play_id: int, token: str | None) -> Session:
     """The session ``play_id`` (from Redis: any process serves it) whose token the request
     carries (401 without one, 403 with another's, 404 when there is none)."""
-    session = await room_of(request.app.state).read(play_id)
+    try:
+        session = await room_of(request.app.state).read(play_id)
+    except RedisError as exc:
+        raise _unavailable() from exc
     if session is None:
         raise _not_found(play_id)
     given = request.headers.get(TOKEN_HEADER) or token
@@ -219,11 +233,11 @@ class PlayController(Controller):
             "is a timeout fault and the fallback action is played; the fault limit forfeits. "
             "Matches against people never change a bot's rating. Caps: TRUCO_PLAY_PER_ADDRESS "
             "sessions at once per client address, "
-            "TRUCO_PLAY_TOTAL per server, TRUCO_PLAY_STARTS_PER_HOUR starts an hour per "
+            "TRUCO_PLAY_TOTAL on the platform, TRUCO_PLAY_STARTS_PER_HOUR starts an hour per "
             "address: past any, a 429 (`/problems/too-many-play-sessions`)."
         ),
         status_code=201,
-        responses=problem_responses(401, 403, 404, 409, 413, 415, 422, 429),
+        responses=problem_responses(401, 403, 404, 409, 413, 415, 422, 429, 503),
     )
     async def create_play(
         self,
@@ -240,7 +254,10 @@ class PlayController(Controller):
         address_key = play_limits.address_key(svc.settings.secrets.key, address)
         room = room_of(request.app.state)
         digest = address_key.hex()
-        reservation = await play_limits.admit(pool, room.store, limits, digest, address_key)
+        try:
+            reservation = await play_limits.admit(pool, room.store, limits, digest, address_key)
+        except RedisError as exc:
+            raise _unavailable() from exc
         try:
             rules = Rules(players=data.players, points_to_win=data.points_to_win, flor=data.flor)
             settings = MatchSettings(rules=rules, games_per_match=data.games)
@@ -291,7 +308,9 @@ class PlayController(Controller):
             except Exception as exc:
                 await end_play(pool, room.store, stored.id, None, "no worker could be asked")
                 raise ProblemError(
-                    503, "the session could not be handed to a worker; try again", slug="busy"
+                    503,
+                    "the session could not be handed to a worker; try again",
+                    slug="play-unavailable",
                 ) from exc
         else:
             room.play_here(pool, order, local)
@@ -311,7 +330,7 @@ class PlayController(Controller):
             "and the replay's address. With `after=VERSION` it answers as soon as `version` "
             "is past it (or after 25 s)."
         ),
-        responses=problem_responses(401, 403, 404),
+        responses=problem_responses(401, 403, 404, 503),
     )
     async def get_play(
         self,
@@ -337,7 +356,10 @@ class PlayController(Controller):
         description=(
             "`text/event-stream`: the whole view (as GET /v1/play/{id}) at once and on every "
             "change (`event: view`, `id` its version), a comment every 15 s when idle, and "
-            "`event: end` with the last view when the match is over. It counts against the "
+            "`event: end` with the last view when the match is over. Any API process serves "
+            "it: a client reconnecting with `Last-Event-ID` (the last view's version) gets "
+            "the views after it, their log items from where it stopped (no gap, no "
+            "duplicate). It counts against the "
             "live streams' caps (TRUCO_STREAMS_PER_ADDRESS, TRUCO_STREAMS_TOTAL: a 429 "
             "`/problems/too-many-streams` past them)."
         ),
@@ -349,7 +371,7 @@ class PlayController(Controller):
                 media_type=EVENT_STREAM,
                 generate_examples=False,
             ),
-            **problem_responses(401, 403, 404),
+            **problem_responses(401, 403, 404, 503),
         },
     )
     async def stream_play(
@@ -407,7 +429,7 @@ class PlayController(Controller):
             "(`/problems/illegal-action`)."
         ),
         status_code=200,
-        responses=problem_responses(401, 403, 404, 409, 413, 415, 422),
+        responses=problem_responses(401, 403, 404, 409, 413, 415, 422, 503),
     )
     async def act(
         self,
@@ -454,7 +476,7 @@ class PlayController(Controller):
             "view. Needs the session's token (X-Play-Token, or ?token=)."
         ),
         status_code=200,
-        responses=problem_responses(401, 403, 404),
+        responses=problem_responses(401, 403, 404, 503),
     )
     async def leave(
         self, request: Request[Any, Any, State], play_id: PlayId, token: Token = None
