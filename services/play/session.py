@@ -26,6 +26,7 @@ import time
 from collections.abc import Sequence
 
 import msgspec
+import redis
 
 from arena.client.connection import BotConnection
 from arena.match.human import HumanSeat
@@ -40,6 +41,9 @@ from services.play.store import BACKSTOP_S, HEARTBEAT_S, PlayStore
 
 logger = logging.getLogger(__name__)
 
+REDIS_DOWN = (redis.ConnectionError, redis.TimeoutError, OSError)
+"""What a short Redis outage raises: tried again (the session's lease decides its fate)."""
+RETRY_S = 0.5
 PERSON = EntrantRecord("person", "person")
 """The person's entrant in the replay (``services.web.views.table_names`` reads its source)."""
 
@@ -109,13 +113,22 @@ class _Player:
     async def writer(self) -> None:
         while True:
             await self.seat.wait_change(self.written_version, BACKSTOP_S)
-            await self.flush()
+            try:
+                await self.flush()
+            except REDIS_DOWN as exc:  # written again once it answers (the lease decides)
+                logger.warning("play session %s: Redis write failed (%s)", self.play_id, exc)
+                await asyncio.sleep(RETRY_S)
 
     async def listener(self) -> None:
         """The person's answers to the seat; the lease renewed every HEARTBEAT_S."""
         renewed = time.monotonic()
         while True:
-            answer = await self.store.take_answer(self.play_id, HEARTBEAT_S)
+            try:
+                answer = await self.store.take_answer(self.play_id, HEARTBEAT_S)
+            except REDIS_DOWN as exc:  # a short outage: the lease decides (LEASE_S)
+                logger.warning("play session %s: Redis read failed (%s)", self.play_id, exc)
+                await asyncio.sleep(RETRY_S)
+                continue
             if answer is not None:
                 if answer.leave:
                     self.seat.leave()
@@ -123,7 +136,12 @@ class _Player:
                     response = ActResponse(action=answer.action, card=answer.card, sena=answer.sena)
                     self.seat.submit(answer.number, response)  # a stale one is dropped
             if time.monotonic() - renewed >= HEARTBEAT_S:
-                if not await self.store.renew(self.play_id, self.mark, self.address):
+                try:
+                    kept = await self.store.renew(self.play_id, self.mark, self.address)
+                except REDIS_DOWN as exc:
+                    logger.warning("play session %s: lease not renewed (%s)", self.play_id, exc)
+                    continue
+                if not kept:
                     raise SessionLost(f"play session {self.play_id}: its lease is lost")
                 renewed = time.monotonic()
 
@@ -173,6 +191,8 @@ async def play_session(
             return None
         replay = match.result()
         await player.flush()  # the last items before the result
+        if not await store.hand_on(play_id, mark, address):
+            raise SessionLost(f"play session {play_id} ended before its result was handed on")
         return replay
     except SessionLost as exc:
         logger.warning("%s; its replay is not stored", exc)

@@ -46,6 +46,9 @@ LEASE_S: Final = 10.0
 """A session whose player has not renewed its lease for this long is ended as abandoned by
 the sweeper (``truco.sweep_play_sessions``, every :data:`SWEEP_EVERY_S`)."""
 SWEEP_EVERY_S: Final = 5.0
+RESULT_GRACE_S: Final = 300.0
+"""A played session's lease once its player handed its replay on: the trusted worker stores it
+and ends the session meanwhile (else the sweeper abandons it, saying so)."""
 START_GRACE_S: Final = 60.0
 """A new session's first lease: no worker has begun it by then, it is ended as abandoned."""
 ABANDONED_WITHIN_S: Final = LEASE_S + SWEEP_EVERY_S + HEARTBEAT_S
@@ -59,6 +62,10 @@ BACKSTOP_S: Final = 2.0
 CAUSE_WORKER_LOST: Final = (
     "the worker playing this session stopped (no heartbeat for "
     f"{LEASE_S:g} s); the match is abandoned"
+)
+CAUSE_NOT_STORED: Final = (
+    f"the match was played but its result was not stored within {RESULT_GRACE_S:g} s; "
+    "the match is abandoned"
 )
 CAUSE_NEVER_BEGUN: Final = (
     f"no worker began this session within {START_GRACE_S:g} s; the match is abandoned"
@@ -122,6 +129,16 @@ return 'ok'
 _RENEW = """
 if redis.call('HGET', KEYS[1], 'status') ~= 'playing' then return 0 end
 if redis.call('HGET', KEYS[1], 'claimed') ~= ARGV[1] then return 0 end
+redis.call('ZADD', KEYS[2], 'XX', ARGV[2], ARGV[3])
+redis.call('ZADD', KEYS[3], 'XX', ARGV[2], ARGV[3])
+return 1
+"""
+
+# KEYS: session, live, address set; ARGV: claim mark, lease end, id
+_HAND_ON = """
+if redis.call('HGET', KEYS[1], 'status') ~= 'playing' then return 0 end
+if redis.call('HGET', KEYS[1], 'claimed') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'handed', 1)
 redis.call('ZADD', KEYS[2], 'XX', ARGV[2], ARGV[3])
 redis.call('ZADD', KEYS[3], 'XX', ARGV[2], ARGV[3])
 return 1
@@ -213,6 +230,7 @@ class PlayStore:
         self._create = client.register_script(_CREATE)
         self._claim = client.register_script(_CLAIM)
         self._renew = client.register_script(_RENEW)
+        self._hand_on = client.register_script(_HAND_ON)
         self._write = client.register_script(_WRITE)
         self._end = client.register_script(_END)
         self._answer = client.register_script(_ANSWER)
@@ -333,6 +351,19 @@ class PlayStore:
         )
         return bool(done)
 
+    async def hand_on(self, play_id: int, mark: str, address: str) -> bool:
+        """The match is over and its replay goes to the trusted worker: the lease becomes
+        :data:`RESULT_GRACE_S` (False: the session is no longer this player's)."""
+        done = await self._hand_on(
+            keys=[
+                session_key(self.prefix, play_id),
+                live_key(self.prefix),
+                address_set(self.prefix, address),
+            ],
+            args=[mark, time.time() + RESULT_GRACE_S, play_id],
+        )
+        return bool(done)
+
     async def write(self, play_id: int, mark: str, seat: SeatSnapshot, items: list[bytes]) -> int:
         """Append ``items`` to the log and set the seat; the new version (0: the session is
         no longer this player's)."""
@@ -392,5 +423,12 @@ class PlayStore:
     async def forget(self, member: str) -> None:
         await self.client.zrem(live_key(self.prefix), member)
 
-    async def claimed(self, play_id: int) -> bool:
-        return bool(await _done(self.client.hexists(session_key(self.prefix, play_id), "claimed")))
+    async def lost_cause(self, play_id: int) -> str:
+        """Why a session whose lease ran out is abandoned: never begun, its worker stopped, or
+        its result never stored."""
+        claimed, handed = await _done(
+            self.client.hmget(session_key(self.prefix, play_id), ["claimed", "handed"])
+        )
+        if handed:
+            return CAUSE_NOT_STORED
+        return CAUSE_WORKER_LOST if claimed else CAUSE_NEVER_BEGUN

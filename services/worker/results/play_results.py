@@ -33,7 +33,7 @@ from services.db import play_matches as db_play
 from services.domain.packed_replay import TooLarge, unpack
 from services.domain.result import played_result
 from services.play.items import outcome
-from services.play.store import CAUSE_NEVER_BEGUN, CAUSE_WORKER_LOST, PlayStore
+from services.play.store import PlayStore
 from services.worker.app import app
 from services.worker.names import STORE_PLAY_RESULT, SWEEP_PLAY_SESSIONS
 from services.worker.results.db import run_db
@@ -136,7 +136,7 @@ async def sweep(pool: asyncpg.Pool, store: PlayStore, now: float) -> list[int]:
             await store.forget(member)
             continue
         play_id = int(member)
-        cause = CAUSE_WORKER_LOST if await store.claimed(play_id) else CAUSE_NEVER_BEGUN
+        cause = await store.lost_cause(play_id)
         if await end_play(pool, store, play_id, None, cause):
             logger.warning("play session %s: %s", play_id, cause)
             swept.append(play_id)
