@@ -103,8 +103,8 @@ class Cluster:
         self.procs.append(proc)
         return proc
 
-    def api(self, name: str = "api") -> Proc:
-        port = free_port()
+    def api(self, name: str = "api", port: int | None = None) -> Proc:
+        port = port or free_port()
         argv = [sys.executable, "-m", "uvicorn", "--factory", "services.launch.app:app_from_env"]
         log = self._log(name)
         process = start(
@@ -117,6 +117,18 @@ class Cluster:
         proc = Proc(name, process, log, url)
         self.procs.append(proc)
         return proc
+
+    def respawn(self, dead: Proc) -> Proc:
+        """Start again what ``dead`` was (an API on its port, a worker on its queues, beat)."""
+        if dead in self.procs:
+            self.procs.remove(dead)
+        if dead.name.startswith("api"):
+            return self.api(dead.name, int(dead.url.rsplit(":", 1)[1]))
+        if dead.name.startswith("matches"):
+            return self.worker(BOT_CALLING_QUEUES, dead.name)
+        if dead.name.startswith("results"):
+            return self.worker("results", dead.name)
+        return self.beat()
 
     def stop_all(self) -> None:
         for proc in reversed(self.procs):
