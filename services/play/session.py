@@ -85,6 +85,7 @@ class _Player:
         self.seat, self.log = seat, log
         self.written_items = 0
         self.written_version = -1
+        self._writing = asyncio.Lock()  # one write at a time: the items go once, in order
 
     def progress(self) -> Progress:
         def record(
@@ -97,6 +98,10 @@ class _Player:
 
     async def flush(self) -> None:
         """Write the seat and the new log items if anything changed since the last write."""
+        async with self._writing:
+            await self._flush()
+
+    async def _flush(self) -> None:
         version = self.seat.version
         if version == self.written_version and self.written_items == len(self.log.items):
             return

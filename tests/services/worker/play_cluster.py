@@ -46,6 +46,7 @@ def cluster_env(database_url: str, redis_url: str, prefix: str, data: Path) -> d
         "TRUCO_DATA_DIR": str(data),
         "TRUCO_ACCOUNT_RATE_LIMIT_PER_HOUR": "1000000",
         "TRUCO_ADDRESS_RATE_LIMIT_PER_MINUTE": "1000000",
+        "TRUCO_RATE_LIMIT_PER_MINUTE": "1000000",
         "TRUCO_PLAY_STARTS_PER_HOUR": "100000",
         "TRUCO_PLAY_TOTAL": "100000",
         "PYTHONUNBUFFERED": "1",

@@ -47,6 +47,8 @@ SESSION_GUARD_S = 480.0
 """A hang guard: a session not over by then is stuck (its worst case is a result lost with its
 trusted worker: abandoned after the 300 s result lease and a sweep)."""
 RETRYABLE = (502, 503, 504)
+THINK_S = (0.1, 0.4)
+"""A person thinks this long a decision (so a session lasts long enough to meet a crash)."""
 
 
 def _nginx(ports: list[int], tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -82,9 +84,10 @@ class Seen:
 
 
 class Person(threading.Thread):
-    def __init__(self, base: str, stop: threading.Event) -> None:
+    def __init__(self, base: str, stop: threading.Event, seed: int) -> None:
         super().__init__(daemon=True)
         self.base, self.stop = base, stop
+        self.chance = random.Random(seed)
         self.sessions: list[Seen] = []
         self.failure: BaseException | None = None
 
@@ -139,6 +142,7 @@ class Person(threading.Thread):
                             break
                         turn = frame.data["turn"]
                         if turn is not None:
+                            time.sleep(self.chance.uniform(*THINK_S))
                             body = {"number": turn["number"], **turn["legal_actions"][0]}
                             self._retrying(
                                 client,
@@ -199,8 +203,12 @@ def crew(
             yield cluster, base, database
         finally:
             if proxy is not None:
-                proxy.send_signal(signal.SIGQUIT)
-                proxy.wait(10)
+                proxy.send_signal(signal.SIGTERM)  # fast shutdown: open streams are cut
+                try:
+                    proxy.wait(10)
+                except subprocess.TimeoutExpired:
+                    proxy.kill()
+                    proxy.wait(5)
             cluster.stop_all()
 
 
@@ -214,7 +222,7 @@ def _up(base: str) -> bool:
 def test_play_survives_a_process_killed_every_20_s(crew: tuple[Cluster, str, str]) -> None:
     cluster, base, database = crew
     stop = threading.Event()
-    people = [Person(base, stop) for _ in range(PEOPLE)]
+    people = [Person(base, stop, k) for k in range(PEOPLE)]
     for person in people:
         person.start()
     chance = random.Random(os.getpid())
