@@ -16,6 +16,9 @@ The rules the workflow applies (:mod:`services.flow.moderation`):
   of the running ones); its open challenges and tests are cancelled. Its results stand.
   **Reinstate** lifts the suspension and gives the account one new key (shown once, to the
   admin, who hands it over).
+* **Annul a collusion flag's results**: every rated ladder match between the flagged pair counts
+  for nobody, by the same rule as a disqualified bot's (``annul_pair``, on the flagged bot);
+  **dismiss** the flag: its results stand (``dismiss_flag``, for the admins' eyes only).
 * **Rename** a bot's or an account's name, or **hide** it (it becomes ``bot-<id>`` or
   ``account-<id>``): the owner cannot change it back (the name is the admins' now).
 """
@@ -36,6 +39,7 @@ Action = Literal[
     "hide_account_name",
     "resolve_report",
     "annul_pair",
+    "dismiss_flag",
 ]
 ACTIONS: Final[tuple[Action, ...]] = get_args(Action)
 TargetKind = Literal["bot", "account", "report"]

@@ -76,7 +76,7 @@ class Effects:
     """Matches decided without their play (forfeited, cancelled): their workers stop them."""
 
 
-async def _log(
+async def log_action(
     conn: Connection,
     actor: Actor,
     action: Action,
@@ -99,7 +99,7 @@ async def _log(
     return entry
 
 
-async def _retrying(pool: asyncpg.Pool, work: Any) -> Any:
+async def retrying(pool: asyncpg.Pool, work: Any) -> Any:
     for attempt in range(DEADLOCK_TRIES):
         try:
             async with pool.acquire() as conn, conn.transaction():
@@ -145,15 +145,16 @@ async def disqualify_bot(pool: asyncpg.Pool, bot_id: int, actor: Actor, reason: 
         effects = Effects()
         detail = await _bot_leaves_everything(conn, bot_id, effects)
         await db.disqualify(conn, bot_id)
+        await db_annulment.lock_ratings(conn)  # no annulment in between: this list is exact
         ladder_matches = await db_annulment.ladder_matches_of_bot(conn, bot_id)
         detail["annulled_ladder_matches"] = ladder_matches
-        entry = await _log(conn, actor, "disqualify_bot", "bot", bot_id, reason, detail)
+        entry = await log_action(conn, actor, "disqualify_bot", "bot", bot_id, reason, detail)
         refit = await annul_and_refit(conn, ladder_matches, entry.id)
         assert sorted(refit.annulled) == ladder_matches
         effects.entry = entry
         return effects
 
-    found: Effects = await _retrying(pool, work)
+    found: Effects = await retrying(pool, work)
     return found
 
 
@@ -177,12 +178,12 @@ async def suspend_account(
             await db.close_bot(conn, bot_id)
             for key, value in (await _bot_leaves_everything(conn, bot_id, effects)).items():
                 detail.setdefault(key, []).extend(value if isinstance(value, list) else [value])
-        effects.entry = await _log(
+        effects.entry = await log_action(
             conn, actor, "suspend_account", "account", account_id, reason, detail
         )
         return effects
 
-    found: Effects = await _retrying(pool, work)
+    found: Effects = await retrying(pool, work)
     return found
 
 
@@ -199,7 +200,7 @@ async def reinstate_account(
             raise AlreadyDone(f"account {account_id} is not suspended")
         await db.set_suspended(conn, account_id, False)
         key = await db_keys.insert_key(conn, account_id, key_hash, hint)
-        entry = await _log(
+        entry = await log_action(
             conn, actor, "reinstate_account", "account", account_id, reason, {"key_id": key.id}
         )
     return Effects(entry=entry)
@@ -236,7 +237,7 @@ async def rename(
         else:
             raise NameTaken(f"the name {chosen!r} is taken (or too like a taken one)")
         detail = {"old_name": target.name, "new_name": candidate}
-        entry = await _log(
+        entry = await log_action(
             conn, actor, rename_action(kind, name is None), kind, target_id, reason, detail
         )
     return Effects(entry=entry)
@@ -254,7 +255,7 @@ async def resolve_report(
             raise AlreadyDone(f"report {report_id} was {report.status} already")
         await db_reports.resolve(conn, report_id, outcome, actor.account_id)
         detail = {"outcome": outcome, "target": f"{report.target_kind} {report.target_id}"}
-        entry = await _log(conn, actor, "resolve_report", "report", report_id, reason, detail)
+        entry = await log_action(conn, actor, "resolve_report", "report", report_id, reason, detail)
     return Effects(entry=entry)
 
 
@@ -281,6 +282,6 @@ async def _set_admin(
                 + ("is an admin already" if grant else "is not an admin")
             )
         action: Action = "grant_admin" if grant else "revoke_admin"
-        return await _log(
+        return await log_action(
             conn, actor, action, "account", account.id, reason, {"name": account.name}
         )
