@@ -104,13 +104,15 @@ class Cluster:
         self.procs.append(proc)
         return proc
 
-    def api(self, name: str = "api", port: int | None = None) -> Proc:
+    def api(
+        self, name: str = "api", port: int | None = None, env: dict[str, str] | None = None
+    ) -> Proc:
         port = port or free_port()
         argv = [sys.executable, "-m", "uvicorn", "--factory", "services.launch.app:app_from_env"]
         log = self._log(name)
         process = start(
             [*argv, "--host", "127.0.0.1", "--port", str(port)],
-            {**self.env, "PORT": str(port)},
+            {**self.env, **(env or {}), "PORT": str(port)},
             log,
         )
         url = f"http://127.0.0.1:{port}"

@@ -18,7 +18,7 @@ import asyncpg
 import httpx
 import pytest
 
-from arena.match.replay import load_replay
+from arena.match.replay import Decision, load_replay
 from arena.match.verify import verify_replay
 from services.play.store import ABANDONED_WITHIN_S
 from services.worker.names import BOT_CALLING_QUEUES
@@ -180,6 +180,31 @@ def test_a_session_outlives_the_api_process_that_made_it(cluster: Cluster, datab
     doomed.kill9()
     final = play_moves(api2, person)
     assert final["status"] == "finished"
+    assert _row(database, person.play_id)["status"] == "finished"
+
+
+def test_the_clock_and_the_bank_run_on_the_worker(cluster: Cluster, database: str) -> None:
+    """A person who never answers: each decision times out after its clock (1 s), the game's
+    bank (2 s) is spent, every later decision is a timeout at once, and the fault limit
+    forfeits; the API that made it set the clock, another serves the end."""
+    quick = cluster.api("api-quick", env={"TRUCO_PLAY_CLOCK_S": "1", "TRUCO_PLAY_BANK_S": "2"})
+    person, _ = begin(quick.url)
+    turn = next_turn(_url(cluster, "api2"), person)
+    assert turn["turn"]["clock_ms"] == 1000 and turn["turn"]["bank_left_ms"] <= 2000
+    final = turn
+    deadline = time.monotonic() + WAIT_S
+    while final["status"] == "playing":
+        assert time.monotonic() < deadline, f"not forfeited within {WAIT_S}s"
+        final = view(_url(cluster, "api2"), person, after=final["version"])
+    assert final["status"] == "finished" and final["outcome"]["person_won"] is False
+    replay = load_replay(httpx.get(_url(cluster, "api1") + final["replay_url"]).content)
+    faults = [
+        e.fault
+        for g in replay.games
+        for e in g.events
+        if isinstance(e, Decision) and e.fault is not None
+    ]
+    assert faults and set(faults) == {"timeout"} and replay.games[-1].forfeit == 0
     assert _row(database, person.play_id)["status"] == "finished"
 
 
