@@ -116,6 +116,7 @@ def test_beat_schedule() -> None:
     assert by_task["truco.check_bot_health"]["schedule"] == 60.0
     assert by_task["truco.fit_ratings"]["schedule"] == 30.0
     assert by_task["truco.ladder_tick"]["schedule"] == 5.0
+    assert by_task["truco.sweep_play_sessions"]["schedule"] == 5.0  # /play: abandoned within 17 s
     for entry in schedule.values():
         assert entry["options"]["queue"] == RESULTS
         assert entry["options"]["expires"] <= entry["schedule"]
