@@ -14,9 +14,10 @@ process for the workers, and their caps are counted in Redis, across every API p
 
 Why these numbers (docs/play.md): 50 addresses x 2 sessions reached the old per-process cap of
 100, and each could be held for an hour and more. A session waiting on a person costs memory
-only (about 34 KiB) and CPU only when it acts (a request, under the API's budgets), so the
-total is 1,000 (34 MiB); held sessions now end within their banks, so keeping the process full
-takes 500 addresses that act on time and start again every game.
+only (about 34 KiB, on the bot-calling worker that plays it) and CPU only when it acts (a
+request, under the API's budgets), so the total is 1,000 (34 MiB); held sessions now end within
+their banks, so keeping the platform full takes 500 addresses that act on time and start again
+every game.
 """
 
 from __future__ import annotations
