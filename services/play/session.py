@@ -44,6 +44,9 @@ logger = logging.getLogger(__name__)
 REDIS_DOWN = (redis.ConnectionError, redis.TimeoutError, OSError)
 """What a short Redis outage raises: tried again (the session's lease decides its fate)."""
 RETRY_S = 0.5
+HAND_ON_TRIES = 16
+"""A played match's last write and hand-on are tried this often (8 s) before its replay goes
+to be stored regardless (a session still playing in Redis is ended when it is stored)."""
 PERSON = EntrantRecord("person", "person")
 """The person's entrant in the replay (``services.web.views.table_names`` reads its source)."""
 
@@ -195,9 +198,16 @@ async def play_session(
                     raise error
             return None
         replay = match.result()
-        await player.flush()  # the last items before the result
-        if not await store.hand_on(play_id, mark, address):
-            raise SessionLost(f"play session {play_id} ended before its result was handed on")
+        for attempt in range(HAND_ON_TRIES):  # through a short Redis outage: the replay counts
+            try:
+                await player.flush()  # the last items before the result
+                if not await store.hand_on(play_id, mark, address):
+                    raise SessionLost(f"play session {play_id} ended before its result came")
+                break
+            except REDIS_DOWN as exc:
+                logger.warning("play session %s: hand-on failed (%s)", play_id, exc)
+                if attempt + 1 < HAND_ON_TRIES:
+                    await asyncio.sleep(RETRY_S)
         return replay
     except SessionLost as exc:
         logger.warning("%s; its replay is not stored", exc)
