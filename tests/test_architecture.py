@@ -32,6 +32,8 @@ ROOMS = {
     "flow": "flow",
     "live": "live",  # the live feed: its items, the writer's batches, the readers
     "live.feed": "pure",  # its keys and typed items: plain data (the API's bodies use them)
+    "play": "play",  # /play sessions in Redis: their state, the player, read by every API
+    "play.items": "pure",  # a session's plain data: log items, the order, the seat's snapshot
     "worker": "worker",  # what the worker processes share: the app, names, messages, senders
     "worker.matches": "bot-calling",  # the bot-calling worker (queues matches, ladder)
     "worker.results": "trusted",  # the trusted worker (queue results)
@@ -43,8 +45,7 @@ ROOMS = {
     "api.schemas": "api-schemas",  # request and response bodies: plain structs
     "api.routes": "api",  # one module per resource
     "api.sse": "api",  # the live streams' frames and per-process feeds
-    "api.play_sessions": "api",  # /play's matches, run in the API process
-    "api.play_log": "api",  # what a /play person's seat has seen, event by event
+    "api.play_sessions": "api",  # /play's sessions as an API process reads them from Redis
     "api.app": "api",  # create_api
     "api.spec": "api",  # the OpenAPI document
     "api.serve": "api",  # uvicorn with the server's limits
@@ -58,17 +59,20 @@ _BELOW = {
     # the live feed's writer (the bot-calling worker) and readers (the API, the pages) share it;
     # it reaches no database
     "live": {"pure", "base"},
+    # a /play session's state in Redis: written by its player (the bot-calling worker), read
+    # by every API process, ended by the trusted worker; it reaches no database
+    "play": {"pure", "base"},
     "db": {"pure", "base"},
     "flow": {"db", "pure", "base"},
     # the worker processes: what they share reaches no database; each imports only that and
     # its own folder (and only the trusted one the database)
     "worker": {"live", "pure", "base"},
-    "bot-calling": {"worker", "live", "pure", "base"},
-    "trusted": {"worker", "live", "flow", "db", "pure", "base"},
-    "boot": {"bot-calling", "trusted", "worker", "live", "flow", "db", "pure", "base"},
+    "bot-calling": {"worker", "live", "play", "pure", "base"},
+    "trusted": {"worker", "live", "play", "flow", "db", "pure", "base"},
+    "boot": {"bot-calling", "trusted", "worker", "live", "play", "flow", "db", "pure", "base"},
     "api-schemas": {"pure", "base"},
-    "api-base": {"trusted", "worker", "live", "flow", "db", "pure", "base"},
-    "http-guard": {"api-base", "db", "pure", "base"},
+    "api-base": {"trusted", "worker", "live", "play", "flow", "db", "pure", "base"},
+    "http-guard": {"api-base", "db", "play", "pure", "base"},
     "api": {
         "http-guard",
         "api-base",
@@ -76,6 +80,7 @@ _BELOW = {
         "trusted",
         "worker",
         "live",
+        "play",
         "flow",
         "db",
         "pure",
@@ -89,6 +94,7 @@ _BELOW = {
         "trusted",
         "worker",
         "live",
+        "play",
         "flow",
         "db",
         "pure",
@@ -105,6 +111,7 @@ _BELOW = {
         "trusted",
         "worker",
         "live",
+        "play",
         "flow",
         "db",
         "pure",

@@ -31,6 +31,7 @@ from services.base.config import (
     DatabaseSettings,
     ExportSettings,
     RateLimits,
+    RedisSettings,
     Secret,
     SecretSettings,
     Settings,
@@ -138,6 +139,9 @@ def settings(database_url: str, **fields: Any) -> Settings:
     address); tests of that budget pass their own ``rate_limits``. Exports go to a temporary
     folder of the run."""
     fields.setdefault("rate_limits", TEST_RATE_LIMITS)
+    # /play sessions live in Redis (the local one, no workers: the app plays them itself),
+    # under a prefix of this app's own, as the ids of the tests' databases overlap
+    fields.setdefault("redis", RedisSettings(prefix=f"test-api:{secrets.token_hex(6)}:"))
     fields.setdefault("exports", ExportSettings(cache_dir=EXPORTS_DIR))
     return Settings(
         env="local",

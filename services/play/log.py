@@ -1,5 +1,8 @@
 """What a person's seat has seen of their match, event by event, as it happens (docs/play.md).
 
+Kept by whoever plays the session (:mod:`services.play.session`), written to Redis item by
+item, read from there by every API process.
+
 The runner's progress hook (:data:`arena.match.runner.Progress`) hands every decision and the
 events it caused to :meth:`PlayLog.record`, which keeps them as the person's seat sees them
 (``engine.observe``, R-9 and R-11): a deal holds the person's own three cards and nothing of
@@ -25,7 +28,7 @@ from arena.match.runner import seat_entrants
 from engine.events import Event, HandStarted
 from engine.observe import Seat
 from engine.state import State
-from services.api.schemas.play import PlayLogItem, PlaySeat, PlaySeating, Role
+from services.play.items import PlayLogItem, PlaySeat, PlaySeating, Role
 
 
 def person_seat(game_index: int, entrants: int, players: int) -> int:
