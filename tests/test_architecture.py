@@ -468,7 +468,6 @@ def test_a_dead_path_is_found(tmp_path: Path) -> None:
 # third-party format. A module not named here that writes it fails.
 UNTYPED_DOCUMENTS = {
     "services/api/guard/request_caps.py": "an ASGI scope's extensions (the server's)",
-    "services/api/play_log.py": "being rewritten with /play's sessions (issue 34)",
     "services/api/routes/schema_document.py": "the OpenAPI document (Litestar's)",
     "services/api/schemas/play.py": "the bot protocol's observation, as the wire has it",
     "services/api/schemas/sprt.py": "a request's rules, checked by Rules.from_dict",
@@ -484,6 +483,7 @@ UNTYPED_DOCUMENTS = {
     "services/web/reference.py": "the OpenAPI document",
     "services/worker/celery_types.py": "Celery's options",
     "services/worker/matches/play_match.py": "a broker message, converted at once",
+    "services/worker/matches/play_person.py": "a broker message, converted at once",
     "services/worker/matches/probe.py": "a broker message, converted at once",
     "services/worker/observe.py": "Celery's task kwargs",
     "services/worker/results/periodic.py": "a broker message, converted at once",

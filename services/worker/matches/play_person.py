@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import msgspec
 import redis.asyncio as aioredis
@@ -77,8 +77,18 @@ async def play_order(order: PlayOrder, settings: Settings, mark: str) -> Replay 
         await client.aclose()
 
 
+class PlayPersonOutcome(TypedDict):
+    """What ``truco.play_person`` returns (Celery keeps it as the task's result): the session,
+    and that it failed, was not this worker's to play, or who won."""
+
+    play_id: int
+    failed: NotRequired[bool]
+    played: NotRequired[bool]
+    winner: NotRequired[int | None]
+
+
 @platform_task(PLAY_PERSON, limits=(MATCH_SOFT_LIMIT_S, MATCH_HARD_LIMIT_S), bind=True)
-def play_person(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
+def play_person(self: Any, spec: dict[str, Any]) -> PlayPersonOutcome:
     """Play the session ``spec`` (a ``PlayOrder`` as JSON); send ``truco.store_play_result``."""
     order = msgspec.convert(spec, PlayOrder)
     settings: Settings = app.settings
