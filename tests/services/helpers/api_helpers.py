@@ -67,7 +67,9 @@ class NetworkGuard:
         return BotClient(
             url,
             secret,
-            config=ClientConfig(timeout_ms=3000, policy=policy),
+            # a hang guard, not a product limit: a test's bot thread on a loaded machine took
+            # over 3 s to answer a handshake; no test waits for this timeout
+            config=ClientConfig(timeout_ms=30_000, policy=policy),
             resolver=self.resolve,
             network_backend=self.backend(),
         )
