@@ -116,6 +116,8 @@ async def play(
             game.oracle.setdefault(str(row["match_id"]), set()).add(row["bot_id"])
         await run(flow_pool, ids)
         await refit(flow_pool, "1v1")
+    else:  # (the loop ran to its end: with until_flagged, the detector never flagged both)
+        assert not until_flagged, f"not flagged against both accomplices in {MOST_TICKS} ticks"
     return game, await fitted(flow_pool, [game.target, game.twin])
 
 
