@@ -55,7 +55,7 @@ soak: install
 # every page type at 1280 and 390 px into screenshots/ (git-ignored; not part of make test)
 .PHONY: screenshots
 screenshots: install browser
-	$(BIN)/pytest -m screenshots tests/services/web/test_screenshots.py
+	$(BIN)/pytest -m screenshots tests/services/web/browser/test_screenshots.py
 	@echo "screenshots: $$(ls screenshots/*.png | wc -l) PNG files in screenshots/"
 
 clean:
@@ -80,16 +80,19 @@ messages: install
 	  --copyright-holder="Truco Arena" --no-location --sort-output .
 	$(BIN)/pybabel update -i $(LOCALES)/messages.pot -d $(LOCALES) -N --ignore-obsolete
 
-# Debian's Chromium for the browser tests (tests/services/web), installed with apt-get where it is
-# missing and we are root; never fails the build (without it those tests skip, saying why).
+# Debian's Chromium for the browser tests (tests/services/web) and nginx for the reverse-proxy
+# tests (tests/services/api/test_reverse_proxy.py), installed with apt-get where they are missing
+# and we are root; never fails the build (without them those tests skip, saying why).
 .PHONY: browser
 browser:
-	@if test -x /usr/bin/chromium; then :; \
+	@missing=""; test -x /usr/bin/chromium || missing="chromium"; \
+	test -x /usr/sbin/nginx || missing="$$missing nginx"; \
+	if [ -z "$$missing" ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  echo "browser: installing chromium with apt-get"; \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
-	    || echo "browser: could not install chromium; the browser tests will be skipped"; \
-	else echo "browser: no /usr/bin/chromium and no root apt-get; the browser tests will be skipped"; fi
+	  echo "browser: installing$$missing with apt-get"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null 2>&1 \
+	    || echo "browser: could not install$$missing; their tests will be skipped"; \
+	else echo "browser: no$$missing and no root apt-get; their tests will be skipped"; fi
 
 # the npm tools the OpenAPI tests run (tools/node-tools/package.json) into .venv/node-tools,
 # installed here, before the tests, so no test reaches the npm registry; never fails the build

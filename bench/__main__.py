@@ -41,6 +41,7 @@ BENCHMARKS = [
     "export_readers",
     "play_session",
     "play_table",
+    "play_cluster",
     "page_views",
     "ladder_reads",
     "export_wait",

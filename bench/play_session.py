@@ -2,8 +2,8 @@
 
 Issue 23. ``CASES`` of scripted people (each answering its turn at once with its first legal
 action) play 1v1 matches to 15 against the built-in heuristic through the match runner and
-:class:`~arena.match.human.HumanSeat`, all on one event loop, as play sessions run in the API
-process. Measured: the turn latency (from the person's answer to their next turn being open:
+:class:`~arena.match.human.HumanSeat`, all on one event loop, as play sessions run on a
+bot-calling worker's loop (``bench play_cluster`` measures the whole path across processes). Measured: the turn latency (from the person's answer to their next turn being open:
 the runner, the judge, the bot's decisions and the seat's hand-off), p50/p95/max; the CPU per
 decision; and the memory a session holds (``tracemalloc`` in a run of its own, the peak over all
 sessions divided by their number). With 100 people answering instantly every turn waits its

@@ -11,6 +11,7 @@ below, and so are ``arena``'s (docs/architecture.md describes them). A new folde
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -31,6 +32,8 @@ ROOMS = {
     "flow": "flow",
     "live": "live",  # the live feed: its items, the writer's batches, the readers
     "live.feed": "pure",  # its keys and typed items: plain data (the API's bodies use them)
+    "play": "play",  # /play sessions in Redis: their state, the player, read by every API
+    "play.items": "pure",  # a session's plain data: log items, the order, the seat's snapshot
     "worker": "worker",  # what the worker processes share: the app, names, messages, senders
     "worker.matches": "bot-calling",  # the bot-calling worker (queues matches, ladder)
     "worker.results": "trusted",  # the trusted worker (queue results)
@@ -42,8 +45,7 @@ ROOMS = {
     "api.schemas": "api-schemas",  # request and response bodies: plain structs
     "api.routes": "api",  # one module per resource
     "api.sse": "api",  # the live streams' frames and per-process feeds
-    "api.play_sessions": "api",  # /play's matches, run in the API process
-    "api.play_log": "api",  # what a /play person's seat has seen, event by event
+    "api.play_sessions": "api",  # /play's sessions as an API process reads them from Redis
     "api.app": "api",  # create_api
     "api.spec": "api",  # the OpenAPI document
     "api.serve": "api",  # uvicorn with the server's limits
@@ -57,17 +59,20 @@ _BELOW = {
     # the live feed's writer (the bot-calling worker) and readers (the API, the pages) share it;
     # it reaches no database
     "live": {"pure", "base"},
+    # a /play session's state in Redis: written by its player (the bot-calling worker), read
+    # by every API process, ended by the trusted worker; it reaches no database
+    "play": {"pure", "base"},
     "db": {"pure", "base"},
     "flow": {"db", "pure", "base"},
     # the worker processes: what they share reaches no database; each imports only that and
     # its own folder (and only the trusted one the database)
     "worker": {"live", "pure", "base"},
-    "bot-calling": {"worker", "live", "pure", "base"},
-    "trusted": {"worker", "live", "flow", "db", "pure", "base"},
-    "boot": {"bot-calling", "trusted", "worker", "live", "flow", "db", "pure", "base"},
+    "bot-calling": {"worker", "live", "play", "pure", "base"},
+    "trusted": {"worker", "live", "play", "flow", "db", "pure", "base"},
+    "boot": {"bot-calling", "trusted", "worker", "live", "play", "flow", "db", "pure", "base"},
     "api-schemas": {"pure", "base"},
-    "api-base": {"trusted", "worker", "live", "flow", "db", "pure", "base"},
-    "http-guard": {"api-base", "db", "pure", "base"},
+    "api-base": {"trusted", "worker", "live", "play", "flow", "db", "pure", "base"},
+    "http-guard": {"api-base", "db", "play", "pure", "base"},
     "api": {
         "http-guard",
         "api-base",
@@ -75,6 +80,7 @@ _BELOW = {
         "trusted",
         "worker",
         "live",
+        "play",
         "flow",
         "db",
         "pure",
@@ -88,6 +94,7 @@ _BELOW = {
         "trusted",
         "worker",
         "live",
+        "play",
         "flow",
         "db",
         "pure",
@@ -104,6 +111,7 @@ _BELOW = {
         "trusted",
         "worker",
         "live",
+        "play",
         "flow",
         "db",
         "pure",
@@ -389,3 +397,103 @@ def test_the_bot_calling_worker_reaches_no_database() -> None:
     assert trusted == []
     with_asyncpg = sorted(m for m in reached if "asyncpg" in external_imports(paths[m]))
     assert with_asyncpg == []
+
+
+ARCHITECTURE_DOC = ROOT / "docs" / "architecture.md"
+_PLACEHOLDERS = ("ROOM", "NAME", "*")
+
+
+def doc_paths(text: str) -> list[str]:
+    """The paths a document names in backticks: a file with its extension, or a folder (a
+    trailing ``/``); placeholders (``ROOM``, ``NAME``, globs) are left out."""
+    found = re.findall(r"`([A-Za-z0-9_./-]+(?:\.(?:py|md|js|json|html|sql)|/))`", text)
+    return sorted({p for p in found if not any(h in p for h in _PLACEHOLDERS)})
+
+
+def dead_paths(names: Iterable[str], root: Path = ROOT) -> list[str]:
+    """Those of ``names`` that are no file or folder of the checkout: a name is found at the
+    root or as the tail of a path (the document names modules within their folder's line)."""
+    tree = [
+        p.relative_to(root).as_posix() + ("/" if p.is_dir() else "")
+        for top in (
+            "engine",
+            "arena",
+            "truco_env",
+            "services",
+            "truco_cli",
+            "tests",
+            "bench",
+            "docs",
+            "examples",
+            "api-spec",
+        )
+        if (root / top).exists()
+        for p in (root / top).rglob("*")
+        if "__pycache__" not in p.parts and "node_modules" not in p.parts
+    ]
+    return [
+        name
+        for name in names
+        if not (root / name).exists() and not any(p == name or p.endswith("/" + name) for p in tree)
+    ]
+
+
+def test_every_path_the_architecture_doc_names_exists() -> None:
+    paths = doc_paths(ARCHITECTURE_DOC.read_text())
+    assert len(paths) > 100  # the document is read: it names its modules
+    assert dead_paths(paths) == []
+
+
+def test_the_architecture_doc_names_every_room() -> None:
+    text = ARCHITECTURE_DOC.read_text()
+    folders = [
+        key.replace(".", "/")
+        for key in ROOMS
+        if (ROOT / "services" / key.replace(".", "/")).is_dir()
+    ]
+    assert [f for f in folders if f"`{f}/`" not in text] == []
+    assert [r for r in ARENA_BELOW if f"`{r}/`" not in text] == []
+
+
+def test_a_dead_path_is_found(tmp_path: Path) -> None:
+    (tmp_path / "services" / "db").mkdir(parents=True)
+    (tmp_path / "services" / "db" / "matches.py").write_text("")
+    named = doc_paths("`db/matches.py`, `matches.py`, `db/`, `db/gone.py`, `tests/services/ROOM/`")
+    assert named == ["db/", "db/gone.py", "db/matches.py", "matches.py"]
+    assert dead_paths(named, tmp_path) == ["db/gone.py"]
+
+
+# Documents are typed once where they enter (msgspec structs, TypedDicts); ``dict[str, Any]`` is
+# left only where a document comes from outside and is validated right there, or is a
+# third-party format. A module not named here that writes it fails.
+UNTYPED_DOCUMENTS = {
+    "services/api/guard/request_caps.py": "an ASGI scope's extensions (the server's)",
+    "services/api/routes/schema_document.py": "the OpenAPI document (Litestar's)",
+    "services/api/schemas/play.py": "the bot protocol's observation, as the wire has it",
+    "services/api/schemas/sprt.py": "a request's rules, checked by Rules.from_dict",
+    "services/api/schemas/tournaments.py": "a request's rules, checked by Rules.from_dict",
+    "services/api/spec.py": "the OpenAPI document",
+    "services/api/spec_rules.py": "the OpenAPI document",
+    "services/base/environment.py": "the environment's values before Settings checks them",
+    "services/flow/challenges.py": "a request's rules, checked by mode_rules",
+    "services/flow/settings.py": "a request's rules, checked here",
+    "services/flow/sprt.py": "a request's rules, checked by mode_rules",
+    "services/tournaments/files/export_document.py": "what truco verify checks itself",
+    "services/tournaments/files/tournament_file.py": "a user's file before it is checked",
+    "services/web/reference.py": "the OpenAPI document",
+    "services/worker/celery_types.py": "Celery's options",
+    "services/worker/matches/play_match.py": "a broker message, converted at once",
+    "services/worker/matches/play_person.py": "a broker message, converted at once",
+    "services/worker/matches/probe.py": "a broker message, converted at once",
+    "services/worker/observe.py": "Celery's task kwargs",
+    "services/worker/results/periodic.py": "a broker message, converted at once",
+}
+
+
+def test_untyped_documents_only_where_they_enter() -> None:
+    writing = {
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "services").rglob("*.py")
+        if "dict[str, Any]" in path.read_text()
+    }
+    assert sorted(writing - set(UNTYPED_DOCUMENTS)) == []

@@ -6,7 +6,8 @@ Two kinds of action:
   (``DATABASE_URL`` or ``--database-url``), on a machine that holds its credentials: no API
   operation makes an admin. The audit log names the server (``server:USER@HOST``) as who did it.
 * everything else (``disqualify``, ``suspend``, ``reinstate``, ``rename``, ``hide``,
-  ``reports``, ``resolve``, ``audit``): through the admin API with the configured key, which
+  ``reports``, ``resolve``, ``audit``, and the ladders' collusion flags: ``flags``,
+  ``annul-flag``, ``dismiss-flag``): through the admin API with the configured key, which
   must be an admin's (``truco login``), like every other platform command.
 """
 
@@ -69,6 +70,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     resolve.add_argument("outcome", choices=("actioned", "dismissed"))
     resolve.add_argument("--reason", required=True)
     add_json(resolve)
+    flags = sub.add_parser(
+        "flags", help="the ladders' collusion flags with their evidence (open ones by default)"
+    )
+    flags.add_argument("--status", choices=("open", "annulled", "dismissed", "all"), default="open")
+    flags.add_argument("--ladder", choices=("1v1", "2v2-individual"), help="only this ladder's")
+    add_json(flags)
+    for name, help_ in (
+        ("annul-flag", "annul a collusion flag's ladder results (Elo recomputed without them)"),
+        ("dismiss-flag", "dismiss a collusion flag: its results stand"),
+    ):
+        decide = sub.add_parser(name, help=help_, description=help_)
+        decide.add_argument("flag", type=int, help="the flag's id (truco admin flags)")
+        decide.add_argument("--reason", required=True, help="why (written to the audit log)")
+        add_json(decide)
     audit = sub.add_parser("audit", help="the audit log, newest first")
     audit.add_argument("--bot", help="only actions on this bot (id or name)")
     audit.add_argument("--account", type=int, help="only actions on this account (id)")
@@ -185,6 +200,13 @@ def _call(platform: Platform, args: argparse.Namespace) -> Any:
         return platform.request(
             "POST", f"/v1/admin/reports/{args.report}/resolve", body=body, auth=True
         )
+    if args.action == "flags":
+        query = {"status": args.status} | ({"ladder": args.ladder} if args.ladder else {})
+        return list(_pages(platform, "/v1/admin/ladder-flags", **query))
+    if args.action in ("annul-flag", "dismiss-flag"):
+        verb = args.action.removesuffix("-flag")
+        path = f"/v1/admin/ladder-flags/{args.flag}/{verb}"
+        return platform.request("POST", path, body=reason, auth=True)
     assert args.action == "audit"
     params: dict[str, Any] = {"limit": min(max(args.limit, 1), 200)}
     if args.bot:
@@ -244,6 +266,8 @@ def _text(args: argparse.Namespace, answer: Any) -> str:
             for e in answer
         ]
         return table(["id", "when", "who", "action", "target", "why"], rows)
+    if args.action == "flags":
+        return flags_text(args.status, answer)
     entry = answer.get("entry", answer)
     line = (
         f"{entry['action']} {entry['target_kind']} {entry['target_id']} (audit log {entry['id']})"
@@ -254,4 +278,54 @@ def _text(args: argparse.Namespace, answer: Any) -> str:
         line += f"\nstopped matches: {', '.join(map(str, answer['stopped_matches']))}"
     if args.action in ("rename", "hide"):
         line += f"\nnew name: {entry['detail']['new_name']}"
+    if args.action == "annul-flag":
+        annulled = answer["annulled_matches"]
+        line += f"\nflag {answer['flag']['id']} annulled: " + (
+            f"{len(annulled)} matches ({', '.join(map(str, annulled))})"
+            if annulled
+            else "no match left to annul (annulled before)"
+        )
+    if args.action == "dismiss-flag":
+        line += f"\nflag {answer['flag']['id']} dismissed: its results stand"
     return line
+
+
+def _party(party: dict[str, Any]) -> str:
+    if party["kind"] == "owner":
+        return f"owner {party['name']} #{party['id']}"
+    return f"{party['name']} #{party['id']} ({party['owner_name']})"
+
+
+def flags_text(status: str, flags: list[dict[str, Any]]) -> str:
+    """The flags as a table, then each one's match ids."""
+    if not flags:
+        return f"no {status} flag" if status != "all" else "no flag"
+    rows = []
+    for f in flags:
+        e = f["evidence"]
+        shares = (
+            f"{e['points_share']:.0%} vs {e['expected_share']:.0%}"
+            if e["points_share"] is not None and e["expected_share"] is not None
+            else "-"
+        )
+        z_points = "-" if e["z_points"] is None else f"{e['z_points']:+.1f}"
+        rows.append(
+            [
+                f["id"],
+                f["pool"],
+                f["status"],
+                _party(f["bot"]),
+                _party(f["against"]),
+                e["matches"],
+                f"{e['score']:g} vs {e['expected']:.1f}",
+                shares,
+                f"{e['z']:+.1f} ({e['z_results']:+.1f}, {z_points})",
+                f["flagged_at"][:16],
+            ]
+        )
+    head = ["id", "ladder", "status", "bot", "against", "matches", "score", "points", "z", "when"]
+    lines = [table(head, rows), ""]
+    for f in flags:
+        ids = ", ".join(map(str, f["evidence"]["match_ids"]))
+        lines.append(f"flag {f['id']}: matches {ids}")
+    return "\n".join(lines)

@@ -48,6 +48,7 @@ from services.api.ops.metrics_route import metrics, ops_lifespan
 from services.api.problems import exception_handlers
 from services.api.routes.accounts import AccountController
 from services.api.routes.admin import AdminController
+from services.api.routes.admin_flags import LadderFlagController
 from services.api.routes.api_keys import ApiKeyController
 from services.api.routes.bots import BotController, default_bot_client_factory
 from services.api.routes.challenges import ChallengeController
@@ -156,6 +157,7 @@ def create_api(
             liveness,
             metrics,
             AdminController,
+            LadderFlagController,
             ReportController,
             BotModerationController,
             *pages,

@@ -1,13 +1,16 @@
-"""Play sessions: a person's match against a bot, run as a task in this API process.
+"""Play sessions as an API process sees them: in Redis, served by any process (docs/play.md).
 
-A :class:`PlaySession` holds the person's :class:`~arena.match.human.HumanSeat` and the
-runner's task (``run_match`` with the seat and the bot: the same rules, judge, fallback and
-replay as any match). Sessions are capped per client address and per process
-(``TRUCO_PLAY_PER_ADDRESS``, ``TRUCO_PLAY_TOTAL``, the :class:`StreamCaps` bookkeeping); a
-session's slot is held until its match is over. When the match ends its replay and result go
-to ``play_matches`` (never to ``matches``: ratings are not touched), and the session stays in
-memory for :data:`LINGER_S` so the page can show the end; afterwards the database answers.
-When the process stops, unfinished sessions are stored as abandoned.
+A session's state lives in Redis (:mod:`services.play.store`), written by its player; any API
+process reads it (:meth:`PlayRoom.view`), waits for its changes (one subscription to
+``play:changed`` per process, :class:`ChangeWatch`, with a read every ``BACKSTOP_S`` should a
+message be lost), hands the person's answers to the player, and counts the limits there, so a
+load balancer need not be sticky and a session outlives the process that made it.
+
+Who plays: with a Redis shared with the workers (``REDIS_URL`` set: production, ``make run``)
+the bot-calling worker (``truco.play_person``); the API process then never calls a bot for
+/play. Without one (tests, a bare app), this process plays its own sessions on its loop, with
+the same code, the same Redis state and the same ending (:func:`~services.worker.results.
+play_results.end_play`).
 """
 
 from __future__ import annotations
@@ -15,189 +18,233 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final
 
 import asyncpg
 import msgspec
+import redis.asyncio as aioredis
 
 from arena.client.connection import BotConnection
-from arena.match.human import HumanSeat
-from arena.match.replay import Decision, EntrantRecord, Replay
-from arena.match.runner import MatchSettings, Progress, run_match
-from engine.events import Event
-from engine.state import State
-from services.api.guard.stream_caps import Slot, StreamCaps
-from services.api.play_log import PlayLog
-from services.api.schemas.play import (
-    Opponent,
-    PlayOption,
-    PlayOutcome,
-    PlayStatus,
-    PlayTurn,
-    PlayView,
-)
-from services.db import play_matches as db_play
-from services.domain.result import played_result
+from arena.match.replay import EntrantRecord
+from services.api.schemas.play import PlayOption, PlayTurn, PlayView
+from services.base.config import Settings
+from services.play.items import PlayOrder
+from services.play.session import play_session
+from services.play.store import BACKSTOP_S, PlayStore, Session, changed_channel
+from services.worker.results.play_results import end_play
 
 logger = logging.getLogger("services.api.routes.play")
-LINGER_S: Final = 600.0
-"""How long a finished session stays in memory (its page shows the end from it)."""
+
+CAUSE_API_STOPPED = "the API process playing this session stopped; the match is abandoned"
 
 
-@dataclass
-class PlaySession:
-    id: int
-    token_hash: bytes
-    seat: HumanSeat
-    opponent: Opponent
-    person_side: int
-    settings: MatchSettings
-    slot: Slot
-    partner: Opponent | None = None
-    status: PlayStatus = "playing"
-    replay: Replay | None = None
-    task: asyncio.Task[None] | None = None
-    log: PlayLog | None = None
+class ChangeWatch:
+    """This process's one subscription to ``play:changed``: wakes the requests waiting on a
+    session (a long poll, a stream) when its player wrote."""
 
-    def view(self, since: int | None = None) -> PlayView:
-        """What the person sees now; the log from item ``since`` (see :class:`PlayLog`)."""
-        seat = self.seat
-        log = self.log
-        turn = seat.turn
-        shown_turn = None
-        if turn is not None and self.status == "playing":
-            shown_turn = PlayTurn(
-                number=turn.number,
-                legal_actions=[
-                    PlayOption(action=a.action, card=a.card) for a in turn.request.legal_actions
-                ],
-                clock_ms=turn.clock_ms,
-                clock_left_ms=seat.clock_left_ms() or 0,
-                bank_left_ms=seat.bank_left_ms(),
-            )
-        return PlayView(
-            id=self.id,
-            status=self.status,
-            version=seat.version,
-            opponent=self.opponent,
-            partner=self.partner,
-            person_side=self.person_side,
-            rules=self.settings.rules,
-            games=self.settings.games_per_match,
-            game_number=seat.game_number,
-            turn=shown_turn,
-            observation=None if seat.observation is None else msgspec.to_builtins(seat.observation),
-            outcome=None if self.replay is None else outcome(self.replay, self.person_side),
-            replay_url=None if self.replay is None else f"/v1/play/{self.id}/replay",
-            to_act=None if log is None or self.status != "playing" else log.to_act,
-            seating=[] if log is None else list(log.seating),
-            log=[] if log is None else log.since(since),
-        )
+    def __init__(self, client: aioredis.Redis, channel: str) -> None:
+        self.client = client
+        self.channel = channel
+        self._waiters: dict[int, set[asyncio.Event]] = {}
+        self._task: asyncio.Task[None] | None = None
 
+    def register(self, play_id: int) -> asyncio.Event:
+        if self._task is None or self._task.done():
+            self._task = asyncio.ensure_future(self._run())
+        event = asyncio.Event()
+        self._waiters.setdefault(play_id, set()).add(event)
+        return event
 
-def _progress(session: PlaySession) -> Progress:
-    """The runner's progress hook: the person's log grows, and whoever waits on the seat
-    (the page's stream, a long poll) is told."""
-    log = session.log
-    assert log is not None
+    def unregister(self, play_id: int, event: asyncio.Event) -> None:
+        found = self._waiters.get(play_id)
+        if found is not None:
+            found.discard(event)
+            if not found:
+                del self._waiters[play_id]
 
-    def progress(
-        index: int, state: State, decision: Decision | None, events: Sequence[Event]
-    ) -> None:
-        log.record(index, state, decision, events)
-        session.seat.touch()
+    def _wake(self, play_id: int) -> None:
+        for event in self._waiters.get(play_id, ()):
+            event.set()
 
-    return progress
+    async def _run(self) -> None:
+        while True:
+            pubsub = self.client.pubsub()
+            try:
+                await pubsub.subscribe(self.channel)
+                async for message in pubsub.listen():
+                    if message.get("type") == "message":
+                        with contextlib.suppress(ValueError):
+                            self._wake(int(message["data"]))
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a lost connection: the backstop reads meanwhile
+                logger.warning("play changes: subscription lost (%s); again", exc)
+                await asyncio.sleep(0.5)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    async def aclose(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
 
 
-def outcome(replay: Replay, person_side: int) -> PlayOutcome:
-    result = replay.result
-    return PlayOutcome(
-        winner_side=result.winner,
-        games_won=result.games_won,
-        reason=result.reason,
-        person_won=result.winner == person_side,
+def _turn(session: Session, now_ms: int) -> PlayTurn | None:
+    """The decision the person owes now (none once answered: the player takes it)."""
+    turn = session.seat.turn
+    if turn is None or session.status != "playing" or turn.number <= session.answered:
+        return None
+    clock_left = max(0, turn.deadline_ms - now_ms)
+    bank = None
+    if turn.bank_left_ms is not None:
+        bank = max(0, turn.bank_left_ms - max(0, turn.clock_ms - clock_left))
+    return PlayTurn(
+        number=turn.number,
+        legal_actions=[
+            PlayOption(action=a.action, card=a.card) for a in turn.request.legal_actions
+        ],
+        clock_ms=turn.clock_ms,
+        clock_left_ms=clock_left,
+        bank_left_ms=bank,
     )
 
 
 @dataclass
 class PlayRoom:
-    """Every play session of this process."""
+    """This API process's side of every play session (see the module docstring)."""
 
-    caps: StreamCaps
-    sessions: dict[int, PlaySession] = field(default_factory=dict)
-    _handles: list[asyncio.TimerHandle] = field(default_factory=list)
+    settings: Settings
+    client: aioredis.Redis
+    store: PlayStore
+    watch: ChangeWatch
+    _local: dict[int, asyncio.Task[None]] = field(default_factory=dict)
 
-    def get(self, play_id: int) -> PlaySession | None:
-        return self.sessions.get(play_id)
-
-    def begin(
-        self,
-        pool: asyncpg.Pool,
-        session: PlaySession,
-        bots: Sequence[tuple[EntrantRecord, BotConnection]],
-        seed: int,
-    ) -> None:
-        """Start the session's match: the person is entrant 0 (side 0); ``bots`` are the other
-        entrants in slot order (1v1: the opponent; 2v2: opponent, partner, opponent)."""
-        human = (EntrantRecord("person", "person"), session.seat)
-        entrants: Sequence[tuple[EntrantRecord, BotConnection]] = [human, *bots]
-        session.log = PlayLog(
-            [record.name for record, _ in entrants], session.settings.rules.players
+    @classmethod
+    def of(cls, settings: Settings) -> PlayRoom:
+        redis_settings = settings.redis
+        client = aioredis.Redis.from_url(redis_settings.url_or_local)
+        return cls(
+            settings,
+            client,
+            PlayStore(client, redis_settings.prefix),
+            ChangeWatch(client, changed_channel(redis_settings.prefix)),
         )
-        self.sessions[session.id] = session
-        session.task = asyncio.create_task(self._run(pool, session, entrants, seed))
 
-    async def _run(
+    @property
+    def on_workers(self) -> bool:
+        """Whether the bot-calling workers play the sessions (a Redis shared with them)."""
+        return self.settings.redis.url is not None
+
+    async def read(self, play_id: int) -> Session | None:
+        return await self.store.read(play_id)
+
+    async def view(
+        self, session: Session, since: int | None = None, until: int | None = None
+    ) -> PlayView:
+        """What the person sees of ``session``: the log from item ``since`` (default: the
+        current game's) to ``until`` (default: every item of the session's version)."""
+        seat = session.seat
+        end = seat.log_len if until is None else until
+        first = since if since is not None else seat.game_starts[-1] if seat.game_starts else 0
+        items = await self.store.items(session.play_id, max(0, first), end)
+        static = session.static
+        playing = session.status == "playing"
+        finished = session.status == "finished"
+        return PlayView(
+            id=session.play_id,
+            status="playing" if playing else "finished" if finished else "abandoned",
+            version=session.version,
+            opponent=static.opponent,
+            partner=static.partner,
+            person_side=static.person_side,
+            rules=static.settings.rules,
+            games=static.settings.games_per_match,
+            game_number=seat.game_number,
+            turn=_turn(session, round(time.time() * 1000)),
+            observation=None if seat.observation is None else msgspec.to_builtins(seat.observation),
+            outcome=session.outcome,
+            replay_url=f"/v1/play/{session.play_id}/replay" if finished else None,
+            to_act=seat.to_act if playing else None,
+            seating=seat.seating,
+            log=items,
+            cause=session.cause,
+        )
+
+    async def wait_change(self, play_id: int, version: int, timeout_s: float) -> Session | None:
+        """The session once its version is past ``version`` or it is over (at most
+        ``timeout_s``: then as it is)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            event = self.watch.register(play_id)
+            try:
+                session = await self.store.read(play_id)
+                if session is None or session.version > version or session.status != "playing":
+                    return session
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return session
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(event.wait(), min(left, BACKSTOP_S))
+            finally:
+                self.watch.unregister(play_id, event)
+
+    # --- sessions this process plays (no Redis shared with workers) ------------------------
+
+    def play_here(
         self,
         pool: asyncpg.Pool,
-        session: PlaySession,
-        entrants: Sequence[tuple[EntrantRecord, BotConnection]],
-        seed: int,
+        order: PlayOrder,
+        bots: Sequence[tuple[EntrantRecord, BotConnection]],
+    ) -> None:
+        """Play ``order`` on this process's loop (only without workers: see the module)."""
+        self._local[order.play_id] = asyncio.create_task(self._play(pool, order, bots))
+
+    async def _play(
+        self,
+        pool: asyncpg.Pool,
+        order: PlayOrder,
+        bots: Sequence[tuple[EntrantRecord, BotConnection]],
     ) -> None:
         try:
-            replay = await run_match(
-                f"play-{session.id}", seed, session.settings, entrants, _progress(session)
+            replay = await play_session(
+                self.store,
+                play_id=order.play_id,
+                mark=f"api:{id(self)}",
+                address=order.address,
+                seed=order.seed,
+                settings=order.settings,
+                clock_s=order.clock_s,
+                bank_s=order.bank_s,
+                bots=bots,
             )
-            await db_play.finish_play_match(
-                pool,
-                session.id,
-                status="finished",
-                winner_side=replay.result.winner,
-                result=played_result(replay),
-                replay=msgspec.json.encode(replay),
-            )
-            session.replay = replay  # stored first: the view's replay address answers at once
-            session.status = "finished"
+            if replay is not None:
+                await end_play(pool, self.store, order.play_id, replay)
         except asyncio.CancelledError:
-            session.status = "abandoned"
-            raise
-        except Exception:
-            logger.exception("play session %s failed; stored as abandoned", session.id)
-            session.status = "abandoned"
             with contextlib.suppress(Exception):
-                await db_play.abandon_unfinished(pool, [session.id])
+                await end_play(pool, self.store, order.play_id, None, CAUSE_API_STOPPED)
+            raise
+        except Exception as exc:
+            logger.exception("play session %s failed; stored as abandoned", order.play_id)
+            with contextlib.suppress(Exception):
+                cause = f"the match failed ({type(exc).__name__}); the match is abandoned"
+                await end_play(pool, self.store, order.play_id, None, cause)
         finally:
-            session.slot.release()
-            session.seat.touch()
-            loop = asyncio.get_running_loop()
-            self._handles.append(loop.call_later(LINGER_S, self.sessions.pop, session.id, None))
+            self._local.pop(order.play_id, None)
 
     async def aclose(self, pool: asyncpg.Pool | None) -> None:
-        """Stop every running session (the process stops): they are stored as abandoned."""
-        for handle in self._handles:
-            handle.cancel()
-        running = [s for s in self.sessions.values() if s.task is not None and not s.task.done()]
-        for session in running:
-            assert session.task is not None
-            session.task.cancel()
-        for session in running:
-            assert session.task is not None
+        """The process stops: the sessions it plays itself are stored as abandoned (those
+        the workers play go on)."""
+        del pool
+        running = list(self._local.values())
+        for task in running:
+            task.cancel()
+        for task in running:
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await session.task
-        if pool is not None and running:
-            with contextlib.suppress(Exception):
-                await db_play.abandon_unfinished(pool, [s.id for s in running])
-        self.sessions.clear()
+                await task
+        await self.watch.aclose()
+        with contextlib.suppress(Exception):
+            await self.client.aclose()

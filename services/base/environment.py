@@ -267,9 +267,11 @@ VARIABLES: tuple[Variable, ...] = (
          "seconds of thinking a person at `/play` has for one game in all; a decision's "
          "clock is at most what is left, and once it is spent every decision is a timeout"),
     _var("TRUCO_PLAY_PER_ADDRESS", "play.per_address", _whole(1, 1000), "2",
-         "play sessions (`POST /v1/play`) one client address may have going at once"),
+         "play sessions (`POST /v1/play`) one client address may have going at once, "
+         "counted in Redis across every API process"),
     _var("TRUCO_PLAY_TOTAL", "play.total", _whole(1, 100_000), "1000",
-         "play sessions one API process runs at once (about 34 KiB each)"),
+         "play sessions going at once on the whole platform, counted in Redis across every "
+         "API process (each is played by a bot-calling worker, about 34 KiB there)"),
     _var("TRUCO_PLAY_STARTS_PER_HOUR", "play.starts_per_hour", _whole(1, 100_000), "30",
          "play sessions one client address may start in an hour"),
     _var("TRUCO_OPEN_CHALLENGES_PER_ACCOUNT", "challenges.per_account", _whole(1), "8",

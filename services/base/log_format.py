@@ -22,7 +22,7 @@ import logging
 import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import Any, TextIO
+from typing import TextIO
 
 import msgspec
 
@@ -65,29 +65,42 @@ class ContextFilter(logging.Filter):
         return True
 
 
+class LogLine(msgspec.Struct, omit_defaults=True):
+    """One line of the JSON log, its keys in this order (the ids, the traceback and the stack
+    only when there are)."""
+
+    ts: str
+    level: str
+    logger: str
+    message: str
+    pid: int | None
+    request_id: str | None = None
+    match_id: int | None = None
+    exc: str | None = None
+    stack: str | None = None
+
+
 class JsonLines(logging.Formatter):
     """One JSON object per record."""
 
     def format(self, record: logging.LogRecord) -> str:
-        line: dict[str, Any] = {
-            "ts": datetime.fromtimestamp(record.created, UTC)
+        line = LogLine(
+            ts=datetime.fromtimestamp(record.created, UTC)
             .isoformat(timespec="milliseconds")
             .replace("+00:00", "Z"),
-            "level": record.levelname,
-            "logger": record.name,
-            "message": record.getMessage(),
-            "pid": record.process,
-        }
-        for key in ("request_id", "match_id"):
-            value = getattr(record, key, None)
-            if value is not None:
-                line[key] = value
+            level=record.levelname,
+            logger=record.name,
+            message=record.getMessage(),
+            pid=record.process,
+            request_id=getattr(record, "request_id", None),
+            match_id=getattr(record, "match_id", None),
+        )
         if record.exc_info:
-            line["exc"] = self.formatException(record.exc_info)
+            line.exc = self.formatException(record.exc_info)
         elif record.exc_text:
-            line["exc"] = record.exc_text
+            line.exc = record.exc_text
         if record.stack_info:
-            line["stack"] = self.formatStack(record.stack_info)
+            line.stack = self.formatStack(record.stack_info)
         return _encoder.encode(line).decode()
 
 

@@ -1,4 +1,6 @@
-"""Annulled ladder matches and the rated pool rewritten without them (migration 0065).
+"""Annulled ladder matches and the rated pool rewritten without them (migrations 0065, 0066):
+the one table of matches a moderator annulled, by disqualifying a bot or deciding a collusion
+flag (``flag_id``), each with its line in the audit log (``log_id``).
 
 An annulled match keeps its row, result and replay; its rating changes are deleted and every
 other change of its pool is rewritten as the Elo rule gives it without the match (the
@@ -70,12 +72,54 @@ async def annulled_among(conn: Executor, match_ids: Sequence[int]) -> set[int]:
     return {int(row["match_id"]) for row in rows}
 
 
-async def mark_annulled(conn: Executor, match_ids: Sequence[int], log_id: int) -> None:
+async def mark_annulled(
+    conn: Executor, match_ids: Sequence[int], log_id: int, flag_id: int | None = None
+) -> None:
     await conn.executemany(
-        "INSERT INTO annulled_matches (match_id, log_id) VALUES ($1, $2) "
+        "INSERT INTO annulled_matches (match_id, log_id, flag_id) VALUES ($1, $2, $3) "
         "ON CONFLICT (match_id) DO NOTHING",
-        [(match_id, log_id) for match_id in match_ids],
+        [(match_id, log_id, flag_id) for match_id in match_ids],
     )
+
+
+async def unsettled(conn: Executor) -> list[int]:
+    """Annulled matches that still have rating changes: moved by migration 0066 from the
+    fit-only annulments of 0034 (:func:`services.flow.rating_refit.settle_moved`)."""
+    rows = await conn.fetch(
+        "SELECT a.match_id FROM annulled_matches a WHERE EXISTS "
+        "(SELECT 1 FROM rating_history h WHERE h.match_id = a.match_id) ORDER BY a.match_id"
+    )
+    return [int(row["match_id"]) for row in rows]
+
+
+async def rated_ladder_bots(conn: Executor, match_ids: Sequence[int]) -> dict[str, list[int]]:
+    """The bots of the matches' rated ladder results (those with rating changes), by ladder
+    pool, one entry per bot per match: the ladder's match counts they leave."""
+    rows = await conn.fetch(
+        "SELECT m.ladder_pool, e.bot_id FROM matches m "
+        "JOIN match_entrants e ON e.match_id = m.id "
+        "WHERE m.id = ANY($1::bigint[]) AND m.ladder_pool IS NOT NULL "
+        "AND EXISTS (SELECT 1 FROM rating_history h WHERE h.match_id = m.id) "
+        "ORDER BY m.id, e.slot",
+        list(match_ids),
+    )
+    found: dict[str, list[int]] = {}
+    for row in rows:
+        found.setdefault(str(row["ladder_pool"]), []).append(int(row["bot_id"]))
+    return found
+
+
+async def annulled_by_flag(conn: Executor, flag_ids: Sequence[int]) -> dict[int, list[int]]:
+    """The matches each flag's annulment annulled."""
+    rows = await conn.fetch(
+        "SELECT flag_id, match_id FROM annulled_matches WHERE flag_id = ANY($1::bigint[]) "
+        "ORDER BY match_id",
+        list(flag_ids),
+    )
+    found: dict[int, list[int]] = {}
+    for row in rows:
+        found.setdefault(int(row["flag_id"]), []).append(int(row["match_id"]))
+    return found
 
 
 async def pools_of(conn: Executor, match_ids: Sequence[int]) -> list[RatingPool]:

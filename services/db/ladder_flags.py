@@ -1,6 +1,7 @@
-"""Collusion flags and annulled ladder matches (migration 0034): what the detector reads (a
-pool's recent ladder results with the fit's ratings), the flags it stores for an admin, and the
-annulments an admin makes (:mod:`services.flow.ladder_integrity`)."""
+"""Collusion flags (migration 0034): what the detector reads (a pool's recent ladder results
+with the fit's ratings), the flags it stores for an admin, and the matches a flag names
+(:mod:`services.flow.ladder_integrity`). Annulling them is :mod:`services.db.annulment`'s
+(one table for every annulment, migration 0066)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import asyncpg
+import msgspec
+
 from services.db.accounts import Connection, Executor
+from services.ladder.collusion import Evidence
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +44,7 @@ async def recent_results(conn: Executor, pool: str, window_s: float) -> list[Res
         "WHERE m.ladder_pool = $1 AND m.status = 'done' "
         "AND m.created_at > now() - make_interval(secs => $2) "
         "AND EXISTS (SELECT 1 FROM rating_history h WHERE h.match_id = m.id) "
-        "AND NOT EXISTS (SELECT 1 FROM ladder_annulments a WHERE a.match_id = m.id) "
+        "AND NOT EXISTS (SELECT 1 FROM annulled_matches a WHERE a.match_id = m.id) "
         "GROUP BY m.id ORDER BY m.id",
         pool,
         float(window_s),
@@ -70,13 +75,18 @@ class Flag:
     bot_id: int
     against_kind: str
     against_id: int
-    evidence: dict[str, Any]
+    evidence: Evidence
     status: str
     flagged_at: datetime
     updated_at: datetime
     decided_at: datetime | None
     decided_by: int | None
     note: str | None
+
+
+def _flag(row: asyncpg.Record) -> Flag:
+    fields = dict(row)
+    return Flag(**{**fields, "evidence": msgspec.convert(fields["evidence"], Evidence)})
 
 
 _FLAG = (
@@ -91,7 +101,7 @@ async def upsert_flag(
     bot_id: int,
     against_kind: str,
     against_id: int,
-    evidence: dict[str, Any],
+    evidence: Evidence,
 ) -> int:
     """Open a flag on the pair, or refresh the evidence of its open one; its id."""
     found = await conn.fetchval(
@@ -103,7 +113,7 @@ async def upsert_flag(
         bot_id,
         against_kind,
         against_id,
-        evidence,
+        msgspec.to_builtins(evidence),
     )
     return int(found)
 
@@ -125,21 +135,28 @@ async def decided_matches(
 
 
 async def flags(
-    conn: Executor, *, status: str | None = "open", pool: str | None = None
+    conn: Executor,
+    *,
+    status: str | None = "open",
+    pool: str | None = None,
+    before: int | None = None,
+    limit: int | None = None,
 ) -> list[Flag]:
-    """Flags, newest first (``status`` None: every status)."""
+    """Flags, newest first (``status`` None: every status; ``before``: ids below it)."""
     rows = await conn.fetch(
         f"{_FLAG} WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR pool = $2) "
-        "ORDER BY flagged_at DESC, id DESC",
+        "AND ($3::bigint IS NULL OR id < $3) ORDER BY id DESC LIMIT $4",
         status,
         pool,
+        before,
+        limit,
     )
-    return [Flag(**dict(r)) for r in rows]
+    return [_flag(r) for r in rows]
 
 
 async def flag_for_update(conn: Connection, flag_id: int) -> Flag | None:
     row = await conn.fetchrow(f"{_FLAG} WHERE id = $1 FOR UPDATE", flag_id)
-    return None if row is None else Flag(**dict(row))
+    return None if row is None else _flag(row)
 
 
 async def decide(
@@ -168,7 +185,7 @@ async def pair_matches(
         "WHERE m.ladder_pool = $1 AND m.status = 'done' "
         "AND CASE WHEN $3 = 'bot' THEN them.bot_id = $4 ELSE b.owner_id = $4 END "
         "AND EXISTS (SELECT 1 FROM rating_history h WHERE h.match_id = m.id) "
-        "AND NOT EXISTS (SELECT 1 FROM ladder_annulments a WHERE a.match_id = m.id) "
+        "AND NOT EXISTS (SELECT 1 FROM annulled_matches a WHERE a.match_id = m.id) "
         "ORDER BY m.id",
         pool,
         bot_id,
@@ -178,20 +195,30 @@ async def pair_matches(
     return [int(r["id"]) for r in rows]
 
 
-async def annul(conn: Executor, match_ids: Sequence[int], flag_id: int | None) -> list[int]:
-    """Annul the matches (once each); the ones annulled now."""
-    rows = await conn.fetch(
-        "INSERT INTO ladder_annulments (match_id, flag_id) SELECT unnest($1::bigint[]), $2 "
-        "ON CONFLICT (match_id) DO NOTHING RETURNING match_id",
-        list(match_ids),
-        flag_id,
-    )
-    return [int(r["match_id"]) for r in rows]
+async def get_flag(conn: Executor, flag_id: int) -> Flag | None:
+    row = await conn.fetchrow(f"{_FLAG} WHERE id = $1", flag_id)
+    return None if row is None else Flag(**dict(row))
 
 
-async def bots_of_matches(conn: Executor, match_ids: Sequence[int]) -> list[int]:
-    """Each match's bots, one entry per bot per match."""
+@dataclass(frozen=True, slots=True)
+class Party:
+    """A bot, or an account, as a flag names it for the admins: its name and owner."""
+
+    kind: str  # 'bot' or 'owner'
+    id: int
+    name: str
+    owner_id: int
+    owner_name: str
+
+
+async def parties(conn: Executor, bot_ids: Sequence[int], owner_ids: Sequence[int]) -> list[Party]:
+    """The bots (with their owners) and the owners, by id."""
     rows = await conn.fetch(
-        "SELECT bot_id FROM match_entrants WHERE match_id = ANY($1::bigint[])", list(match_ids)
+        "SELECT 'bot' AS kind, b.id, b.name, a.id AS owner_id, a.name AS owner_name "
+        "FROM bots b JOIN accounts a ON a.id = b.owner_id WHERE b.id = ANY($1::bigint[]) "
+        "UNION ALL SELECT 'owner', a.id, a.name, a.id, a.name FROM accounts a "
+        "WHERE a.id = ANY($2::bigint[])",
+        sorted(set(bot_ids)),
+        sorted(set(owner_ids)),
     )
-    return [int(r["bot_id"]) for r in rows]
+    return [Party(**dict(r)) for r in rows]

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import asyncpg
+import msgspec
 
 from services.db.accounts import Connection, DuplicateName, Executor
-from services.domain.moderation import PUBLIC_ACTIONS, Action, TargetKind
+from services.domain.moderation import PUBLIC_ACTIONS, Action, AuditDetail, TargetKind
 from services.domain.names import name_key
 
 # --- admins -----------------------------------------------------------------------------------
@@ -65,7 +65,7 @@ class LogEntry:
     target_kind: TargetKind
     target_id: int
     reason: str
-    detail: dict[str, Any]
+    detail: AuditDetail
 
 
 _LOG_COLUMNS = "id, at, actor_id, actor, action, target_kind, target_id, reason, detail"
@@ -81,7 +81,7 @@ def _entry(row: asyncpg.Record) -> LogEntry:
         target_kind=row["target_kind"],
         target_id=row["target_id"],
         reason=row["reason"],
-        detail=dict(row["detail"]),
+        detail=msgspec.convert(row["detail"], AuditDetail),
     )
 
 
@@ -94,7 +94,7 @@ async def append(
     target_kind: TargetKind,
     target_id: int,
     reason: str,
-    detail: dict[str, Any] | None = None,
+    detail: AuditDetail | None = None,
 ) -> LogEntry:
     """Write one action to the log (the only statement the log ever takes)."""
     row = await conn.fetchrow(

@@ -62,7 +62,7 @@ class PoolState:
     rated: int
     deleted: int
     bots: int
-    annulled: int = 0  # its ladder matches annulled (migration 0034): they leave the fit
+    annulled: int = 0  # its ladder matches annulled (migration 0066)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +97,7 @@ _STATE = (
 
 
 _ANNULLED = (
-    "SELECT count(*)::int FROM ladder_annulments a JOIN matches m ON m.id = a.match_id "
+    "SELECT count(*)::int FROM annulled_matches a JOIN matches m ON m.id = a.match_id "
     "WHERE m.ladder_pool = $1"
 )
 """A pool's annulled ladder matches (a ladder pool is named as its rating pool)."""
@@ -162,7 +162,7 @@ async def load_pool(pool: asyncpg.Pool, mode: str) -> PoolGames:
             "JOIN match_entrants e ON e.match_id = h.match_id AND e.bot_id = h.bot_id "
             "JOIN matches m ON m.id = h.match_id "
             "LEFT JOIN match_results r ON r.match_id = h.match_id "
-            "WHERE h.mode = $1 AND NOT EXISTS (SELECT 1 FROM ladder_annulments a "
+            "WHERE h.mode = $1 AND NOT EXISTS (SELECT 1 FROM annulled_matches a "
             "WHERE a.match_id = h.match_id) "
             "GROUP BY h.match_id, m.winner_side, m.games_per_match ORDER BY h.match_id",
             mode,

@@ -16,13 +16,16 @@ The rules the workflow applies (:mod:`services.flow.moderation`):
   of the running ones); its open challenges and tests are cancelled. Its results stand.
   **Reinstate** lifts the suspension and gives the account one new key (shown once, to the
   admin, who hands it over).
+* **Annul a collusion flag's results**: every rated ladder match between the flagged pair counts
+  for nobody, by the same rule as a disqualified bot's (``annul_pair``, on the flagged bot);
+  **dismiss** the flag: its results stand (``dismiss_flag``, for the admins' eyes only).
 * **Rename** a bot's or an account's name, or **hide** it (it becomes ``bot-<id>`` or
   ``account-<id>``): the owner cannot change it back (the name is the admins' now).
 """
 
 from __future__ import annotations
 
-from typing import Final, Literal, get_args
+from typing import Final, Literal, TypedDict, get_args
 
 Action = Literal[
     "grant_admin",
@@ -36,6 +39,7 @@ Action = Literal[
     "hide_account_name",
     "resolve_report",
     "annul_pair",
+    "dismiss_flag",
 ]
 ACTIONS: Final[tuple[Action, ...]] = get_args(Action)
 TargetKind = Literal["bot", "account", "report"]
@@ -70,3 +74,30 @@ def rename_action(kind: Nameable, hide: bool) -> Action:
     if kind == "bot":
         return "hide_bot_name" if hide else "rename_bot"
     return "hide_account_name" if hide else "rename_account"
+
+
+class AuditDetail(TypedDict, total=False):
+    """What an action did, as its line in the audit log keeps it (``moderation_log.detail``,
+    JSON): each action writes the keys that say what it changed."""
+
+    # disqualify a bot, suspend an account: what its bot(s) left (an account: every bot's)
+    forfeited_matches: list[int]
+    left_registering_events: list[int]
+    left_ladders: int | list[int]  # how many ladders a bot left (an account: one per bot)
+    cancelled_matches: list[int]
+    cancelled_tests: list[int]
+    annulled_ladder_matches: list[int]  # disqualify
+    revoked_keys: int  # suspend
+    closed_bots: list[int]  # suspend
+    key_id: int  # reinstate: the new key
+    old_name: str  # rename, hide
+    new_name: str
+    outcome: str  # resolve a report
+    target: str
+    name: str  # grant or revoke admin: the account's name
+    # annul or dismiss a ladder flag: the flag and its pair (its evidence stays on the flag)
+    flag_id: int
+    pool: str
+    against_kind: str
+    against_id: int
+    z: float

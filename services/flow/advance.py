@@ -11,6 +11,7 @@ import time
 from functools import partial
 
 from services.db import matches as db_matches
+from services.db import stopping as db_stopping
 from services.db import tournaments as db_tournaments
 from services.db.accounts import Connection
 from services.db.matches import StoredMatch
@@ -198,5 +199,5 @@ async def forfeit(conn: Connection, match: StoredMatch, gone: set[int]) -> None:
     if await db_matches.insert_result(
         conn, match.id, winner_side=winner, result=document, task_id=None
     ):
-        await db_matches.mark_stopping(conn, match.id)
+        await db_stopping.mark_stopping(conn, match.id)
         await db_matches.finish_match(conn, match.id, status="forfeit", winner_side=winner)

@@ -27,6 +27,7 @@ from services.db.accounts import Connection, DuplicateName
 from services.db.moderation import LogEntry
 from services.domain.moderation import (
     Action,
+    AuditDetail,
     Nameable,
     ReportOutcome,
     TargetKind,
@@ -76,14 +77,14 @@ class Effects:
     """Matches decided without their play (forfeited, cancelled): their workers stop them."""
 
 
-async def _log(
+async def log_action(
     conn: Connection,
     actor: Actor,
     action: Action,
     kind: TargetKind,
     target_id: int,
     reason: str,
-    detail: dict[str, Any],
+    detail: AuditDetail,
 ) -> LogEntry:
     entry = await db.append(
         conn,
@@ -99,7 +100,7 @@ async def _log(
     return entry
 
 
-async def _retrying(pool: asyncpg.Pool, work: Any) -> Any:
+async def retrying(pool: asyncpg.Pool, work: Any) -> Any:
     for attempt in range(DEADLOCK_TRIES):
         try:
             async with pool.acquire() as conn, conn.transaction():
@@ -110,7 +111,40 @@ async def _retrying(pool: asyncpg.Pool, work: Any) -> Any:
     raise AssertionError("unreachable")
 
 
-async def _bot_leaves_everything(conn: Connection, bot_id: int, effects: Effects) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Leaving:
+    """What a bot left when it was disqualified or its account suspended."""
+
+    forfeited: list[int]
+    registering: list[int]
+    ladders: int
+    cancelled: list[int]
+    tests: list[int]
+
+    def detail(self) -> AuditDetail:
+        return {
+            "forfeited_matches": self.forfeited,
+            "left_registering_events": self.registering,
+            "left_ladders": self.ladders,
+            "cancelled_matches": self.cancelled,
+            "cancelled_tests": self.tests,
+        }
+
+
+def bots_leaving(left: list[Leaving]) -> AuditDetail:
+    """What an account's bots left, together (nothing when it had none)."""
+    if not left:
+        return {}
+    return {
+        "forfeited_matches": [m for one in left for m in one.forfeited],
+        "left_registering_events": [e for one in left for e in one.registering],
+        "left_ladders": [one.ladders for one in left],
+        "cancelled_matches": [m for one in left for m in one.cancelled],
+        "cancelled_tests": [t for one in left for t in one.tests],
+    }
+
+
+async def _bot_leaves_everything(conn: Connection, bot_id: int, effects: Effects) -> Leaving:
     """The bot leaves every ladder and event (forfeiting what is left of the running ones), its
     open challenges and ladder matches are cancelled, its running tests cancelled."""
     withdrawal = await withdraw_bot_in(conn, bot_id)
@@ -122,13 +156,7 @@ async def _bot_leaves_everything(conn: Connection, bot_id: int, effects: Effects
         cancelled += await db_sprt.finish_test(conn, test_id, status="cancelled")
     effects.ready += withdrawal.ready
     effects.stop += withdrawal.forfeited + cancelled
-    return {
-        "forfeited_matches": withdrawal.forfeited,
-        "left_registering_events": registering,
-        "left_ladders": ladders,
-        "cancelled_matches": cancelled,
-        "cancelled_tests": tests,
-    }
+    return Leaving(withdrawal.forfeited, registering, ladders, cancelled, tests)
 
 
 async def disqualify_bot(pool: asyncpg.Pool, bot_id: int, actor: Actor, reason: str) -> Effects:
@@ -143,17 +171,18 @@ async def disqualify_bot(pool: asyncpg.Pool, bot_id: int, actor: Actor, reason: 
         if bot.disqualified_at is not None:
             raise AlreadyDone(f"bot {bot_id} was disqualified on {bot.disqualified_at:%Y-%m-%d}")
         effects = Effects()
-        detail = await _bot_leaves_everything(conn, bot_id, effects)
+        detail = (await _bot_leaves_everything(conn, bot_id, effects)).detail()
         await db.disqualify(conn, bot_id)
+        await db_annulment.lock_ratings(conn)  # no annulment in between: this list is exact
         ladder_matches = await db_annulment.ladder_matches_of_bot(conn, bot_id)
         detail["annulled_ladder_matches"] = ladder_matches
-        entry = await _log(conn, actor, "disqualify_bot", "bot", bot_id, reason, detail)
+        entry = await log_action(conn, actor, "disqualify_bot", "bot", bot_id, reason, detail)
         refit = await annul_and_refit(conn, ladder_matches, entry.id)
         assert sorted(refit.annulled) == ladder_matches
         effects.entry = entry
         return effects
 
-    found: Effects = await _retrying(pool, work)
+    found: Effects = await retrying(pool, work)
     return found
 
 
@@ -170,19 +199,19 @@ async def suspend_account(
             raise AlreadyDone(f"account {account_id} is suspended already")
         await db.set_suspended(conn, account_id, True)
         effects = Effects()
-        detail: dict[str, Any] = {"revoked_keys": await db.revoke_all_keys(conn, account_id)}
+        revoked = await db.revoke_all_keys(conn, account_id)
         bots = await db.live_bots_of(conn, account_id)
-        detail["closed_bots"] = bots
+        left = []
         for bot_id in bots:
             await db.close_bot(conn, bot_id)
-            for key, value in (await _bot_leaves_everything(conn, bot_id, effects)).items():
-                detail.setdefault(key, []).extend(value if isinstance(value, list) else [value])
-        effects.entry = await _log(
+            left.append(await _bot_leaves_everything(conn, bot_id, effects))
+        detail: AuditDetail = {"revoked_keys": revoked, "closed_bots": bots, **bots_leaving(left)}
+        effects.entry = await log_action(
             conn, actor, "suspend_account", "account", account_id, reason, detail
         )
         return effects
 
-    found: Effects = await _retrying(pool, work)
+    found: Effects = await retrying(pool, work)
     return found
 
 
@@ -199,7 +228,7 @@ async def reinstate_account(
             raise AlreadyDone(f"account {account_id} is not suspended")
         await db.set_suspended(conn, account_id, False)
         key = await db_keys.insert_key(conn, account_id, key_hash, hint)
-        entry = await _log(
+        entry = await log_action(
             conn, actor, "reinstate_account", "account", account_id, reason, {"key_id": key.id}
         )
     return Effects(entry=entry)
@@ -235,8 +264,8 @@ async def rename(
             break
         else:
             raise NameTaken(f"the name {chosen!r} is taken (or too like a taken one)")
-        detail = {"old_name": target.name, "new_name": candidate}
-        entry = await _log(
+        detail: AuditDetail = {"old_name": target.name, "new_name": candidate}
+        entry = await log_action(
             conn, actor, rename_action(kind, name is None), kind, target_id, reason, detail
         )
     return Effects(entry=entry)
@@ -253,8 +282,11 @@ async def resolve_report(
         if report.status != "open":
             raise AlreadyDone(f"report {report_id} was {report.status} already")
         await db_reports.resolve(conn, report_id, outcome, actor.account_id)
-        detail = {"outcome": outcome, "target": f"{report.target_kind} {report.target_id}"}
-        entry = await _log(conn, actor, "resolve_report", "report", report_id, reason, detail)
+        detail: AuditDetail = {
+            "outcome": outcome,
+            "target": f"{report.target_kind} {report.target_id}",
+        }
+        entry = await log_action(conn, actor, "resolve_report", "report", report_id, reason, detail)
     return Effects(entry=entry)
 
 
@@ -281,6 +313,6 @@ async def _set_admin(
                 + ("is an admin already" if grant else "is not an admin")
             )
         action: Action = "grant_admin" if grant else "revoke_admin"
-        return await _log(
+        return await log_action(
             conn, actor, action, "account", account.id, reason, {"name": account.name}
         )

@@ -1,5 +1,7 @@
-"""Annul rated matches and refit their pools without them (moderation: a disqualified bot's
-ladder results, a colluding pair's).
+"""Annul rated matches and refit their pools without them: the ONE way a moderator annuls a
+match, whether by disqualifying a bot (:func:`services.flow.moderation.disqualify_bot`) or by
+deciding a collusion flag (:func:`services.flow.ladder_integrity.annul`); the rule is
+docs/moderation.md's "Annulled ladder matches".
 
 In one transaction, with every rating write of the platform held back
 (:func:`services.db.annulment.lock_ratings`): the matches are marked annulled, their rating
@@ -8,7 +10,8 @@ rule (:func:`services.domain.ratings.compute_ratings`), in the order its results
 every later change and every bot's rating, match count and record are rewritten. A bot that
 met the annulled bot is rated as if those matches had never been played. The rating fit (the
 intervals and LOS) sees fewer rated games and refits the pool at its next run (at most
-``FIT_EVERY_S`` later).
+``FIT_EVERY_S`` later). A ladder match annulled leaves its bots' ladder match counts too.
+A match is annulled once: one already annulled (by the other path) is left as it is.
 """
 
 from __future__ import annotations
@@ -16,7 +19,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+import asyncpg
+
 from services.db import annulment as db_annulment
+from services.db import ladder as db_ladder
 from services.db.accounts import Connection
 from services.domain import RatingPool, side_result
 from services.domain.ratings import START, RatedMatch, compute_ratings
@@ -30,20 +36,46 @@ class Refit:
     """The pools recomputed."""
 
 
-async def annul_and_refit(conn: Connection, match_ids: list[int], log_id: int) -> Refit:
+async def annul_and_refit(
+    conn: Connection, match_ids: list[int], log_id: int, flag_id: int | None = None
+) -> Refit:
     """Annul ``match_ids`` (those not annulled yet) and recompute the pools they rated in;
-    call inside a transaction."""
+    call inside a transaction, after writing the action's audit line (``log_id``);
+    ``flag_id``: the collusion flag the annulment decides."""
     await db_annulment.lock_ratings(conn)
     already = await db_annulment.annulled_among(conn, match_ids)
     fresh = sorted(set(match_ids) - already)
     if not fresh:
         return Refit([], [])
-    pools = await db_annulment.pools_of(conn, fresh)
-    await db_annulment.mark_annulled(conn, fresh, log_id)
-    await db_annulment.delete_changes(conn, fresh)
+    await db_annulment.mark_annulled(conn, fresh, log_id, flag_id)
+    for ladder, bots in (await db_annulment.rated_ladder_bots(conn, fresh)).items():
+        await db_ladder.note_annulled(conn, ladder, dict(Counter(bots)))
+    return Refit(fresh, await _take_out(conn, fresh))
+
+
+async def settle_moved(pool: asyncpg.Pool) -> list[int]:
+    """Take out of Elo the annulled matches that still have rating changes (moved by
+    migration 0066 from 0034's fit-only annulments, whose ladder counts were adjusted then);
+    the matches settled. The trusted worker calls it before each fit: nothing to do but one
+    read once they are settled."""
+    async with pool.acquire() as conn:
+        if not await db_annulment.unsettled(conn):
+            return []
+    async with pool.acquire() as conn, conn.transaction():
+        await db_annulment.lock_ratings(conn)
+        found = await db_annulment.unsettled(conn)
+        if found:
+            await _take_out(conn, found)
+    return found
+
+
+async def _take_out(conn: Connection, match_ids: list[int]) -> list[RatingPool]:
+    """Delete the matches' rating changes and recompute the pools they rated in."""
+    pools = await db_annulment.pools_of(conn, match_ids)
+    await db_annulment.delete_changes(conn, match_ids)
     for pool in pools:
         await recompute_pool(conn, pool)
-    return Refit(fresh, pools)
+    return pools
 
 
 async def recompute_pool(conn: Connection, pool: RatingPool) -> None:

@@ -11,6 +11,7 @@ from arena.match.replay import Replay
 from services.base.config import LadderSettings
 from services.db import matches as db_matches
 from services.db import ratings as db_ratings
+from services.db import stopping as db_stopping
 from services.db.accounts import Connection
 from services.db.matches import StoredMatch
 from services.domain import CANCELLED, BotResult, SideResult, side_result
@@ -45,7 +46,7 @@ async def mark_running(pool: asyncpg.Pool, match_id: int) -> bool:
 async def match_stopped(pool: asyncpg.Pool, match_id: int) -> bool:
     """A worker stopped playing a decided match (``truco.match_stopped``): no longer
     ``stopping``, so its seeds may be shown. True if it was stopping."""
-    return await db_matches.clear_stopping(pool, match_id)
+    return await db_stopping.clear_stopping(pool, match_id)
 
 
 async def record_result(
@@ -80,7 +81,7 @@ async def record_result(
         assert match is not None
         if match.finished or match.bot1 is None or match.status == CANCELLED:
             # decided without this play (cancelled, withdrawn): its worker has stopped now
-            await db_matches.clear_stopping(conn, match_id)
+            await db_stopping.clear_stopping(conn, match_id)
             return Recorded(False, ladder_pool=match.ladder_pool)
         if (replay.seed, replay.deals) != (match.seed, match.deals):
             raise ResultMismatch(

@@ -19,8 +19,16 @@ from __future__ import annotations
 
 from services.worker import observe, wakeup
 from services.worker.app import app, make_config
-from services.worker.matches import boot, play_match, probe
-from services.worker.results import fit, ladder_tick, periodic, refused, store, sweep
+from services.worker.matches import boot, play_match, play_person, probe
+from services.worker.results import (
+    fit,
+    ladder_tick,
+    periodic,
+    play_results,
+    refused,
+    store,
+    sweep,
+)
 
 # Importing the task modules above registers their tasks on ``app``; ``wakeup`` connects the
 # timer that keeps a threads-pool consumer taking messages as tasks finish, ``boot`` the
@@ -34,6 +42,8 @@ __all__ = [
     "observe",
     "periodic",
     "play_match",
+    "play_person",
+    "play_results",
     "probe",
     "refused",
     "store",

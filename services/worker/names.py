@@ -24,6 +24,10 @@ MATCH_REFUSED = "truco.match_refused"
 REQUEUE_STALE = "truco.requeue_stale_matches"
 FIT_RATINGS = "truco.fit_ratings"
 LADDER_TICK = "truco.ladder_tick"
+PLAY_PERSON = "truco.play_person"
+"""A /play session: a person against bots (the bot-calling worker; docs/play.md)."""
+STORE_PLAY_RESULT = "truco.store_play_result"
+SWEEP_PLAY_SESSIONS = "truco.sweep_play_sessions"
 
 TASK_QUEUES: dict[str, str] = {
     PLAY_MATCH: MATCHES,
@@ -38,5 +42,8 @@ TASK_QUEUES: dict[str, str] = {
     REQUEUE_STALE: RESULTS,
     FIT_RATINGS: RESULTS,
     LADDER_TICK: RESULTS,
+    PLAY_PERSON: MATCHES,
+    STORE_PLAY_RESULT: RESULTS,
+    SWEEP_PLAY_SESSIONS: RESULTS,
 }
 """Every task's queue: its routing and the queue its ``platform_task`` declares."""

@@ -16,11 +16,15 @@ from services.worker.names import (
     LADDER_TICK,
     REQUEUE_STALE,
     START_DUE_TOURNAMENTS,
+    SWEEP_PLAY_SESSIONS,
     TASK_QUEUES,
 )
 
 START_DUE_EVERY_S = 30.0
 HEALTH_EVERY_S = 60.0
+PLAY_SWEEP_EVERY_S = 5.0
+"""The play sessions' sweeper (``services.worker.results.play_results``): a session whose
+worker died is abandoned within its lease (10 s) and this."""
 FIT_EVERY_S = 30.0  # the rating fit (services.worker.results.fit): a pool only when it changed
 
 
@@ -40,4 +44,5 @@ def beat_schedule(sweep: SweepSettings, ladder: LadderSettings) -> dict[str, Cel
         "requeue-stale-matches": _every(REQUEUE_STALE, sweep.every_s),
         "fit-ratings": _every(FIT_RATINGS, FIT_EVERY_S),
         "ladder-tick": _every(LADDER_TICK, ladder.every_s),
+        "sweep-play-sessions": _every(SWEEP_PLAY_SESSIONS, PLAY_SWEEP_EVERY_S),
     }

@@ -17,6 +17,7 @@ import msgspec
 from services.base.limits import match_task_limits
 from services.base.secretbox import SecretBox
 from services.domain.match_order import MatchOrder
+from services.play.items import PlayOrder
 from services.worker.app import WorkerApp, app
 from services.worker.celery_types import CeleryOptions
 from services.worker.messages import ProbeOutcome, ProbeTarget
@@ -26,9 +27,11 @@ from services.worker.names import (
     MATCH_STOPPED,
     MATCHES,
     PLAY_MATCH,
+    PLAY_PERSON,
     PROBE_BOTS,
     RECORD_BOT_HEALTH,
     RESULTS,
+    STORE_PLAY_RESULT,
     STORE_RESULT,
 )
 from services.worker.stops import flags_client, request_stops
@@ -68,6 +71,29 @@ def send_orders(specs: Sequence[MatchOrder], queue: str = MATCHES) -> list[str]:
         sent = current_app().send_task(PLAY_MATCH, args=[body], **play_options(spec, queue))
         task_ids.append(str(sent.id))
     return task_ids
+
+
+def send_play(order: PlayOrder) -> str:
+    """Send ``truco.play_person`` (a /play session) to the bot-calling workers. It carries the
+    bots' decrypted secrets as a match order does; its limits are the longest match's (a
+    session ends within its games' banks of the person's time: docs/play.md)."""
+    body = msgspec.to_builtins(order)
+    sent = current_app().send_task(
+        PLAY_PERSON, args=[body], queue=MATCHES, retry=True, retry_policy=RESULT_RETRY_POLICY
+    )
+    return str(sent.id)
+
+
+def send_play_result(play_id: int, packed: bytes | None, cause: str | None) -> None:
+    """Hand the end of a /play session to the trusted worker: its packed replay, or None and
+    why it was abandoned."""
+    current_app().send_task(
+        STORE_PLAY_RESULT,
+        args=[play_id, packed, cause],
+        queue=RESULTS,
+        retry=True,
+        retry_policy=RESULT_RETRY_POLICY,
+    )
 
 
 def worker_secret_box() -> SecretBox:

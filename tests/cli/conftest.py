@@ -8,15 +8,12 @@ import contextlib
 import json
 import os
 import secrets
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from litestar import Litestar
 
 from arena.sdk import BotServer, strategy_decider
@@ -25,6 +22,7 @@ from tests.conftest import ROOT
 from tests.services.helpers.api_helpers import NetworkGuard, settings
 from tests.services.helpers.api_play_helpers import NO_LIMITS
 from tests.services.helpers.flow_helpers import InProcessSender, over_http
+from tests.services.helpers.uvicorn_thread import serving
 from truco_cli.main import main
 
 ROOT_ENV = {
@@ -37,21 +35,8 @@ ROOT_ENV = {
 @contextlib.contextmanager
 def served(app: Litestar) -> Iterator[str]:
     """``app`` on 127.0.0.1 (a free port) in a thread; yields its base URL."""
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, name="uvicorn", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the API did not start"
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=15)
+    with serving(app) as base:
+        yield base
 
 
 @pytest.fixture

@@ -7,16 +7,9 @@ import tomllib
 from pathlib import Path
 
 import httpx
-import pytest
 
 from arena.sdk import BotServer
-from services.api.schemas.bots import BotCreate
 from tests.cli.conftest import Truco, unique
-
-CHOSEN_SECRETS = "signing_secret" in BotCreate.__struct_fields__
-WAITS_FOR_SECRETS = "waits for POST /v1/bots signing_secret and POST /v1/bots/{id}/secret"
-OPEN_BOTS = "open" in BotCreate.__struct_fields__
-WAITS_FOR_OPEN_BOTS = "waits for the bots' open and challenges fields (issue 12 point 6)"
 
 
 def test_secret_is_fresh_whsec_base64_of_at_least_24_bytes(truco: Truco) -> None:
@@ -91,7 +84,6 @@ def test_register_errors_read_like_the_platform_says(
     assert [bot["name"] for bot in truco.ok("bot", "list", "--json").json()] == [name]
 
 
-@pytest.mark.skipif(not CHOSEN_SECRETS, reason=WAITS_FOR_SECRETS)
 def test_register_with_a_chosen_secret_and_rotate_it(
     platform_url: str, truco: Truco, bots: list[BotServer]
 ) -> None:
@@ -114,7 +106,6 @@ def test_register_with_a_chosen_secret_and_rotate_it(
     assert "has a new signing secret" in text and chosen not in text
 
 
-@pytest.mark.skipif(not OPEN_BOTS, reason=WAITS_FOR_OPEN_BOTS)
 def test_open_a_bot_to_everyone_and_close_it_again(
     platform_url: str, truco: Truco, bots: list[BotServer]
 ) -> None:

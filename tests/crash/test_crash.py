@@ -18,7 +18,6 @@ attempt are not the hands of the attempt that is stored.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 from collections.abc import Callable
@@ -28,6 +27,7 @@ import asyncpg
 import pytest
 
 from services import flow
+from services.base.config import SweepSettings
 from services.worker.results import dispatch
 from tests.crash.stack import (
     SlowBots,
@@ -40,6 +40,7 @@ from tests.crash.stack import (
     wait_db,
     wait_until,
 )
+from tests.services.worker.processes import process_groups_alive
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.timeout(120)]
 
@@ -57,11 +58,11 @@ async def _challenge(pool: asyncpg.Pool, bots: SlowBots, delay_s: float) -> tupl
 async def _kill_mid_match(
     pool: asyncpg.Pool, bots: SlowBots, match_id: int, kill: Callable[[], None]
 ) -> int:
-    """Send the match, wait until it is surely being played, kill; the /act calls so far."""
+    """Send the match, wait until it is surely being played, kill; the /act calls counted by
+    then (a call already on the wire may still land after: a lower bound of the killed play's)."""
     await dispatch.send_matches(pool, [match_id])
     await wait_until(lambda: bots.acts >= 8, 30, "the match under way")
     kill()
-    await asyncio.sleep(0.2)  # a call already on the wire may still land: count after it
     acts = bots.acts
     status = await pool.fetchval("SELECT status FROM matches WHERE id = $1", match_id)
     assert status in ("queued", "running"), status
@@ -84,8 +85,11 @@ async def test_bot_worker_killed_mid_match_whole_process_group_sweeper_recovers(
             killed_at.append(time.monotonic())
 
         acts = await _kill_mid_match(pool, bots, match_id, kill)
-        time.sleep(0.5)
-        assert bots.acts == acts  # nobody plays it now
+        # nobody plays it now: no process of the killed worker is left, and no other
+        # bot-calling worker runs until the next line starts one
+        await wait_until(
+            lambda: not process_groups_alive({doomed.pid}), 30, "the killed worker gone"
+        )
         crew.bot_worker()  # a new worker, as a supervisor would start
         await wait_db(
             pool, "SELECT status = 'done' FROM matches WHERE id = $1", match_id, logs=crew
@@ -93,20 +97,28 @@ async def test_bot_worker_killed_mid_match_whole_process_group_sweeper_recovers(
         recovered_s = time.monotonic() - killed_at[0]
         beat_log = "\n".join(p.text() for p in crew.procs if p.log.name.startswith("beat"))
         resent = rf"re-sending stale matches \[([0-9, ]*, )?{match_id}(, [0-9, ]*)?\]"
-        deadline = time.monotonic() + 30  # the sweeper logs after it sent: the match may win
+        # every send after the first was the sweeper's: wait for its log of each (the match
+        # may be done before the sweeper's line is read from its log)
+        attempts = await pool.fetchval("SELECT attempts FROM matches WHERE id = $1", match_id)
+        deadline = time.monotonic() + 30
         while True:
             trusted_log = "\n".join(
                 p.text() for p in crew.procs if p.log.name.startswith("trusted")
             )
-            if re.search(resent, trusted_log) or time.monotonic() > deadline:
+            resends = len(re.findall(resent, trusted_log))
+            if resends >= attempts - 1 or time.monotonic() > deadline:
                 break
             time.sleep(0.2)
     counts = await stored_once(pool, [match_id])
     assert counts == {"matches": 1, "results": 1, "rating_history": 2}
     await ratings_consistent(pool, bot_ids)
-    # sent, then re-sent by the sweeper; in a full run the first re-send can outlive the stale
-    # threshold and be sent once more (still stored and rated once, as asserted above)
-    assert 2 <= await pool.fetchval("SELECT attempts FROM matches WHERE id = $1", match_id) <= 3
+    # sent, then re-sent by the sweeper. How many times more is timing, not a guarantee: the
+    # test's threshold (TRUCO_SWEEP_QUEUED_AFTER_S, 8 s) is far above a match here only on an
+    # idle machine, and a re-sent match still unfinished 8 s later is sent again (a loaded
+    # machine saw 4 attempts). What the product guarantees: every send after the first is one
+    # of the sweeper's (each logged), never more than its cap of attempts (then it gives up,
+    # and this match was not given up: it is done), and stored and rated once (above)
+    assert 2 <= attempts <= min(1 + resends, SweepSettings().max_attempts), (attempts, resends)
     assert "truco.requeue_stale_matches" in beat_log
     # the sweeper sent it again (possibly with other stale matches in the same pass)
     assert re.search(resent, trusted_log), trusted_log[-2000:]

@@ -105,6 +105,14 @@ KNOWN: dict[str, tuple[Request, bool]] = {
         ),
         True,
     ),
+    "annulLadderFlag": (
+        lambda w: ("/v1/admin/ladder-flags/987654321/annul", {"reason": "authz"}),
+        True,
+    ),
+    "dismissLadderFlag": (
+        lambda w: ("/v1/admin/ladder-flags/987654321/dismiss", {"reason": "authz"}),
+        True,
+    ),
 }
 # what the owner gets for the same call in a fresh world (start: a swiss with no entrants)
 OWNER_STATUS = {
@@ -127,6 +135,8 @@ OWNER_STATUS = {
     "reinstateAccount": 409,  # not suspended: past the authorization, refused on the state
     "setAccountName": 200,
     "resolveReport": 404,  # no such report: past the authorization
+    "annulLadderFlag": 404,  # no such flag: past the authorization
+    "dismissLadderFlag": 404,
 }
 # writes that need no key, on purpose: making an account; playing a house bot at /play needs
 # no account (rate-limited per address), and a play session's act and leave are guarded by the

@@ -1,10 +1,12 @@
-"""The limits of ``/v1/play``, in one module so they move with the sessions (issue 33, 9: the
-sessions are to leave the API process for the workers; their caps then count there).
+"""The limits of ``/v1/play``, in one module (issue 33, 9; issue 37: the sessions left the API
+process for the workers, and their caps are counted in Redis, across every API process).
 
 * **Starts**: ``TRUCO_PLAY_STARTS_PER_HOUR`` per client address (IPv6 per /64), counted in
   ``play_matches`` under a keyed digest of the address (no address is stored).
 * **At once**: ``TRUCO_PLAY_PER_ADDRESS`` sessions per client address and ``TRUCO_PLAY_TOTAL``
-  per process, held until the session's match is over.
+  on the whole platform, counted in Redis (:meth:`services.play.store.PlayStore.admit`: sorted
+  sets scored by each session's lease), held until the session ends, and given back within a
+  lease if its worker dies (the sweeper ends it).
 * **Time**: each decision has ``TRUCO_PLAY_CLOCK_S``, and each game ``TRUCO_PLAY_BANK_S`` of the
   person's thinking time in all (:class:`~arena.match.human.HumanSeat`'s bank): an answer just
   before each clock no longer holds a session for a whole match, so a session lasts at most
@@ -12,9 +14,10 @@ sessions are to leave the API process for the workers; their caps then count the
 
 Why these numbers (docs/play.md): 50 addresses x 2 sessions reached the old per-process cap of
 100, and each could be held for an hour and more. A session waiting on a person costs memory
-only (about 34 KiB) and CPU only when it acts (a request, under the API's budgets), so the
-total is 1,000 (34 MiB); held sessions now end within their banks, so keeping the process full
-takes 500 addresses that act on time and start again every game.
+only (about 34 KiB, on the bot-calling worker that plays it) and CPU only when it acts (a
+request, under the API's budgets), so the total is 1,000 (34 MiB); held sessions now end within
+their banks, so keeping the platform full takes 500 addresses that act on time and start again
+every game.
 """
 
 from __future__ import annotations
@@ -26,11 +29,10 @@ from typing import Final
 
 import asyncpg
 
-from arena.match.human import HumanSeat
-from services.api.guard.stream_caps import Slot, StreamCaps
 from services.api.problems import ProblemError
 from services.base.config import PlaySettings, Secret
 from services.db import play_matches as db_play
+from services.play.store import PlayStore
 
 HOUR: Final = timedelta(hours=1)
 
@@ -42,9 +44,10 @@ def address_key(secret: Secret, address: str) -> bytes:
 
 
 async def admit(
-    pool: asyncpg.Pool, caps: StreamCaps, limits: PlaySettings, address: str, key: bytes
-) -> Slot:
-    """A new session's place for ``address`` (whose digest is ``key``), or the 429 problem."""
+    pool: asyncpg.Pool, store: PlayStore, limits: PlaySettings, digest: str, key: bytes
+) -> str:
+    """A new session's reservation for the address whose digest is ``key`` (``digest`` in
+    hex), or the 429 problem."""
     since = datetime.now(UTC) - HOUR
     if await db_play.starts_since(pool, key, since) >= limits.starts_per_hour:
         raise ProblemError(
@@ -53,8 +56,8 @@ async def admit(
             slug="too-many-play-sessions",
             headers={"Retry-After": "600"},
         )
-    slot = caps.acquire(address)
-    if slot is None:
+    refused, reservation = await store.admit(digest, limits.per_address, limits.total)
+    if refused:
         raise ProblemError(
             429,
             "too many play sessions going on (from this address or on this server); "
@@ -62,9 +65,4 @@ async def admit(
             slug="too-many-play-sessions",
             headers={"Retry-After": "60"},
         )
-    return slot
-
-
-def person_seat(limits: PlaySettings) -> HumanSeat:
-    """The person's seat under the clock and the bank of ``limits``."""
-    return HumanSeat("person", clock_s=limits.clock_s, bank_s=limits.bank_s)
+    return reservation

@@ -66,7 +66,7 @@ async def current_admin(request: Request[object, object, State]) -> Account:
     return account
 
 
-_admin = {"admin": Provide(current_admin)}
+ADMIN_ONLY = {"admin": Provide(current_admin)}
 _ERRORS = problem_responses(401, 403, 404, 409, 413, 415, 422)
 
 
@@ -128,7 +128,7 @@ async def _done(request: Request[object, object, State], effects: Effects) -> Ac
 class AdminController(Controller):
     path = "/v1/admin"
     tags = ("admin",)
-    dependencies = _admin
+    dependencies = ADMIN_ONLY
     security = SECURITY
 
     @get(

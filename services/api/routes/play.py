@@ -1,7 +1,8 @@
 """``/v1/play``: a person plays a bot (docs/play.md).
 
-``POST /v1/play`` starts a match of a person against a bot in this API process
-(:mod:`services.api.play_sessions`) and answers its id and a token (shown once; send it as
+``POST /v1/play`` starts a match of a person against a bot, played by a bot-calling worker
+with the session's state in Redis, so any API process serves it (:mod:`services.api.
+play_sessions`), and answers its id and a token (shown once; send it as
 ``X-Play-Token``, or ``?token=`` where a header cannot be set: EventSource). Without an
 account the opponent is a house bot; with one, any open bot or one's own. The person's view is
 their own seat's observation and the decision they owe: ``GET /v1/play/{id}`` (with
@@ -11,6 +12,7 @@ their own seat's observation and the decision they owe: ``GET /v1/play/{id}`` (w
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import secrets
@@ -25,10 +27,12 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, Parameter
 from litestar.response import Stream
+from redis.exceptions import RedisError
 
 from arena.client.connection import BotConnection, HttpBot
 from arena.client.egress import EgressPolicy
 from arena.match.entrants import BadBotSpec, builtin_bot, builtin_name
+from arena.match.human import Turn, check_choice
 from arena.match.replay import EntrantRecord, Replay
 from arena.match.runner import MatchSettings
 from arena.wire.protocol import ActResponse
@@ -39,16 +43,21 @@ from services.api.guard import play_limits
 from services.api.guard.client_address import client_address_reader
 from services.api.guard.read_lane import READ_LANE
 from services.api.guard.request_caps import held_long
-from services.api.guard.stream_caps import Slot, StreamCaps
-from services.api.play_sessions import PlayRoom, PlaySession
+from services.api.guard.stream_caps import Slot
+from services.api.play_sessions import PlayRoom
 from services.api.problems import ProblemError, problem_responses
 from services.api.routes.streams import caps_of
 from services.api.schemas.play import Opponent, PlayAct, PlayCreate, PlayCreated, PlayView
-from services.api.sse.frames import HEARTBEAT, json_frame
+from services.api.sse.frames import HEARTBEAT, json_frame, parse_last_event_id
 from services.base.secretbox import SecretBoxError
 from services.db import bots as db_bots
 from services.db import play_matches as db_play
 from services.db.bots import Bot
+from services.domain.match_order import EntrantOrder
+from services.play.items import PersonAnswer, PlayOrder, PlayStatic
+from services.play.store import Session
+from services.worker.results.play_results import end_play
+from services.worker.senders import send_play
 
 HOUSE_ACCOUNT: Final = "house"
 """The account whose open bots are house bots in local mode (``services.launch.local``)."""
@@ -57,6 +66,8 @@ TOKEN_BYTES: Final = 32
 """Random bytes of a play token (43 characters of URL-safe base64), as docs/security.md says."""
 LONG_POLL_S: Final = 25.0
 HEARTBEAT_S: Final = 15.0
+ACT_WAIT_S: Final = 2.0
+"""How long an answer waits for the player to take it (it answers with what came of it)."""
 _ROOM: Final = "play_room"
 EVENT_STREAM: Final = "text/event-stream"
 
@@ -92,10 +103,7 @@ After = Annotated[
 def room_of(state: State) -> PlayRoom:
     found = state.get(_ROOM)
     if not isinstance(found, PlayRoom):
-        limits = services_of(state).settings.play
-        found = state[_ROOM] = PlayRoom(
-            StreamCaps(per_address=limits.per_address, total=limits.total)
-        )
+        found = state[_ROOM] = PlayRoom.of(services_of(state).settings)
     return found
 
 
@@ -103,14 +111,27 @@ def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
+def _unavailable() -> ProblemError:
+    """The sessions' Redis does not answer: a 503 to try again, never a 500."""
+    return ProblemError(
+        503,
+        "play sessions are unavailable for a moment; try again",
+        slug="play-unavailable",
+        headers={"Retry-After": "5"},
+    )
+
+
 def _not_found(play_id: int) -> ProblemError:
     return ProblemError(404, f"there is no play session {play_id}", slug="play-not-found")
 
 
-def _session(request: Request[Any, Any, State], play_id: int, token: str | None) -> PlaySession:
-    """The live session ``play_id`` whose token the request carries (401 without one, 403
-    with another's, 404 when there is none in this process)."""
-    session = room_of(request.app.state).get(play_id)
+async def _session(request: Request[Any, Any, State], play_id: int, token: str | None) -> Session:
+    """The session ``play_id`` (from Redis: any process serves it) whose token the request
+    carries (401 without one, 403 with another's, 404 when there is none)."""
+    try:
+        session = await room_of(request.app.state).read(play_id)
+    except RedisError as exc:
+        raise _unavailable() from exc
     if session is None:
         raise _not_found(play_id)
     given = request.headers.get(TOKEN_HEADER) or token
@@ -120,7 +141,7 @@ def _session(request: Request[Any, Any, State], play_id: int, token: str | None)
             "send the session's token as the X-Play-Token header (or ?token=)",
             slug="play-token-missing",
         )
-    if not hmac.compare_digest(_digest(given), session.token_hash):
+    if not hmac.compare_digest(_digest(given).hex(), session.token):
         raise ProblemError(403, "this token is not this play session's", slug="play-token-wrong")
     return session
 
@@ -161,18 +182,11 @@ async def _opponent(
     return bot
 
 
-async def _connection(
-    pool: asyncpg.Pool, svc: Services, bot: Bot, seed: int
-) -> tuple[EntrantRecord, BotConnection]:
+async def _entrant(pool: asyncpg.Pool, svc: Services, bot: Bot) -> EntrantOrder:
+    """The bot as a worker plays it: its URL and decrypted signing secret, as a match order
+    carries them (a ``builtin:`` house bot needs no secret)."""
     if builtin_name(bot.url) is not None:
-        try:
-            return EntrantRecord(bot.name, f"bot:{bot.id}"), builtin_bot(
-                bot.url, seed=seed, label=bot.name
-            )
-        except BadBotSpec as exc:
-            raise ProblemError(
-                409, f"bot {bot.id} cannot play: {exc}", slug="bot-unavailable"
-            ) from exc
+        return EntrantOrder(bot.id, bot.name, bot.url, "")
     sealed = await db_bots.signing_secret(pool, bot.id)
     if sealed is None:
         raise ProblemError(409, f"bot {bot.id} cannot play now", slug="bot-unavailable")
@@ -180,9 +194,22 @@ async def _connection(
         secret = svc.secret_box.decrypt(sealed[0], bot.id)
     except SecretBoxError as exc:  # sealed under another key: it cannot be called now
         raise ProblemError(409, f"bot {bot.id} cannot play now", slug="bot-unavailable") from exc
+    return EntrantOrder(bot.id, bot.name, bot.url, secret)
+
+
+def _connection(svc: Services, entrant: EntrantOrder, seed: int) -> BotConnection:
+    """How this process reaches a bot when it plays a session itself (no workers share its
+    Redis: see :mod:`services.api.play_sessions`)."""
+    if builtin_name(entrant.url) is not None:
+        try:
+            return builtin_bot(entrant.url, seed=seed, label=entrant.name)
+        except BadBotSpec as exc:
+            raise ProblemError(
+                409, f"bot {entrant.bot_id} cannot play: {exc}", slug="bot-unavailable"
+            ) from exc
     policy = EgressPolicy(allow_loopback=svc.settings.allow_loopback_bots)
-    client = svc.bot_client_factory(bot.url, secret, policy)
-    return EntrantRecord(bot.name, f"bot:{bot.id}"), HttpBot(bot.name, client)
+    client = svc.bot_client_factory(entrant.url, entrant.secret, policy)
+    return HttpBot(entrant.name, client)
 
 
 class PlayController(Controller):
@@ -206,11 +233,11 @@ class PlayController(Controller):
             "is a timeout fault and the fallback action is played; the fault limit forfeits. "
             "Matches against people never change a bot's rating. Caps: TRUCO_PLAY_PER_ADDRESS "
             "sessions at once per client address, "
-            "TRUCO_PLAY_TOTAL per server, TRUCO_PLAY_STARTS_PER_HOUR starts an hour per "
+            "TRUCO_PLAY_TOTAL on the platform, TRUCO_PLAY_STARTS_PER_HOUR starts an hour per "
             "address: past any, a 429 (`/problems/too-many-play-sessions`)."
         ),
         status_code=201,
-        responses=problem_responses(401, 403, 404, 409, 413, 415, 422, 429),
+        responses=problem_responses(401, 403, 404, 409, 413, 415, 422, 429, 503),
     )
     async def create_play(
         self,
@@ -226,17 +253,25 @@ class PlayController(Controller):
         assert svc.settings.secrets.key is not None
         address_key = play_limits.address_key(svc.settings.secrets.key, address)
         room = room_of(request.app.state)
-        slot = await play_limits.admit(pool, room.caps, limits, address, address_key)
-        bots: list[tuple[EntrantRecord, BotConnection]] = []
+        digest = address_key.hex()
+        try:
+            reservation = await play_limits.admit(pool, room.store, limits, digest, address_key)
+        except RedisError as exc:
+            raise _unavailable() from exc
         try:
             rules = Rules(players=data.players, points_to_win=data.points_to_win, flor=data.flor)
             settings = MatchSettings(rules=rules, games_per_match=data.games)
             seed = secrets.randbits(62)
             token = secrets.token_urlsafe(TOKEN_BYTES)
-            bots.append(await _connection(pool, svc, bot, seed + 1))
+            entrants = [await _entrant(pool, svc, bot)]
             if partner is not None:
-                bots.append(await _connection(pool, svc, partner, seed + 2))
-                bots.append(await _connection(pool, svc, bot, seed + 3))
+                entrants += [await _entrant(pool, svc, partner), entrants[0]]
+            local: list[tuple[EntrantRecord, BotConnection]] = []
+            if not room.on_workers:
+                local = [
+                    (EntrantRecord(e.name, f"bot:{e.bot_id}"), _connection(svc, e, seed + 1 + i))
+                    for i, e in enumerate(entrants)
+                ]
             stored = await db_play.create_play_match(
                 pool,
                 bot_id=bot.id,
@@ -249,22 +284,39 @@ class PlayController(Controller):
                 address_key=address_key,
             )
         except BaseException:
-            slot.release()
-            for _, connection in bots:
-                await connection.close()
+            await room.store.release(digest, reservation)
             raise
-        session = PlaySession(
-            id=stored.id,
-            token_hash=stored.token_hash,
-            seat=play_limits.person_seat(limits),
+        static = PlayStatic(
             opponent=Opponent(bot_id=bot.id, name=bot.name),
+            partner=None if partner is None else Opponent(bot_id=partner.id, name=partner.name),
             person_side=0,
             settings=settings,
-            slot=slot,
-            partner=None if partner is None else Opponent(bot_id=partner.id, name=partner.name),
         )
-        room.begin(pool, session, bots, seed)
-        return PlayCreated(id=session.id, token=token, view=session.view())
+        await room.store.create(stored.id, stored.token_hash, digest, static, reservation)
+        order = PlayOrder(
+            play_id=stored.id,
+            seed=seed,
+            settings=settings,
+            bots=entrants,
+            clock_s=limits.clock_s,
+            bank_s=limits.bank_s,
+            address=digest,
+        )
+        if room.on_workers:
+            try:
+                await asyncio.to_thread(send_play, order)
+            except Exception as exc:
+                await end_play(pool, room.store, stored.id, None, "no worker could be asked")
+                raise ProblemError(
+                    503,
+                    "the session could not be handed to a worker; try again",
+                    slug="play-unavailable",
+                ) from exc
+        else:
+            room.play_here(pool, order, local)
+        session = await room.read(stored.id)
+        assert session is not None
+        return PlayCreated(id=stored.id, token=token, view=await room.view(session))
 
     @get(
         "/{play_id:int}",
@@ -278,7 +330,7 @@ class PlayController(Controller):
             "and the replay's address. With `after=VERSION` it answers as soon as `version` "
             "is past it (or after 25 s)."
         ),
-        responses=problem_responses(401, 403, 404),
+        responses=problem_responses(401, 403, 404, 503),
     )
     async def get_play(
         self,
@@ -288,11 +340,12 @@ class PlayController(Controller):
         after: After = None,
         since: Since = None,
     ) -> PlayView:
-        session = _session(request, play_id, token)
+        session = await _session(request, play_id, token)
+        room = room_of(request.app.state)
         if after is not None and session.status == "playing":
             held_long(request.scope)  # a long poll: not a request in flight of the server
-            await session.seat.wait_change(after, LONG_POLL_S)
-        return session.view(since)
+            session = await room.wait_change(play_id, after, LONG_POLL_S) or session
+        return await room.view(session, since)
 
     @get(
         "/{play_id:int}/stream",
@@ -303,7 +356,10 @@ class PlayController(Controller):
         description=(
             "`text/event-stream`: the whole view (as GET /v1/play/{id}) at once and on every "
             "change (`event: view`, `id` its version), a comment every 15 s when idle, and "
-            "`event: end` with the last view when the match is over. It counts against the "
+            "`event: end` with the last view when the match is over. Any API process serves "
+            "it: a client reconnecting with `Last-Event-ID` (the last view's version) gets "
+            "the views after it, their log items from where it stopped (no gap, no "
+            "duplicate). It counts against the "
             "live streams' caps (TRUCO_STREAMS_PER_ADDRESS, TRUCO_STREAMS_TOTAL: a 429 "
             "`/problems/too-many-streams` past them)."
         ),
@@ -315,7 +371,7 @@ class PlayController(Controller):
                 media_type=EVENT_STREAM,
                 generate_examples=False,
             ),
-            **problem_responses(401, 403, 404),
+            **problem_responses(401, 403, 404, 503),
         },
     )
     async def stream_play(
@@ -325,7 +381,22 @@ class PlayController(Controller):
         token: Token = None,
         since: Since = None,
     ) -> Stream:
-        session = _session(request, play_id, token)
+        await _session(request, play_id, token)
+        room = room_of(request.app.state)
+        shown = -1
+        try:
+            last = parse_last_event_id(request.headers.get("last-event-id"))
+        except ValueError as exc:
+            raise ProblemError(400, str(exc), slug="bad-last-event-id") from exc
+        if last is not None:  # a reconnection: on from the view it had, on any process
+            held = await room.store.mark(play_id, last)
+            if held is None:
+                raise ProblemError(
+                    400,
+                    f"Last-Event-ID {last} is not a version of this session's views",
+                    slug="bad-last-event-id",
+                )
+            since, shown = held, last
         settings = services_of(request.app.state).settings
         address = client_address_reader(settings.web.trusted_proxies)(request)
         slot = caps_of(request.app.state).acquire(address)  # the live streams' caps
@@ -340,7 +411,7 @@ class PlayController(Controller):
                 headers={"Retry-After": "30"},
             )
         return Stream(
-            _views(session, slot, since),
+            _views(room, play_id, slot, since, shown),
             media_type=EVENT_STREAM,
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
             background=BackgroundTask(slot.release),
@@ -358,7 +429,7 @@ class PlayController(Controller):
             "(`/problems/illegal-action`)."
         ),
         status_code=200,
-        responses=problem_responses(401, 403, 404, 409, 413, 415, 422),
+        responses=problem_responses(401, 403, 404, 409, 413, 415, 422, 503),
     )
     async def act(
         self,
@@ -368,16 +439,32 @@ class PlayController(Controller):
         token: Token = None,
         since: Since = None,
     ) -> PlayView:
-        session = _session(request, play_id, token)
+        session = await _session(request, play_id, token)
         if session.status != "playing":
             raise ProblemError(409, "this match is over", slug="play-over")
         response = ActResponse(action=data.action, card=data.card, sena=data.sena)
-        rejected = session.seat.submit(data.number, response)
+        open_turn = session.seat.turn
+        turn = None
+        if open_turn is not None and open_turn.number > session.answered:
+            turn = Turn(number=open_turn.number, request=open_turn.request, clock_ms=0)
+        rejected = check_choice(turn, data.number, response)
         if rejected is not None:
             if rejected.kind == "stale":
                 raise ProblemError(409, rejected.detail, slug="play-turn-closed")
             raise ProblemError(422, rejected.detail, slug="illegal-action")
-        return session.view(since)
+        room = room_of(request.app.state)
+        answer = PersonAnswer(
+            number=data.number, action=data.action, card=data.card, sena=data.sena
+        )
+        taken = await room.store.answer(play_id, answer)
+        if taken == "over":
+            raise ProblemError(409, "this match is over", slug="play-over")
+        if taken != "ok":
+            detail = f"decision {data.number} is not open (answered, or its clock ran out)"
+            raise ProblemError(409, detail, slug="play-turn-closed")
+        # the player takes it at once: answer with what it made of it
+        session = await room.wait_change(play_id, session.version, ACT_WAIT_S) or session
+        return await room.view(session, since)
 
     @post(
         "/{play_id:int}/leave",
@@ -389,16 +476,16 @@ class PlayController(Controller):
             "view. Needs the session's token (X-Play-Token, or ?token=)."
         ),
         status_code=200,
-        responses=problem_responses(401, 403, 404),
+        responses=problem_responses(401, 403, 404, 503),
     )
     async def leave(
         self, request: Request[Any, Any, State], play_id: PlayId, token: Token = None
     ) -> PlayView:
-        session = _session(request, play_id, token)
-        session.seat.leave()
-        if session.task is not None and not session.task.done():
-            await _settled(session)
-        return session.view()
+        session = await _session(request, play_id, token)
+        room = room_of(request.app.state)
+        if session.status == "playing" and await room.store.leave(play_id):
+            session = await _settled(room, session)
+        return await room.view(session)
 
     @get(
         "/{play_id:int}/replay",
@@ -429,41 +516,47 @@ class PlayController(Controller):
         return Response(content=document, media_type="application/json")
 
 
-async def _settled(session: PlaySession, timeout_s: float = 10.0) -> None:
+async def _settled(room: PlayRoom, session: Session, timeout_s: float = 10.0) -> Session:
     """Wait (a little) for a left session's match to end: its faults are instant."""
-    version = session.seat.version
-    for _ in range(50):
-        if session.status != "playing":
-            return
-        version = await session.seat.wait_change(version, timeout_s / 50)
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while session.status == "playing":
+        left = deadline - asyncio.get_running_loop().time()
+        if left <= 0:
+            break
+        session = await room.wait_change(session.play_id, session.version, left) or session
+    return session
 
 
 def _frame(view: PlayView, event: str) -> bytes:
     return json_frame(view, event=event, id=view.version)  # the log's events: encoded once
 
 
-async def _views(session: PlaySession, slot: Slot, since: int | None) -> AsyncIterator[bytes]:
+async def _views(
+    room: PlayRoom, play_id: int, slot: Slot, since: int | None, shown: int
+) -> AsyncIterator[bytes]:
     try:
-        async for chunk in _changes(session, since):
+        async for chunk in _changes(room, play_id, since, shown):
             yield chunk
     finally:
         slot.release()
 
 
-async def _changes(session: PlaySession, since: int | None) -> AsyncIterator[bytes]:
+async def _changes(
+    room: PlayRoom, play_id: int, since: int | None, shown: int
+) -> AsyncIterator[bytes]:
     """Each view once, with the log items this stream has not sent yet (none is skipped:
-    views may be merged when changes come faster than they are sent, their items never)."""
-    shown = -1
-    while True:
-        view = session.view(since)
-        if view.log:
-            since = view.log[-1].n + 1
-        if view.status != "playing":
-            yield _frame(view, "end")
-            return
-        if view.version != shown:
-            shown = view.version
+    views may be merged when changes come faster than they are sent, their items never).
+    ``shown``: the version a reconnecting client had (its items up to ``since``)."""
+    session = await room.read(play_id)
+    while session is not None:
+        if session.status != "playing" or session.version != shown:
+            view = await room.view(session, since)
+            since = session.seat.log_len
+            if session.status != "playing":
+                yield _frame(view, "end")
+                return
+            shown = session.version
             yield _frame(view, "view")
-        version = await session.seat.wait_change(shown, HEARTBEAT_S)
-        if version == shown and session.status == "playing":
+        session = await room.wait_change(play_id, shown, HEARTBEAT_S)
+        if session is not None and session.version == shown and session.status == "playing":
             yield HEARTBEAT

@@ -4,7 +4,7 @@ moderation history (docs/moderation.md)."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -13,12 +13,15 @@ from services.domain.moderation import (
     MAX_REASON,
     MAX_REPORT_TEXT,
     Action,
+    AuditDetail,
     ReportCategory,
     ReportOutcome,
     ReportStatus,
     ReportTarget,
     TargetKind,
 )
+from services.ladder.collusion import Evidence
+from services.ladder.model import LadderPool
 
 Reason = Annotated[
     str,
@@ -73,7 +76,7 @@ class LogEntryRead(msgspec.Struct):
     target_kind: TargetKind
     target_id: int
     reason: str
-    detail: dict[str, Any]
+    detail: AuditDetail
 
 
 class AuditPage(msgspec.Struct):
@@ -152,3 +155,49 @@ class BotModeration(msgspec.Struct):
     bot_id: int
     disqualified_at: datetime | None
     actions: list[PublicAction]
+
+
+class FlagParty(msgspec.Struct):
+    """A bot (``kind: bot``, with its owner) or an account (``kind: owner``, its own owner)."""
+
+    kind: Literal["bot", "owner"]
+    id: int
+    name: str
+    owner_id: int
+    owner_name: str
+
+
+class LadderFlagRead(msgspec.Struct):
+    """A collusion flag (docs/ladder.md "Collusion"): ``bot``'s ladder results against
+    ``against`` (a bot, or any bot of an owner) lie far outside what its other results predict.
+    ``evidence``: the group's matches and their ids, its score against the prediction from the
+    bot's strength estimated from its other results, the point shares, and the distances in
+    standard errors (``z``: the larger of ``z_results`` and ``z_points``). A flag is for an
+    admin to look at, never a verdict."""
+
+    id: int
+    pool: LadderPool
+    status: Literal["open", "annulled", "dismissed"]
+    bot: FlagParty
+    against: FlagParty
+    evidence: Evidence
+    flagged_at: datetime
+    updated_at: datetime
+    decided_at: datetime | None
+    decided_by: int | None
+    note: str | None
+    annulled_matches: list[int]
+
+
+class LadderFlagPage(msgspec.Struct):
+    items: list[LadderFlagRead]
+    next_cursor: int | None
+
+
+class FlagDecision(msgspec.Struct):
+    """The flag as decided, its line in the audit log, and the matches annulled now (a match a
+    disqualification annulled before stays annulled once and is not listed)."""
+
+    flag: LadderFlagRead
+    entry: LogEntryRead
+    annulled_matches: list[int]

@@ -7,8 +7,15 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from engine.rules import Rules
-
-PlayStatus = Literal["playing", "finished", "abandoned"]
+from services.play.items import (
+    Opponent,
+    PlayLogItem,
+    PlayOutcome,
+    PlaySeat,
+    PlaySeating,
+    PlayStatus,
+    Role,
+)
 
 
 class PlayCreate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -32,11 +39,6 @@ class PlayAct(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     sena: Annotated[str, msgspec.Meta(min_length=1, max_length=40)] | None = None
 
 
-class Opponent(msgspec.Struct, frozen=True, kw_only=True):
-    bot_id: int
-    name: str
-
-
 class PlayOption(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One legal action: its word, and the card for ``play``."""
 
@@ -55,50 +57,6 @@ class PlayTurn(msgspec.Struct, frozen=True, kw_only=True):
     bank_left_ms: int | None = None
     """The person's thinking time left for this game, this decision's included (None: no
     bank); a decision's clock is at most what was left when it opened."""
-
-
-class PlayOutcome(msgspec.Struct, frozen=True, kw_only=True):
-    winner_side: int | None
-    games_won: tuple[int, int]
-    reason: str
-    person_won: bool
-
-
-Role = Literal["you", "partner", "rival"]
-
-
-class PlaySeat(msgspec.Struct, frozen=True, kw_only=True):
-    """A seat of one game: who sits there for the person (``you``, ``partner``, ``rival``)
-    and the bot's name (``person`` for the person)."""
-
-    seat: int
-    role: Role
-    name: str
-
-
-class PlaySeating(msgspec.Struct, frozen=True, kw_only=True):
-    """Where everyone sits in game ``game`` (1-based)."""
-
-    game: int
-    seats: list[PlaySeat]
-
-
-class PlayLogItem(msgspec.Struct, frozen=True, kw_only=True):
-    """One thing the person's seat saw: ``event`` is the engine's event as that seat sees it
-    (the replay document's vocabulary: ``hand_started`` with only the person's own cards in
-    ``deal``, ``action``, ``round_ended``, ``envido_settled``...), or the ``decision`` record
-    (a seat's latency and fault) that comes before an action. ``n`` counts over the match."""
-
-    n: int
-    game: int
-    event: Annotated[
-        msgspec.Raw,
-        msgspec.Meta(
-            description="an event of the replay document's vocabulary (its `type` names it)",
-            extra_json_schema={"type": "object"},
-        ),
-    ]
-    """Kept encoded (a session holds its match's log: a few bytes an event, not a dict)."""
 
 
 class PlayView(msgspec.Struct, frozen=True, kw_only=True):
@@ -127,6 +85,8 @@ class PlayView(msgspec.Struct, frozen=True, kw_only=True):
     log: list[PlayLogItem] = []
     """What the person's seat has seen, in order: the items numbered from ``?since=`` (on the
     stream, those since its previous view), or those of the current game without it."""
+    cause: str | None = None
+    """Why an ``abandoned`` session ended (its worker stopped, the match failed...)."""
 
 
 class PlayCreated(msgspec.Struct, frozen=True, kw_only=True):
@@ -135,3 +95,20 @@ class PlayCreated(msgspec.Struct, frozen=True, kw_only=True):
     id: int
     token: str
     view: PlayView
+
+
+__all__ = [
+    "Opponent",
+    "PlayAct",
+    "PlayCreate",
+    "PlayCreated",
+    "PlayLogItem",
+    "PlayOption",
+    "PlayOutcome",
+    "PlaySeat",
+    "PlaySeating",
+    "PlayStatus",
+    "PlayTurn",
+    "PlayView",
+    "Role",
+]

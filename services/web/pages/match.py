@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import asyncpg
+import msgspec
 from litestar import Request, Response, get
 from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
@@ -103,7 +104,7 @@ async def match_page(
             stream_kind="match",
             seen=seen,
             words={**table_words(), **stepper_words()} if viewer else None,
-            table_ctx=context_for(shown, sides, viewer.game, "spectator")
+            table_ctx=msgspec.to_builtins(context_for(shown, sides, viewer.game, "spectator"))
             if stream and viewer and shown
             else None,
         )

@@ -30,7 +30,7 @@ from services.web.pages.steps import stepper_words
 from services.web.views.play import play_words
 from services.web.views.play_replay import person_view, play_sides, played_result
 from services.web.views.replay import replay_view
-from services.web.views.table_events import table_events
+from services.web.views.table_events import TableSteps, table_events
 from services.web.views.table_words import table_words
 
 
@@ -89,7 +89,7 @@ async def play_replay_steps(
     play_id: Id,
     game: Annotated[int, Parameter(ge=1, le=1000)] = 1,
     view: Annotated[str, Parameter(max_length=16)] = "all",
-) -> Response[dict[str, Any]]:
+) -> Response[TableSteps]:
     stored = await _stored(pool, play_id)
     found = table_events(stored, play_sides(stored), game, view)
     if found is None:

@@ -6,7 +6,7 @@ spectator's view) (``static/live.js`` and ``static/table.js``;
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import asyncpg
 from litestar import Response, get
@@ -20,7 +20,7 @@ from services.web.i18n import gettext as _
 from services.web.pages.render import SECURITY_HEADERS, Id
 from services.web.pages.replays import decoded
 from services.web.views.common import side_links
-from services.web.views.table_events import table_events
+from services.web.views.table_events import TableSteps, table_events
 
 
 def stepper_words() -> dict[str, str]:
@@ -45,7 +45,7 @@ async def match_steps(
     match_id: Id,
     game: Annotated[int, Parameter(ge=1, le=1000)] = 1,
     view: Annotated[str, Parameter(max_length=16)] = "all",
-) -> Response[dict[str, Any]]:
+) -> Response[TableSteps]:
     data = await db.match(pool, match_id)
     if data is None or data.match.status not in FINISHED_STATUSES:
         # a match not over is shown only as a spectator sees it, by its page

@@ -3,13 +3,13 @@
 A small event lists every round's pairings. A large one (a 100-bot Swiss plays 350 matches
 in 7 rounds) lists one round, the latest unless the address asks for another
 (``/tournaments/{id}?round=N``), with a link to each round: the page's HTML stays under
-100 KB (tests/services/web/test_page_weight.py).
+100 KB (tests/services/web/browser/test_page_weight.py).
 
 A crosstable has a cell per pair of entrants: up to ``CROSS_IN_FULL`` entrants it is on the
 tournament's page; a larger one (a 40-bot round robin's is 1,600 cells, 103 KB of HTML) is
 served in parts of whole rows, about ``CROSS_CELLS_PER_PART`` cells each, at
 ``/tournaments/{id}/crosstable?part=N``, the tournament's page linking to each part
-(tests/services/web/test_event_pages.py).
+(tests/services/web/pages/test_event_pages.py).
 """
 
 from __future__ import annotations

@@ -5,14 +5,13 @@ reads them from the page; docs/play.md)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from engine.actions import WORDS
 from services.web.i18n import gettext as _
 from services.web.views.common import canto_name
+from services.web.views.table_words import Words
 
 
-def play_words() -> dict[str, Any]:
+def play_words() -> Words:
     """The calls' labels and the board's sentences, translated."""
     return {
         "actions": {word: canto_name(word) for word in WORDS if word != "play"},

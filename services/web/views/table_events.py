@@ -11,12 +11,11 @@ where it reached the viewer.
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
 from arena.match.replay import Decision, StartFault
-from engine.events import HandStarted
+from engine.cards import Card
+from engine.events import Event, HandStarted
 from services.web.i18n import gettext as _
 from services.web.views.causes import fault_words
 from services.web.views.common import BotLink
@@ -31,30 +30,84 @@ from services.web.views.replay import (
 )
 
 
+class Seat(msgspec.Struct, frozen=True):
+    name: str
+    id: int | None
+
+
+class TableContext(msgspec.Struct, frozen=True):
+    """The table the events are played at, as the script reads it."""
+
+    players: int
+    seats: list[Seat]
+    teams: list[str]
+    team_words: list[str]
+    you: int | None
+    target: int
+    positions: list[str]
+    view: str
+
+
+class DecisionStep(msgspec.Struct, frozen=True, tag="decision", omit_defaults=True):
+    """A call to a bot: who, how long, and its fault if any (its answer is not shown)."""
+
+    seat: int
+    latency_ms: float
+    fault: str | None = None
+
+
+class StartFaultStep(msgspec.Struct, frozen=True, tag="start_fault"):
+    seat: int
+    fault: str
+    text: str
+
+
+class DealSeen(msgspec.Struct, frozen=True, tag="hand_started"):
+    """``HandStarted`` with the cards of the seats the view may not see as ``null``."""
+
+    hand: int
+    mano: int
+    deal: list[list[Card | None]]
+    score: tuple[int, int]
+
+
+Step = DecisionStep | StartFaultStep | DealSeen | Event | StartFault
+
+
+class TableSteps(msgspec.Struct, frozen=True):
+    """One game as one view sees it: what ``/matches/{id}/steps`` and ``/play/{id}/replay/steps``
+    answer."""
+
+    game: int
+    view: str
+    table: TableContext
+    events: list[Step]
+
+
 def table_context(
     names: list[BotLink],
     labels: tuple[str, str],
     narrator: Narrator,
     target: int,
     view: str,
-) -> dict[str, Any]:
+) -> TableContext:
     """The table the events are played at, as the script reads it."""
     players = len(names)
-    return {
-        "players": players,
-        "seats": [{"name": n.name, "id": n.id} for n in names],
-        "teams": list(labels),
-        "team_words": list(narrator.teams),
-        "you": narrator.you,
-        "target": target,
-        "positions": list(positions(players, narrator.you)),
-        "view": view,
-    }
+    return TableContext(
+        players=players,
+        seats=[Seat(n.name, n.id) for n in names],
+        teams=list(labels),
+        team_words=list(narrator.teams),
+        you=narrator.you,
+        target=target,
+        positions=list(positions(players, narrator.you)),
+        view=view,
+    )
 
 
 def context_for(
     replay: Shown, sides: tuple[list[BotLink], list[BotLink]], game: int, view: str
-) -> dict[str, Any]:
+) -> TableContext:
     """The table of game ``game`` (1-based, which must exist) for the script."""
     names, labels, narrator = narrated_names(replay, game - 1, sides)
     return table_context(names, labels, narrator, replay.rules.points_to_win, view)
@@ -67,7 +120,7 @@ def view_of(view: str, players: int) -> View:
 
 def table_events(
     replay: Shown, sides: tuple[list[BotLink], list[BotLink]], game: int, view: str
-) -> dict[str, Any] | None:
+) -> TableSteps | None:
     """Game ``game`` (1-based) of ``replay`` as ``view`` sees it (see the module docstring);
     None when there is no such game."""
     if not replay.games or not 1 <= game <= len(replay.games):
@@ -75,42 +128,32 @@ def table_events(
     players = replay.rules.players
     view = view_of(view, players)
     names, labels, narrator = narrated_names(replay, game - 1, sides)
-    events: list[dict[str, Any]] = []
+    events: list[Step] = []
     for raw in replay.games[game - 1].events:
         if isinstance(raw, Decision):
-            record: dict[str, Any] = {
-                "type": "decision",
-                "seat": raw.seat,
-                "latency_ms": raw.latency_ms,
-            }
-            if raw.fault:
-                record["fault"] = raw.fault
-            events.append(record)
+            events.append(DecisionStep(raw.seat, raw.latency_ms, raw.fault))
             continue
         if isinstance(raw, StartFault):
-            events.append(
-                {
-                    "type": "start_fault",
-                    "seat": raw.seat,
-                    "fault": raw.fault,
-                    "text": _("%(who)s could not start: %(fault)s")
-                    % {"who": narrator.who(raw.seat), "fault": fault_words(raw.fault, raw.status)},
-                }
-            )
+            text = _("%(who)s could not start: %(fault)s") % {
+                "who": narrator.who(raw.seat),
+                "fault": fault_words(raw.fault, raw.status),
+            }
+            events.append(StartFaultStep(raw.seat, raw.fault, text))
             continue
         seen = visible_event(raw, view)
-        shown: dict[str, Any] = msgspec.to_builtins(seen)
         if isinstance(seen, HandStarted):
-            shown["deal"] = [
-                list(cards) if can_see_hand(view, s) else [None] * len(cards)
+            deal: list[list[Card | None]] = [
+                list[Card | None](cards) if can_see_hand(view, s) else [None] * len(cards)
                 for s, cards in enumerate(seen.deal)
             ]
-        events.append(shown)
-    if not any(e["type"] != "decision" for e in events):
+            events.append(DealSeen(seen.hand, seen.mano, deal, seen.score))
+            continue
+        events.append(seen)
+    if all(isinstance(e, DecisionStep) for e in events):
         return None
-    return {
-        "game": game,
-        "view": view,
-        "table": table_context(names, labels, narrator, replay.rules.points_to_win, view),
-        "events": events,
-    }
+    return TableSteps(
+        game=game,
+        view=view,
+        table=table_context(names, labels, narrator, replay.rules.points_to_win, view),
+        events=events,
+    )

@@ -19,7 +19,7 @@ from services.web.i18n import gettext as _
 from services.web.views.common import BotLink
 
 PERSON = "person"
-"""The source of a person's entrant in a replay (``services.api.play_sessions``)."""
+"""The source of a person's entrant in a replay (``services.play.session``)."""
 
 
 def told_apart(names: Sequence[BotLink]) -> list[BotLink]:

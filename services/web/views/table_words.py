@@ -6,8 +6,6 @@ a reload would show. Each table page carries them once (``#table-words``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from engine.actions import SENAS
 from engine.cards import DECK
 from engine.spoken import NAMED, SAID
@@ -28,7 +26,11 @@ def table_info(t: TableView) -> str:
     return f"{info} · {canto_name(t.truco)}" if t.truco else info
 
 
-def table_words() -> dict[str, Any]:
+Words = dict[str, str | list[str] | dict[str, str]]
+"""A page's words for its script: a sentence, a list of them, or sentences by key."""
+
+
+def table_words() -> Words:
     """Everything the table's script says (see the module docstring)."""
     return {
         "s": {k: _(v) for k, v in SENTENCES.items()},

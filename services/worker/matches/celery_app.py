@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from services.worker import observe, wakeup
 from services.worker.app import app
-from services.worker.matches import boot, play_match, probe
+from services.worker.matches import boot, play_match, play_person, probe
 
 # Importing the modules above registers the tasks on ``app`` and connects the boot's handlers
 # (``observe``: the logs' format and the metrics port).
-__all__ = ["app", "boot", "observe", "play_match", "probe", "wakeup"]
+__all__ = ["app", "boot", "observe", "play_match", "play_person", "probe", "wakeup"]

@@ -32,7 +32,7 @@ import asyncio
 import concurrent.futures
 import logging
 import random
-from typing import Any, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 import msgspec
 import redis
@@ -226,10 +226,21 @@ def busy_countdown(retries: int) -> float:
     return round(base * random.uniform(0.8, 1.2), 2)
 
 
+class PlayOutcome(TypedDict):
+    """What ``truco.play_match`` returns (Celery keeps it as the task's result): the match, and
+    why it was not played, or that it was stopped, or how it ended."""
+
+    match_id: int
+    refused: NotRequired[str]
+    stopped: NotRequired[bool]
+    winner: NotRequired[int | None]
+    reason: NotRequired[str]
+
+
 @platform_task(
     PLAY_MATCH, limits=(MATCH_SOFT_LIMIT_S, MATCH_HARD_LIMIT_S), bind=True, max_retries=None
 )
-def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
+def play_match(self: Any, spec: dict[str, Any]) -> PlayOutcome:
     """Play the match ``spec`` (a ``MatchOrder`` as JSON); send ``truco.store_result``.
     (The limits are the cap; each match is sent with its own, ``senders.play_options``.)"""
     message = msgspec.convert(spec, MatchOrder)
@@ -237,7 +248,7 @@ def play_match(self: Any, spec: dict[str, Any]) -> dict[str, Any]:
         return _play_match(self, message)
 
 
-def _play_match(self: Any, message: MatchOrder) -> dict[str, Any]:
+def _play_match(self: Any, message: MatchOrder) -> PlayOutcome:
     settings: Settings = app.settings
     refused = refusal(message)
     if refused is not None:  # never playable: decided as the platform's fault, not retried

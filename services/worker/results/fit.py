@@ -28,7 +28,7 @@ from services.db import rating_fits as db_fits
 from services.domain.adjusted_fit import adjusted_scores
 from services.domain.rating_fit import Game, GameTable, fit_ratings
 from services.domain.ratings import POOLS, BotId
-from services.flow import ladder_integrity
+from services.flow import ladder_integrity, rating_refit
 from services.ladder.model import LADDER_POOLS
 from services.worker.app import app
 from services.worker.names import FIT_RATINGS
@@ -101,7 +101,12 @@ async def refit(pool: asyncpg.Pool, mode: str) -> FitReport | None:
 
 
 async def refit_all(pool: asyncpg.Pool) -> list[FitReport]:
-    """Refit every pool that changed; one pool failing does not stop the others."""
+    """Refit every pool that changed; one pool failing does not stop the others. Annulled
+    matches still carrying rating changes (moved by migration 0066) leave Elo first."""
+    try:
+        await rating_refit.settle_moved(pool)
+    except Exception:
+        logger.exception("could not take the moved annulments out of Elo")
     reports = []
     for mode in POOLS:
         try:

@@ -56,7 +56,7 @@ from services.base.limits import (
     SHORT_SOFT_LIMIT_S,
     match_task_limits,
 )
-from services.db import matches as db_matches
+from services.db import stopping as db_stopping
 from services.db import sweep as db_sweep
 from services.flow import decided
 from services.flow.matches import match_settings as settings_of_match
@@ -117,10 +117,10 @@ def stopping_after_s(settings: SweepSettings) -> float:
 
 async def sweep_stopping(pool: asyncpg.Pool, settings: SweepSettings, report: SweepReport) -> None:
     """Stopping matches: flags set again, the old ones marked stopped (module docstring)."""
-    stopping = await db_matches.stopping_matches(pool)
+    stopping = await db_stopping.stopping_matches(pool)
     if not stopping:
         return
-    report.stopped = await db_matches.clear_stopping_older_than(pool, stopping_after_s(settings))
+    report.stopped = await db_stopping.clear_stopping_older_than(pool, stopping_after_s(settings))
     report.flagged = [m for m, _age in stopping if m not in set(report.stopped)]
     await asyncio.to_thread(stop_matches, report.flagged)
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import socket
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -20,6 +18,7 @@ from services.api import serve
 from services.api.guard import slow_clients
 from services.base.config import DatabaseSettings, Secret, SecretSettings, Settings
 from services.launch.app import create_app
+from tests.services.helpers.uvicorn_thread import start, stop
 
 HEAD_S = 1.0
 BODY_S = 1.0
@@ -85,15 +84,9 @@ def serve_api(
     )
     if servers is not None:
         servers.append(server)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
+    thread, port = start(server)
     try:
-        yield Served(server.servers[0].sockets[0].getsockname()[1], app)
+        yield Served(port, app)
     finally:
-        server.should_exit = True
-        thread.join(10)
+        stop(server, thread)
         slow.undo()

@@ -63,7 +63,7 @@ async def test_every_admin_operation_refuses_non_admins_and_none_makes_an_admin(
     assert admin_id in [a["account_id"] for a in listed]
     for method, path in admin_ops:
         url = path.replace("{bot_id}", "1").replace("{account_id}", str(victim))
-        url = url.replace("{report_id}", "1")
+        url = url.replace("{report_id}", "1").replace("{flag_id}", "1")
         body = {"reason": "probing", "outcome": "dismissed", "hide": True}
         refused = await api.client.request(method, url, headers=user, json=body)
         assert refused.status_code == 403, (method, path, refused.text)
@@ -82,7 +82,7 @@ async def test_every_admin_operation_refuses_non_admins_and_none_makes_an_admin(
         if method == "GET":
             continue
         url = path.replace("{account_id}", str(victim)).replace("{bot_id}", "1")
-        url = url.replace("{report_id}", "1")
+        url = url.replace("{report_id}", "1").replace("{flag_id}", "1")
         for body in ({"reason": "x", "role": "admin"}, {"reason": "x", "admin": True}):
             answer = await api.client.request(method, url, headers=admin, json=body)
             assert answer.status_code in (404, 409, 422), (path, answer.text)

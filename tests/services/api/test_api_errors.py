@@ -109,7 +109,7 @@ async def _answers(svc: object) -> None:
 
 @pytest.fixture
 def broker_and_workers_answer(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stand-ins for the broker and worker checks (tests/services/worker/test_live.py uses real
+    """Stand-ins for the broker and worker checks (tests/services/worker/matches/test_live.py uses real
     ones): these tests are about the database part."""
     from services.api.routes import health
 

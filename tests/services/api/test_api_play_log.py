@@ -18,9 +18,9 @@ import pytest
 from arena.match.replay import Decision, Replay, StartFault, load_replay
 from engine.events import HandStarted
 from engine.observe import Seat, visible
-from services.api.play_log import person_seat
 from services.db import play_matches as db_play
 from services.db.pool import create_pool
+from services.play.log import person_seat
 from tests.services.helpers.api_helpers import settings as app_settings
 from tests.services.helpers.flow_helpers import make_account, make_bot
 from tests.services.helpers.sse_client import Served, messages, serve

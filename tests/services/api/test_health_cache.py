@@ -1,6 +1,6 @@
 """``/health``'s checks are single-flight and cached (abuse finding 3): a burst of requests
 runs each check once; a success is reused for 5 s, a failure for 1 s; ``/health/live``
-checks nothing; both are rate limited per address. (tests/services/worker/test_health_burst.py
+checks nothing; both are rate limited per address. (tests/services/api/test_health_burst.py
 sends the burst to uvicorn with a real worker.)"""
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ async def _answers(svc: object) -> None:
 def live_app(api_database_url: str) -> Iterator[Litestar]:
     """The app on this run's database; it owns its pool (opened by its lifespan). No Celery
     worker runs here, so /health's worker check is a stand-in that answers (a 503 from the
-    real one would count as a server error; tests/services/worker/test_live.py checks the real one)."""
+    real one would count as a server error; tests/services/worker/matches/test_live.py checks the real one)."""
     patch = pytest.MonkeyPatch()
     patch.setitem(health.CHECKS, "workers", _answers)
     try:

@@ -13,13 +13,16 @@ import secrets
 import select
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
+import uvicorn
 
 from services.api import serve
+from services.api.guard.request_caps import ProcessCaps
 from tests.services.api.served_api import (
     BODY_S,
+    HANG_GUARD_S,
     HEAD_S,
     MAX_CONNECTIONS,
     Served,
@@ -28,9 +31,37 @@ from tests.services.api.served_api import (
 
 
 @pytest.fixture(scope="module")
-def served(database_url: str) -> Iterator[Served]:
-    with serve_api(database_url) as server:
+def servers() -> list[uvicorn.Server]:
+    return []
+
+
+@pytest.fixture(scope="module")
+def served(database_url: str, servers: list[uvicorn.Server]) -> Iterator[Served]:
+    with serve_api(database_url, servers=servers) as server:
         yield server
+
+
+@pytest.fixture
+def counts(served: Served, servers: list[uvicorn.Server]) -> ProcessCaps:
+    """The served process's counts of connections open and requests in flight."""
+    caps: ProcessCaps = servers[0].config.http.process  # type: ignore[union-attr]
+    return caps
+
+
+def eventually(check: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + HANG_GUARD_S
+    while not check():
+        assert time.monotonic() < deadline, f"never {what}"
+        time.sleep(0.02)
+
+
+def answered(served: Served) -> None:
+    """A request on a new connection answered: the server's loop, which runs one thing at a
+    time, has finished whatever it was doing synchronously before (its log lines written)."""
+    with served.connect() as sock:
+        sock.sendall(b"GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        answer, _ = read_until_closed(sock)
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]
 
 
 def read_until_closed(sock: socket.socket) -> tuple[bytes, float]:
@@ -45,6 +76,22 @@ def read_until_closed(sock: socket.socket) -> tuple[bytes, float]:
             break
         chunks.append(chunk)
     return b"".join(chunks), time.monotonic()
+
+
+def read_response(sock: socket.socket) -> bytes:
+    """One whole response (a ``Content-Length`` body), leaving the connection open."""
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        chunk = sock.recv(65536)
+        assert chunk, answer
+        answer += chunk
+    head = answer.partition(b"\r\n\r\n")[0].lower()
+    length = int(head.split(b"content-length:")[1].split(b"\r\n")[0])
+    while len(answer) < len(head) + 4 + length:
+        chunk = sock.recv(65536)
+        assert chunk, answer[:300]
+        answer += chunk
+    return answer
 
 
 HEAD_CLOSED = "no complete request head from"
@@ -144,7 +191,7 @@ def _readable(sock: socket.socket) -> bool:
 
 
 def test_a_client_leaving_mid_body_is_logged_as_a_disconnect_not_a_500(
-    served: Served, caplog: pytest.LogCaptureFixture
+    served: Served, counts: ProcessCaps, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
     with served.connect() as sock:
@@ -153,12 +200,14 @@ def test_a_client_leaving_mid_body_is_logged_as_a_disconnect_not_a_500(
             b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
             b'{"name": "le'
         )
-        time.sleep(0.3)  # the handler is reading the body now
-    deadline = time.monotonic() + 5
-    while "closed the connection before sending the whole body" not in caplog.text:
-        assert time.monotonic() < deadline, caplog.text
-        time.sleep(0.05)
-    time.sleep(0.3)
+        # the handler has begun (a connection lost before that is nobody's request)
+        eventually(lambda: counts.in_flight >= 1, "the request in flight")
+    eventually(
+        lambda: "closed the connection before sending the whole body" in caplog.text,
+        "the disconnect logged",
+    )
+    eventually(lambda: counts.in_flight == 0, "the request's handler over")
+    answered(served)  # anything the handler's end logs (a 500, a traceback) is written by now
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
     assert "Traceback" not in caplog.text and " 500" not in caplog.text
     disconnect = next(r for r in caplog.records if "closed the connection" in r.getMessage())
@@ -192,19 +241,22 @@ def test_a_second_request_head_after_keep_alive_data_has_its_own_deadline(
     with served.connect() as sock:
         began = time.monotonic()
         sock.sendall(b"GET /schema/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        time.sleep(0.3)
+        first = read_response(sock)  # whole: the next head comes after the first answer
         sock.sendall(b"GET /health HTTP/1.1\r\n")  # cancels keep-alive; then nothing more
-        answer, closed = read_until_closed(sock)
+        rest, closed = read_until_closed(sock)
+        answer = first + rest
     assert answer.startswith(b"HTTP/1.1 200 ") and answer.count(b"HTTP/1.1 ") == 1
     # the head deadline (armed when the first response ended) closed it, in full
     assert closed - began >= HEAD_S - 0.2
     assert head_closes(head_log) >= 1
 
 
-def test_past_the_connection_limit_requests_get_a_503_at_once(served: Served) -> None:
+def test_past_the_connection_limit_requests_get_a_503_at_once(
+    served: Served, counts: ProcessCaps
+) -> None:
     idle = [served.connect() for _ in range(MAX_CONNECTIONS)]
     try:
-        time.sleep(0.2)
+        eventually(lambda: counts.open >= MAX_CONNECTIONS, "the idle connections counted")
         with served.connect() as sock:
             began = time.monotonic()
             sock.sendall(b"GET /schema/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
@@ -215,7 +267,7 @@ def test_past_the_connection_limit_requests_get_a_503_at_once(served: Served) ->
     finally:
         for sock in idle:
             sock.close()
-    time.sleep(0.3)
+    eventually(lambda: counts.open < MAX_CONNECTIONS, "the idle connections let go")
     with served.connect() as sock:  # the limit frees as connections go
         sock.sendall(b"GET /schema/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")

@@ -2,7 +2,7 @@
 cancelled tournament's or SPRT test's sent matches, a withdrawn bot's. Until the worker has
 stopped, nothing that derives their cards is served (match seed, challenge or pair master
 seed, tournament master seed, export); the worker's word, a late result or the sweeper's
-deadline stops them. The real worker and API processes: tests/services/worker/test_match_stops.py."""
+deadline stops them. The real worker and API processes: tests/services/worker/matches/test_match_stops.py."""
 
 from __future__ import annotations
 

@@ -31,6 +31,7 @@ from services.base.config import (
     DatabaseSettings,
     ExportSettings,
     RateLimits,
+    RedisSettings,
     Secret,
     SecretSettings,
     Settings,
@@ -67,7 +68,7 @@ class NetworkGuard:
         return BotClient(
             url,
             secret,
-            config=ClientConfig(timeout_ms=3000, policy=policy),
+            config=ClientConfig(timeout_ms=HANDSHAKE_GUARD_MS, policy=policy),
             resolver=self.resolve,
             network_backend=self.backend(),
         )
@@ -114,6 +115,13 @@ def client_for(app: Litestar) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=transport, base_url="http://testserver")
 
 
+HANDSHAKE_GUARD_MS = 60_000.0
+"""The registering handshake's timeout in tests: a hang guard, not the product's bound
+(``services.api.routes.bots.HANDSHAKE_TIMEOUT_MS``). No test waits for a handshake to time
+out (a refused port fails at once), and at load 20 a bot on 127.0.0.1 missed 3 s: what the
+tests check is what the handshake finds, never how soon."""
+
+
 def unique(prefix: str) -> str:
     return f"{prefix}-{secrets.token_hex(4)}"
 
@@ -131,6 +139,9 @@ def settings(database_url: str, **fields: Any) -> Settings:
     address); tests of that budget pass their own ``rate_limits``. Exports go to a temporary
     folder of the run."""
     fields.setdefault("rate_limits", TEST_RATE_LIMITS)
+    # /play sessions live in Redis (the local one, no workers: the app plays them itself),
+    # under a prefix of this app's own, as the ids of the tests' databases overlap
+    fields.setdefault("redis", RedisSettings(prefix=f"test-api:{secrets.token_hex(6)}:"))
     fields.setdefault("exports", ExportSettings(cache_dir=EXPORTS_DIR))
     return Settings(
         env="local",

@@ -4,19 +4,17 @@ in-process ASGI client waits for a whole body) and a small Server-Sent Events re
 from __future__ import annotations
 
 import contextlib
-import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import msgspec
-import uvicorn
 from litestar import Litestar
 
 from services.base.config import RateLimits, Settings
 from services.launch.app import create_app
+from tests.services.helpers.uvicorn_thread import served_app, stop
 
 
 @dataclass(frozen=True)
@@ -29,21 +27,11 @@ class Served:
 def serve(settings: Settings) -> Iterator[Served]:
     """The platform's app (its own pool, opened in uvicorn's loop) on an ephemeral port."""
     app = create_app(settings, rate_limits=RateLimits(enabled=False))
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
+    server, thread, port = served_app(app)
     try:
         yield Served(app, f"http://127.0.0.1:{port}")
     finally:
-        server.should_exit = True
-        thread.join(10)
+        stop(server, thread)
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,8 @@ the browser cannot start; the ASGI tests always run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
-import threading
-import time
 from collections.abc import AsyncIterator, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,13 +18,13 @@ from typing import Any, TypeVar
 
 import httpx
 import pytest
-import uvicorn
 from litestar import Litestar
 
 from services.base.config import DatabaseSettings, RateLimits, Secret, SecretSettings, Settings
 from services.db.pool import create_pool
 from services.launch.app import create_app
 from tests.servers import PostgresServer, migrated_database
+from tests.services.helpers.uvicorn_thread import serving
 from tests.services.web.seed import Seeded, seed
 
 T = TypeVar("T")
@@ -46,7 +45,7 @@ CHROMIUM_ARGS = [
 
 def settings(url: str) -> Settings:
     """The pages' tests read many pages from one address in a minute: the page budget is
-    lifted (tests/services/web/test_event_pages.py tests it with a budget of its own)."""
+    lifted (tests/services/web/pages/test_event_pages.py tests it with a budget of its own)."""
     return Settings(
         database=DatabaseSettings(url=url),
         secrets=SecretSettings(key=Secret("w" * 48)),
@@ -88,23 +87,8 @@ async def client(web_data: WebData) -> AsyncIterator[httpx.AsyncClient]:
 @pytest.fixture(scope="session")
 def live_server(web_data: WebData) -> Iterator[str]:
     """The app served by uvicorn on 127.0.0.1 in a thread; yields its base URL."""
-    config = uvicorn.Config(
-        web_app(web_data.url), host="127.0.0.1", port=0, log_level="warning", lifespan="on"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serving(web_app(web_data.url)) as base:
+        yield base
 
 
 def _browser_missing() -> str | None:
@@ -122,6 +106,25 @@ def run_async(coro: Coroutine[Any, Any, T]) -> T:
     event loop running in the test's thread, so ``asyncio.run`` cannot be used there)."""
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coro).result()
+
+
+@contextlib.contextmanager
+def error_free_page(
+    browser: Any, base_url: str, *, init_script: str | None = None, **context: Any
+) -> Iterator[Any]:
+    """A page of a fresh browser context (``context``: viewport, locale, ...); a JavaScript
+    error on it fails the test once the block is over."""
+    ctx = browser.new_context(base_url=base_url, **context)
+    if init_script is not None:
+        ctx.add_init_script(init_script)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        yield page
+    finally:
+        ctx.close()
+    assert errors == [], errors
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from babel.messages.pofile import read_po
 from services.web import i18n
 from services.web.reference import REFERENCE_URL
 from tests.services.web.conftest import WebData
-from tests.services.web.test_pages import pages
+from tests.services.web.pages.test_pages import pages
 
 pytestmark = pytest.mark.anyio
 SPANISH = {"accept-language": "es-AR,es;q=0.9,en;q=0.5"}

@@ -94,7 +94,7 @@ def test_the_bot_calling_worker_loads_no_database_code() -> None:
         [sys.executable, "-c", LOADED], capture_output=True, text=True, timeout=60, check=True
     )
     tasks, loaded = done.stdout.splitlines()
-    assert tasks == str(["truco.play_match", "truco.probe_bots"])
+    assert tasks == str(["truco.play_match", "truco.play_person", "truco.probe_bots"])
     assert loaded == "[]"
     # the same check sees them when they are there: the full app loads the trusted worker
     full = LOADED.replace("services.worker.matches.celery_app", "services.worker.celery_app")

@@ -34,6 +34,9 @@ NAMES = {
     "truco.requeue_stale_matches",
     "truco.fit_ratings",
     "truco.ladder_tick",
+    "truco.play_person",
+    "truco.store_play_result",
+    "truco.sweep_play_sessions",
 }
 WORKER = Path(task_module.__file__).parent
 
@@ -66,7 +69,8 @@ def test_queues_and_routes() -> None:
     router = app.amqp.router
     assert router.route({}, "truco.play_match")["queue"].name == MATCHES
     assert router.route({}, "truco.probe_bots")["queue"].name == MATCHES
-    for name in NAMES - {"truco.play_match", "truco.probe_bots"}:
+    assert router.route({}, "truco.play_person")["queue"].name == MATCHES
+    for name in NAMES - {"truco.play_match", "truco.probe_bots", "truco.play_person"}:
         assert router.route({}, name)["queue"].name == RESULTS
     for name in NAMES:  # each task declares the queue it is routed to
         assert app.tasks[name].queue == TASK_QUEUES[name]
@@ -112,6 +116,7 @@ def test_beat_schedule() -> None:
     assert by_task["truco.check_bot_health"]["schedule"] == 60.0
     assert by_task["truco.fit_ratings"]["schedule"] == 30.0
     assert by_task["truco.ladder_tick"]["schedule"] == 5.0
+    assert by_task["truco.sweep_play_sessions"]["schedule"] == 5.0  # /play: abandoned within 17 s
     for entry in schedule.values():
         assert entry["options"]["queue"] == RESULTS
         assert entry["options"]["expires"] <= entry["schedule"]

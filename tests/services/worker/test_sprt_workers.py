@@ -16,7 +16,7 @@ import asyncpg
 import httpx
 import pytest
 
-from tests.services.worker.processes import api_process, celery_worker
+from tests.services.worker.processes import api_process, celery_worker, wait_for_row
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -121,7 +121,15 @@ async def test_cancel_stops_dispatching(
         assert cancelled.status_code == 200, cancelled.text
         at_cancel = cancelled.json()
         before = await _pairs(pool, test_id)
-        time.sleep(4)  # the pairs in play finish on the worker; their results are refused
+        # the pairs in play end on the worker (stopped, or their results refused): each pair
+        # is decided and none is stopping; a new pair would come from one of those endings
+        await wait_for_row(
+            pool,
+            "SELECT bool_and(status IN ('done', 'cancelled') AND stopping_since IS NULL) "
+            "FROM matches WHERE sprt_test_id = $1",
+            test_id,
+            timeout=120,
+        )
         after = client.get(f"/v1/tests/{test_id}").json()
     assert at_cancel["status"] == after["status"] == "cancelled"
     assert after["games"] == at_cancel["games"] and after["pairs"] == at_cancel["pairs"]

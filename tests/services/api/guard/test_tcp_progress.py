@@ -28,11 +28,13 @@ def test_acknowledged_bytes_follow_what_the_peer_reads() -> None:
                     sent += peer.send(b"x" * 65536)
             except BlockingIOError:
                 pass
-            time.sleep(0.2)
+            # TCP's flow control: a peer acknowledges only what its receive buffer holds, and
+            # this client reads nothing, so the count is bounded by the client's buffer at any
+            # moment (no quiet while to wait out: how soon the acknowledgements come is speed)
+            holds = client.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+            assert holds < sent
             stalled = bytes_acked(peer)
-            assert stalled is not None and stalled - start < sent  # not all of it is taken
-            time.sleep(0.3)
-            assert bytes_acked(peer) == stalled  # nothing read: nothing more acknowledged
+            assert stalled is not None and stalled - start <= holds  # not all of it is taken
             client.settimeout(10)
             read = 0
             while read < 200_000:

@@ -374,7 +374,7 @@ def test_bot_page_chart_fills_its_card_with_named_axes(page: Any, web_data: WebD
 
 def test_bot_page_names_the_event_of_each_tournament_match(page: Any, web_data: WebData) -> None:
     # Siete Bravo plays in both events and in no test's own matches: a bot page lists its 20
-    # latest matches, and tests/services/web/test_sprt_page.py plays El Ancho many times in this session
+    # latest matches, and tests/services/web/browser/test_sprt_page.py plays El Ancho many times in this session
     page.goto(f"/bots/{web_data.seeded.bots['Siete Bravo']}")
     events = set(page.locator("#matches a.event").all_inner_texts())
     assert "Copa <i>Swiss</i> de Otoño" in events and "Doble Eliminación" in events

@@ -11,7 +11,6 @@ against uvicorn on 127.0.0.1 with the live feed in a real Redis:
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -20,18 +19,18 @@ import asyncpg
 import msgspec
 import pytest
 import redis
-import uvicorn
 
 from arena.client.connection import InProcessBot
 from arena.match.replay import EntrantRecord
 from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from engine.rules import Rules
-from services.base.config import RedisSettings
 from services.live.feed import live_key
 from services.live.publisher import LivePublisher
 from tests.servers import RedisTarget
-from tests.services.web.conftest import WebData, run_async, settings, shot
+from tests.services.helpers.uvicorn_thread import served_app, serving
+from tests.services.web.conftest import WebData, error_free_page, run_async, shot
+from tests.services.web.live_rows import delete_match, live_app, running_match
 from tests.services.web.seed import NAMES, STRATEGIES
 from tests.services.web.waits import eventually
 
@@ -44,52 +43,17 @@ expect = pytest.importorskip(
 WAIT_MS = 20_000
 
 
-def _uvicorn(app: Any, port: int = 0) -> tuple[uvicorn.Server, threading.Thread, int]:
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
-    return server, thread, server.servers[0].sockets[0].getsockname()[1]
-
-
-def _app(web_data: WebData, redis_target: RedisTarget) -> Any:
-    from services.launch.app import create_app
-
-    base = settings(web_data.url)
-    return create_app(
-        msgspec.structs.replace(
-            base, redis=RedisSettings(url=redis_target.url, prefix=redis_target.prefix)
-        )
-    )
-
-
 @pytest.fixture(scope="module")
 def served(web_data: WebData, redis_target: RedisTarget) -> Iterator[str]:
     """The platform on 127.0.0.1 reading the live feed from the test Redis."""
-    server, thread, port = _uvicorn(_app(web_data, redis_target))
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serving(live_app(web_data, redis_target)) as base:
+        yield base
 
 
 @pytest.fixture
 def tab(browser: Any, served: str) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=served)
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        yield pg
-    finally:
-        context.close()
-    assert errors == [], f"errors in the page: {errors}"
+    with error_free_page(browser, served, viewport={"width": 1280, "height": 900}) as page:
+        yield page
 
 
 @pytest.fixture
@@ -119,51 +83,13 @@ def _items(match_id: int) -> list[bytes]:
     return items
 
 
-def _running_match(web: WebData) -> int:
-    async def make() -> int:
-        conn = await asyncpg.connect(web.url)
-        try:
-            mid: int = await conn.fetchval(
-                """INSERT INTO matches (mode, status, seed, games_per_match, rules, started_at)
-                   VALUES ('1v1', 'running', 99, 1, '{"points_to_win": 15}', now())
-                   RETURNING id"""
-            )
-            for side, name in enumerate(NAMES[:2]):
-                await conn.execute(
-                    "INSERT INTO match_entrants (match_id, slot, bot_id, side) "
-                    "VALUES ($1, $2, $3, $4)",
-                    mid,
-                    side,
-                    web.seeded.bots[name],
-                    side,
-                )
-            return mid
-        finally:
-            await conn.close()
-
-    return run_async(make())
-
-
-def _delete(web: WebData, mid: int) -> None:
-    """Take a match this module made out again (the session's other page tests count matches)."""
-
-    async def delete() -> None:
-        conn = await asyncpg.connect(web.url)
-        try:
-            await conn.execute("DELETE FROM matches WHERE id = $1", mid)
-        finally:
-            await conn.close()
-
-    run_async(delete())
-
-
 @pytest.fixture
 def made(web_data: WebData) -> Iterator[list[int]]:
     """Matches the test makes, deleted afterwards."""
     found: list[int] = []
     yield found
     for mid in found:
-        _delete(web_data, mid)
+        delete_match(web_data, mid)
 
 
 def _played(items: list[bytes]) -> list[str]:
@@ -182,7 +108,7 @@ def _felt_cards(page: Any) -> list[str]:
 def test_a_live_page_applies_each_pushed_event_in_place(
     tab: Any, web_data: WebData, redis_target: RedisTarget, feed: redis.Redis, made: list[int]
 ) -> None:
-    mid = _running_match(web_data)
+    mid = running_match(web_data, NAMES[:2])
     made.append(mid)
     items = _items(mid)
     key = live_key(redis_target.prefix, mid)
@@ -245,7 +171,7 @@ def _live_snapshot(page: Any) -> dict[str, Any]:
 def test_a_live_page_without_eventsource_polls(
     tab: Any, web_data: WebData, redis_target: RedisTarget, feed: redis.Redis, made: list[int]
 ) -> None:
-    mid = _running_match(web_data)
+    mid = running_match(web_data, NAMES[:2])
     made.append(mid)
     items = _items(mid)
     key = live_key(redis_target.prefix, mid)
@@ -461,12 +387,12 @@ def test_a_live_page_resumes_after_an_api_restart(
 ) -> None:
     """The API goes away and comes back on the same address: the page's EventSource
     reconnects with Last-Event-ID and goes on in place, every item once, none twice."""
-    mid = _running_match(web_data)
+    mid = running_match(web_data, NAMES[:2])
     made.append(mid)
     items = _items(mid)
     key = live_key(redis_target.prefix, mid)
     feed.rpush(key, *items[:6])
-    server, thread, port = _uvicorn(_app(web_data, redis_target))
+    server, thread, port = served_app(live_app(web_data, redis_target))
     context = browser.new_context(base_url=f"http://127.0.0.1:{port}")
     tab = context.new_page()
     try:
@@ -482,7 +408,7 @@ def test_a_live_page_resumes_after_an_api_restart(
         server.should_exit = True  # the API restarts
         thread.join(10)
         feed.rpush(key, *items[7:12])  # written while it is away
-        server, thread, _ = _uvicorn(_app(web_data, redis_target), port)
+        server, thread, _ = served_app(live_app(web_data, redis_target), port)
         eventually(tab, "window.__trucoStream.readyState === 1")
         feed.rpush(key, *items[12:16])
         # every item once: the page equals a fresh render of the same feed

@@ -16,7 +16,7 @@ from services.web.pages import lists
 from services.web.views.common import outcome
 from services.web.views.result import result_words
 from tests.services.web.conftest import WebData
-from tests.services.web.test_views import match
+from tests.services.web.views.test_views import match
 
 anyio = pytest.mark.anyio
 

@@ -10,17 +10,15 @@ from __future__ import annotations
 import asyncio
 import html
 import re
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from services.db.migrate import migrate_url
 from tests.servers import PostgresServer, create_database, drop_database, new_database_name
+from tests.services.helpers.uvicorn_thread import serving
 from tests.services.web.accessibility import WIDTHS, blocking_violations
 from tests.services.web.conftest import web_app
 from tests.services.web.ladder_seed import LadderSeed, seed_ladder
@@ -47,22 +45,8 @@ def ladder_site(postgres_server: PostgresServer) -> Iterator[Site]:
     try:
         asyncio.run(migrate_url(url))
         seeded = asyncio.run(seed_ladder(url))
-        server = uvicorn.Server(
-            uvicorn.Config(web_app(url), host="127.0.0.1", port=0, log_level="warning")
-        )
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 20
-        while not server.started:
-            if time.monotonic() > deadline or not thread.is_alive():
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.05)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        try:
-            yield Site(f"http://127.0.0.1:{port}", seeded)
-        finally:
-            server.should_exit = True
-            thread.join(10)
+        with serving(web_app(url), lifespan="auto") as base:
+            yield Site(base, seeded)
     finally:
         asyncio.run(drop_database(postgres_server, name))
 

@@ -5,7 +5,6 @@ for a replay whose game lasts 30 hands or more, measured in Chromium on data of 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +18,7 @@ from tests.servers import (
     drop_database,
     new_database_name,
 )
+from tests.services.helpers.uvicorn_thread import local_server, start
 from tests.services.web.conftest import run_async, web_app
 from tests.services.web.seed_large import LONG_HANDS, SWISS_BOTS, SWISS_ROUNDS, Large, seed_large
 
@@ -26,16 +26,8 @@ LIMIT = 100 * 1024  # bytes of HTML, as the server sends it (uncompressed)
 
 
 def _serve(url: str) -> tuple[uvicorn.Server, threading.Thread, str]:
-    server = uvicorn.Server(
-        uvicorn.Config(web_app(url), host="127.0.0.1", port=0, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
+    server = local_server(web_app(url), lifespan="auto")
+    thread, port = start(server)
     return server, thread, f"http://127.0.0.1:{port}"
 
 

@@ -1,5 +1,8 @@
 """What a person's seat has seen of their match, event by event, as it happens (docs/play.md).
 
+Kept by whoever plays the session (:mod:`services.play.session`), written to Redis item by
+item, read from there by every API process.
+
 The runner's progress hook (:data:`arena.match.runner.Progress`) hands every decision and the
 events it caused to :meth:`PlayLog.record`, which keeps them as the person's seat sees them
 (``engine.observe``, R-9 and R-11): a deal holds the person's own three cards and nothing of
@@ -15,17 +18,17 @@ the person, their partner, a rival) is kept beside them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import msgspec
 
 from arena.game.truco import TRUCO
 from arena.match.replay import Decision
 from arena.match.runner import seat_entrants
+from arena.wire.faults import FaultKind
 from engine.events import Event, HandStarted
 from engine.observe import Seat
 from engine.state import State
-from services.api.schemas.play import PlayLogItem, PlaySeat, PlaySeating, Role
+from services.play.items import PlayLogItem, PlaySeat, PlaySeating, Role
 
 
 def person_seat(game_index: int, entrants: int, players: int) -> int:
@@ -33,16 +36,34 @@ def person_seat(game_index: int, entrants: int, players: int) -> int:
     return seat_entrants(game_index, entrants, players).index(0)
 
 
-def _deal_seen(event: HandStarted, seat: int) -> dict[str, Any]:
-    return {
-        "type": "hand_started",
-        "hand": event.hand,
-        "mano": event.mano,
-        "score": list(event.score),
-        "deal": [
+class DealSeen(msgspec.Struct, frozen=True, tag_field="type", tag="hand_started"):
+    """A hand's deal as the person sees it: their own cards, the others' as nulls."""
+
+    hand: int
+    mano: int
+    score: list[int]
+    deal: list[list[str | None]]
+
+
+class DecisionSeen(
+    msgspec.Struct, frozen=True, tag_field="type", tag="decision", omit_defaults=True
+):
+    """Who decided, how fast, and the fault if the answer was the fallback."""
+
+    seat: int
+    latency_ms: float
+    fault: FaultKind | None = None
+
+
+def _deal_seen(event: HandStarted, seat: int) -> DealSeen:
+    return DealSeen(
+        hand=event.hand,
+        mano=event.mano,
+        score=list(event.score),
+        deal=[
             list(cards) if s == seat else [None] * len(cards) for s, cards in enumerate(event.deal)
         ],
-    }
+    )
 
 
 class PlayLog:
@@ -79,14 +100,14 @@ class PlayLog:
             self.game_starts.append(len(self.items))
         seat = self.seat_of_person(game_index)
         if decision is not None:
-            record: dict[str, Any] = {
-                "type": "decision",
-                "seat": decision.seat,
-                "latency_ms": round(decision.latency_ms, 1),
-            }
-            if decision.fault is not None:
-                record["fault"] = decision.fault
-            self._add(game, record)
+            self._add(
+                game,
+                DecisionSeen(
+                    seat=decision.seat,
+                    latency_ms=round(decision.latency_ms, 1),
+                    fault=decision.fault,
+                ),
+            )
         viewer = Seat(seat)
         for event, seen in zip(events, TRUCO.visible(events, viewer), strict=True):
             if isinstance(event, HandStarted):

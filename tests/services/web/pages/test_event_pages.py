@@ -27,10 +27,10 @@ from services.web.pages.tournament import VIEWS_KEY
 from tests.servers import PostgresServer, create_database, drop_database, new_database_name
 from tests.services.helpers.api_helpers import FrozenCounter
 from tests.services.web.accessibility import violations_by_width
+from tests.services.web.browser.test_page_weight import _serve
 from tests.services.web.conftest import WebData, run_async, settings
 from tests.services.web.fit import problems
 from tests.services.web.seed_event import EVENT_BOTS, seed_event
-from tests.services.web.test_page_weight import _serve
 
 pytestmark = pytest.mark.slow  # run early (tests/slow_first.py)
 

@@ -10,8 +10,6 @@ at 390 px in Spanish, for a 1v1, a team 2v2 and an individual 2v2:
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,14 +17,12 @@ import asyncpg
 import msgspec
 import pytest
 import redis
-import uvicorn
 
 from arena.client.connection import InProcessBot
 from arena.match.replay import EntrantRecord, Replay
 from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from engine.rules import Rules
-from services.base.config import RedisSettings
 from services.db import page_reads
 from services.db.pool import create_pool
 from services.live.feed import live_key
@@ -34,7 +30,9 @@ from services.live.publisher import LivePublisher
 from services.web.pages.replays import decoded
 from services.web.views.common import BotLink, side_links
 from tests.servers import RedisTarget
-from tests.services.web.conftest import WebData, run_async, settings
+from tests.services.helpers.uvicorn_thread import serving
+from tests.services.web.conftest import WebData, error_free_page, run_async
+from tests.services.web.live_rows import delete_match, live_app, running_match
 from tests.services.web.table_checks import (
     RECORDER,
     Line,
@@ -54,52 +52,23 @@ pytest.importorskip(
 Sides = tuple[list[BotLink], list[BotLink]]
 
 
-def _uvicorn(app: Any) -> tuple[uvicorn.Server, threading.Thread, int]:
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
-    return server, thread, server.servers[0].sockets[0].getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def served(web_data: WebData, redis_target: RedisTarget) -> Iterator[str]:
     """The platform on 127.0.0.1 reading the live feed from the test Redis."""
-    from services.launch.app import create_app
-
-    base = settings(web_data.url)
-    app = create_app(
-        msgspec.structs.replace(
-            base, redis=RedisSettings(url=redis_target.url, prefix=redis_target.prefix)
-        )
-    )
-    server, thread, port = _uvicorn(app)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serving(live_app(web_data, redis_target)) as base:
+        yield base
 
 
 @pytest.fixture
 def phone(browser: Any, served: str) -> Iterator[Any]:
-    context = browser.new_context(
-        viewport={"width": 390, "height": 844}, base_url=served, locale="es-AR"
-    )
-    context.add_init_script(RECORDER)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
+    with error_free_page(
+        browser,
+        served,
+        init_script=RECORDER,
+        viewport={"width": 390, "height": 844},
+        locale="es-AR",
+    ) as page:
         yield page
-    finally:
-        context.close()
-    assert errors == [], errors
 
 
 async def _stored(url: str, match_id: int) -> tuple[Replay, Sides]:
@@ -171,41 +140,7 @@ LIVE = {
 
 def _live_match(web: WebData, kind: str) -> int:
     players, names = LIVE[kind]
-
-    async def make() -> int:
-        conn = await asyncpg.connect(web.url)
-        try:
-            mid: int = await conn.fetchval(
-                """INSERT INTO matches (mode, status, seed, games_per_match, rules, started_at)
-                   VALUES ($1, 'running', 99, 1, $2::jsonb, now()) RETURNING id""",
-                "1v1" if players == 2 else "2v2",
-                msgspec.json.encode({"points_to_win": 15, "players": players}).decode(),
-            )
-            for slot, name in enumerate(names):
-                await conn.execute(
-                    "INSERT INTO match_entrants (match_id, slot, bot_id, side) "
-                    "VALUES ($1, $2, $3, $4)",
-                    mid,
-                    slot,
-                    web.seeded.bots[name],
-                    slot % 2,
-                )
-            return mid
-        finally:
-            await conn.close()
-
-    return run_async(make())
-
-
-def _delete(web: WebData, mid: int) -> None:
-    async def delete() -> None:
-        conn = await asyncpg.connect(web.url)
-        try:
-            await conn.execute("DELETE FROM matches WHERE id = $1", mid)
-        finally:
-            await conn.close()
-
-    run_async(delete())
+    return running_match(web, names, players=players)
 
 
 def _feed(match_id: int, kind: str) -> tuple[list[list[bytes]], Replay]:
@@ -264,7 +199,7 @@ def test_a_live_match_shows_each_event_in_turn(
         assert phone.locator(".seat .hand svg.card[data-card]").count() == 0  # no card unplayed
     finally:
         feed.close()
-        _delete(web_data, mid)
+        delete_match(web_data, mid)
 
 
 async def _stored_sides(url: str, match_id: int) -> tuple[None, Sides]:

@@ -23,14 +23,15 @@ from engine.rules import Rules
 from services.live.feed import live_key
 from services.live.publisher import LivePublisher
 from tests.servers import RedisTarget
-from tests.services.web.conftest import WebData, run_async
-from tests.services.web.seed import NAMES
-from tests.services.web.test_live_pages import (  # noqa: F401 - the module's fixtures
+from tests.services.web.browser.test_live_pages import (  # noqa: F401 - the module's fixtures
     WAIT_MS,
     expect,
     feed,
     served,
 )
+from tests.services.web.conftest import WebData, error_free_page, run_async
+from tests.services.web.live_rows import running_match
+from tests.services.web.seed import NAMES
 from tests.services.web.waits import eventually
 
 pytestmark = pytest.mark.slow
@@ -38,39 +39,12 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def tab(browser: Any, served: str) -> Iterator[Any]:  # noqa: F811
-    context = browser.new_context(viewport={"width": 390, "height": 900}, base_url=served)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
+    with error_free_page(browser, served, viewport={"width": 390, "height": 900}) as page:
         yield page
-    finally:
-        context.close()
-    assert errors == [], errors
 
 
 def _match(web: WebData, seed: int) -> int:
-    async def make() -> int:
-        conn = await asyncpg.connect(web.url)
-        try:
-            mid: int = await conn.fetchval(
-                """INSERT INTO matches (mode, status, seed, games_per_match, rules, started_at,
-                       queued_at, attempts)
-                   VALUES ('1v1', 'running', $1, 2, '{"points_to_win": 15}', now(), now(), 1)
-                   RETURNING id""",
-                seed,
-            )
-            for side, name in enumerate(NAMES[:2]):
-                await conn.execute(
-                    "INSERT INTO match_entrants (match_id, slot, bot_id, side) "
-                    "VALUES ($1, $2, $3, $4)",
-                    mid, side, web.seeded.bots[name], side,
-                )  # fmt: skip
-            return mid
-        finally:
-            await conn.close()
-
-    return run_async(make())
+    return running_match(web, NAMES[:2], seed=seed, games=2)
 
 
 def _played(match_id: int) -> tuple[list[bytes], Replay, int]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.services.web.conftest import WebData, shot
+from tests.services.web.conftest import WebData, error_free_page, shot
 
 pytestmark = pytest.mark.slow  # run early (tests/slow_first.py)
 
@@ -23,17 +23,10 @@ pytest.importorskip(
 @pytest.fixture
 def spanish(browser: Any, live_server: str) -> Iterator[Any]:
     """A page in a browser whose language is es-AR (its Accept-Language header)."""
-    context = browser.new_context(
-        viewport={"width": 1280, "height": 900}, base_url=live_server, locale="es-AR"
-    )
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
+    with error_free_page(
+        browser, live_server, viewport={"width": 1280, "height": 900}, locale="es-AR"
+    ) as page:
         yield page
-    finally:
-        context.close()
-    assert errors == []
 
 
 def html_lang(page: Any) -> str:

@@ -9,15 +9,12 @@ from __future__ import annotations
 import asyncio
 import html
 import re
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from services.base.config import (
     DatabaseSettings,
@@ -33,6 +30,7 @@ from services.flow import moderation as flow
 from services.launch.app import create_app
 from tests.servers import PostgresServer, create_database, drop_database, new_database_name
 from tests.services.api.test_admin_api import play_ladder
+from tests.services.helpers.uvicorn_thread import serving
 from tests.services.web.accessibility import blocking_violations
 
 WIDTHS = (1280, 390, 320)
@@ -93,22 +91,8 @@ def site(postgres_server: PostgresServer) -> Iterator[Site]:
             rate_limits=RateLimits(pages_per_minute=1_000_000),
             moderation=ModerationSettings(reports_per_hour=5),
         )
-        server = uvicorn.Server(
-            uvicorn.Config(create_app(settings), host="127.0.0.1", port=0, log_level="warning")
-        )
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 20
-        while not server.started:
-            if time.monotonic() > deadline or not thread.is_alive():
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.05)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        try:
-            yield Site(f"http://127.0.0.1:{port}", seeded)
-        finally:
-            server.should_exit = True
-            thread.join(10)
+        with serving(create_app(settings), lifespan="auto") as base:
+            yield Site(base, seeded)
     finally:
         asyncio.run(drop_database(postgres_server, name))
 

@@ -12,8 +12,6 @@ holds flor in the first hand, the bot in the second, and both in the seventh."""
 
 from __future__ import annotations
 
-import asyncio
-import os
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -24,14 +22,14 @@ from arena.game.deals import INDEPENDENT, game_seed
 from arena.match.replay import Replay, load_replay
 from engine.cards import SUIT
 from engine.deal import deal_for
-from services.db import play_matches as db_play
-from services.db.pool import create_pool
 from services.web.views.play_replay import person_view, play_sides
-from tests.services.helpers.api_helpers import settings as app_settings
-from tests.services.helpers.flow_helpers import make_account, make_bot
-from tests.services.helpers.sse_client import Served, serve
+from tests.services.helpers.sse_client import Served
 from tests.services.web.accessibility import blocking_violations
-from tests.services.web.conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.services.web.browser.play_site import (  # noqa: F401 - the module's fixtures
+    play_chromium,
+    play_served,
+)
+from tests.services.web.conftest import error_free_page
 from tests.services.web.table_checks import (
     RECORDER,
     check_shown,
@@ -62,53 +60,16 @@ def test_the_chosen_seed_deals_flor() -> None:
     assert all(_flor(d) for d in deal_for(engine_seed, 6, 2))  # both, in the seventh
 
 
-async def _house(url: str) -> int:
-    pool = await create_pool(url, min_size=1, max_size=1)
-    try:
-        for bot in await db_play.house_bots(pool, house_account=None):
-            return bot.id
-        owner = await make_account(pool, "house-owner")
-        return await make_bot(pool, owner, url="builtin:heuristic", prefix="house-heuristic")
-    finally:
-        await pool.close()
-
-
-@pytest.fixture(scope="module")
-def served(api_database_url: str) -> Iterator[Served]:
-    asyncio.run(_house(api_database_url))
-    with serve(app_settings(api_database_url)) as served:
-        yield served
-
-
-@pytest.fixture(scope="module")
-def chromium(served: Served) -> Iterator[Any]:
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.skip(f"browser tests skipped: no Chromium at {CHROMIUM}")
-    with sync_api.sync_playwright() as pw:
-        try:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        except sync_api.Error as exc:
-            pytest.skip(f"browser tests skipped: Chromium did not start: {exc}")
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
 @pytest.fixture
 def phone(chromium: Any, served: Served) -> Iterator[Any]:
-    context = chromium.new_context(
-        viewport={"width": 390, "height": 844}, base_url=served.base, locale="es-AR"
-    )
-    context.add_init_script(RECORDER)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
+    with error_free_page(
+        chromium,
+        served.base,
+        init_script=RECORDER,
+        viewport={"width": 390, "height": 844},
+        locale="es-AR",
+    ) as page:
         yield page
-    finally:
-        context.close()
-    assert errors == [], errors
 
 
 def _focused(page: Any) -> str:

@@ -26,7 +26,12 @@ from services.worker.matches import play_match as play
 from tests.servers import RedisTarget
 from tests.services.helpers.sse_client import Message, messages, serve
 from tests.services.worker.fixtures import SECRET_KEY, make_account, make_bot
-from tests.services.worker.test_live import _message, cards_in, expected_spectator_events, keys_in
+from tests.services.worker.matches.test_live import (
+    _message,
+    cards_in,
+    expected_spectator_events,
+    keys_in,
+)
 
 pytestmark = pytest.mark.anyio
 PROOFS = ("hand_ended", "game_ended")  # a hand's end shows the envido proofs

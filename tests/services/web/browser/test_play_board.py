@@ -7,21 +7,17 @@ stored there) on 127.0.0.1. Skipped, with the reason, without a browser."""
 
 from __future__ import annotations
 
-import asyncio
-import os
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from services.db import play_matches as db_play
-from services.db.pool import create_pool
-from tests.services.helpers.api_helpers import settings as app_settings
-from tests.services.helpers.flow_helpers import make_account, make_bot
-from tests.services.helpers.sse_client import Served, serve
+from tests.services.helpers.sse_client import Served
 from tests.services.web.accessibility import violations_by_width
-from tests.services.web.conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.services.web.browser.play_site import (  # noqa: F401 - the module's fixtures
+    play_chromium,
+    play_served,
+)
 from tests.services.web.waits import eventually
 
 sync_api = pytest.importorskip(
@@ -30,39 +26,6 @@ sync_api = pytest.importorskip(
 CARD_NAME = re.compile(
     r"(ancho de (espadas|bastos)|siete de (espadas|oros)|\d+ de (espadas|bastos|oros|copas))"
 )
-
-
-async def _house(url: str) -> int:
-    pool = await create_pool(url, min_size=1, max_size=1)
-    try:
-        for bot in await db_play.house_bots(pool, house_account=None):
-            return bot.id
-        owner = await make_account(pool, "house-owner")
-        return await make_bot(pool, owner, url="builtin:heuristic", prefix="house-heuristic")
-    finally:
-        await pool.close()
-
-
-@pytest.fixture(scope="module")
-def served(api_database_url: str) -> Iterator[Served]:
-    asyncio.run(_house(api_database_url))
-    with serve(app_settings(api_database_url)) as served:
-        yield served
-
-
-@pytest.fixture(scope="module")
-def chromium(served: Served) -> Iterator[Any]:
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.skip(f"browser tests skipped: no Chromium at {CHROMIUM}")
-    with sync_api.sync_playwright() as pw:
-        try:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        except sync_api.Error as exc:
-            pytest.skip(f"browser tests skipped: Chromium did not start: {exc}")
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def _focused(page: Any) -> str:

@@ -1,0 +1,1 @@
+"""Tests of the /play sessions' room (services/play/)."""
