@@ -19,7 +19,6 @@ the API; an attacker elsewhere would not be). Text lines, then one JSON line.
 from __future__ import annotations
 
 import json
-import os
 import socket
 import statistics
 import subprocess
@@ -32,6 +31,7 @@ import httpx
 from bench.platform_procs import Procs, own_cpu_s
 from bench.platform_run import ROOT, platform_run
 from bench.slowloris import READY
+from bench.smoke import env_size
 from services.launch.embedded._process import choose_port
 
 CLIENT = "127.0.0.2"
@@ -164,4 +164,4 @@ def report(results: list[dict[str, Any]]) -> None:
 
 
 def main() -> None:
-    report(run(int(os.environ.get("BENCH_REQUESTS", "200"))))
+    report(run(int(env_size("BENCH_REQUESTS", "200", "20"))))

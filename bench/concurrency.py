@@ -50,6 +50,7 @@ from arena.client.signing import generate_secret
 from arena.match.replay import Decision, Replay, StartFault
 from arena.match.runner import MatchSettings
 from bench.platform_procs import own_cpu_s
+from bench.smoke import env_size
 from bench.tinybot import TinyBots
 from engine import Rules
 from services.base.config import LOCAL_REDIS_URL
@@ -311,8 +312,8 @@ def report(result: dict[str, Any], label: str) -> None:
 def main() -> None:
     """The run; with ``BENCH_BASELINE_ROOT`` (another checkout, e.g. of the commit before the
     change), that checkout's worker first, then this one: side by side in one run."""
-    count = int(os.environ.get("BENCH_MATCHES", "1000"))
-    points = int(os.environ.get("BENCH_POINTS", "15"))
+    count = int(env_size("BENCH_MATCHES", "1000", "10"))
+    points = int(env_size("BENCH_POINTS", "15", "15"))
     baseline = os.environ.get("BENCH_BASELINE_ROOT", "")
     if baseline:
         report(run(count, points, Path(baseline).resolve()), "baseline")

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import msgspec
 
+from bench.smoke import size
 from engine.bench import run_bench
 from engine.rules import Rules
 
-GAMES = 4000
+GAMES = size(4000, 40)
 
 
 def main() -> None:

@@ -44,6 +44,7 @@ from bench.export_readers_kit import (
 )
 from bench.platform_procs import Procs
 from bench.platform_run import ROOT, platform_env, platform_run
+from bench.smoke import env_size
 from services.launch.embedded._process import choose_port
 
 
@@ -125,8 +126,8 @@ def _api(procs: Procs, env: dict[str, str]) -> tuple[int, int]:
 
 
 def measure(root: Path, database_url: str, tid: int, work: Path) -> dict[str, Any]:
-    repeat = int(os.environ.get("BENCH_EXPORT_REPEAT", "5"))
-    stalled = int(os.environ.get("BENCH_STALLED", "100"))
+    repeat = int(env_size("BENCH_EXPORT_REPEAT", "5", "1"))
+    stalled = int(env_size("BENCH_STALLED", "100", "4"))
     env = platform_env(database_url, "", "", work / "data", root)
     env.pop("REDIS_URL")
     env.pop("TRUCO_REDIS_PREFIX")
@@ -148,7 +149,7 @@ def measure(root: Path, database_url: str, tid: int, work: Path) -> dict[str, An
                 got = _download(port, path, gzip=gzip)
                 packed = got if gzip else packed
             cpu["gzip" if gzip else "plain"] = (_cpu_s(pid) - began) / repeat
-        load = _under_load(port, tid, int(os.environ.get("BENCH_EXPORT_CONCURRENT", "16")), 8.0)
+        load = _under_load(port, tid, int(env_size("BENCH_EXPORT_CONCURRENT", "16", "2")), 8.0)
         before = settle_rss(pid)
         readers = [stalled_reader(port, path) for _ in range(stalled)]
         try:
@@ -203,7 +204,7 @@ def report(r: dict[str, Any]) -> None:
 
 def main() -> None:
     with platform_run("export") as platform:
-        bots = int(os.environ.get("BENCH_EXPORT_BOTS", "24"))
+        bots = int(env_size("BENCH_EXPORT_BOTS", "24", "4"))
         tid = make_large_event(platform.database_url, bots=bots, games=10)
         baseline = os.environ.get("BENCH_BASELINE_ROOT", "").strip()
         roots = [Path(baseline).resolve()] if baseline else []

@@ -29,10 +29,11 @@ import asyncpg
 
 from bench.database import NoServer, server_url, with_database
 from bench.export_readers_kit import api_process, make_large_event, read_response, request
+from bench.smoke import env_size
 from services.db.migrate import migrate_url
 
-BOTS = int(os.environ.get("BENCH_EXPORT_BOTS", "16"))
-WINDOW_S = float(os.environ.get("BENCH_EXPORT_WAIT_S", "90"))
+BOTS = int(env_size("BENCH_EXPORT_BOTS", "16", "4"))
+WINDOW_S = float(env_size("BENCH_EXPORT_WAIT_S", "90", "10"))
 READERS, ADDRESSES = 16, 8
 READ_BYTES_PER_S = 1100
 

@@ -50,6 +50,7 @@ from arena.client.connection import InProcessBot
 from arena.match.replay import EntrantRecord, Replay
 from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
+from bench.smoke import size
 from engine.rules import Rules
 from services import flow
 from services.base.config import Secret
@@ -59,7 +60,7 @@ from services.db.pool import create_pool
 from services.domain.match_order import MatchOrder
 from services.domain.names import name_key
 
-SIZES = (1_000, 2_000, 10_000)
+SIZES = size((1_000, 2_000, 10_000), (20,))
 BASELINE_MAX = 1_000  # the tree before migration 0012 records a round in n^2: 10,000 is hours
 BOX = SecretBox(Secret("b" * 48))
 RULES = {"points_to_win": 15}
@@ -160,7 +161,7 @@ async def _round(pool: asyncpg.Pool, bots: int, templates: dict[int, Replay]) ->
         settings=flow.TournamentSettings(rules=Rules.from_dict(RULES), rounds=3, games_per_match=2),
     )
     for bot_id in bot_ids:
-        await flow.enter_tournament(pool, event.id, bot_id)
+        await flow.enter_tournament(pool, event.id, bot_id, most=bots)
     await pool.execute("ANALYZE")
     t1 = time.perf_counter()
     round1 = await flow.start_tournament(pool, event.id)

@@ -27,11 +27,12 @@ from typing import Any
 import asyncpg
 
 from bench.database import NoServer, scratch_pool
+from bench.smoke import size
 from services.db.accounts import Executor
 
-SIZES = (1_000, 100_000)
+SIZES = size((1_000, 100_000), (200,))
 BOTS = 60
-REPEATS = 7
+REPEATS = size(7, 1)
 BEFORE_TIMEOUT_S = 600.0  # the old queries at 100,000 matches take tens of seconds
 NOW = datetime(2026, 12, 20, 12, 0, tzinfo=UTC)
 

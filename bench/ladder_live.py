@@ -35,6 +35,7 @@ import httpx
 from bench.platform_procs import Procs, orphan_proof
 from bench.platform_round import _post
 from bench.platform_run import ROOT, platform_run
+from bench.smoke import env_size
 from bench.tinybot import TinyBots
 
 POLL_S = 1.0
@@ -51,12 +52,11 @@ class Plan:
 
     @classmethod
     def from_env(cls) -> Plan:
-        env = os.environ
         return cls(
-            bots=int(env.get("BENCH_LADDER_BOTS", "50")),
-            delay_ms=float(env.get("BENCH_DELAY_MS", "100")),
-            warm_s=float(env.get("BENCH_WARM_S", "480")),
-            limit_s=float(env.get("BENCH_TIMEOUT_S", "1200")),
+            bots=int(env_size("BENCH_LADDER_BOTS", "50", "10")),
+            delay_ms=float(env_size("BENCH_DELAY_MS", "100", "5")),
+            warm_s=float(env_size("BENCH_WARM_S", "480", "5")),
+            limit_s=float(env_size("BENCH_TIMEOUT_S", "1200", "5")),
         )
 
 

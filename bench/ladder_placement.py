@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bench.smoke import size
 from services.domain.rating_fit import GameTable, fit_ratings
 from services.domain.ratings import BotId
 from services.ladder.matchmaker import Pair, pair_key, pick_1v1
@@ -46,15 +47,15 @@ from services.ladder.model import (
     even_matches_to_place,
 )
 
-POOLS = 20
-POOL = 200
+POOLS = size(20, 2)
+POOL = size(200, 20)
 SPREAD = 200.0
 SLOTS = 20
 NEW_BOTS = 8
 JOIN_EVERY = 3
-MAX_MATCHES_B = 20_000
-WARMUP_MATCHES = 10_000
-MAX_TICKS_A = 400
+MAX_MATCHES_B = size(20_000, 400)
+WARMUP_MATCHES = size(10_000, 200)
+MAX_TICKS_A = size(400, 20)
 DAY_TICKS = 200
 """Ticks in a ladder day: two bots meet at most ``PAIR_PER_DAY`` times in one (every policy)."""
 PAIR_PER_DAY = 3

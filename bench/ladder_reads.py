@@ -46,6 +46,7 @@ import asyncpg
 from bench.database import NoServer, server_url, with_database
 from bench.page_views import _start_api
 from bench.platform_procs import Procs
+from bench.smoke import env_size
 from services.base.config import LOCAL_REDIS_URL, LadderSettings
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool
@@ -54,8 +55,8 @@ from services.worker.results.fit import refit
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = int(os.environ.get("BENCH_LADDER_BOTS", "30"))
-MATCHES = int(os.environ.get("BENCH_LADDER_MATCHES", "1000"))
-SECONDS = float(os.environ.get("BENCH_LADDER_S", "10"))
+MATCHES = int(env_size("BENCH_LADDER_MATCHES", "1000", "100"))
+SECONDS = float(env_size("BENCH_LADDER_S", "10", "2"))
 LOOPS = 20
 PROBE_EVERY_S = 0.02
 FLOODER, OTHER = "127.0.0.2", "127.0.0.3"

@@ -11,12 +11,13 @@ import random
 import time
 
 from bench.ladder_placement import uniform
+from bench.smoke import size
 from services.ladder.matchmaker import Pair, pair_key, pick_matches
 from services.ladder.model import LadderBot, MatchmakerRules
 
-SIZES = (1_000, 10_000)
+SIZES = size((1_000, 10_000), (100,))
 SLOTS = 200  # ladder matches the tick may start (the global cap less those in flight)
-REPEATS = 3
+REPEATS = size(3, 1)
 
 
 def pool(n: int, seed: int) -> tuple[list[LadderBot], dict[Pair, int]]:

@@ -26,11 +26,12 @@ from typing import Any
 import asyncpg
 
 from bench.database import NoServer, scratch_pool
+from bench.smoke import size
 from services.db import ratings as db_ratings
 from services.db.accounts import Executor
 
-BOTS = 10_000
-ROUNDS = 400
+BOTS = size(10_000, 200)
+ROUNDS = size(400, 10)
 PAGES = ((20, 0), (100, 0), (20, 5_000), (100, 5_000))  # (limit, offset)
 
 BEFORE = (

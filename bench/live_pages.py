@@ -39,6 +39,7 @@ from arena.match.replay import EntrantRecord
 from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from bench.database import server_url, with_database
+from bench.smoke import size
 from engine.rules import Rules
 from services.base.config import (
     DatabaseSettings,
@@ -54,8 +55,8 @@ from services.db import bots as db_bots
 from services.db.migrate import migrate_url
 from services.live.publisher import LivePublisher
 
-SPECTATORS = 100
-STREAMS = 1000  # the second run: 1,000 open streams on the one API process
+SPECTATORS = size(100, 5)
+STREAMS = size(1000, 20)  # the second run: 1,000 open streams on the one API process
 PAGES = 3
 THINK_S = 0.15
 CLIENT_PROCESSES = 2  # the SSE clients' processes (one a core)

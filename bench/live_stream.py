@@ -25,11 +25,12 @@ from typing import Any
 import msgspec
 import redis.asyncio
 
+from bench.smoke import size
 from services.api.sse.feeds import Feed, Hub, follow, poll_match
 from services.live.feed import live_key
 from services.live.reader import LiveReader
 
-SPECTATORS = 1000
+SPECTATORS = size(1000, 50)
 ITEMS = 40
 EVERY_S = 0.05
 MATCH_ID = 1

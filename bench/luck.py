@@ -53,6 +53,7 @@ from arena.bots.heuristic import HeuristicStrategy
 from arena.luck import LATEST, game_luck, load_model
 from arena.sprt.adjusted import AdjustedSprt
 from arena.sprt.stats import Sprt, logistic
+from bench.smoke import smoke
 from engine import Rules
 
 MODES: tuple[tuple[str, Literal[2, 4]], ...] = (("1v1", 2), ("2v2", 4))
@@ -359,7 +360,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--smoke", action="store_true", help="a few seconds: 8 pairs, 4 runs")
     args = parser.parse_args([] if argv is None else argv)
-    if args.smoke:
+    if args.smoke or smoke():
         args.pairs, args.runs = 8, 4
     rows = [
         measure(pairing, mode, players, args.pairs, args.runs, args.seed)

@@ -38,13 +38,14 @@ from arena.match.luck import match_luck
 from arena.match.replay import EntrantRecord
 from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
+from bench.smoke import size
 from engine import Rules
 
 PAIRS = (("heuristic", "random"), ("heuristic", "weak-heuristic"))
 MODES: tuple[tuple[str, Literal[2, 4]], ...] = (("1v1", 2), ("2v2", 4))
 CHUNK = 10  # games per played match
 MAX_GAMES = 60  # longest match length estimated
-SAMPLES = 4000  # resampled matches per length
+SAMPLES = size(4000, 50)  # resampled matches per length
 TARGET = 0.95
 SHOWN = (1, 2, 4, 6, 8, 10, 12, 16, 20, 24, 30, 40, 50, 60)
 
@@ -208,7 +209,9 @@ def report(curves: list[Curve], games: int, seed: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.match_length")
-    parser.add_argument("--games", type=int, default=400, help="games per pairing and mode")
+    parser.add_argument(
+        "--games", type=int, default=size(400, 20), help="games per pairing and mode"
+    )
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args([] if argv is None else argv)
     report(measure(args.games, args.seed), args.games, args.seed)

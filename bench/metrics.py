@@ -27,8 +27,10 @@ import tempfile
 import time
 from typing import Any
 
-ROUNDS = 15
-CALLS = int(os.environ.get("BENCH_METRICS_CALLS", "200"))
+from bench.smoke import env_size, size
+
+ROUNDS = size(15, 2)
+CALLS = int(env_size("BENCH_METRICS_CALLS", "200", "20"))
 STATUSES = ("200", "201", "404", "422")
 
 

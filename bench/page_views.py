@@ -44,14 +44,15 @@ import asyncpg
 
 from bench.database import server_url, with_database
 from bench.platform_procs import Procs, cpu_s
+from bench.smoke import env_size
 from services.base.config import LOCAL_REDIS_URL
 from services.db.migrate import migrate_url
 from services.launch.embedded._process import choose_port
 
 ROOT = Path(__file__).resolve().parents[1]
 DB_PREFIX = "bench_pages_"
-SECONDS = float(os.environ.get("BENCH_PAGE_S", "10"))
-CLIENTS = int(os.environ.get("BENCH_PAGE_CLIENTS", "8"))
+SECONDS = float(env_size("BENCH_PAGE_S", "10", "2"))
+CLIENTS = int(env_size("BENCH_PAGE_CLIENTS", "8", "2"))
 PACED_CLIENTS = 32
 PROBE_EVERY_S = 0.02
 TARGET_VIEWS_S = 200
@@ -299,6 +300,7 @@ def measure() -> dict[str, Any]:
             "TRUCO_DATA_DIR": str(logs / "data"),
             "TRUCO_RATE_LIMIT_PER_MINUTE": "10000000",
             "TRUCO_PAGE_RATE_LIMIT_PER_MINUTE": "10000000",
+            "TRUCO_ADDRESS_RATE_LIMIT_PER_MINUTE": "10000000",  # the probes: 50 a second
             "PYTHONUNBUFFERED": "1",
         }
         before = _side(env, 0, tid, bot, logs, "before")

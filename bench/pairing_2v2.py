@@ -16,11 +16,12 @@ import random
 import time
 from collections import Counter
 
+from bench.smoke import size as sized
 from services.tournaments.partnerships import Candidate, History, Table, form_round, partnerships
 from services.tournaments.sparse_pairs import DEFAULT_LIMITS, Limits
 
-SIZES = (400, 1_000, 1_600, 10_000)
-EXACT_SIZES = (400, 1_000)
+SIZES = sized((400, 1_000, 1_600, 10_000), (40,))
+EXACT_SIZES = sized((400, 1_000), (40,))
 """The exact method at 1,600 takes 25-55 s here and is left out; 10,000 never finishes."""
 EXACT = Limits(exact=1 << 30)
 HISTORY_ROUNDS = 2

@@ -52,6 +52,7 @@ import httpx
 from bench.concurrency import percentile
 from bench.platform_procs import Procs, cpu_s, orphan_proof
 from bench.platform_run import ROOT, platform_run
+from bench.smoke import env_size
 from bench.tinybot import TinyBots
 
 PAIRED = re.compile(r"tournament (\d+) round (\d+) paired: (\d+) matches in ([0-9.]+) s")
@@ -76,10 +77,10 @@ class Plan:
     def from_env(cls) -> Plan:
         env = os.environ
         return cls(
-            bots=int(env.get("BENCH_BOTS", "1000")),
-            points=int(env.get("BENCH_POINTS", "30")),
+            bots=int(env_size("BENCH_BOTS", "1000", "8")),
+            points=int(env_size("BENCH_POINTS", "30", "15")),
             games=int(env.get("BENCH_GAMES", "1")),
-            delay_ms=float(env.get("BENCH_DELAY_MS", "100")),
+            delay_ms=float(env_size("BENCH_DELAY_MS", "100", "5")),
             bot_workers=int(env.get("BENCH_BOT_WORKERS", "2")),
             trusted_workers=int(env.get("BENCH_TRUSTED_WORKERS", "2")),
             timeout_s=float(env.get("BENCH_TIMEOUT_S", "900")),

@@ -56,6 +56,8 @@ def platform_env(
         "TRUCO_ACCOUNT_RATE_LIMIT_PER_HOUR": "10000000",
         "TRUCO_CONNECTIONS_PER_ADDRESS": "100000",  # every client of a bench is 127.0.0.1
         "TRUCO_UNFINISHED_HEADS_PER_ADDRESS": "100000",
+        "TRUCO_BOTS_PER_ACCOUNT": "1000000",  # a bench registers all its bots in one account
+        "TRUCO_ENTRIES_PER_EVENT": "1000000",
         "PYTHONUNBUFFERED": "1",
     }
 

@@ -39,6 +39,7 @@ import msgspec
 
 from bench.database import NoServer, scratch_database
 from bench.platform_procs import Procs, cpu_s
+from bench.smoke import smoke
 from services.base.config import Secret
 from services.base.secretbox import SecretBox
 from services.db import accounts as db_accounts
@@ -234,7 +235,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--smoke", action="store_true", help="3 people, 4 decisions each")
     args = parser.parse_args([] if argv is None else argv)
     plan = Plan(tuple(int(n) for n in args.cases.split(",")), args.moves)
-    if args.smoke:
+    if args.smoke or smoke():
         plan = Plan((3,), 4)
     redis_url = os.environ.get("REDIS_URL", "").strip() or "redis://127.0.0.1:6379/0"
     try:

@@ -26,9 +26,10 @@ from arena.match.replay import EntrantRecord
 from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from arena.wire.protocol import ActResponse
+from bench.smoke import size
 from engine.rules import Rules
 
-CASES = (1, 100)
+CASES = size((1, 100), (1, 4))
 """People playing at once: alone (the runner's own cost), and a crowd answering instantly."""
 
 

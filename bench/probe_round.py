@@ -25,12 +25,13 @@ from typing import Any
 import asyncpg
 
 from bench.database import NoServer, scratch_pool
+from bench.smoke import size
 from services.base.config import WorkerSettings
 from services.worker.results.periodic import health_targets
 
-ACCOUNTS = 10
-BOTS_EACH = 1_000
-ROUNDS = 40
+ACCOUNTS = size(10, 2)
+BOTS_EACH = size(1_000, 20)
+ROUNDS = size(40, 3)
 BEFORE = (
     "SELECT id, url, status FROM bots WHERE status <> 'deleted' "
     "ORDER BY last_check_at NULLS FIRST, id LIMIT 10000"

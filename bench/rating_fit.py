@@ -20,10 +20,11 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.smoke import size
 from services.domain.rating_fit import GameTable, fit_ratings
 from services.domain.ratings import BotId
 
-SIZES = ((1_000, 100_000), (10_000, 1_000_000))
+SIZES = size(((1_000, 100_000), (10_000, 1_000_000)), ((100, 1_000),))
 TARGET_S = 60.0
 
 
