@@ -85,29 +85,6 @@ def _surplus(must: int, must_not: int, free: int) -> int:
     return max(must - must_not, must_not - must) - free
 
 
-def forced_clash(field: Field) -> bool:
-    """Whether every pairing breaks C.3 somewhere (or leaves a player out): more players of one
-    absolute side than the other side, the free players and the bye's seat can take. The
-    certificate accepts no such pairing, so only the complete graph will do."""
-    must = must_not = free = 0
-    for i, player in enumerate(field.players):
-        side = player.mano.side if player.mano.strength == ABSOLUTE else 0
-        if i in field.topscorers:
-            side = 0
-        must += side > 0
-        must_not += side < 0
-        free += side == 0
-    return _surplus(must, must_not, free + field.size % 2) > 0
-
-
-def has_clash(field: Field, partner: Mapping[int, int], bye: int | None) -> bool:
-    """Whether a player is left unpaired or a pair breaks C.3: the candidate graph lacked the
-    legal partners that C.3 leaves (see :func:`services.tournaments.swiss.graph.sparse_edges`)."""
-    if len(partner) + (bye is not None) < field.size:
-        return True
-    return any(i < j and field.clash(i, j) for i, j in partner.items())
-
-
 def uncertified_groups(field: Field, partner: Mapping[int, int], bye: int | None) -> set[int]:
     """Score groups whose pairing is not proven optimal (empty set: certified)."""
     problems: set[int] = set()

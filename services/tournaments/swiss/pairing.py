@@ -13,11 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.tournaments.model import Pair, Player, Round, RoundPairing
-from services.tournaments.swiss.certificate import (
-    forced_clash,
-    has_clash,
-    uncertified_groups,
-)
+from services.tournaments.swiss.certificate import uncertified_groups
 from services.tournaments.swiss.field import Field, make_field
 from services.tournaments.swiss.graph import (
     DEFAULT_WINDOW,
@@ -32,7 +28,6 @@ from services.tournaments.swiss.state import build_states
 from services.tournaments.swiss.weights import WeightLayout, bye_weight, make_layout, pair_weight
 
 WIDEN_FACTOR = 4
-CLASH_WIDEN_FACTOR = 2
 
 
 class NoValidPairing(Exception):
@@ -50,22 +45,10 @@ class Matching:
     weight: int
 
 
-def solve(
-    field: Field,
-    layout: WeightLayout,
-    edges: Sequence[tuple[int, int]],
-    known: dict[tuple[int, int], int] | None = None,
-) -> Matching:
-    """Maximum-cardinality, maximum-weight matching over ``edges`` (plus bye edges if odd);
-    ``known``: edge weights computed by an earlier solve of the same field (kept up to date)."""
+def solve(field: Field, layout: WeightLayout, edges: Sequence[tuple[int, int]]) -> Matching:
+    """Maximum-cardinality, maximum-weight matching over ``edges`` (plus bye edges if odd)."""
     n = field.size
-    known = {} if known is None else known
-    weighted = []
-    for i, j in edges:
-        weight = known.get((i, j))
-        if weight is None:
-            weight = known[(i, j)] = pair_weight(field, layout, i, j)
-        weighted.append((i, j, weight))
+    weighted = [(i, j, pair_weight(field, layout, i, j)) for i, j in edges]
     if n % 2:
         weighted.extend((i, n, bye_weight(field, layout, i)) for i in sorted(field.bye_value))
     partner, bye, total = matching(n, weighted)
@@ -80,8 +63,6 @@ def match_field(
     when the certificate accepts it, for a fraction of the time."""
     layout = make_layout(field)
     groups = field.group_count
-    if forced_clash(field):
-        sparse = False  # no sparse result could be certified (a clash is one): skip them
     windows = [window] * groups
     reaches = [1] * groups
     parts = independent_parts(field) if sparse and split else []
@@ -90,25 +71,18 @@ def match_field(
         if found is not None:
             partner, bye, weight, used = found
             return Matching(partner, bye, used, False, weight)
-    known: dict[tuple[int, int], int] = {}  # a wider graph keeps the narrower one's edges
     while True:
         complete = not sparse or is_complete(field, windows, reaches)
         edges = complete_edges(field) if complete else sparse_edges(field, windows, reaches)
-        result = solve(field, layout, edges, known)
+        result = solve(field, layout, edges)
         problems = uncertified_groups(field, result.partner, result.bye)
         if complete or not problems:
             return Matching(result.partner, result.bye, result.edges, complete, result.weight)
+        widened = {h for g in problems for h in (g - 1, g, g + 1) if 0 <= h < groups}
         before = (list(windows), list(reaches))
-        if has_clash(field, result.partner, result.bye):
-            # C.3 left some player without a legal partner in the window: the fix is an
-            # alternating path through any group, so every group gets more neighbours
-            for g in range(groups):
-                windows[g] = min(windows[g] * CLASH_WIDEN_FACTOR, max(field.group_size(g), 1))
-        else:
-            widened = {h for g in problems for h in (g - 1, g, g + 1) if 0 <= h < groups}
-            for g in widened:
-                windows[g] = min(windows[g] * WIDEN_FACTOR, max(field.group_size(g), 1))
-                reaches[g] = min(reaches[g] + 1, groups - 1 - g)
+        for g in widened:
+            windows[g] = min(windows[g] * WIDEN_FACTOR, max(field.group_size(g), 1))
+            reaches[g] = min(reaches[g] + 1, groups - 1 - g)
         if (windows, reaches) == before:
             sparse = False
 
