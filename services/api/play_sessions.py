@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -127,11 +128,16 @@ class PlayRoom:
     def of(cls, settings: Settings) -> PlayRoom:
         redis_settings = settings.redis
         client = aioredis.Redis.from_url(redis_settings.url_or_local)
+        prefix = redis_settings.prefix
+        if redis_settings.url is None:
+            # no Redis shared with workers: this process plays its own sessions, under keys of
+            # its own (another process on the local Redis numbers its sessions from 1 too)
+            prefix = f"{prefix}play-local-{secrets.token_hex(8)}:"
         return cls(
             settings,
             client,
-            PlayStore(client, redis_settings.prefix),
-            ChangeWatch(client, changed_channel(redis_settings.prefix)),
+            PlayStore(client, prefix),
+            ChangeWatch(client, changed_channel(prefix)),
         )
 
     @property
