@@ -34,9 +34,9 @@ complete graph's pairing.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from services.tournaments.swiss.field import Field
-from services.tournaments.swiss.mano import ABSOLUTE
 
 
 def crossings(field: Field, partner: Mapping[int, int]) -> list[int]:
@@ -49,15 +49,33 @@ def crossings(field: Field, partner: Mapping[int, int]) -> list[int]:
     return counts
 
 
-def needed_crossings(field: Field, bye_group: int | None) -> list[int]:
-    """The fewest pairs that cross each boundary in any pairing with no clash and the bye in
-    ``bye_group`` (None: an even field): the parity, or the surplus of one absolute side."""
+@dataclass(frozen=True, slots=True)
+class Sides:
+    """The players on one side of a boundary by the side C.3 ties them to (the bye's empty
+    seat, when the bye is on this side, counts as a free player: anyone may take it)."""
+
+    must: int  # must be mano
+    must_not: int  # must not be mano
+    free: int
+
+    @property
+    def surplus(self) -> int:
+        """Players of one absolute side that the other side and the free ones cannot take."""
+        return abs(self.must - self.must_not) - self.free
+
+    @property
+    def surplus_side(self) -> int:
+        """The side in surplus (+1 must be mano, -1 must not), 0 when neither is."""
+        return 0 if self.surplus <= 0 else (1 if self.must > self.must_not else -1)
+
+
+def boundary_sides(field: Field, bye_group: int | None) -> list[tuple[Sides, Sides]]:
+    """For each boundary between score groups ``b`` and ``b + 1``: the players above it and
+    below it by C.3 side, with the bye in ``bye_group`` (None: an even field)."""
     odd = field.size % 2 == 1 and bye_group is not None
-    must, must_not, free = [0], [0], [0]  # prefix counts: absolute mano / non-mano / others
-    for i, player in enumerate(field.players):
-        side = player.mano.side if player.mano.strength == ABSOLUTE else 0
-        if i in field.topscorers:
-            side = 0
+    must, must_not, free = [0], [0], [0]  # prefix counts
+    for i in range(field.size):
+        side = field.c3_side(i)
         must.append(must[-1] + (side > 0))
         must_not.append(must_not[-1] + (side < 0))
         free.append(free[-1] + (side == 0))
@@ -68,21 +86,23 @@ def needed_crossings(field: Field, bye_group: int | None) -> list[int]:
         # the bye is a pair with an empty seat, a free partner, in the bye's group
         seat_above = int(odd and bye_group is not None and bye_group <= b)
         seat_below = int(odd) - seat_above
-        parity = (cut + seat_above) % 2
-        surplus = max(
-            0,
-            _surplus(must[cut], must_not[cut], free[cut] + seat_above),
-            _surplus(
-                must[n] - must[cut], must_not[n] - must_not[cut], free[n] - free[cut] + seat_below
-            ),
+        above = Sides(must[cut], must_not[cut], free[cut] + seat_above)
+        below = Sides(
+            must[n] - must[cut], must_not[n] - must_not[cut], free[n] - free[cut] + seat_below
         )
-        out.append(max(parity, surplus + (surplus - parity) % 2))
+        out.append((above, below))
     return out
 
 
-def _surplus(must: int, must_not: int, free: int) -> int:
-    """Players of one absolute side that the other side and the free ones cannot take."""
-    return max(must - must_not, must_not - must) - free
+def needed_crossings(field: Field, bye_group: int | None) -> list[int]:
+    """The fewest pairs that cross each boundary in any pairing with no clash and the bye in
+    ``bye_group`` (None: an even field): the parity, or the surplus of one absolute side."""
+    out = []
+    for above, below in boundary_sides(field, bye_group):
+        parity = (above.must + above.must_not + above.free) % 2
+        surplus = max(0, above.surplus, below.surplus)
+        out.append(max(parity, surplus + (surplus - parity) % 2))
+    return out
 
 
 def uncertified_groups(field: Field, partner: Mapping[int, int], bye: int | None) -> set[int]:
@@ -109,3 +129,19 @@ def uncertified_groups(field: Field, partner: Mapping[int, int], bye: int | None
             if field.group[j] - field.group[i] > 1:
                 problems.update(range(field.group[i], field.group[j] + 1))
     return problems
+
+
+def forced_clash(field: Field) -> bool:
+    """Whether every pairing breaks C.3 somewhere (or leaves a player out): more players of one
+    absolute side than the other side, the free players and the bye's seat can take. The
+    certificate accepts no such pairing, so only the complete graph will do."""
+    sides = [field.c3_side(i) for i in range(field.size)]
+    whole = Sides(sides.count(1), sides.count(-1), sides.count(0) + field.size % 2)
+    return whole.surplus > 0
+
+
+def c3_forces_floats(field: Field) -> bool:
+    """Whether C.3 forces more than one pair across some boundary (then the sparse graph's few
+    cross edges rarely hold the surplus side's legal partners)."""
+    bye_group = field.bye_group() if field.size % 2 else None
+    return any(k > 1 for k in needed_crossings(field, bye_group))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.tournaments.swiss.mano import same_absolute_preference
+from services.tournaments.swiss.mano import ABSOLUTE, same_absolute_preference
 from services.tournaments.swiss.state import PlayerState
 
 
@@ -50,6 +50,14 @@ class Field:
         if i in self.topscorers or j in self.topscorers:
             return False
         return same_absolute_preference(self.players[i].mano, self.players[j].mano)
+
+    def c3_side(self, i: int) -> int:
+        """The side C.3 ties ``i`` to: +1 must be mano, -1 must not be (an absolute preference
+        and no topscorer's exemption), 0 free."""
+        mano = self.players[i].mano
+        if mano.strength != ABSOLUTE or i in self.topscorers:
+            return 0
+        return mano.side
 
     def bye_group(self) -> int | None:
         """The score group the bye rule wants: the lowest with a player who has had no bye."""

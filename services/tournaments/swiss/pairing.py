@@ -9,11 +9,15 @@ fields that fall apart into independent parts are paired part by part
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from services.tournaments.model import Pair, Player, Round, RoundPairing
-from services.tournaments.swiss.certificate import uncertified_groups
+from services.tournaments.swiss.certificate import (
+    c3_forces_floats,
+    forced_clash,
+    uncertified_groups,
+)
 from services.tournaments.swiss.field import Field, make_field
 from services.tournaments.swiss.graph import (
     DEFAULT_WINDOW,
@@ -23,11 +27,18 @@ from services.tournaments.swiss.graph import (
 )
 from services.tournaments.swiss.mano import allocate_mano
 from services.tournaments.swiss.matcher import matching
+from services.tournaments.swiss.pruned import exact_edges
 from services.tournaments.swiss.split import independent_parts, solve_parts
 from services.tournaments.swiss.state import build_states
-from services.tournaments.swiss.weights import WeightLayout, bye_weight, make_layout, pair_weight
+from services.tournaments.swiss.weights import WeightLayout, bye_weight, make_layout, pair_weights
 
 WIDEN_FACTOR = 4
+EXACT_MAX_PLAYERS = 2_000
+"""Up to this many players the exact graph (:mod:`swiss.pruned`, built by visiting every pair)
+is tried before the complete graph."""
+EXACT_MAX_EDGES = 150_000
+"""Where C.3 forces floats the exact graph is tried first if it has at most this many edges
+(the C.3 shape at 1,000 players: about 64,000); a bigger one goes to the sparse graph first."""
 
 
 class NoValidPairing(Exception):
@@ -45,12 +56,19 @@ class Matching:
     weight: int
 
 
-def solve(field: Field, layout: WeightLayout, edges: Sequence[tuple[int, int]]) -> Matching:
-    """Maximum-cardinality, maximum-weight matching over ``edges`` (plus bye edges if odd)."""
+def solve(
+    field: Field,
+    layout: WeightLayout,
+    edges: Sequence[tuple[int, int]],
+    byes: Iterable[int] | None = None,
+) -> Matching:
+    """Maximum-cardinality, maximum-weight matching over ``edges`` (plus bye edges if odd: to
+    ``byes``, by default every eligible player)."""
     n = field.size
-    weighted = [(i, j, pair_weight(field, layout, i, j)) for i, j in edges]
+    weighted = pair_weights(field, layout, edges)
     if n % 2:
-        weighted.extend((i, n, bye_weight(field, layout, i)) for i in sorted(field.bye_value))
+        eligible = sorted(field.bye_value) if byes is None else byes
+        weighted.extend((i, n, bye_weight(field, layout, i)) for i in eligible)
     partner, bye, total = matching(n, weighted)
     return Matching(partner, bye, len(weighted), False, total)
 
@@ -60,19 +78,34 @@ def match_field(
 ) -> Matching:
     """Solve on the sparse graph, widening uncertified groups, or on the complete graph. With
     ``split``, first try the sparse graph part by part (:mod:`swiss_split`): the same pairing,
-    when the certificate accepts it, for a fraction of the time."""
+    when the certificate accepts it, for a fraction of the time. Where C.3 forces floats, or
+    the sparse graph could not be certified, the exact graph (:mod:`swiss.pruned`) is tried
+    before the complete graph: its certified optimum is the complete graph's."""
     layout = make_layout(field)
     groups = field.group_count
     windows = [window] * groups
     reaches = [1] * groups
+    if sparse and forced_clash(field):
+        sparse = False  # every pairing breaks C.3: no sparse result could be certified
+    exact_tried = False
+    if sparse and field.size <= EXACT_MAX_PLAYERS and c3_forces_floats(field):
+        exact_tried = True
+        found = _solve_exact(field, layout, EXACT_MAX_EDGES)
+        if found is not None:
+            return found
     parts = independent_parts(field) if sparse and split else []
     if len(parts) > 1:
-        found = solve_parts(field, layout, parts, sparse_edges(field, windows, reaches))
-        if found is not None:
-            partner, bye, weight, used = found
+        by_parts = solve_parts(field, layout, parts, sparse_edges(field, windows, reaches))
+        if by_parts is not None:
+            partner, bye, weight, used = by_parts
             return Matching(partner, bye, used, False, weight)
     while True:
         complete = not sparse or is_complete(field, windows, reaches)
+        if complete and sparse and not exact_tried and field.size <= EXACT_MAX_PLAYERS:
+            exact_tried = True
+            found = _solve_exact(field, layout, None)
+            if found is not None:
+                return found
         edges = complete_edges(field) if complete else sparse_edges(field, windows, reaches)
         result = solve(field, layout, edges)
         problems = uncertified_groups(field, result.partner, result.bye)
@@ -85,6 +118,18 @@ def match_field(
             reaches[g] = min(reaches[g] + 1, groups - 1 - g)
         if (windows, reaches) == before:
             sparse = False
+
+
+def _solve_exact(field: Field, layout: WeightLayout, max_edges: int | None) -> Matching | None:
+    """The matching of the exact graph if it is certified (then it is the complete graph's),
+    else None; None too when that graph has more than ``max_edges`` edges."""
+    graph = exact_edges(field)
+    if max_edges is not None and len(graph.edges) > max_edges:
+        return None
+    result = solve(field, layout, graph.edges, graph.byes)
+    if uncertified_groups(field, result.partner, result.bye):
+        return None
+    return result
 
 
 def assign_mano(field: Field, i: int, j: int) -> int:

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from services.tournaments.swiss.certificate import needed_crossings, uncertified_groups
 from services.tournaments.swiss.field import Field
 from services.tournaments.swiss.matcher import matching
-from services.tournaments.swiss.weights import WeightLayout, bye_weight, pair_weight
+from services.tournaments.swiss.weights import WeightLayout, bye_weight, pair_weights
 
 MIN_PART = 64
 """Parts smaller than this are merged with the next: a matching that small costs nothing."""
@@ -62,7 +62,7 @@ def _solve_part(
     """(partners, bye, weight) of the maximum-cardinality, maximum-weight matching of the
     players ``lo..hi-1`` over ``edges`` (inside that range), with bye edges if it is odd."""
     size = hi - lo
-    weighted = [(i - lo, j - lo, pair_weight(field, layout, i, j)) for i, j in edges]
+    weighted = [(i - lo, j - lo, w) for i, j, w in pair_weights(field, layout, edges)]
     if size % 2:
         eligible = sorted(i for i in field.bye_value if lo <= i < hi)
         weighted.extend((i - lo, size, bye_weight(field, layout, i)) for i in eligible)

@@ -1,0 +1,89 @@
+"""The exact graph (:mod:`services.tournaments.swiss.pruned`) holds every certified optimum of
+the complete graph, and the pairing through it is the complete graph's, C.3-heavy fields
+included."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from services.tournaments.swiss.certificate import c3_forces_floats, uncertified_groups
+from services.tournaments.swiss.field import Field, make_field
+from services.tournaments.swiss.graph import complete_edges
+from services.tournaments.swiss.pairing import match_field
+from services.tournaments.swiss.pruned import exact_edges
+from services.tournaments.swiss.state import build_states
+from services.tournaments.swiss.weights import make_layout, pair_weight, pair_weights
+from tests.services.tournaments.builders import (
+    foreign_swiss,
+    players,
+    random_swiss,
+    ranked_first_swiss,
+)
+
+HISTORIES = {"own": random_swiss, "foreign": foreign_swiss, "ranked_first": ranked_first_swiss}
+
+
+def field_of(size: int, rounds: int, seed: int, kind: str, final: bool = False) -> Field:
+    field_players = players(size)
+    history = HISTORIES[kind](field_players, rounds, seed)
+    final_after = len(history) if final else None  # the next round is the last: topscorers
+    return make_field(build_states(field_players, history), final_after=final_after)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(2, 90),
+    st.integers(0, 8),
+    st.integers(0, 100_000),
+    st.sampled_from(sorted(HISTORIES)),
+    st.booleans(),
+)
+def test_the_exact_graph_holds_every_certified_optimum(
+    size: int, rounds: int, seed: int, kind: str, final: bool
+) -> None:
+    """The pruning rules are sound: whenever the complete graph's optimum reaches the
+    certificate's bounds, each of its pairs, and its bye, is in the exact graph."""
+    field = field_of(size, rounds, seed, kind, final)
+    complete = match_field(field, sparse=False)
+    if uncertified_groups(field, complete.partner, complete.bye):
+        return
+    exact = exact_edges(field)
+    edges = set(exact.edges)
+    assert {(i, j) for i, j in complete.partner.items() if i < j} <= edges
+    if complete.bye is not None:
+        assert complete.bye in exact.byes
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(10, 160), st.integers(2, 7), st.integers(0, 100_000))
+def test_c3_heavy_fields_get_the_complete_graph_pairing(size: int, rounds: int, seed: int) -> None:
+    field = field_of(size, rounds, seed, "ranked_first")
+    ours = match_field(field)
+    complete = match_field(field, sparse=False)
+    assert (ours.partner, ours.bye, ours.weight) == (
+        complete.partner,
+        complete.bye,
+        complete.weight,
+    )
+
+
+def test_the_c3_shape_is_paired_on_the_exact_graph() -> None:
+    """The shape of issue 34 (every match's higher-ranked player mano) at 300 players: C.3
+    forces floats, the exact graph answers with a fraction of the complete graph's edges, and
+    its pairing is the complete graph's."""
+    field = field_of(300, 5, 5, "ranked_first")
+    assert c3_forces_floats(field)
+    ours = match_field(field)
+    complete = match_field(field, sparse=False)
+    assert not ours.complete
+    assert ours.edges < complete.edges / 3
+    assert (ours.partner, ours.bye) == (complete.partner, complete.bye)
+
+
+def test_packed_weights_equal_the_tier_by_tier_weights() -> None:
+    field = field_of(61, 4, 11, "foreign", final=True)
+    layout = make_layout(field)
+    edges = complete_edges(field)
+    packed = pair_weights(field, layout, edges)
+    assert [w for _, _, w in packed] == [pair_weight(field, layout, i, j) for i, j in edges]
