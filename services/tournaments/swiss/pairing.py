@@ -27,7 +27,7 @@ from services.tournaments.swiss.graph import (
 )
 from services.tournaments.swiss.mano import allocate_mano
 from services.tournaments.swiss.matcher import matching
-from services.tournaments.swiss.pruned import exact_edges
+from services.tournaments.swiss.pruned import ExactGraph, exact_edges
 from services.tournaments.swiss.split import independent_parts, solve_parts
 from services.tournaments.swiss.state import build_states
 from services.tournaments.swiss.weights import WeightLayout, bye_weight, make_layout, pair_weights
@@ -89,10 +89,13 @@ def match_field(
         sparse = False  # every pairing breaks C.3: no sparse result could be certified
     exact_tried = False
     if sparse and field.size <= EXACT_MAX_PLAYERS and c3_forces_floats(field):
-        exact_tried = True
-        found = _solve_exact(field, layout, EXACT_MAX_EDGES)
-        if found is not None:
-            return found
+        graph = exact_edges(field)
+        if len(graph.edges) <= EXACT_MAX_EDGES:
+            exact_tried = True
+            found = _solve_exact(field, layout, graph)
+            if found is not None:
+                return found
+            sparse = False  # no pairing reaches the bounds: only the complete graph decides
     parts = independent_parts(field) if sparse and split else []
     if len(parts) > 1:
         by_parts = solve_parts(field, layout, parts, sparse_edges(field, windows, reaches))
@@ -103,7 +106,7 @@ def match_field(
         complete = not sparse or is_complete(field, windows, reaches)
         if complete and sparse and not exact_tried and field.size <= EXACT_MAX_PLAYERS:
             exact_tried = True
-            found = _solve_exact(field, layout, None)
+            found = _solve_exact(field, layout, exact_edges(field))
             if found is not None:
                 return found
         edges = complete_edges(field) if complete else sparse_edges(field, windows, reaches)
@@ -120,12 +123,11 @@ def match_field(
             sparse = False
 
 
-def _solve_exact(field: Field, layout: WeightLayout, max_edges: int | None) -> Matching | None:
+def _solve_exact(field: Field, layout: WeightLayout, graph: ExactGraph) -> Matching | None:
     """The matching of the exact graph if it is certified (then it is the complete graph's),
-    else None; None too when that graph has more than ``max_edges`` edges."""
-    graph = exact_edges(field)
-    if max_edges is not None and len(graph.edges) > max_edges:
-        return None
+    else None. None also proves that no pairing reaches the certificate's bounds (every one
+    that does lies in this graph, and would make its optimum reach them too), so no sparse
+    graph's matching can be certified either."""
     result = solve(field, layout, graph.edges, graph.byes)
     if uncertified_groups(field, result.partner, result.bye):
         return None

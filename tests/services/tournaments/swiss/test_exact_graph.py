@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from services.tournaments.swiss.certificate import c3_forces_floats, uncertified_groups
 from services.tournaments.swiss.field import Field, make_field
 from services.tournaments.swiss.graph import complete_edges
-from services.tournaments.swiss.pairing import match_field
+from services.tournaments.swiss.pairing import match_field, solve
 from services.tournaments.swiss.pruned import exact_edges
 from services.tournaments.swiss.state import build_states
 from services.tournaments.swiss.weights import make_layout, pair_weight, pair_weights
@@ -87,3 +87,24 @@ def test_packed_weights_equal_the_tier_by_tier_weights() -> None:
     edges = complete_edges(field)
     packed = pair_weights(field, layout, edges)
     assert [w for _, _, w in packed] == [pair_weight(field, layout, i, j) for i, j in edges]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(2, 70),
+    st.integers(0, 8),
+    st.integers(0, 100_000),
+    st.sampled_from(sorted(HISTORIES)),
+)
+def test_no_certified_pairing_exists_when_the_exact_graphs_optimum_is_not_certified(
+    size: int, rounds: int, seed: int, kind: str
+) -> None:
+    """What lets the pairing go straight to the complete graph after an uncertified exact
+    graph: then not even the complete graph's optimum is certified."""
+    field = field_of(size, rounds, seed, kind)
+    exact = exact_edges(field)
+    found = solve(field, make_layout(field), exact.edges, exact.byes)
+    if not uncertified_groups(field, found.partner, found.bye):
+        return
+    complete = match_field(field, sparse=False)
+    assert uncertified_groups(field, complete.partner, complete.bye)
