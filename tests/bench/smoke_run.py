@@ -24,10 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 HANG_GUARD_S = 600  # a hang guard only: a smoke run takes seconds
 
-# group -> benches, each group one test file (tests/bench/test_bench_smoke*.py); smoke seconds
-# measured one after another on the loaded 2-core machine in the comments
+# group -> benches, each group one test file (tests/bench/test_bench_smoke*.py); in the comments
+# each smoke run's seconds under pytest -n 2 on the loaded 2-core machine (a file's total: 62 s,
+# 88 s, 64 s, 61 s, 60 s)
 GROUPS: dict[str, list[str]] = {
-    "quick": [  # each a few seconds or less, but the exports' deadline (28 s) and caps (8 s)
+    "quick": [  # each a few seconds or less, but export_wait (14 s) and address_caps (8 s)
         "engine",
         "tournaments",
         "pairing_2v2",
@@ -48,10 +49,10 @@ GROUPS: dict[str, list[str]] = {
         "address_caps",
         "export_wait",
     ],
-    "pages": ["live_pages", "page_views"],  # 85 s (both spectator counts; one now), 59 s
-    "ladder": ["ladder_reads", "ladder_live", "metrics"],  # 52 s, 19 s, 20 s
-    "play": ["play_table", "play_cluster", "concurrency"],  # 43 s, 16 s, 16 s
-    "platform": ["platform_round", "cancel_stop", "export_readers"],  # 17 s, 20 s, 20 s
+    "pages": ["live_pages", "page_views"],  # 41 s, 47 s
+    "ladder": ["ladder_reads", "ladder_live", "metrics"],  # 31 s, 24 s, 10 s
+    "play": ["play_table", "play_cluster", "concurrency"],  # 31 s, 13 s, 17 s
+    "platform": ["platform_round", "cancel_stop", "export_readers"],  # 22 s, 18 s, 20 s
 }
 
 
