@@ -7,7 +7,8 @@ one per test folder (``database_url``), one per API test module (``api_database_
 Each pytest process migrates one template database once, on first use, and a migrated
 database is a copy of it (``CREATE DATABASE ... TEMPLATE``: a tenth of migrating a new
 one). ``fresh_database`` gives a test an empty database of its own (the migrations' own tests
-run there). Every database is dropped when the session ends (``_doomed``).
+run there). Every database is dropped when the session ends (``_doomed``). Their commits do
+not wait for the disk (``synchronous_commit = off``: :data:`NO_COMMIT_FLUSH`).
 
 Redis: REDIS_URL if set, else 127.0.0.1:6379 if it answers, else the embedded one. Each run
 gets its own key prefix; its keys are deleted at the end.
