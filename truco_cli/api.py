@@ -8,7 +8,9 @@ becomes one too, saying where `truco` tried. ``--json`` output is the API's JSON
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import ssl
 import sys
 import time
 from collections.abc import Iterator
@@ -70,6 +72,14 @@ def _retry_after(response: httpx.Response) -> float | None:
     return wait if 0 <= wait <= MAX_RETRY_WAIT_S else None
 
 
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The TLS context of every :class:`Platform` in this process (what httpx makes by default,
+    the certificate variables of the environment included): building one loads the CA bundle,
+    15-50 ms of CPU, and a process that runs many commands (the tests) made one a command."""
+    return httpx.create_ssl_context()
+
+
 class Platform:
     """One platform (URL and optional API key); use as a context manager."""
 
@@ -85,7 +95,11 @@ class Platform:
         self._warned = False
         headers = {"user-agent": USER_AGENT, "accept": "application/json"}
         self._http = httpx.Client(
-            base_url=self.url, timeout=TIMEOUT_S, headers=headers, transport=transport
+            base_url=self.url,
+            timeout=TIMEOUT_S,
+            headers=headers,
+            transport=transport,
+            verify=tls_context(),
         )
 
     @classmethod

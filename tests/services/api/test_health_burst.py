@@ -12,7 +12,14 @@ import httpx
 import pytest
 
 from services.api.routes.health import OK_TTL_S
-from tests.services.worker.processes import celery_worker, free_port, start, stop, wait_for
+from tests.services.worker.processes import (
+    celery_worker,
+    free_port,
+    poll_get,
+    start,
+    stop,
+    wait_for,
+)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 BURST = 100
@@ -32,7 +39,7 @@ async def test_a_hundred_concurrent_health_requests_all_answer_200(
 
             def ready() -> bool:
                 try:
-                    return httpx.get(f"{base}/health", timeout=5, trust_env=False).is_success
+                    return poll_get(f"{base}/health").is_success
                 except httpx.TransportError:
                     return False
 

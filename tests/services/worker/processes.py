@@ -19,6 +19,7 @@ import httpx
 
 from services.launch.embedded._process import pid_alive
 from services.worker import command
+from truco_cli.api import tls_context
 
 
 def free_port() -> int:
@@ -83,10 +84,17 @@ async def wait_for_row(pool: asyncpg.Pool, query: str, *args: Any, timeout: floa
         await anyio.sleep(0.1)
 
 
+def poll_get(url: str, timeout: float = 5) -> httpx.Response:
+    """GET ``url`` for a poll, on the process's one TLS context: httpx's default builds one for
+    each call (the CA bundle loaded: 18 ms of CPU, against 0.2 ms for the whole call on a
+    kept one), which a poll every 0.1 s paid over and over."""
+    return httpx.get(url, timeout=timeout, trust_env=False, verify=tls_context())
+
+
 def answers(url: str) -> bool:
     """``url`` answers 200 (false while the server is not up yet)."""
     try:
-        return httpx.get(url, timeout=5, trust_env=False).status_code == 200
+        return poll_get(url).status_code == 200
     except httpx.HTTPError:
         return False
 

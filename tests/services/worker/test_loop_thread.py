@@ -135,16 +135,33 @@ def test_writes_trickling_in_are_gathered_into_few_transactions(
         counting.client.delete(key)
 
 
+class WatchedEvent(threading.Event):
+    """An event that tells when some thread starts waiting on it (``waiting``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting = threading.Event()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waiting.set()
+        return super().wait(timeout)
+
+
 def test_a_flush_does_not_wait_for_the_gathering(
     redis_target: RedisTarget, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(live_sink, "GATHER_S", 3600.0)
     client = redis.Redis.from_url(redis_target.url)
     sink = QueuedRedis(client)
+    # the writer gathers asleep on this event (only a flush sets it); it is read when the
+    # first write arrives, so replacing it before any write is seen by the writer
+    gathering = WatchedEvent()
+    sink._urgent = gathering
     key = redis_target.key(f"urgent-{time.monotonic_ns()}")
     try:
         sink.pipeline().rpush(key, "a").execute()
-        time.sleep(0.05)  # the writer is now gathering, for an hour unless a flush comes
+        # the writer is now gathering, for an hour unless a flush comes (a hang guard)
+        assert gathering.waiting.wait(60)
         assert sink.flush(timeout=60.0)  # flushed, so the hour's gathering was cut short
         assert client.lrange(key, 0, -1) == [b"a"]
     finally:

@@ -24,7 +24,14 @@ from services.db import matches as db_matches
 from services.worker import command, senders
 from services.worker.names import BOT_CALLING_QUEUES
 from tests.services.worker.fixtures import BOX, rated_challenge
-from tests.services.worker.processes import free_port, start, stop, wait_for, wait_for_row
+from tests.services.worker.processes import (
+    free_port,
+    poll_get,
+    start,
+    stop,
+    wait_for,
+    wait_for_row,
+)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -51,7 +58,7 @@ def total(found: Samples, name: str, **labels: str) -> float:
 
 def answers(port: int) -> bool:
     try:
-        return httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=2, trust_env=False).is_success
+        return poll_get(f"http://127.0.0.1:{port}/metrics", timeout=2).is_success
     except httpx.HTTPError:
         return False
 
