@@ -67,6 +67,12 @@ CAUSE_NOT_STORED: Final = (
     f"the match was played but its result was not stored within {RESULT_GRACE_S:g} s; "
     "the match is abandoned"
 )
+CAUSE_NEVER_MADE: Final = (
+    "the API process making this session stopped before it was ready; the match is abandoned"
+)
+ORPHAN_AFTER_S: Final = 2 * START_GRACE_S
+"""A play match still ``playing`` this long after its row was stored, with no session going
+on, was never made a session (its API process died in between): the sweeper abandons it."""
 CAUSE_NEVER_BEGUN: Final = (
     f"no worker began this session within {START_GRACE_S:g} s; the match is abandoned"
 )
@@ -419,6 +425,11 @@ class PlayStore:
         """The members of ``play:live`` whose lease ran out (session ids and reservations)."""
         found = await _done(self.client.zrangebyscore(live_key(self.prefix), "-inf", now))
         return [_text(member) or "" for member in found]
+
+    async def live_ids(self) -> list[int]:
+        """The sessions going on (``play:live``'s members but the reservations)."""
+        found = await _done(self.client.zrange(live_key(self.prefix), 0, -1))
+        return [int(text) for member in found if (text := _text(member) or "").isdigit()]
 
     async def forget(self, member: str) -> None:
         await self.client.zrem(live_key(self.prefix), member)
