@@ -1,8 +1,8 @@
 """The soak's spectators: Server-Sent Events clients through the proxy, on one asyncio loop in
 a thread of their own (:class:`Spectators`).
 
-* A **match spectator** picks a match being played (``running``), follows its stream to ``event: end``,
-  then picks another. Its connection cut (the API behind it killed, the proxy's next
+* A **match spectator** picks a match being played (``running``), follows its stream to
+  ``event: end``, then picks another. Its connection cut (the API behind it killed, the proxy's next
   request landing on another API), it reconnects with ``Last-Event-ID``. It keeps, per match,
   the indexes of the items it got of the match's last run: once each, in order, from 0
   (asserted by the test). A run that began while it was away (the match redelivered after

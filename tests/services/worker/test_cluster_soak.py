@@ -2,12 +2,13 @@
 
 Three API processes behind nginx (round robin, not sticky: ``bench/nginx_proxy.py``), two
 bot-calling workers, two trusted workers and beat, on one database and Redis. While a 64-bot
-Swiss runs (one game to 30 a match: the Swiss lasts about as long as the kills), 20 bots play the 1v1 ladder, 20 scripted people
-play /play sessions one after another and 100 Server-Sent Events streams are open (the 20
-people's play streams, 70 match spectators, 10 tournament spectators, all through the proxy),
-one process of the cluster, of any kind, chosen at random, is killed -9 every 20 s and started
-again. The bots are real HTTP servers on 127.0.0.1 (``bench/tinybot.py``: one process, a port
-a bot). Then the ladder's bots leave, everything runs out, and the test asserts:
+Swiss runs (two games to 30 a match: the Swiss lasts about as long as the kills), 20 bots
+play the 1v1 ladder, 20 scripted people play /play sessions one after another and 100
+Server-Sent Events streams are open (the 20 people's play streams, 70 match spectators, 10
+tournament spectators, all through the proxy), one process of the cluster, of any kind,
+chosen at random, is killed -9 every 20 s and started again. The bots are real HTTP servers
+on 127.0.0.1 (``bench/tinybot.py``: one process, a port a bot). Then the ladder's bots
+leave, everything runs out, and the test asserts:
 
 * every match is over and stored exactly once (one result, one replay, Elo moved once);
 * the tournament's export verifies (``truco verify tournament``: standings recomputed from
@@ -46,18 +47,20 @@ import pytest
 
 from bench.nginx_proxy import nginx_binary, proxy_argv
 from bench.tinybot import TinyBots
+from services.db import matches as db_matches
 from services.worker.names import BOT_CALLING_QUEUES
 from tests.servers import RedisTarget, RunDatabases
 from tests.services.worker import soak_checks
 from tests.services.worker.play_cluster import Cluster, cluster_env, house_bot, house_server
 from tests.services.worker.processes import answers, free_port, start, stop, wait_for
 from tests.services.worker.soak_metrics import Scraper, total
-from tests.services.worker.soak_people import RETRYABLE, Answers, Person
+from tests.services.worker.soak_people import Answers, Person
+from tests.services.worker.soak_setup import ladder, leave, post, swiss
 from tests.services.worker.soak_spectators import Spectators
 
 pytestmark = [pytest.mark.soak, pytest.mark.timeout(900)]
 
-SWISS_BOTS, SWISS_ROUNDS, LADDER_BOTS, PEOPLE = 64, 6, 20, 20
+SWISS_BOTS, LADDER_BOTS, PEOPLE = 64, 20, 20
 MATCH_SPECTATORS, TOURNAMENT_SPECTATORS = 70, 10
 KILL_EVERY_S = 20.0
 CHAOS_MIN_S, CHAOS_MAX_S = 240.0, 420.0
@@ -131,68 +134,6 @@ def soak(run_databases: RunDatabases, redis_target: RedisTarget, tmp_path: Path)
             cluster.stop_all()
 
 
-# --- setting up through the proxy -----------------------------------------------------------
-
-
-def _post(client: httpx.Client, path: str, body: object, key: str = "") -> Any:
-    headers = {"authorization": f"Bearer {key}"} if key else {}
-    answer = client.post(path, json=body, headers=headers)
-    assert answer.status_code < 300, (path, answer.status_code, answer.text[:300])
-    return answer.json() if answer.content else None
-
-
-def swiss(client: httpx.Client, urls: list[str]) -> tuple[int, str]:
-    """A Swiss of the bots at ``urls`` (one owner), entered, not started: (its id, the key)."""
-    key = _post(client, "/v1/accounts", {"name": f"swiss-{secrets.token_hex(3)}"})["api_key"]
-    tag = secrets.token_hex(3)
-    ids = [
-        _post(client, "/v1/bots", {"name": f"s{tag}-{k}", "url": url}, key)["id"]
-        for k, url in enumerate(urls)
-    ]
-    event = _post(
-        client,
-        "/v1/tournaments",
-        {
-            "name": "soak swiss",
-            "format": "swiss",
-            "mode": "1v1",
-            "rounds": SWISS_ROUNDS,
-            "rules": {"points_to_win": 30},
-            "games_per_match": 1,
-            "timeout_ms": 3000,
-        },
-        key,
-    )
-    for bot_id in ids:
-        _post(client, f"/v1/tournaments/{event['id']}/entries", {"bot_id": bot_id}, key)
-    return int(event["id"]), key
-
-
-def ladder(client: httpx.Client, urls: list[str]) -> list[tuple[int, str]]:
-    """A bot of an owner of its own at each of ``urls`` on the 1v1 ladder: (bot id, key)."""
-    joined = []
-    tag = secrets.token_hex(3)
-    for k, url in enumerate(urls):
-        key = _post(client, "/v1/accounts", {"name": f"ladder-{tag}-{k}"})["api_key"]
-        bot = _post(client, "/v1/bots", {"name": f"l{tag}-{k}", "url": url}, key)["id"]
-        _post(client, "/v1/ladders/1v1/entries", {"bot_id": bot}, key)
-        joined.append((int(bot), key))
-    return joined
-
-
-def leave(client: httpx.Client, joined: list[tuple[int, str]]) -> None:
-    for bot, key in joined:
-        deadline = time.monotonic() + 60
-        while True:
-            answer = client.delete(
-                f"/v1/ladders/1v1/entries/{bot}", headers={"authorization": f"Bearer {key}"}
-            )
-            if answer.status_code not in RETRYABLE:
-                assert answer.status_code == 204, answer.text
-                break
-            assert time.monotonic() < deadline, answer.text
-
-
 # --- the database ---------------------------------------------------------------------------
 
 
@@ -258,7 +199,7 @@ def test_the_cluster_survives_a_process_killed_every_20_s(soak: Soak) -> None:
     people = [Person(base, stop_people, k, answers_seen) for k in range(PEOPLE)]
     for person in people:
         person.start()
-    _post(client, f"/v1/tournaments/{tournament}/start", {}, key)
+    post(client, f"/v1/tournaments/{tournament}/start", {}, key)
     joined = ladder(client, soak.bots.urls[SWISS_BOTS:])
 
     chance = random.Random(os.getpid())
@@ -280,6 +221,7 @@ def test_the_cluster_survives_a_process_killed_every_20_s(soak: Soak) -> None:
         assert not [p.failure for p in people if p.failure], [p.failure for p in people]
         assert not spectators.failures, spectators.failures
     chaos_s = time.monotonic() - began
+    print(f"\n[soak] {len(kills)} kills in {chaos_s:.0f} s; the Swiss {finished}", flush=True)
 
     # the kills stop; the ladder's bots leave; everything runs out
     stop_people.set()
@@ -301,7 +243,8 @@ def test_the_cluster_survives_a_process_killed_every_20_s(soak: Soak) -> None:
     settle(
         database,
         "every match over",
-        "SELECT NOT EXISTS (SELECT 1 FROM matches WHERE status IN ('pending', 'queued', 'running'))",
+        "SELECT NOT EXISTS "
+        "(SELECT 1 FROM matches WHERE status IN ('pending', 'queued', 'running'))",
     )
     settle(
         database,
@@ -311,8 +254,11 @@ def test_the_cluster_survives_a_process_killed_every_20_s(soak: Soak) -> None:
     with httpx.Client(trust_env=False) as reader:
         scraper.read_all(reader)
     stop_scraper.set()
+    settled_s = time.monotonic() - began
+    print(f"[soak] everything ran out at {settled_s:.0f} s; checking", flush=True)
     figures = _check(soak, tournament, people, spectators, answers_seen, scraper, kills, client)
     figures["chaos_s"] = round(chaos_s, 1)
+    figures["settled_s"] = round(settled_s, 1)
     figures["total_s"] = round(time.monotonic() - began, 1)
     line = json.dumps({"cluster_soak": figures})
     print(f"\n{_text(figures)}\n{line}")
@@ -358,7 +304,7 @@ def _check(
             problems.append(f"play {session.play_id}: stored {plays[session.play_id]}")
     problems += [f"play {k}: {v}" for k, v in plays.items() if v[1] != (v[0] == "finished")]
     # the match streams: the last run from 0, once each, in order, all its decisions
-    rows = asyncio.run(_matches(database))
+    rows = asyncio.run(_matches(database, tournament))
     gaps = [f for f in spectators.followed if f.items != list(range(len(f.items)))]
     problems += [f"match {f.match_id} stream: {f.items}" for f in gaps[:5]]
     whole = [
@@ -388,7 +334,7 @@ def _check(
                 continue
             state = watched.matches.get(match_id, {})
             shown = (state.get("status"), state.get("winner_side"), state.get("games_won"))
-            if shown != (row["status"], row["winner_side"], list(row["games_won"] or [])):
+            if shown != (row["status"], row["winner_side"], row["games_won"]):
                 problems.append(f"tournament stream: match {match_id} shown as {state}")
                 break
     # 5xx: only nginx's 502 for a request open on an API at the moment it was killed
@@ -462,14 +408,17 @@ def _check(
     return figures
 
 
-async def _matches(database: str) -> dict[int, Any]:
+async def _matches(database: str, tournament: int) -> dict[int, Any]:
+    """Every match's row; a tournament match's with its games won (as its stream shows it)."""
     conn = await asyncpg.connect(database)
     try:
         rows = await conn.fetch(
-            "SELECT id, status, winner_side, games_won, tournament_id, ladder_pool, attempts "
-            "FROM matches"
+            "SELECT id, status, winner_side, tournament_id, ladder_pool, attempts FROM matches"
         )
-        return {int(r["id"]): dict(r) for r in rows}
+        found = {int(r["id"]): dict(r) for r in rows}
+        for match in await db_matches.tournament_matches(conn, tournament):
+            found[match.id]["games_won"] = list(match.games_won)
+        return found
     finally:
         await conn.close()
 
