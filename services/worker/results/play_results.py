@@ -143,12 +143,28 @@ async def sweep(pool: asyncpg.Pool, store: PlayStore, now: float) -> list[int]:
             await store.forget(member)
             continue
         play_id = int(member)
-        cause = await store.lost_cause(play_id)
-        if await end_play(pool, store, play_id, None, cause):
+        replay, cause = await _handed(store, play_id)
+        if replay is not None:
+            if await end_play(pool, store, play_id, replay):
+                logger.warning("play session %s: its result was stored by the sweeper", play_id)
+                swept.append(play_id)
+        elif await end_play(pool, store, play_id, None, cause):
             logger.warning("play session %s: %s", play_id, cause)
             swept.append(play_id)
         await store.forget(member)
     return swept
+
+
+async def _handed(store: PlayStore, play_id: int) -> tuple[Replay | None, str]:
+    """The replay its player handed on with the session (verified), or why it is abandoned."""
+    packed = await store.handed_replay(play_id)
+    if packed is None:
+        return None, await store.lost_cause(play_id)
+    try:
+        return checked_replay(play_id, packed), ""
+    except BadResult as exc:
+        logger.error("%s; the session is abandoned", exc)
+        return None, "the match's replay did not verify; the match is abandoned"
 
 
 @platform_task(SWEEP_PLAY_SESSIONS, limits=(STORE_SOFT_LIMIT_S, STORE_HARD_LIMIT_S))

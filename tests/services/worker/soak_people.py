@@ -17,9 +17,9 @@ import httpx
 from tests.services.worker.play_cluster import sse_frames
 
 RETRYABLE = (502, 503, 504)
-SESSION_GUARD_S = 480.0
-"""A hang guard: a session not over by then is stuck (its worst case is a result lost with its
-trusted worker: abandoned after the 300 s result lease and a sweep)."""
+SESSION_GUARD_S = 300.0
+"""A hang guard: a session not over by then is stuck (a session lasts a minute or two; a
+result lost with its trusted worker is stored by the sweeper 30 s after it was handed on)."""
 THINK_S = (0.1, 0.4)
 """A person thinks this long a decision (so a session lasts long enough to meet a crash)."""
 

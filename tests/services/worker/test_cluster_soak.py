@@ -65,9 +65,9 @@ MATCH_SPECTATORS, TOURNAMENT_SPECTATORS = 70, 10
 KILL_EVERY_S = 20.0
 CHAOS_MIN_S, CHAOS_MAX_S = 240.0, 420.0
 """Kills go on until the Swiss is over, at least CHAOS_MIN_S and at most CHAOS_MAX_S."""
-SETTLE_S = 330.0
-"""A hang guard for everything to run out once the kills stop (a /play result lost with its
-trusted worker is abandoned after its 300 s result lease)."""
+SETTLE_S = 180.0
+"""A hang guard for everything to run out once the kills stop (the longest: a /play session
+begun just before, two minutes; a result lost with a trusted worker is stored 30 s after)."""
 AFTER_KILL_S = 5.0
 """A 5xx within this long after an API was killed is that API's open request."""
 
