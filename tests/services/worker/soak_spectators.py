@@ -65,6 +65,9 @@ class Followed:
     """Runs it started over from 0 (a new run met on resuming)."""
     reconnects: int = 0
     end: dict[str, Any] | None = None
+    ended_away: bool = False
+    """The end came at once on a resumed connection: the match ended while the spectator was
+    away (its API killed), and a client then loads the stored replay (docs/live.md)."""
 
 
 @dataclass
@@ -169,7 +172,7 @@ class Spectators(threading.Thread):
             response = await self._open(client, path, headers)
             if response is not None:
                 try:
-                    last = await self._items(response, seen, last)
+                    last = await self._items(response, seen, last, resumed=last is not None)
                 except httpx.TransportError:
                     self.answers.broken()
                 finally:
@@ -179,13 +182,15 @@ class Spectators(threading.Thread):
                 await asyncio.sleep(0.1)
 
     async def _items(
-        self, response: httpx.Response, seen: Followed, last: int | None
+        self, response: httpx.Response, seen: Followed, last: int | None, *, resumed: bool
     ) -> int | None:
         """Read items until the end or a cut; the last index read (None: start over)."""
+        first = True
         async for frame in frames(response):
             if frame.event == "end":
-                seen.end = frame.data
+                seen.end, seen.ended_away = frame.data, resumed and first
                 return last
+            first = False
             index, run = int(frame.id), str(frame.data["run"])
             self.items += 1
             if frame.event == "run":  # a run's header, index 0: the list starts over

@@ -48,6 +48,7 @@ import pytest
 from bench.nginx_proxy import nginx_binary, proxy_argv
 from bench.tinybot import TinyBots
 from services.db import matches as db_matches
+from services.db.pool import create_pool
 from services.worker.names import BOT_CALLING_QUEUES
 from tests.servers import RedisTarget, RunDatabases
 from tests.services.worker import soak_checks
@@ -256,7 +257,9 @@ def test_the_cluster_survives_a_process_killed_every_20_s(soak: Soak) -> None:
     stop_scraper.set()
     settled_s = time.monotonic() - began
     print(f"[soak] everything ran out at {settled_s:.0f} s; checking", flush=True)
-    figures = _check(soak, tournament, people, spectators, answers_seen, scraper, kills, client)
+    figures, problems = _check(
+        soak, tournament, people, spectators, answers_seen, scraper, kills, client
+    )
     figures["chaos_s"] = round(chaos_s, 1)
     figures["settled_s"] = round(settled_s, 1)
     figures["total_s"] = round(time.monotonic() - began, 1)
@@ -267,6 +270,8 @@ def test_the_cluster_survives_a_process_killed_every_20_s(soak: Soak) -> None:
         with Path(report).open("a") as out:
             out.write(line + "\n")
     client.close()
+    print("\n".join(problems))
+    assert not problems, problems[:20]
 
 
 def _kind(name: str) -> str:
@@ -282,8 +287,8 @@ def _check(
     scraper: Scraper,
     kills: list[tuple[float, str]],
     client: httpx.Client,
-) -> dict[str, Any]:
-    """Every check of the module docstring; the run's figures. Fails after printing them."""
+) -> tuple[dict[str, Any], list[str]]:
+    """Every check of the module docstring: (the run's figures, what went wrong)."""
     database = soak.database
     problems: list[str] = []
     counts, differs, plays = asyncio.run(_database_checks(database))  # stored once (asserts)
@@ -310,7 +315,12 @@ def _check(
     whole = [
         f
         for f in spectators.followed
-        if f.items and f.runs == 1 and not f.restarted and f.end and f.end["status"] == "done"
+        if f.items
+        and f.runs == 1
+        and not f.restarted
+        and not f.ended_away
+        and f.end
+        and f.end["status"] == "done"
     ]
     lost_items = 0
     for followed in random.Random(0).sample(whole, min(40, len(whole))):
@@ -399,28 +409,27 @@ def _check(
         + sum(w.reconnects for w in spectators.watched)
         + sum(s.reconnects for s in sessions),
         "runs_started_over": sum(f.restarted for f in spectators.followed),
+        "match_streams_ended_while_away": sum(f.ended_away for f in spectators.followed),
         "answers": dict(seen.statuses),
         "transport_errors": seen.transport_errors,
         "lost": {"items": lost_items, "gaps": len(gaps), "problems": len(problems)},
     }
-    print("\n".join(problems))
-    assert not problems, problems[:20]
-    return figures
+    return figures, problems
 
 
 async def _matches(database: str, tournament: int) -> dict[int, Any]:
     """Every match's row; a tournament match's with its games won (as its stream shows it)."""
-    conn = await asyncpg.connect(database)
+    pool = await create_pool(database, min_size=1, max_size=1)  # with the platform's codecs
     try:
-        rows = await conn.fetch(
+        rows = await pool.fetch(
             "SELECT id, status, winner_side, tournament_id, ladder_pool, attempts FROM matches"
         )
         found = {int(r["id"]): dict(r) for r in rows}
-        for match in await db_matches.tournament_matches(conn, tournament):
+        for match in await db_matches.tournament_matches(pool, tournament):
             found[match.id]["games_won"] = list(match.games_won)
         return found
     finally:
-        await conn.close()
+        await pool.close()
 
 
 def _text(figures: dict[str, Any]) -> str:
