@@ -377,7 +377,9 @@ class PlayStore:
     async def handed_replay(self, play_id: int) -> bytes | None:
         """The packed replay a player handed on with the session, if any (until it ends)."""
         found = await _done(self.client.hget(session_key(self.prefix, play_id), "replay"))
-        return None if found is None else bytes(found)
+        if found is None:
+            return None
+        return found.encode() if isinstance(found, str) else bytes(found)
 
     async def write(self, play_id: int, mark: str, seat: SeatSnapshot, items: list[bytes]) -> int:
         """Append ``items`` to the log and set the seat; the new version (0: the session is
