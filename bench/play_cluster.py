@@ -16,8 +16,14 @@ moves, the worker's writes, B woken by ``play:changed``; its p50/p95/max; the ``
 itself; and the CPU each process spent per measured decision (``/proc``). ``--moves`` decisions
 a session are measured, then the person leaves (the match is forfeited).
 
-``python -m bench play_cluster [--cases 20,100] [--moves 12] [--smoke]`` (smoke: 3 people, 4
-decisions each). Prints a line per case and one JSON line.
+With ``--proxy`` the people reach the two API processes through nginx, round robin and not
+sticky (``bench/nginx_proxy.py``, the soak test's proxy): every request, the answers and the
+long polls alike, goes to whichever API is next, so a turn's answer and its view are as often
+on one process as on two; the proxy's own hop is in the figures. Skipped if nginx is not
+installed (``TRUCO_NGINX`` names its binary).
+
+``python -m bench play_cluster [--cases 20,100] [--moves 12] [--proxy] [--smoke]`` (smoke: 3
+people, 4 decisions each). Prints a line per case and one JSON line.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ import httpx
 import msgspec
 
 from bench.database import NoServer, scratch_database
+from bench.nginx_proxy import nginx_binary, proxy_argv
 from bench.platform_procs import Procs, cpu_s
 from bench.smoke import smoke
 from services.base.config import Secret
@@ -59,6 +66,7 @@ class Plan:
     cases: tuple[int, ...] = CASES
     moves: int = MOVES
     timeout_s: float = 900.0
+    proxy: bool = False
 
 
 def _percentile(ordered: list[float], q: float) -> float:
@@ -218,9 +226,31 @@ async def _run(plan: Plan, redis_url: str, work: Path) -> dict[str, Any]:
             procs.celery_worker("worker-matches", BOT_CALLING_QUEUES, concurrency, bot_env)
             procs.celery_worker("worker-results", "results", 4, env)
             a, b = _api(procs, "api-a", env), _api(procs, "api-b", env)
+            if plan.proxy:
+                a = b = _proxy(procs, [a, b], work / "nginx")
             pids = {name: process.pid for name, process in procs.running.items()}
             cases = [await _case(n, plan, a, b, pids) for n in plan.cases]
-    return {"cases": cases, "moves": plan.moves}
+    return {"cases": cases, "moves": plan.moves, "proxy": "nginx" if plan.proxy else None}
+
+
+def _proxy(procs: Procs, apis: list[str], work: Path) -> str:
+    """nginx round robin over ``apis``: its base URL once ``/health`` answers through it."""
+    nginx = nginx_binary()
+    if nginx is None:
+        raise NoServer("no nginx (install it, or set TRUCO_NGINX to its binary)")
+    ports = [int(api.rsplit(":", 1)[1]) for api in apis]
+    argv, url = proxy_argv(nginx, ports, choose_port(()), work)
+    procs.start("nginx", argv, {"PATH": "/usr/sbin:/usr/bin:/bin"})
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if httpx.get(f"{url}/health", timeout=5, trust_env=False).status_code == 200:
+                return url
+        except httpx.HTTPError:
+            pass
+        if procs.running["nginx"].poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"nginx did not start:\n{procs.log('nginx')[-3000:]}")
+        time.sleep(0.2)
 
 
 def run(plan: Plan, redis_url: str) -> dict[str, Any]:
@@ -232,11 +262,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.play_cluster")
     parser.add_argument("--cases", default=",".join(map(str, CASES)))
     parser.add_argument("--moves", type=int, default=MOVES)
+    parser.add_argument("--proxy", action="store_true", help="through nginx, round robin")
     parser.add_argument("--smoke", action="store_true", help="3 people, 4 decisions each")
     args = parser.parse_args([] if argv is None else argv)
-    plan = Plan(tuple(int(n) for n in args.cases.split(",")), args.moves)
+    plan = Plan(tuple(int(n) for n in args.cases.split(",")), args.moves, proxy=args.proxy)
     if args.smoke or smoke():
-        plan = Plan((3,), 4)
+        plan = Plan((3,), 4, proxy=args.proxy)
     redis_url = os.environ.get("REDIS_URL", "").strip() or "redis://127.0.0.1:6379/0"
     try:
         figures = run(plan, redis_url)
@@ -244,8 +275,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"skipped: {exc}")
         return
     for case in figures["cases"]:
+        route = "nginx round robin over two API processes" if plan.proxy else "two API processes"
         print(
-            f"{case['sessions']} people at once, two API processes, one bot-calling worker: "
+            f"{case['sessions']} people at once, {route}, one bot-calling worker: "
             f"turn (act on A -> next decision seen on B) p50 {case['turn_ms_p50']} ms, p95 "
             f"{case['turn_ms_p95']} ms, max {case['turn_ms_max']} ms over {case['turns']} "
             f"turns; POST act p50 {case['act_ms_p50']} ms, p95 {case['act_ms_p95']} ms"

@@ -139,6 +139,20 @@ async def abandon_unfinished(conn: Executor, play_ids: list[int]) -> None:
     )
 
 
+async def abandon_orphans(conn: Executor, live: list[int], older_than_s: float) -> list[int]:
+    """Mark abandoned the play matches still playing, made more than ``older_than_s`` ago,
+    that are not among ``live`` (the sessions going on): rows whose session was never made
+    (their API process died in between). Their ids."""
+    rows = await conn.fetch(
+        "UPDATE play_matches SET status = 'abandoned', finished_at = now() "
+        "WHERE status = 'playing' AND created_at < now() - make_interval(secs => $2) "
+        "AND NOT (id = ANY($1::bigint[])) RETURNING id",
+        live,
+        older_than_s,
+    )
+    return sorted(int(row["id"]) for row in rows)
+
+
 async def play_replay(conn: Executor, play_id: int) -> bytes | None:
     """The replay JSON of a finished play match, None when there is none."""
     data = await conn.fetchval("SELECT replay FROM play_matches WHERE id = $1", play_id)

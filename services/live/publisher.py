@@ -160,10 +160,15 @@ class LivePublisher:
         self.flush()
 
 
-def clear_live(client: redis.Redis, prefix: str, match_id: int) -> None:
-    """Drop a match's live items (the trusted worker, after storing the result)."""
+def clear_live(client: redis.Redis, prefix: str, match_id: int, linger_s: int = 0) -> None:
+    """Drop a match's live items (the trusted worker, after storing the result): at once, or
+    ``linger_s`` seconds later (a stream's poller still reads the items it had not read when
+    the result was stored, then ends the stream)."""
     try:
-        client.delete(live_key(prefix, match_id))
+        if linger_s:
+            client.expire(live_key(prefix, match_id), linger_s)
+        else:
+            client.delete(live_key(prefix, match_id))
     except redis.RedisError as exc:
         logger.warning("could not delete the live view of match %s: %s", match_id, exc)
 

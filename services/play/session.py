@@ -35,6 +35,7 @@ from arena.match.runner import MatchSettings, Progress, run_match
 from arena.wire.protocol import ActResponse
 from engine.events import Event
 from engine.state import State
+from services.domain.packed_replay import pack
 from services.play.items import OpenTurn, SeatSnapshot
 from services.play.log import PlayLog
 from services.play.store import BACKSTOP_S, HEARTBEAT_S, PlayStore
@@ -201,7 +202,7 @@ async def play_session(
         for attempt in range(HAND_ON_TRIES):  # through a short Redis outage: the replay counts
             try:
                 await player.flush()  # the last items before the result
-                if not await store.hand_on(play_id, mark, address):
+                if not await store.hand_on(play_id, mark, address, pack(replay).data):
                     raise SessionLost(f"play session {play_id} ended before its result came")
                 break
             except REDIS_DOWN as exc:

@@ -46,9 +46,10 @@ LEASE_S: Final = 10.0
 """A session whose player has not renewed its lease for this long is ended as abandoned by
 the sweeper (``truco.sweep_play_sessions``, every :data:`SWEEP_EVERY_S`)."""
 SWEEP_EVERY_S: Final = 5.0
-RESULT_GRACE_S: Final = 300.0
+RESULT_GRACE_S: Final = 30.0
 """A played session's lease once its player handed its replay on: the trusted worker stores it
-and ends the session meanwhile (else the sweeper abandons it, saying so)."""
+and ends the session meanwhile; else (its message was lost with a trusted worker killed) the
+sweeper stores the replay kept with the session. Either is idempotent."""
 START_GRACE_S: Final = 60.0
 """A new session's first lease: no worker has begun it by then, it is ended as abandoned."""
 ABANDONED_WITHIN_S: Final = LEASE_S + SWEEP_EVERY_S + HEARTBEAT_S
@@ -67,6 +68,12 @@ CAUSE_NOT_STORED: Final = (
     f"the match was played but its result was not stored within {RESULT_GRACE_S:g} s; "
     "the match is abandoned"
 )
+CAUSE_NEVER_MADE: Final = (
+    "the API process making this session stopped before it was ready; the match is abandoned"
+)
+ORPHAN_AFTER_S: Final = 2 * START_GRACE_S
+"""A play match still ``playing`` this long after its row was stored, with no session going
+on, was never made a session (its API process died in between): the sweeper abandons it."""
 CAUSE_NEVER_BEGUN: Final = (
     f"no worker began this session within {START_GRACE_S:g} s; the match is abandoned"
 )
@@ -134,11 +141,11 @@ redis.call('ZADD', KEYS[3], 'XX', ARGV[2], ARGV[3])
 return 1
 """
 
-# KEYS: session, live, address set; ARGV: claim mark, lease end, id
+# KEYS: session, live, address set; ARGV: claim mark, lease end, id, packed replay
 _HAND_ON = """
 if redis.call('HGET', KEYS[1], 'status') ~= 'playing' then return 0 end
 if redis.call('HGET', KEYS[1], 'claimed') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'handed', 1)
+redis.call('HSET', KEYS[1], 'handed', 1, 'replay', ARGV[4])
 redis.call('ZADD', KEYS[2], 'XX', ARGV[2], ARGV[3])
 redis.call('ZADD', KEYS[3], 'XX', ARGV[2], ARGV[3])
 return 1
@@ -163,6 +170,7 @@ _END = """
 if redis.call('HGET', KEYS[1], 'status') ~= 'playing' then return 0 end
 local version = redis.call('HINCRBY', KEYS[1], 'version', 1)
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'turn', 0, 'outcome', ARGV[2], 'cause', ARGV[3])
+redis.call('HDEL', KEYS[1], 'replay')
 redis.call('HSET', KEYS[3], version, redis.call('LLEN', KEYS[2]))
 redis.call('ZREM', KEYS[4], ARGV[5])
 redis.call('ZREM', KEYS[6], ARGV[5])
@@ -351,18 +359,27 @@ class PlayStore:
         )
         return bool(done)
 
-    async def hand_on(self, play_id: int, mark: str, address: str) -> bool:
-        """The match is over and its replay goes to the trusted worker: the lease becomes
-        :data:`RESULT_GRACE_S` (False: the session is no longer this player's)."""
+    async def hand_on(self, play_id: int, mark: str, address: str, replay: bytes) -> bool:
+        """The match is over and its replay (``replay``, packed) goes to the trusted worker:
+        it is kept with the session too, and the lease becomes :data:`RESULT_GRACE_S`, after
+        which the sweeper stores it itself (the trusted worker's message lost with it);
+        False: the session is no longer this player's."""
         done = await self._hand_on(
             keys=[
                 session_key(self.prefix, play_id),
                 live_key(self.prefix),
                 address_set(self.prefix, address),
             ],
-            args=[mark, time.time() + RESULT_GRACE_S, play_id],
+            args=[mark, time.time() + RESULT_GRACE_S, play_id, replay],
         )
         return bool(done)
+
+    async def handed_replay(self, play_id: int) -> bytes | None:
+        """The packed replay a player handed on with the session, if any (until it ends)."""
+        found = await _done(self.client.hget(session_key(self.prefix, play_id), "replay"))
+        if found is None:
+            return None
+        return found.encode() if isinstance(found, str) else bytes(found)
 
     async def write(self, play_id: int, mark: str, seat: SeatSnapshot, items: list[bytes]) -> int:
         """Append ``items`` to the log and set the seat; the new version (0: the session is
@@ -419,6 +436,11 @@ class PlayStore:
         """The members of ``play:live`` whose lease ran out (session ids and reservations)."""
         found = await _done(self.client.zrangebyscore(live_key(self.prefix), "-inf", now))
         return [_text(member) or "" for member in found]
+
+    async def live_ids(self) -> list[int]:
+        """The sessions going on (``play:live``'s members but the reservations)."""
+        found = await _done(self.client.zrange(live_key(self.prefix), 0, -1))
+        return [int(text) for member in found if (text := _text(member) or "").isdigit()]
 
     async def forget(self, member: str) -> None:
         await self.client.zrem(live_key(self.prefix), member)

@@ -34,7 +34,14 @@ from services.base.environment import WORKER_NEEDS, load_settings
 from services.worker import senders
 from services.worker.app import WorkerApp
 from tests.services.worker.fixtures import SECRET_KEY, make_account, make_bot
-from tests.services.worker.processes import descendants, lower_priority, start, stop, wait_for
+from tests.services.worker.processes import (
+    descendants,
+    forget,
+    lower_priority,
+    start,
+    stop,
+    wait_for,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,6 +117,7 @@ class Proc:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.pid, signal.SIGKILL)
         self.process.wait(10)
+        forget(self.process)
         return time.monotonic() - began
 
     def stop(self) -> None:

@@ -11,7 +11,9 @@ a session already over is left as it is.
 ``truco.sweep_play_sessions`` (beat, every :data:`~services.play.store.SWEEP_EVERY_S`): a
 session whose player's lease ran out (its worker died, or no worker began it) is stored and
 ended as ``abandoned`` with that cause, within :data:`~services.play.store.ABANDONED_WITHIN_S`
-of its worker's death; never left ``playing``.
+of its worker's death; never left ``playing``. So is a play match stored with no session
+behind it (its API process died between storing the row and making the session in Redis, so
+no worker ever heard of it), once :data:`~services.play.store.ORPHAN_AFTER_S` old.
 
 :func:`end_play` is also what the API calls when it plays a session itself (no Redis shared
 with workers: tests, a bare app).
@@ -33,7 +35,7 @@ from services.db import play_matches as db_play
 from services.domain.packed_replay import TooLarge, unpack
 from services.domain.result import played_result
 from services.play.items import outcome
-from services.play.store import PlayStore
+from services.play.store import CAUSE_NEVER_MADE, ORPHAN_AFTER_S, PlayStore
 from services.worker.app import app
 from services.worker.names import STORE_PLAY_RESULT, SWEEP_PLAY_SESSIONS
 from services.worker.results.db import run_db
@@ -129,19 +131,40 @@ def store_play_result(play_id: int, packed: bytes | None, cause: str | None = No
 
 
 async def sweep(pool: asyncpg.Pool, store: PlayStore, now: float) -> list[int]:
-    """End as abandoned every session whose lease ran out; their ids."""
+    """End as abandoned every session whose lease ran out, and every play match left
+    ``playing`` with no session behind it (:data:`~services.play.store.ORPHAN_AFTER_S`); their
+    ids."""
     swept = []
+    for play_id in await db_play.abandon_orphans(pool, await store.live_ids(), ORPHAN_AFTER_S):
+        logger.warning("play session %s: %s", play_id, CAUSE_NEVER_MADE)
+        swept.append(play_id)
     for member in await store.expired(now):
         if not member.isdigit():  # a new session's reservation that was never made
             await store.forget(member)
             continue
         play_id = int(member)
-        cause = await store.lost_cause(play_id)
-        if await end_play(pool, store, play_id, None, cause):
+        replay, cause = await _handed(store, play_id)
+        if replay is not None:
+            if await end_play(pool, store, play_id, replay):
+                logger.warning("play session %s: its result was stored by the sweeper", play_id)
+                swept.append(play_id)
+        elif await end_play(pool, store, play_id, None, cause):
             logger.warning("play session %s: %s", play_id, cause)
             swept.append(play_id)
         await store.forget(member)
     return swept
+
+
+async def _handed(store: PlayStore, play_id: int) -> tuple[Replay | None, str]:
+    """The replay its player handed on with the session (verified), or why it is abandoned."""
+    packed = await store.handed_replay(play_id)
+    if packed is None:
+        return None, await store.lost_cause(play_id)
+    try:
+        return checked_replay(play_id, packed), ""
+    except BadResult as exc:
+        logger.error("%s; the session is abandoned", exc)
+        return None, "the match's replay did not verify; the match is abandoned"
 
 
 @platform_task(SWEEP_PLAY_SESSIONS, limits=(STORE_SOFT_LIMIT_S, STORE_HARD_LIMIT_S))

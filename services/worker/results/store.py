@@ -11,7 +11,7 @@ packed (:mod:`services.domain.packed_replay`: the JSON document, zlib-compressed
 worker) and those bytes are what is stored, once the document is the verified replay's own
 encoding (else, as for a message of the previous version carrying JSON text, the verified
 replay is packed here). Once the result is stored,
-the match's live spectator feed (:mod:`services.live.publisher`) is deleted.
+the match's live spectator feed (:mod:`services.live.publisher`) expires 30 s later.
 
 ``truco.match_started`` (sent by the bot-calling worker when play begins) marks the match
 ``running`` if it is still pending or queued; ``truco.match_stopped`` (sent when it stopped a
@@ -136,11 +136,18 @@ def store_result(match_id: int, sent: bytes | str, task_id: str | None = None) -
         return next_ids
 
 
+LIVE_LINGER_S = 30
+"""How long a stored match's live feed stays: the API's pollers read its last items (written
+just before the result was sent) before they end their streams. Deleted at once, a feed whose
+poller was behind lost those items for every spectator (found by the cluster soak)."""
+
+
 def drop_live(match_id: int) -> None:
-    """Delete the live feed of a stored match (it expires by itself if this fails)."""
+    """Expire the live feed of a stored match :data:`LIVE_LINGER_S` from now (it expires by
+    itself an hour after its last write if this fails)."""
     url, prefix = app.settings.redis.url_or_local, app.settings.redis.prefix
     client = app.resources.kept("live-redis", url, lambda: live_redis(url))
-    clear_live(client, prefix, match_id)
+    clear_live(client, prefix, match_id, LIVE_LINGER_S)
 
 
 @platform_task(

@@ -19,6 +19,7 @@ from services.api.sse.feeds import Feed, Hub, poll_match
 from services.live import feed as live_feed
 from services.live import publisher as live
 from services.live.reader import LiveReader
+from services.worker.results import store as store_results
 from tests.servers import RedisTarget
 
 pytestmark = pytest.mark.anyio
@@ -99,4 +100,50 @@ async def test_a_publisher_told_not_to_notify_publishes_nothing(redis_target: Re
     finally:
         pubsub.close()
         writer.delete(*(live_feed.live_key(redis_target.prefix, MATCH_ID + k) for k in (1, 2)))
+        writer.close()
+
+
+async def test_the_items_written_before_the_result_reach_the_stream(
+    redis_target: RedisTarget,
+) -> None:
+    """The last items, written just before the result was sent, and the result stored (the
+    match ``done``, its feed dropped by the trusted worker) before the poller read them: the
+    stream still gives them, then ends. (Found by the cluster soak: the feed was deleted at
+    once, the poller found it gone and ended the stream without them.)"""
+    writer = redis.Redis.from_url(redis_target.url)
+    reader = LiveReader(redis_target.url, redis_target.prefix)
+    hub = Hub()  # not listening: the poller reads only when nudged here
+    publisher = live.LivePublisher(writer, redis_target.prefix, MATCH_ID + 1)
+    publisher.begin()
+    stored: list[bytes] = []
+
+    async def decided() -> bytes | None:
+        return stored[0] if stored else None
+
+    async def poller(feed: Feed) -> None:
+        await poll_match(feed, reader, MATCH_ID + 1, decided, poll_s=HOUR_S, status_s=0)
+
+    try:
+        async with hub.watch(("match", MATCH_ID + 1), poller) as feed:
+            await _until(lambda: len(feed.frames) == 1, "the header, read at once")
+            bots = [
+                (EntrantRecord(n, f"builtin:{n}"), InProcessBot(n, strategy_decider(n, k)))
+                for k, n in enumerate(("heuristic", "random"))
+            ]
+            await run_match(
+                "m", 3, MatchSettings(rules=Rules(points_to_win=15), games_per_match=1), bots,
+                publisher.progress,
+            )  # fmt: skip
+            publisher.close()
+            written = writer.llen(live_feed.live_key(redis_target.prefix, MATCH_ID + 1))
+            stored.append(b"event: end\ndata: {}\n\n")  # the result is stored ...
+            drop_live_now = store_results.LIVE_LINGER_S
+            live.clear_live(writer, redis_target.prefix, MATCH_ID + 1, drop_live_now)  # ... dropped
+            feed.nudge()  # the poller, behind until now, reads
+            await _until(lambda: feed.end is not None, "the end")
+            assert len(feed.frames) == written > 10
+    finally:
+        await hub.aclose()
+        await reader.aclose()
+        writer.delete(live_feed.live_key(redis_target.prefix, MATCH_ID + 1))
         writer.close()

@@ -120,7 +120,7 @@ async def test_one_player_a_session_and_none_after_its_end(store: PlayStore) -> 
     assert await store.end(21, "abandoned", None, "swept")
     assert not await store.end(21, "finished", None, None)  # once
     assert await store.write(21, "w1", SeatSnapshot(), []) == 0  # no longer the player's
-    assert not await store.hand_on(21, "w1", "aa")
+    assert not await store.hand_on(21, "w1", "aa", b"replay")
     session = await store.read(21)
     assert session is not None and session.status == "abandoned" and session.cause == "swept"
     assert session.version == first + 1 and await store.mark(21, session.version) == 1
@@ -131,14 +131,14 @@ async def test_a_lease_that_ran_out_names_its_cause(store: PlayStore) -> None:
         await _session(store, play_id)
     assert await store.claim(32, "w", "aa") == "ok"
     assert await store.claim(33, "w", "aa") == "ok"
-    assert await store.hand_on(33, "w", "aa")
+    assert await store.hand_on(33, "w", "aa", b"replay")
     now = time.time()
     assert await store.expired(now) == []
     soon = await store.expired(now + LEASE_S + 1)
-    assert soon == ["32"]  # a worker's lease: 10 s; a new session's: 60 s
-    later = set(await store.expired(now + START_GRACE_S + 1))
-    assert later == {"31", "32"}
-    assert set(await store.expired(now + RESULT_GRACE_S + 1)) == {"31", "32", "33"}
+    assert soon == ["32"]  # a worker's lease: 10 s; a handed-on result's: 30 s; a new one's: 60 s
+    assert set(await store.expired(now + RESULT_GRACE_S + 1)) == {"32", "33"}
+    assert set(await store.expired(now + START_GRACE_S + 1)) == {"31", "32", "33"}
+    assert await store.handed_replay(33) == b"replay" and await store.handed_replay(32) is None
     assert await store.lost_cause(31) == CAUSE_NEVER_BEGUN
     assert await store.lost_cause(32) == CAUSE_WORKER_LOST
     assert await store.lost_cause(33) == CAUSE_NOT_STORED

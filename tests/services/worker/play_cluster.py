@@ -29,7 +29,7 @@ from services.worker import command
 from services.worker.names import BOT_CALLING_QUEUES
 from tests.services.helpers import flow_helpers
 from tests.services.worker.fixtures import BOX, SECRET_KEY
-from tests.services.worker.processes import answers, free_port, start, stop, wait_for
+from tests.services.worker.processes import answers, forget, free_port, start, stop, wait_for
 
 WAIT_S = 120.0
 """A hang guard only: how long a test waits for something before calling it hung."""
@@ -64,12 +64,16 @@ class Proc:
     process: subprocess.Popen[bytes]
     log: Path
     url: str = ""
+    metrics: str = ""
+    """Where its metrics are read (``/metrics`` of an API, a worker's metrics port)."""
+    started: float = field(default_factory=time.time)
 
     def kill9(self) -> None:
         """SIGKILL to its whole process group: no clean-up of any kind."""
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(10)
+        forget(self.process)
 
 
 @dataclass
@@ -78,18 +82,23 @@ class Cluster:
     tmp: Path
     house: int = 0
     procs: list[Proc] = field(default_factory=list)
+    metrics_ports: dict[str, int] = field(default_factory=dict)
+    """A worker's metrics port by its name, kept when it starts again (empty: none served)."""
 
     def _log(self, name: str) -> Path:
         return self.tmp / f"{name}-{secrets.token_hex(2)}.log"
 
     def worker(self, queues: str, name: str) -> Proc:
-        env = bot_calling_env(self.env) if queues == BOT_CALLING_QUEUES else self.env
+        env = bot_calling_env(self.env) if queues == BOT_CALLING_QUEUES else dict(self.env)
+        metrics = ""
+        if name in self.metrics_ports:
+            env["TRUCO_METRICS_PORT"] = str(self.metrics_ports[name])
+            metrics = f"http://127.0.0.1:{self.metrics_ports[name]}/metrics"
         log = self._log(name)
         argv = command.worker_argv(sys.executable, queues, f"{name}-{secrets.token_hex(3)}@%h", 50)
-        process = start(argv, env, log)
-        wait_for(lambda: " ready." in log.read_text(errors="replace"), 60, name, log)
-        proc = Proc(name, process, log)
+        proc = Proc(name, start(argv, env, log), log, metrics=metrics)
         self.procs.append(proc)
+        wait_for(lambda: " ready." in log.read_text(errors="replace"), 60, name, log)
         return proc
 
     def beat(self) -> Proc:
@@ -98,10 +107,9 @@ class Cluster:
         argv = beat_argv(data)
         argv[0] = sys.executable
         log = self._log("beat")
-        process = start(argv, self.env, log)
-        wait_for(lambda: "beat: Starting" in log.read_text(errors="replace"), 60, "beat", log)
-        proc = Proc("beat", process, log)
+        proc = Proc("beat", start(argv, self.env, log), log)
         self.procs.append(proc)
+        wait_for(lambda: "beat: Starting" in log.read_text(errors="replace"), 60, "beat", log)
         return proc
 
     def api(
@@ -116,9 +124,9 @@ class Cluster:
             log,
         )
         url = f"http://127.0.0.1:{port}"
-        wait_for(lambda: answers(f"{url}/health"), 60, name, log)
-        proc = Proc(name, process, log, url)
+        proc = Proc(name, process, log, url, metrics=f"{url}/metrics")
         self.procs.append(proc)
+        wait_for(lambda: answers(f"{url}/health"), 60, name, log)
         return proc
 
     def respawn(self, dead: Proc) -> Proc:

@@ -1,16 +1,26 @@
-"""Helpers for tests that start real processes: a Celery worker, the API, the launcher."""
+"""Helpers for tests that start real processes: a Celery worker, the API, the launcher.
+
+Every process :func:`start` starts runs in a session (process group) of its own and is
+remembered until :func:`stop` stops it; whatever is still running when the test process ends
+is killed with its whole group: at exit (a test interrupted with Ctrl-C, whose fixtures'
+``finally`` did not get to it), on SIGTERM or SIGHUP (``timeout``, a closed terminal, a CI
+job cancelled), and, started from the main thread, by the kernel when the test process dies
+outright (``kill -9``: ``bench/exit_with_parent.py``'s ``PR_SET_PDEATHSIG``)."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import anyio
@@ -29,9 +39,59 @@ def free_port() -> int:
         return port
 
 
+GUARD = Path(__file__).resolve().parents[3] / "bench" / "exit_with_parent.py"
+_LIVE: dict[int, subprocess.Popen[bytes]] = {}
+"""Every process started and not yet stopped, by pid (its process group's id)."""
+_LOCK = threading.Lock()
+_HOOKED: list[bool] = []
+
+
+def reap_all() -> list[int]:
+    """SIGKILL the process group of every process started and not stopped; their pids."""
+    with _LOCK:
+        found = list(_LIVE.values())
+        _LIVE.clear()
+    for process in found:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+    for process in found:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(5)
+    return [process.pid for process in found]
+
+
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    reap_all()
+    previous = _PREVIOUS.get(signum)
+    if callable(previous):
+        previous(signum, frame)
+        return
+    signal.signal(signum, signal.SIG_DFL)  # die of it, as without this hook
+    os.kill(os.getpid(), signum)
+
+
+_PREVIOUS: dict[int, Any] = {}
+
+
+def _hook_exit() -> None:
+    """Once per test process, from the main thread: reap at exit and on SIGTERM/SIGHUP."""
+    if _HOOKED or threading.current_thread() is not threading.main_thread():
+        return
+    _HOOKED.append(True)
+    atexit.register(reap_all)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        _PREVIOUS[signum] = signal.getsignal(signum)
+        signal.signal(signum, _on_signal)
+
+
 def start(argv: list[str], env: Mapping[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """``argv`` in a session of its own, output to ``log``, killed with this process (above)."""
+    _hook_exit()
+    if threading.current_thread() is threading.main_thread():
+        # the kernel ties PR_SET_PDEATHSIG to the thread that started the child
+        argv = [sys.executable, str(GUARD), str(os.getpid()), *argv]
     with log.open("ab") as handle:
-        return subprocess.Popen(
+        process = subprocess.Popen(
             argv,
             env=dict(env),
             stdin=subprocess.DEVNULL,
@@ -39,6 +99,15 @@ def start(argv: list[str], env: Mapping[str, str], log: Path) -> subprocess.Pope
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+    with _LOCK:
+        _LIVE[process.pid] = process
+    return process
+
+
+def forget(process: subprocess.Popen[bytes]) -> None:
+    """``process`` is gone (killed and waited for by its test): no longer reaped."""
+    with _LOCK:
+        _LIVE.pop(process.pid, None)
 
 
 def lower_priority(pid: int, nice: int) -> None:
@@ -65,6 +134,10 @@ def stop(process: subprocess.Popen[bytes], timeout: float = 10.0) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait(5)
+    # what it started in its group and left behind (a uvicorn reloader's child, a pool process)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    forget(process)
 
 
 def wait_for(check: Callable[[], bool], timeout: float, what: str, log: Path | None = None) -> None:
