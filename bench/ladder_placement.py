@@ -23,7 +23,7 @@ rating). Each policy plays each pool with the same true strengths; medians and q
 
 Size: ``POOLS`` is 4 (``BENCH_LADDER_POOLS``; docs/ladder.md's table is of 20). Every tick refits
 the whole pool, so a run costs its ticks (up to 1,400) times a fit over up to 20,000 matches:
-20-80 s of CPU a run, three runs a pool. The runs are spread over one process a core.
+80-130 s a run on this loaded machine, three runs a pool. The runs are spread over one process a core.
 """
 
 from __future__ import annotations
