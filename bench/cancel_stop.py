@@ -33,6 +33,7 @@ from arena.sdk import BotServer, strategy_decider
 from arena.wire.protocol import ActRequest
 from bench.platform_procs import Procs
 from bench.platform_run import ROOT, platform_run
+from bench.serve import start_api
 
 QUIET_S = 5.0
 WAYS = ("cancel", "delete")
@@ -125,7 +126,7 @@ def run(root: Path = ROOT) -> list[dict[str, Any]]:
     calls_before = int(os.environ.get("BENCH_CALLS_BEFORE", "30"))
     with platform_run("cancel", root) as platform, Procs(platform.work / "logs", root) as procs:
         procs.celery_worker("worker", "matches,results", 8, platform.env)
-        api = procs.api(platform.env)
+        api = start_api(procs, platform.env)
         tree = "this" if root == ROOT else str(root)
         return [
             {"tree": tree, **decide_mid_match(api, way, calls_before, answer_s)} for way in WAYS

@@ -27,7 +27,6 @@ import json
 import os
 import socket
 import statistics
-import sys
 import threading
 import time
 from pathlib import Path
@@ -44,8 +43,8 @@ from bench.export_readers_kit import (
 )
 from bench.platform_procs import Procs
 from bench.platform_run import ROOT, platform_env, platform_run
+from bench.serve import SERVED, port_of, start_api
 from bench.smoke import env_size
-from services.launch.embedded._process import choose_port
 
 
 def _cpu_s(pid: int) -> float:
@@ -109,22 +108,6 @@ def _under_load(port: int, tid: int, clients: int, seconds: float) -> dict[str, 
     }
 
 
-def _api(procs: Procs, env: dict[str, str]) -> tuple[int, int]:
-    port = choose_port(())
-    argv = [sys.executable, "-m", "services.api.serve", "--port", str(port), "--no-access-log"]
-    process = procs.start("api", argv, env)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health/live", timeout=5).status_code == 200:
-                return port, process.pid
-        except httpx.HTTPError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"the API did not start:\n{procs.log('api')[-3000:]}")
-        time.sleep(0.2)
-
-
 def measure(root: Path, database_url: str, tid: int, work: Path) -> dict[str, Any]:
     repeat = int(env_size("BENCH_EXPORT_REPEAT", "5", "1"))
     stalled = int(env_size("BENCH_STALLED", "100", "4"))
@@ -137,7 +120,8 @@ def measure(root: Path, database_url: str, tid: int, work: Path) -> dict[str, An
     )
     path = f"/v1/tournaments/{tid}/export"
     with Procs(work / "logs", root) as procs:
-        port, pid = _api(procs, env)
+        port = port_of(start_api(procs, env, argv=SERVED, health=False))
+        pid = procs.running["api"].pid
         began = _cpu_s(pid)
         size = _download(port, path, gzip=False)
         first_cpu = _cpu_s(pid) - began

@@ -10,8 +10,6 @@ import contextlib
 import os
 import secrets
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,6 +21,9 @@ from arena.client.connection import InProcessBot
 from arena.match.replay import EntrantRecord
 from arena.match.runner import run_match
 from arena.sdk import strategy_decider
+from bench.platform_procs import Procs
+from bench.platform_run import ROOT
+from bench.serve import SERVED, port_of, start_api
 from engine.rules import Rules
 from services import flow
 from services.base.config import Secret
@@ -109,12 +110,6 @@ def stalled_reader(port: int, path: str, **kwargs: object) -> socket.socket:
     return sock
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def rss_bytes(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -130,8 +125,8 @@ class ApiProcess:
 
 @contextlib.contextmanager
 def api_process(database_url: str, data_dir: Path, **env: str) -> Iterator[ApiProcess]:
-    """``python -m services.api.serve`` on 127.0.0.1 with these ``TRUCO_*`` settings (on
-    another free port if the one chosen was taken meanwhile)."""
+    """``python -m services.api.serve`` on 127.0.0.1 with these ``TRUCO_*`` settings
+    (:func:`bench.serve.start_api`; its log under ``data_dir``)."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("TRUCO_")}
     environ.pop("REDIS_URL", None)  # rate-limit counters in memory
     environ.update(
@@ -144,56 +139,9 @@ def api_process(database_url: str, data_dir: Path, **env: str) -> Iterator[ApiPr
         **env,
     )
     data_dir.mkdir(parents=True, exist_ok=True)
-    log = data_dir / "api.log"
-    for attempt in range(3):
-        port = free_port()
-        with log.open("ab") as out:
-            process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "services.api.serve",
-                    "--port",
-                    str(port),
-                    "--no-access-log",
-                ],
-                env=environ,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        try:
-            if _started(process, port):
-                yield ApiProcess(port, process.pid)
-                return
-        finally:
-            _stop(process)
-        if attempt == 2 or "address already in use" not in log.read_text():
-            raise AssertionError(f"the API process did not start:\n{log.read_text()[-3000:]}")
-
-
-def _started(process: subprocess.Popen[bytes], port: int) -> bool:
-    """Whether the process answers ``/health/live`` (False: it exited first)."""
-    probe = request("/health/live")
-    deadline = time.monotonic() + 60
-    while process.poll() is None:
-        assert time.monotonic() < deadline, "the API process did not start in 60 s"
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1) as s:
-            s.sendall(probe)
-            if s.recv(64).startswith(b"HTTP/1.1 200"):
-                return True
-        time.sleep(0.1)
-    return False
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(5)
+    with Procs(data_dir, ROOT) as procs:
+        port = port_of(start_api(procs, environ, argv=SERVED, health=False))
+        yield ApiProcess(port, procs.running["api"].pid)
 
 
 def read_response(sock: socket.socket) -> tuple[bytes, bytes]:

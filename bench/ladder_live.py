@@ -35,6 +35,7 @@ import httpx
 from bench.platform_procs import Procs, orphan_proof
 from bench.platform_round import _post
 from bench.platform_run import ROOT, platform_run
+from bench.serve import start_api
 from bench.smoke import env_size
 from bench.tinybot import TinyBots
 
@@ -189,7 +190,7 @@ def run(plan: Plan) -> dict[str, Any]:
             beat = [sys.executable, "-m", "celery", "-A", "services.worker.celery_app", "beat"]
             beat += ["--schedule", str(platform.work / "beat-schedule"), "--loglevel=INFO"]
             procs.start("beat", beat, env)
-            api = procs.api(env)
+            api = start_api(procs, env)
             return asyncio.run(measure(api, bots.urls, platform.database_url, plan))
 
 

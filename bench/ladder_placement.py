@@ -20,22 +20,29 @@ Policies: ``ours`` (:mod:`services.ladder.matchmaker`), ``uniform`` (random pair
 ``near_rank`` (Kaggle-style: bots still placing first, each with a random opponent of similar
 rating). Each policy plays each pool with the same true strengths; medians and quartiles over
 ``POOLS`` pools, since one pool's run can be many times longer than another's.
+
+Size: ``POOLS`` is 4 (``BENCH_LADDER_POOLS``; docs/ladder.md's table is of 20). Every tick refits
+the whole pool, so a run costs its ticks (up to 1,400) times a fit over up to 20,000 matches:
+80-130 s a run on this loaded machine, three runs a pool. The runs are spread over one process a core.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import multiprocessing
+import os
 import random
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from bench.smoke import size
+from bench.smoke import env_size, size
 from services.domain.rating_fit import GameTable, fit_ratings
 from services.domain.ratings import BotId
 from services.ladder.matchmaker import Pair, pair_key, pick_1v1
@@ -47,7 +54,7 @@ from services.ladder.model import (
     even_matches_to_place,
 )
 
-POOLS = size(20, 2)
+POOLS = int(env_size("BENCH_LADDER_POOLS", "4", "2"))
 POOL = size(200, 20)
 SPREAD = 200.0
 SLOTS = 20
@@ -237,6 +244,11 @@ def run(policy: Policy, seed: int) -> Run:
     return Run(matches_to_top, reached, placement, time.perf_counter() - started)
 
 
+def run_named(name: str, seed: int) -> Run:
+    """:func:`run` with the policy named (what a process of the pool is sent)."""
+    return run(POLICIES[name], seed)
+
+
 def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
     q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
     return q1, median, q3
@@ -247,10 +259,13 @@ def main(pools: int = POOLS, only: Sequence[str] = ()) -> None:
     processes on the same pools; the summary then compares what was run)."""
     bound = even_matches_to_place()
     names = [n for n in POLICIES if not only or n in only]
+    jobs = [(name, seed) for seed in range(pools) for name in names]
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(min(len(jobs), os.cpu_count() or 1), mp_context=spawn) as runner:
+        done = list(runner.map(run_named, *zip(*jobs, strict=True)))
     results: dict[str, list[Run]] = {name: [] for name in names}
-    for seed in range(pools):
-        for name in names:
-            results[name].append(run(POLICIES[name], seed))
+    for (name, _seed), one in zip(jobs, done, strict=True):
+        results[name].append(one)
     summary: dict[str, dict[str, object]] = {}
     for name, runs in results.items():
         top = [float(r.matches_to_top) for r in runs]

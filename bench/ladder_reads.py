@@ -44,8 +44,8 @@ from typing import Any
 import asyncpg
 
 from bench.database import NoServer, server_url, with_database
-from bench.page_views import _start_api
 from bench.platform_procs import Procs
+from bench.serve import port_of, start_api
 from bench.smoke import env_size
 from services.base.config import LOCAL_REDIS_URL, LadderSettings
 from services.db.migrate import migrate_url
@@ -194,7 +194,7 @@ async def _key(port: int) -> str:
 
 def _side(env: dict[str, str], logs: Path, name: str, kinds: list[str], bot: int) -> dict[str, Any]:
     with Procs(logs / name, ROOT) as procs:
-        port = _start_api(procs, env)
+        port = port_of(start_api(procs, env, health=False))
         key = asyncio.run(_key(port))
         probe = f"/v1/bots/{bot}"
         out = {}

@@ -20,30 +20,29 @@ delivered. Skips with the reason without PostgreSQL, Redis or Chromium.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import re
 import secrets
 import statistics
-import threading
 import time
 from typing import Any
 
 import asyncpg
 import msgspec
 import redis
-import uvicorn
 
 from arena.client.connection import InProcessBot
 from arena.match.replay import EntrantRecord
 from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
 from bench.database import server_url, with_database
+from bench.serve import api_app, in_thread
 from bench.smoke import size
 from engine.rules import Rules
 from services.base.config import (
     DatabaseSettings,
-    RateLimits,
     RedisSettings,
     Secret,
     SecretSettings,
@@ -69,30 +68,6 @@ class Thinking(InProcessBot):
     async def act(self, request: Any, bank: Any) -> Any:
         await asyncio.sleep(THINK_S)
         return await super().act(request, bank)
-
-
-def _serve(settings: Settings) -> tuple[uvicorn.Server, threading.Thread, str]:
-    from services.launch.app import create_app
-
-    server = uvicorn.Server(
-        uvicorn.Config(
-            # the bench's clients all come from 127.0.0.1: the per-address budgets are off
-            create_app(settings, rate_limits=RateLimits(enabled=False)),
-            host="127.0.0.1",
-            port=0,
-            log_level="warning",
-            lifespan="on",
-        )
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    return server, thread, f"http://127.0.0.1:{port}"
 
 
 async def _match(url: str) -> int:
@@ -198,7 +173,7 @@ async def _run(spectators: int, pages: int, baseline: bool) -> dict[str, Any]:
     url = with_database(admin, name)
     redis_url = os.environ.get("REDIS_URL", "").strip() or "redis://127.0.0.1:6379/0"
     prefix = f"bench-pages-{secrets.token_hex(4)}:"
-    server = thread = None
+    served = contextlib.ExitStack()  # the API, stopped before the database is dropped
     try:
         await migrate_url(url)
         mid = await _match(url)
@@ -215,7 +190,7 @@ async def _run(spectators: int, pages: int, baseline: bool) -> dict[str, Any]:
             else LivePublisher(writer, prefix, mid)
         )
         publisher.begin()
-        server, thread, base = _serve(settings)
+        base = served.enter_context(in_thread(api_app(settings)))
         rss_before = _rss_kib()
         ctx = multiprocessing.get_context("spawn")
         queue = ctx.Queue()
@@ -302,9 +277,7 @@ async def _run(spectators: int, pages: int, baseline: bool) -> dict[str, Any]:
             "api_kib_per_stream": round(kib_per_stream, 1),
         }
     finally:
-        if server is not None and thread is not None:
-            server.should_exit = True
-            thread.join(10)
+        served.close()
         conn = await asyncpg.connect(admin)
         await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await conn.close()

@@ -44,10 +44,10 @@ import asyncpg
 
 from bench.database import server_url, with_database
 from bench.platform_procs import Procs, cpu_s
+from bench.serve import port_of, start_api
 from bench.smoke import env_size
 from services.base.config import LOCAL_REDIS_URL
 from services.db.migrate import migrate_url
-from services.launch.embedded._process import choose_port
 
 ROOT = Path(__file__).resolve().parents[1]
 DB_PREFIX = "bench_pages_"
@@ -221,33 +221,12 @@ async def _hammer(port: int, pid: int, page: str, probe: str) -> dict[str, Any]:
     }
 
 
-def _start_api(procs: Procs, env: dict[str, str]) -> int:
-    """The API under uvicorn on a free port (another is tried if that one was taken meanwhile):
-    its port, once uvicorn says it listens (then this process, not another, answers there)."""
-    for attempt in range(5):
-        port = choose_port(())
-        argv = [sys.executable, "-m", "uvicorn", "--factory", "services.launch.app:app_from_env"]
-        argv += ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
-        name = f"api{attempt}"
-        procs.start(name, argv, {**env, "PORT": str(port)})
-        deadline = time.monotonic() + 60
-        while f"Uvicorn running on http://127.0.0.1:{port}" not in procs.log(name):
-            if procs.running[name].poll() is not None:
-                break
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the API did not start:\n{procs.log(name)[-3000:]}")
-            time.sleep(0.2)
-        else:
-            procs.running["api"] = procs.running[name]
-            return port
-    raise RuntimeError(f"the API did not start:\n{procs.log(name)[-3000:]}")
-
-
 def _side(
     env: dict[str, str], cache_bytes: int, tid: int, bot: int, logs: Path, name: str
 ) -> dict[str, Any]:
     with Procs(logs / name, ROOT) as procs:
-        port = _start_api(procs, {**env, "TRUCO_PAGE_CACHE_BYTES": str(cache_bytes)})
+        env = {**env, "TRUCO_PAGE_CACHE_BYTES": str(cache_bytes)}
+        port = port_of(start_api(procs, env, health=False))
         pid = procs.running["api"].pid
         return asyncio.run(_hammer(port, pid, f"/tournaments/{tid}", f"/v1/bots/{bot}"))
 

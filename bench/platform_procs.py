@@ -1,5 +1,5 @@
-"""The platform's processes for a benchmark: the API under uvicorn, Celery workers, each in a
-session of its own that cannot outlive the bench.
+"""The platform's processes for a benchmark: the API (:func:`bench.serve.start_api`), Celery
+workers, each in a session of its own that cannot outlive the bench.
 
 Every process is started with ``start_new_session`` (so its whole group can be killed) and
 with ``PR_SET_PDEATHSIG`` = SIGKILL (Linux: the kernel kills it if the bench dies, even by
@@ -19,9 +19,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-import httpx
-
-from services.launch.embedded._process import choose_port, die_with_parent
+from services.launch.embedded._process import die_with_parent
 from services.worker.command import worker_argv
 
 
@@ -110,21 +108,6 @@ class Procs:
         self.wait_for(name, " ready.")
         return process
 
-    def api(self, env: Mapping[str, str]) -> str:
-        """The API (``services.launch.app:app_from_env`` under uvicorn, no access log): its base URL
-        once ``/health`` answers 200 (start a worker first)."""
-        port = choose_port(())
-        argv = [sys.executable, "-m", "uvicorn", "--factory", "services.launch.app:app_from_env"]
-        argv += ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
-        self.start("api", argv, {**env, "PORT": str(port)})
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while not _answers(f"{url}/health"):
-            if self.running["api"].poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the API did not start:\n{self.log('api')[-3000:]}")
-            time.sleep(0.2)
-        return url
-
     def close(self) -> None:
         for process in self.running.values():
             with contextlib.suppress(ProcessLookupError):
@@ -143,10 +126,3 @@ class Procs:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(url, timeout=5, trust_env=False).status_code == 200
-    except httpx.HTTPError:
-        return False

@@ -52,6 +52,7 @@ import httpx
 from bench.concurrency import percentile
 from bench.platform_procs import Procs, cpu_s, orphan_proof
 from bench.platform_run import ROOT, platform_run
+from bench.serve import start_api
 from bench.smoke import env_size
 from bench.tinybot import TinyBots
 
@@ -103,7 +104,7 @@ def start_platform(procs: Procs, env: dict[str, str], plan: Plan) -> tuple[str, 
         procs.celery_worker(f"bots{k}", "matches", threads, bot_env)
     for k in range(plan.trusted_workers):
         procs.celery_worker(f"trusted{k}", "results", plan.trusted_threads, env)
-    url = procs.api(env)
+    url = start_api(procs, env)
     return url, {name: p.pid for name, p in procs.running.items()}
 
 

@@ -27,14 +27,13 @@ import gzip
 import os
 import secrets
 import statistics
-import threading
 import time
 from typing import Any
 
 import msgspec
-import uvicorn
 
 from bench.database import NoServer, scratch_database
+from bench.serve import api_app, in_thread
 from services.base.config import DatabaseSettings, RateLimits, Secret, SecretSettings, Settings
 from services.base.secretbox import SecretBox
 from services.db import accounts as db_accounts
@@ -62,31 +61,12 @@ RECORD = """
 """
 
 
-def _serve(url: str) -> tuple[uvicorn.Server, threading.Thread, str]:
-    from services.launch.app import create_app
-
-    settings = Settings(
+def _settings(url: str) -> Settings:
+    return Settings(
         database=DatabaseSettings(url=url),
         secrets=SecretSettings(key=Secret(KEY)),
         rate_limits=RateLimits(enabled=False),
     )
-    server = uvicorn.Server(
-        uvicorn.Config(
-            create_app(settings, rate_limits=RateLimits(enabled=False)),
-            host="127.0.0.1",
-            port=0,
-            log_level="warning",
-            lifespan="on",
-        )
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.05)
-    return server, thread, f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
 
 
 async def _house(pool: Any) -> None:
@@ -234,12 +214,8 @@ async def _run() -> dict[str, Any]:
             await _house(pool)
         finally:
             await pool.close()
-        server, thread, base = _serve(url)
-        try:
+        with in_thread(api_app(_settings(url))) as base:
             return await asyncio.to_thread(_play, base)
-        finally:
-            server.should_exit = True
-            thread.join(10)
 
 
 def measure() -> dict[str, Any]:

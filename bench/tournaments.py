@@ -7,13 +7,16 @@ seeded random results (45% / 45% / 10% draws), so generating it costs little; on
 ``match_field`` with its split into parts (:mod:`services.tournaments.swiss.split`) and
 without it, on the same field in the same run.
 
-Last, the shape where C.3 forbids many pairs (issue 34): five rounds paired by ``pair_round``
-itself with random results and every match's higher-ranked player (initial rank) first and
-mano, as a file with no ``mano`` says; most players then have an absolute side preference.
+Last, the shape where C.3 forbids many pairs (issue 34): five rounds with random results and
+every match's higher-ranked player (initial rank) first and mano, as a file with no ``mano``
+says; most players then have an absolute side preference. Up to :data:`C3_PAIRED_MAX` players
+the rounds are paired by ``pair_round`` itself; above, five such pairings would take longer
+than the bench (more than 20 minutes at 10,000 players), so the rounds are paired directly in
+the same shape (:mod:`bench.c3_history`: Dutch halves by score group, no rematches, C.3 kept).
 Round six is timed in CPU seconds (``time.process_time``) with the sparse graph, side by side
 with the complete graph at 1,000 players (what the pairing fell back to before: 3.6-16.5 s).
-The history costs five pairings: at 10,000 players more than 20 minutes, so that size runs
-only when asked (``BENCH_C3_SIZES=1000,10000``).
+10,000 players run only when asked (``BENCH_C3_SIZES=1000,10000``): its round six had not
+finished after 50 minutes (15 of CPU, 7.8 GB) in the one run of 2026-12-07.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import json
 import random
 import time
 
+from bench.c3_history import c3_history
 from bench.smoke import env_size
 from bench.smoke import size as sized
 from services.domain import SideResult
@@ -36,10 +40,10 @@ SPLIT_SIZE = sized(10_000, 200)
 SPLIT_ROUNDS = (2, 3, 6)
 HISTORY_ROUNDS = 5
 TARGETS = {1_000: 2.0, 10_000: 60.0}
-# 10,000 players: BENCH_C3_SIZES=1000,10000. Not by default: its five rounds of history, paired
-# by pair_round itself, did not finish in 20 minutes on this machine (issue 34, left open)
-C3_SIZES = tuple(int(n) for n in env_size("BENCH_C3_SIZES", "1000", "60").split(","))
+# 10,000 players: BENCH_C3_SIZES=1000,10000 (not by default: round six ran over 50 min)
+C3_SIZES = tuple(int(n) for n in env_size("BENCH_C3_SIZES", "1000", "30,60").split(","))
 C3_SEEDS = sized((1, 2, 3), (1,))
+C3_PAIRED_MAX = sized(1_000, 30)  # above: the history paired directly (bench.c3_history)
 C3_COMPLETE_MAX = 1_000  # the complete graph's baseline: 500,000 edges at 1,000 players
 C3_TARGETS = {1_000: 1.0, 10_000: 60.0}
 
@@ -130,18 +134,22 @@ def ranked_first_history(players: list[Player], rounds: int, seed: int) -> list[
     return history
 
 
-def time_c3(size: int, seed: int) -> dict[str, float | int | bool | None]:
+def time_c3(size: int, seed: int) -> dict[str, str | float | int | bool | None]:
     """Round six of the C.3 shape: CPU seconds of ``pair_round`` (sparse), and of the
     complete graph on the same field up to :data:`C3_COMPLETE_MAX` players."""
     players = seeded_players(size, seed)
-    history = ranked_first_history(players, HISTORY_ROUNDS, seed)
+    if size <= C3_PAIRED_MAX:
+        history = ranked_first_history(players, HISTORY_ROUNDS, seed)
+    else:
+        history = c3_history(players, HISTORY_ROUNDS, seed)
     states = build_states(players, history)
     absolute = sum(1 for state in states if state.mano.strength == 3)
     start = time.process_time()
     pairing = pair_round(players, history)
     sparse_s = time.process_time() - start
     assert len(pairing.pairs) == size // 2
-    found: dict[str, float | int | bool | None] = {
+    found: dict[str, str | float | int | bool | None] = {
+        "history": "pair_round" if size <= C3_PAIRED_MAX else "direct",
         "absolute_share": round(absolute / size, 3),
         "sparse_cpu_s": round(sparse_s, 3),
         "complete_cpu_s": None,
@@ -191,7 +199,8 @@ def main() -> None:
             verdict = "" if c3_target is None else f" (target < {c3_target:g} s)"
             print(
                 f"swiss round 6, C.3 shape (higher-ranked always mano), {size:>6,} players, "
-                f"seed {seed}, {shape['absolute_share']:.0%} absolute: sparse "
+                f"seed {seed}, history by {shape['history']}, {shape['absolute_share']:.0%} "
+                f"absolute: sparse "
                 f"{shape['sparse_cpu_s']:.2f} s CPU{verdict}; {complete}"
             )
     print(

@@ -145,3 +145,11 @@ def c3_forces_floats(field: Field) -> bool:
     cross edges rarely hold the surplus side's legal partners)."""
     bye_group = field.bye_group() if field.size % 2 else None
     return any(k > 1 for k in needed_crossings(field, bye_group))
+
+
+def has_clash(field: Field, partner: Mapping[int, int], bye: int | None) -> bool:
+    """Whether a player is left unpaired or a pair breaks C.3: the candidate graph lacked the
+    legal partners that C.3 leaves (see :func:`services.tournaments.swiss.graph.sparse_edges`)."""
+    if len(partner) + (bye is not None) < field.size:
+        return True
+    return any(i < j and field.clash(i, j) for i, j in partner.items())

@@ -5,21 +5,35 @@ The sparse graph keeps, for every player:
 * inside its score group, the ``window`` nearest players of each mano class (wants mano / wants
   not / indifferent) around its Dutch partners (``pos ± size//2``), skipping past opponents;
 * towards each of the next ``reach`` groups below, the bottom ``2·window`` players of its group
-  against the top ``2·window`` of the other group (the only players the float tiers prefer).
+  against the top ``2·window`` of the other group (the only players the float tiers prefer);
+  and, when C.3 forces ``k > 1`` crossings of the boundary (two players who must both be mano, or
+  both not, cannot meet: :func:`~services.tournaments.swiss.certificate.needed_crossings`),
+  for each two C.3 classes that may meet (absolutely mano / absolutely not / free), the bottom
+  ``max(2·window + k, 128)`` of one class above against the top as many of the other below:
+  the surplus side's floaters then find their legal partners below (128: twice the distance
+  past which the rank tier is capped and every float of a class costs the same).
 
 Rematch edges never exist. :mod:`services.tournaments.swiss.pairing` widens ``window`` and ``reach`` only
-for the score groups whose pairing could not be certified optimal, up to the complete graph.
+for the score groups whose pairing could not be certified optimal, up to the complete graph; when
+the matching had to break C.3 (or leave a player out) for want of legal edges, every group's
+window is doubled instead (the repair is an alternating path that can run through any group).
+A wider graph is a superset of the narrower one, so a certified pairing stays the complete
+graph's (the certificate, not the graph, carries the optimality argument).
 """
 
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Iterator, Sequence
 from itertools import combinations
 
+from services.tournaments.swiss.certificate import needed_crossings
 from services.tournaments.swiss.field import Field
+from services.tournaments.swiss.weights import RANK_CAP
 
 DEFAULT_WINDOW = 16
+CAP_RADIUS = math.isqrt(RANK_CAP)  # 64: rank distances beyond it are all capped
 
 
 def complete_edges(field: Field) -> list[tuple[int, int]]:
@@ -73,10 +87,36 @@ def _group_edges(field: Field, g: int, window: int, out: set[tuple[int, int]]) -
                         break
 
 
-def _cross_edges(field: Field, g: int, h: int, width: int, out: set[tuple[int, int]]) -> None:
+def _by_class(field: Field, members: range) -> dict[int, list[int]]:
+    classes: dict[int, list[int]] = {}
+    for i in members:
+        classes.setdefault(field.c3_side(i), []).append(i)
+    return classes
+
+
+def _cross_edges(
+    field: Field, g: int, h: int, width: int, extra: int, out: set[tuple[int, int]]
+) -> None:
+    """The bottom ``width`` of group ``g`` against the top ``width`` of group ``h``; and, for
+    every two C.3 classes that may meet, the bottom ``width + extra`` of that class in ``g``
+    against the top ``width + extra`` of the other in ``h`` (``extra``: the crossings C.3
+    forces, :func:`~services.tournaments.swiss.certificate.needed_crossings`, so that the
+    players of a surplus side find partners of the other side below)."""
     upper = range(max(field.starts[g], field.starts[g + 1] - width), field.starts[g + 1])
     lower = range(field.starts[h], min(field.starts[h + 1], field.starts[h] + width))
     out.update((i, j) for i in upper for j in lower if not field.played(i, j))
+    if extra <= 1:
+        return  # parity alone: any player may cross, the plain window serves
+    # past RANK_CAP's radius every float costs the same on the rank tier (the jitter then picks
+    # among the whole class): at least that many of each class, so one solve mostly suffices
+    wide = max(width + extra, 2 * CAP_RADIUS)
+    above = _by_class(field, range(field.starts[g], field.starts[g + 1]))
+    below = _by_class(field, range(field.starts[h], field.starts[h + 1]))
+    for side_up, ups in above.items():
+        for side_down, downs in below.items():
+            if side_up and side_up == side_down:
+                continue  # a clash: C.3 forbids it
+            out.update((i, j) for i in ups[-wide:] for j in downs[:wide] if not field.played(i, j))
 
 
 def sparse_edges(
@@ -85,10 +125,12 @@ def sparse_edges(
     """The sparse candidate graph with a ``window`` and a ``reach`` per score group."""
     out: set[tuple[int, int]] = set()
     groups = field.group_count
+    forced = needed_crossings(field, field.bye_group() if field.size % 2 else None)
     for g in range(groups):
         _group_edges(field, g, windows[g], out)
         for h in range(g + 1, min(groups, g + 1 + reaches[g])):
-            _cross_edges(field, g, h, 2 * max(windows[g], windows[h]), out)
+            width = 2 * max(windows[g], windows[h])
+            _cross_edges(field, g, h, width, max(forced[g:h]), out)
     return sorted(out)
 
 

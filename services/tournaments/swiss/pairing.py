@@ -16,6 +16,7 @@ from services.tournaments.model import Pair, Player, Round, RoundPairing
 from services.tournaments.swiss.certificate import (
     c3_forces_floats,
     forced_clash,
+    has_clash,
     uncertified_groups,
 )
 from services.tournaments.swiss.field import Field, make_field
@@ -33,6 +34,7 @@ from services.tournaments.swiss.state import build_states
 from services.tournaments.swiss.weights import WeightLayout, bye_weight, make_layout, pair_weights
 
 WIDEN_FACTOR = 4
+CLASH_WIDEN_FACTOR = 2
 EXACT_MAX_PLAYERS = 2_000
 """Up to this many players the exact graph (:mod:`swiss.pruned`, built by visiting every pair)
 is tried before the complete graph."""
@@ -114,11 +116,17 @@ def match_field(
         problems = uncertified_groups(field, result.partner, result.bye)
         if complete or not problems:
             return Matching(result.partner, result.bye, result.edges, complete, result.weight)
-        widened = {h for g in problems for h in (g - 1, g, g + 1) if 0 <= h < groups}
         before = (list(windows), list(reaches))
-        for g in widened:
-            windows[g] = min(windows[g] * WIDEN_FACTOR, max(field.group_size(g), 1))
-            reaches[g] = min(reaches[g] + 1, groups - 1 - g)
+        if has_clash(field, result.partner, result.bye):
+            # C.3 left some player without a legal partner in the window: the repair is an
+            # alternating path that may run through any group, so every group gets more
+            for g in range(groups):
+                windows[g] = min(windows[g] * CLASH_WIDEN_FACTOR, max(field.group_size(g), 1))
+        else:
+            widened = {h for g in problems for h in (g - 1, g, g + 1) if 0 <= h < groups}
+            for g in widened:
+                windows[g] = min(windows[g] * WIDEN_FACTOR, max(field.group_size(g), 1))
+                reaches[g] = min(reaches[g] + 1, groups - 1 - g)
         if (windows, reaches) == before:
             sparse = False
 
