@@ -86,6 +86,20 @@ class _Round:
                 raise RuntimeError(f"no rematch-free partner for {a!r}")
 
 
+def take_bye(
+    order: list[PlayerId], had_bye: set[PlayerId], points: dict[PlayerId, int]
+) -> tuple[PlayerId, ...]:
+    """An odd field's bye to the lowest player in ``order`` without one (taken out of
+    ``order``, two half points); () for an even field."""
+    if len(order) % 2 == 0:
+        return ()
+    bye = next(pid for pid in reversed(order) if pid not in had_bye)
+    order.remove(bye)
+    had_bye.add(bye)
+    points[bye] += 2
+    return (bye,)
+
+
 def c3_history(players: list[Player], rounds: int, seed: int) -> list[Round]:
     """``rounds`` rounds of ``players`` (best initial rank first) in the C.3 shape."""
     rng = random.Random(seed)
@@ -97,13 +111,7 @@ def c3_history(players: list[Player], rounds: int, seed: int) -> list[Round]:
     history: list[Round] = []
     for _ in range(rounds):
         order = sorted(points, key=lambda pid: (-points[pid], rank[pid]))
-        byes: tuple[PlayerId, ...] = ()
-        if len(order) % 2:
-            bye = next(pid for pid in reversed(order) if pid not in had_bye)
-            order.remove(bye)
-            had_bye.add(bye)
-            points[bye] += 2
-            byes = (bye,)
+        byes = take_bye(order, had_bye, points)
         preference = {pid: mano_preference(side) for pid, side in sides.items()}
         pairing = _Round(rank, met, preference)
         floated: list[PlayerId] = []

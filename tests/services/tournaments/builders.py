@@ -107,25 +107,3 @@ def foreign_swiss(field: list[Player], rounds: int, seed: int) -> list[Round]:
             points[pid] += 1
         history.append(Round(matches=tuple(matches), byes=byes))
     return history
-
-
-def ranked_first_swiss(field: list[Player], rounds: int, seed: int) -> list[Round]:
-    """Our own pairing, random results (10% draws), each match written with its higher-ranked
-    player first and no mano, so that player was mano: after a few rounds most players have an
-    absolute side preference and C.3 forbids many pairs. Stops early when no pairing is left."""
-    rng = random.Random(seed)
-    rank = {p.id: k for k, p in enumerate(field)}
-    history: list[Round] = []
-    for _ in range(rounds):
-        try:
-            pairing = pair_round(field, history)
-        except NoValidPairing:
-            break
-        matches = []
-        for pair in pairing.pairs:
-            a, b = sorted((pair.a, pair.b), key=rank.__getitem__)
-            result: SideResult = rng.choices(("a", "b", "draw"), weights=(45, 45, 10))[0]
-            matches.append(PlayedMatch(a=a, b=b, result=result))
-        byes = () if pairing.bye is None else (pairing.bye,)
-        history.append(Round(matches=tuple(matches), byes=byes))
-    return history

@@ -259,22 +259,36 @@ class Frame:
     data: dict[str, Any]
 
 
-def sse_frames(response: httpx.Response) -> Iterator[Frame]:
-    """The events of a text/event-stream (comments skipped)."""
-    event, ident, data = "message", "", []
-    for line in response.iter_lines():
+class FrameReader:
+    """Lines of a text/event-stream in, events out (comments skipped): one parser for the
+    synchronous and the asynchronous readers."""
+
+    def __init__(self) -> None:
+        self.event, self.ident, self.data = "message", "", list[str]()
+
+    def feed(self, line: str) -> Frame | None:
         if not line:
-            if data:
-                yield Frame(event, ident, json.loads("\n".join(data)))
-            event, ident, data = "message", "", []
-        elif line.startswith(":"):
-            continue
-        else:
+            found = None
+            if self.data:
+                found = Frame(self.event, self.ident, json.loads("\n".join(self.data)))
+            self.event, self.ident, self.data = "message", "", []
+            return found
+        if not line.startswith(":"):
             name, _, value = line.partition(":")
             value = value.removeprefix(" ")
             if name == "event":
-                event = value
+                self.event = value
             elif name == "id":
-                ident = value
+                self.ident = value
             elif name == "data":
-                data.append(value)
+                self.data.append(value)
+        return None
+
+
+def sse_frames(response: httpx.Response) -> Iterator[Frame]:
+    """The events of a text/event-stream (comments skipped)."""
+    reader = FrameReader()
+    for line in response.iter_lines():
+        frame = reader.feed(line)
+        if frame is not None:
+            yield frame

@@ -15,7 +15,6 @@ a thread of their own (:class:`Spectators`).
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import threading
 from collections.abc import AsyncIterator
@@ -25,29 +24,17 @@ from typing import Any
 import asyncpg
 import httpx
 
-from tests.services.worker.play_cluster import Frame
+from tests.services.worker.play_cluster import Frame, FrameReader
 from tests.services.worker.soak_people import RETRYABLE, Answers
 
 
 async def frames(response: httpx.Response) -> AsyncIterator[Frame]:
-    event, ident = "message", ""
-    data: list[str] = []
+    """The events of a text/event-stream, read asynchronously."""
+    reader = FrameReader()
     async for line in response.aiter_lines():
-        if not line:
-            if data:
-                yield Frame(event, ident, json.loads("\n".join(data)))
-            event, ident, data = "message", "", []
-        elif line.startswith(":"):
-            continue
-        else:
-            name, _, value = line.partition(":")
-            value = value.removeprefix(" ")
-            if name == "event":
-                event = value
-            elif name == "id":
-                ident = value
-            elif name == "data":
-                data.append(value)
+        frame = reader.feed(line)
+        if frame is not None:
+            yield frame
 
 
 @dataclass

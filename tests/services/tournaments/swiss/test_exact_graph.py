@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.c3_history import c3_history
-from bench.tournaments import seeded_players
+from bench.tournaments import ranked_first_history, seeded_players
 from services.tournaments.swiss import pairing
 from services.tournaments.swiss.certificate import c3_forces_floats, uncertified_groups
 from services.tournaments.swiss.field import Field, make_field
@@ -24,10 +24,9 @@ from tests.services.tournaments.builders import (
     foreign_swiss,
     players,
     random_swiss,
-    ranked_first_swiss,
 )
 
-HISTORIES = {"own": random_swiss, "foreign": foreign_swiss, "ranked_first": ranked_first_swiss}
+HISTORIES = {"own": random_swiss, "foreign": foreign_swiss, "ranked_first": ranked_first_history}
 
 
 def field_of(size: int, rounds: int, seed: int, kind: str, final: bool = False) -> Field:
