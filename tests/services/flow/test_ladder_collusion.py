@@ -45,6 +45,12 @@ NOW = datetime(2026, 12, 4, 12, 0, tzinfo=UTC)
 TICKS = 40
 ADMIN = Actor(None, "server:test")
 MOST_TICKS = 300  # a hang guard: the evidence grows with every concession
+DAY_TICKS = 100
+"""Ticks of one ladder day. A pair meets at most ``pair_per_day_placing`` (16) times a day: in
+one day the target met each accomplice's two bots 32 times in all by about the 140th tick, and
+the evidence stopped growing (z then stood anywhere from 3.0 to 5.7 by the seeds, and a game
+whose z was under 3 by then ran to ``MOST_TICKS`` without a flag). Days go by on the ladder
+too: each new one lets the pairs meet again."""
 
 
 def origin(address: str) -> bytes:
@@ -109,7 +115,7 @@ async def play(
     for k in range(MOST_TICKS if until_flagged else TICKS):
         if until_flagged and k >= TICKS and k % 10 == 0 and await flagged(flow_pool, game):
             break
-        ids = await flow_ladder.tick(flow_pool, SETTINGS, NOW + timedelta(seconds=k))
+        ids = await flow_ladder.tick(flow_pool, SETTINGS, clock(k))
         for row in await flow_pool.fetch(
             "SELECT match_id, bot_id FROM match_entrants WHERE match_id = ANY($1)", ids
         ):
@@ -119,6 +125,11 @@ async def play(
     else:  # (the loop ran to its end: with until_flagged, the detector never flagged both)
         assert not until_flagged, f"not flagged against both accomplices in {MOST_TICKS} ticks"
     return game, await fitted(flow_pool, [game.target, game.twin])
+
+
+def clock(tick: int) -> datetime:
+    """The game's time at ``tick``: a second a tick, a new ladder day every ``DAY_TICKS``."""
+    return NOW + timedelta(days=tick // DAY_TICKS, seconds=tick % DAY_TICKS)
 
 
 async def flagged(pool: asyncpg.Pool, game: Pool) -> bool:
