@@ -133,10 +133,22 @@ def clock(tick: int) -> datetime:
 
 
 async def flagged(pool: asyncpg.Pool, game: Pool) -> bool:
-    """Whether the detector, run now, flags the target against both accomplices' owners."""
-    await ladder_integrity.scan(pool, "1v1", SETTINGS)
+    """Whether the detector, run now, flags the target against both accomplices' owners for
+    its wins against them. A flag stays open once made, so only those this scan opened or
+    refreshed count (an earlier one may no longer hold: z near 3 moves with each result), and
+    only with the target's score above its prediction (while one accomplice's wins are still
+    in the yardstick of the other's, the target can be flagged against it for scoring below
+    its prediction)."""
+    ids = set(await ladder_integrity.scan(pool, "1v1", SETTINGS))
     flags = await ladder_integrity.open_flags(pool, "1v1")
-    owners = {f.against_id for f in flags if f.bot_id == game.target and f.against_kind == "owner"}
+    owners = {
+        f.against_id
+        for f in flags
+        if f.id in ids
+        and f.bot_id == game.target
+        and f.against_kind == "owner"
+        and f.evidence.score > f.evidence.expected + 0.2 * f.evidence.matches
+    }
     return owners >= set(game.colluder_owners)
 
 
