@@ -45,6 +45,12 @@ NOW = datetime(2026, 12, 4, 12, 0, tzinfo=UTC)
 TICKS = 40
 ADMIN = Actor(None, "server:test")
 MOST_TICKS = 300  # a hang guard: the evidence grows with every concession
+DAY_TICKS = 100
+"""Ticks of one ladder day. A pair meets at most ``pair_per_day_placing`` (16) times a day: in
+one day the target met each accomplice's two bots 32 times in all by about the 140th tick, and
+the evidence stopped growing (z then stood anywhere from 3.0 to 5.7 by the seeds, and a game
+whose z was under 3 by then ran to ``MOST_TICKS`` without a flag). Days go by on the ladder
+too: each new one lets the pairs meet again."""
 
 
 def origin(address: str) -> bytes:
@@ -109,7 +115,7 @@ async def play(
     for k in range(MOST_TICKS if until_flagged else TICKS):
         if until_flagged and k >= TICKS and k % 10 == 0 and await flagged(flow_pool, game):
             break
-        ids = await flow_ladder.tick(flow_pool, SETTINGS, NOW + timedelta(seconds=k))
+        ids = await flow_ladder.tick(flow_pool, SETTINGS, clock(k))
         for row in await flow_pool.fetch(
             "SELECT match_id, bot_id FROM match_entrants WHERE match_id = ANY($1)", ids
         ):
@@ -121,11 +127,28 @@ async def play(
     return game, await fitted(flow_pool, [game.target, game.twin])
 
 
+def clock(tick: int) -> datetime:
+    """The game's time at ``tick``: a second a tick, a new ladder day every ``DAY_TICKS``."""
+    return NOW + timedelta(days=tick // DAY_TICKS, seconds=tick % DAY_TICKS)
+
+
 async def flagged(pool: asyncpg.Pool, game: Pool) -> bool:
-    """Whether the detector, run now, flags the target against both accomplices' owners."""
-    await ladder_integrity.scan(pool, "1v1", SETTINGS)
+    """Whether the detector, run now, flags the target against both accomplices' owners for
+    its wins against them. A flag stays open once made, so only those this scan opened or
+    refreshed count (an earlier one may no longer hold: z near 3 moves with each result), and
+    only with the target's score above its prediction (while one accomplice's wins are still
+    in the yardstick of the other's, the target can be flagged against it for scoring below
+    its prediction)."""
+    ids = set(await ladder_integrity.scan(pool, "1v1", SETTINGS))
     flags = await ladder_integrity.open_flags(pool, "1v1")
-    owners = {f.against_id for f in flags if f.bot_id == game.target and f.against_kind == "owner"}
+    owners = {
+        f.against_id
+        for f in flags
+        if f.id in ids
+        and f.bot_id == game.target
+        and f.against_kind == "owner"
+        and f.evidence.score > f.evidence.expected + 0.2 * f.evidence.matches
+    }
     return owners >= set(game.colluder_owners)
 
 
