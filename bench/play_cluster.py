@@ -118,16 +118,7 @@ def _api(procs: Procs, name: str, env: dict[str, str]) -> str:
     argv = [sys.executable, "-m", "services.api.serve", "--host", "127.0.0.1"]
     procs.start(name, [*argv, "--port", str(port), "--no-access-log"], env)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"{url}/health", timeout=5, trust_env=False).status_code == 200:
-                return url
-        except httpx.HTTPError:
-            pass
-        if procs.running[name].poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"{name} did not start:\n{procs.log(name)[-3000:]}")
-        time.sleep(0.2)
+    return _healthy(procs, name, url, 60)
 
 
 @dataclass
@@ -241,15 +232,21 @@ def _proxy(procs: Procs, apis: list[str], work: Path) -> str:
     ports = [int(api.rsplit(":", 1)[1]) for api in apis]
     argv, url = proxy_argv(nginx, ports, choose_port(()), work)
     procs.start("nginx", argv, {"PATH": "/usr/sbin:/usr/bin:/bin"})
-    deadline = time.monotonic() + 30
+    return _healthy(procs, "nginx", url, 30)
+
+
+def _healthy(procs: Procs, name: str, url: str, seconds: float) -> str:
+    """``url`` once its ``/health`` answers 200; an error with the log of the process ``name``
+    if it exits or ``seconds`` pass first."""
+    deadline = time.monotonic() + seconds
     while True:
         try:
             if httpx.get(f"{url}/health", timeout=5, trust_env=False).status_code == 200:
                 return url
         except httpx.HTTPError:
             pass
-        if procs.running["nginx"].poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"nginx did not start:\n{procs.log('nginx')[-3000:]}")
+        if procs.running[name].poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"{name} did not start:\n{procs.log(name)[-3000:]}")
         time.sleep(0.2)
 
 
