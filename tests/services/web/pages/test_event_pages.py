@@ -17,14 +17,16 @@ from litestar import Litestar
 from services.api.guard.ratelimit import MemoryCounter
 from services.api.routes.schema_document import KeptJsonDocument
 from services.base.config import RateLimits, Settings, WebSettings
-from services.db.migrate import migrate_url
 from services.db.pool import create_pool
 from services.launch.app import create_app
 from services.web.pages.cached import page_cache
 from services.web.pages.page_cache import LIVE_S
 from services.web.pages.polls import STATE_KEY as POLLS_KEY
 from services.web.pages.tournament import VIEWS_KEY
-from tests.servers import PostgresServer, create_database, drop_database, new_database_name
+from tests.servers import (
+    PostgresServer,
+    new_migrated_database,
+)
 from tests.services.helpers.api_helpers import FrozenCounter
 from tests.services.web.accessibility import violations_by_width
 from tests.services.web.browser.test_page_weight import _serve
@@ -40,14 +42,8 @@ LIMIT = 100 * 1024
 @pytest.fixture(scope="module")
 def event(postgres_server: PostgresServer) -> Iterator[tuple[str, int]]:
     """(database URL, id of the finished 780-match round robin)."""
-    name = new_database_name()
-    url = run_async(create_database(postgres_server, name))
-    try:
-        run_async(migrate_url(url))
-        tid = run_async(seed_event(url))
-        yield url, tid
-    finally:
-        run_async(drop_database(postgres_server, name))
+    url = new_migrated_database(postgres_server)  # a template's copy, dropped with the others
+    yield url, run_async(seed_event(url))
 
 
 @asynccontextmanager

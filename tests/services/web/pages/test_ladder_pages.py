@@ -16,8 +16,10 @@ from typing import Any
 import httpx
 import pytest
 
-from services.db.migrate import migrate_url
-from tests.servers import PostgresServer, create_database, drop_database, new_database_name
+from tests.servers import (
+    PostgresServer,
+    new_migrated_database,
+)
 from tests.services.helpers.uvicorn_thread import serving
 from tests.services.web.accessibility import WIDTHS, blocking_violations
 from tests.services.web.conftest import web_app
@@ -40,15 +42,10 @@ class Site:
 
 @pytest.fixture(scope="module")
 def ladder_site(postgres_server: PostgresServer) -> Iterator[Site]:
-    name = new_database_name()
-    url = asyncio.run(create_database(postgres_server, name))
-    try:
-        asyncio.run(migrate_url(url))
-        seeded = asyncio.run(seed_ladder(url))
-        with serving(web_app(url), lifespan="auto") as base:
-            yield Site(base, seeded)
-    finally:
-        asyncio.run(drop_database(postgres_server, name))
+    url = new_migrated_database(postgres_server)  # a template's copy, dropped with the others
+    seeded = asyncio.run(seed_ladder(url))
+    with serving(web_app(url), lifespan="auto") as base:
+        yield Site(base, seeded)
 
 
 @pytest.fixture(scope="module")

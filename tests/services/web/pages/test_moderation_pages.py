@@ -24,11 +24,13 @@ from services.base.config import (
     SecretSettings,
     Settings,
 )
-from services.db.migrate import migrate_url
 from services.db.pool import create_pool
 from services.flow import moderation as flow
 from services.launch.app import create_app
-from tests.servers import PostgresServer, create_database, drop_database, new_database_name
+from tests.servers import (
+    PostgresServer,
+    new_migrated_database,
+)
 from tests.services.api.test_admin_api import play_ladder
 from tests.services.helpers.uvicorn_thread import serving
 from tests.services.web.accessibility import blocking_violations
@@ -80,21 +82,16 @@ class Site:
 
 @pytest.fixture(scope="module")
 def site(postgres_server: PostgresServer) -> Iterator[Site]:
-    name = new_database_name()
-    url = asyncio.run(create_database(postgres_server, name))
-    try:
-        asyncio.run(migrate_url(url))
-        seeded = asyncio.run(seed(url))
-        settings = Settings(
-            database=DatabaseSettings(url=url),
-            secrets=SecretSettings(key=Secret("m" * 48)),
-            rate_limits=RateLimits(pages_per_minute=1_000_000),
-            moderation=ModerationSettings(reports_per_hour=5),
-        )
-        with serving(create_app(settings), lifespan="auto") as base:
-            yield Site(base, seeded)
-    finally:
-        asyncio.run(drop_database(postgres_server, name))
+    url = new_migrated_database(postgres_server)  # a template's copy, dropped with the others
+    seeded = asyncio.run(seed(url))
+    settings = Settings(
+        database=DatabaseSettings(url=url),
+        secrets=SecretSettings(key=Secret("m" * 48)),
+        rate_limits=RateLimits(pages_per_minute=1_000_000),
+        moderation=ModerationSettings(reports_per_hour=5),
+    )
+    with serving(create_app(settings), lifespan="auto") as base:
+        yield Site(base, seeded)
 
 
 @pytest.fixture(scope="module")

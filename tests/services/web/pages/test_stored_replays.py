@@ -4,6 +4,7 @@ match without a viewer instead of failing the page."""
 
 from __future__ import annotations
 
+import asyncio
 import zlib
 from collections.abc import AsyncIterator
 
@@ -13,9 +14,11 @@ import msgspec
 import pytest
 
 from services.db import page_reads as db
-from services.db.migrate import migrate_url
 from services.db.pool import create_pool
-from tests.servers import PostgresServer, create_database, drop_database, new_database_name
+from tests.servers import (
+    PostgresServer,
+    new_migrated_database,
+)
 from tests.services.web.conftest import web_app
 from tests.services.web.seed import NAMES, Seeded, Seeder
 
@@ -24,13 +27,8 @@ pytestmark = pytest.mark.anyio
 
 @pytest.fixture
 async def database(postgres_server: PostgresServer) -> AsyncIterator[str]:
-    name = new_database_name()
-    url = await create_database(postgres_server, name)
-    try:
-        await migrate_url(url)
-        yield url
-    finally:
-        await drop_database(postgres_server, name)
+    # a template's copy, dropped with the others (new_migrated_database runs its own loop)
+    yield await asyncio.to_thread(new_migrated_database, postgres_server)
 
 
 async def test_unreadable_replays_leave_their_pages_without_a_viewer(database: str) -> None:
