@@ -288,7 +288,12 @@ async def register(pool: asyncpg.Pool, bots: SlowBots) -> list[int]:
 
 
 async def swiss_event(
-    pool: asyncpg.Pool, bots: SlowBots, *, name: str, rounds: int
+    pool: asyncpg.Pool,
+    bots: SlowBots,
+    *,
+    name: str,
+    rounds: int,
+    games_per_match: int = flow.TournamentSettings().games_per_match,
 ) -> tuple[int, list[int]]:
     """Register the bots and create a Swiss to 15 points with them entered: (its id, the bot
     ids). Not started: the test starts it once its workers run."""
@@ -300,7 +305,9 @@ async def swiss_event(
         name=name,
         format="swiss",
         mode="1v1",
-        settings=flow.TournamentSettings(rules=Rules(points_to_win=15), rounds=rounds),
+        settings=flow.TournamentSettings(
+            rules=Rules(points_to_win=15), rounds=rounds, games_per_match=games_per_match
+        ),
     )
     for bot_id in bot_ids:
         await flow.enter_tournament(pool, tournament.id, bot_id)

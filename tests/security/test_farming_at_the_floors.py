@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -40,19 +40,30 @@ async def play_api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[
         yield PlayApi(client, pool, guard, sender)
 
 
+class SlowBot(NamedTuple):
+    server: BotServer
+    delay: list[float]
+    """The seconds it takes over each decision (``delay[0]``; 0.4 s, settable)."""
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+
 @pytest.fixture
-def slow_bot() -> Iterator[BotServer]:
+def slow_bot() -> Iterator[SlowBot]:
     """A bot that takes 0.4 s over every decision."""
     decide = strategy_decider("random", seed=3)
+    delay = [SLOW_S]
 
     def slow(request: ActRequest) -> Any:
-        time.sleep(SLOW_S)
+        time.sleep(delay[0])
         return decide(request)
 
     server = BotServer(slow, name="slow", secret=None, port=0)
     server.start()
     try:
-        yield server
+        yield SlowBot(server, delay)
     finally:
         server.stop()
 
@@ -100,7 +111,7 @@ async def _farm(
 
 
 async def test_a_bot_not_yet_measured_loses_no_rating_by_a_forfeit_at_the_floors(
-    play_api: PlayApi, slow_bot: BotServer, fast_bot: BotServer
+    play_api: PlayApi, slow_bot: SlowBot, fast_bot: BotServer
 ) -> None:
     api = play_api
     _, victim = await api.account("victim")
@@ -119,7 +130,7 @@ async def test_a_bot_not_yet_measured_loses_no_rating_by_a_forfeit_at_the_floors
 
 
 async def test_a_measured_bot_is_entered_only_at_the_timeout_it_needs(
-    play_api: PlayApi, slow_bot: BotServer, fast_bot: BotServer
+    play_api: PlayApi, slow_bot: SlowBot, fast_bot: BotServer
 ) -> None:
     api = play_api
     _, victim = await api.account("victim")
@@ -127,8 +138,16 @@ async def test_a_measured_bot_is_entered_only_at_the_timeout_it_needs(
     prey = await _open(api, victim, slow_bot.url)
     sparring = int(str((await api.bot(victim, fast_bot.url))["id"]))
     # the victim's owner plays it once (a challenge, at the default 1000 ms): it is measured
+    # (one short game is enough: more than the 10 calls a measure needs)
     challenged = await api.client.post(
-        "/v1/challenges", json={"bot_a": prey, "bot_b": sparring}, headers=victim
+        "/v1/challenges",
+        json={
+            "bot_a": prey,
+            "bot_b": sparring,
+            "games_per_match": 1,
+            "rules": {"points_to_win": 15},
+        },
+        headers=victim,
     )
     assert challenged.status_code == 202, challenged.text
     measured = await api.pool.fetchval(
@@ -146,7 +165,9 @@ async def test_a_measured_bot_is_entered_only_at_the_timeout_it_needs(
     assert await _rating(api, prey) == before  # it never played the rated match
     # at the timeout it needs, the same entry is accepted, and its match is played at that
     # timeout (whether a 0.4 s bot answers within 1.25 times its p95 depends on the machine's
-    # load at the time: a fact about this machine, not a guarantee to assert)
+    # load at the time: a fact about this machine, not a guarantee to assert; so the bot
+    # answers at once from here, which changes neither its measure nor the rule checked)
+    slow_bot.delay[0] = 0.0
     fair = await _farm(api, attacker, prey, mine, **{**FLOORS, "timeout_ms": need})
     assert fair.status_code == 201, fair.text
     played = api.sender.played[-1]  # type: ignore[union-attr]
