@@ -249,6 +249,9 @@ class SlowBots:
     servers: list[BotServer] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)
     acts: int = 0
+    hurried: bool = False
+    """Set once what needed slow bots has happened (a kill mid-match): from then on every bot
+    answers at once, so what is played after (the recovery) takes no longer than it must."""
     dealt: dict[tuple[str, int, int], tuple[str, ...]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -261,7 +264,7 @@ class SlowBots:
                 self.acts += 1
                 key = (request.game_id, seen.hand, seen.seat)
                 self.dealt.setdefault(key, tuple(sorted(str(c) for c in seen.cards)))
-            if delay_s:
+            if delay_s and not self.hurried:
                 time.sleep(delay_s)
             return decide(request)
 

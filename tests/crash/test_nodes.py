@@ -107,6 +107,7 @@ async def test_two_nodes_of_each_kind_one_of_each_killed_mid_round(
             first_round,
         )
         assert open_matches >= 1  # killed in the middle of the round, not after it
+        bots.hurried = True  # what is left to play need not be slow
 
         await wait_db(
             pool,
