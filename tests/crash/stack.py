@@ -249,6 +249,9 @@ class SlowBots:
     servers: list[BotServer] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)
     acts: int = 0
+    hurried: bool = False
+    """Set once what needed slow bots has happened (a kill mid-match): from then on every bot
+    answers at once, so what is played after (the recovery) takes no longer than it must."""
     dealt: dict[tuple[str, int, int], tuple[str, ...]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -261,7 +264,7 @@ class SlowBots:
                 self.acts += 1
                 key = (request.game_id, seen.hand, seen.seat)
                 self.dealt.setdefault(key, tuple(sorted(str(c) for c in seen.cards)))
-            if delay_s:
+            if delay_s and not self.hurried:
                 time.sleep(delay_s)
             return decide(request)
 
@@ -288,7 +291,12 @@ async def register(pool: asyncpg.Pool, bots: SlowBots) -> list[int]:
 
 
 async def swiss_event(
-    pool: asyncpg.Pool, bots: SlowBots, *, name: str, rounds: int
+    pool: asyncpg.Pool,
+    bots: SlowBots,
+    *,
+    name: str,
+    rounds: int,
+    games_per_match: int = flow.TournamentSettings().games_per_match,
 ) -> tuple[int, list[int]]:
     """Register the bots and create a Swiss to 15 points with them entered: (its id, the bot
     ids). Not started: the test starts it once its workers run."""
@@ -300,7 +308,9 @@ async def swiss_event(
         name=name,
         format="swiss",
         mode="1v1",
-        settings=flow.TournamentSettings(rules=Rules(points_to_win=15), rounds=rounds),
+        settings=flow.TournamentSettings(
+            rules=Rules(points_to_win=15), rounds=rounds, games_per_match=games_per_match
+        ),
     )
     for bot_id in bot_ids:
         await flow.enter_tournament(pool, tournament.id, bot_id)

@@ -66,6 +66,7 @@ async def _kill_mid_match(
     acts = bots.acts
     status = await pool.fetchval("SELECT status FROM matches WHERE id = $1", match_id)
     assert status in ("queued", "running"), status
+    bots.hurried = True  # the match played again need not be slow
     return acts
 
 

@@ -37,6 +37,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.timeout(240)]
 
 BOTS = 8  # four boards a round
 ROUNDS = 3
+GAMES = 2  # short matches (the default is 6): still several in flight when the nodes die
 NODE = re.compile(r"\b((?:bots|trusted)-[0-9a-f]{6})@")
 
 
@@ -70,7 +71,9 @@ async def test_two_nodes_of_each_kind_one_of_each_killed_mid_round(
 ) -> None:
     for k in range(BOTS):
         bots.add("heuristic" if k % 2 else "random", 0.02, k)
-    tournament_id, bot_ids = await swiss_event(pool, bots, name="nodes cup", rounds=ROUNDS)
+    tournament_id, bot_ids = await swiss_event(
+        pool, bots, name="nodes cup", rounds=ROUNDS, games_per_match=GAMES
+    )
     with stack(env, tmp_path / "logs") as crew:
         trusted = [crew.trusted_worker(), crew.trusted_worker()]
         # two matches at most per bot-calling node: the four boards spread over both nodes
@@ -104,6 +107,7 @@ async def test_two_nodes_of_each_kind_one_of_each_killed_mid_round(
             first_round,
         )
         assert open_matches >= 1  # killed in the middle of the round, not after it
+        bots.hurried = True  # what is left to play need not be slow
 
         await wait_db(
             pool,

@@ -247,11 +247,20 @@ def _sql(database_url: str, statement: str, *args: object) -> None:
 
 @pytest.mark.parametrize("running", [False, True], ids=["finished", "running"])
 def test_stalled_readers_do_not_grow_the_api_memory(
-    api_database_url: str, tmp_path: Path, running: bool
+    api_database_url: str, tmp_path: Path, large_event: int, running: bool
 ) -> None:
-    tid = make_large_event(api_database_url)
+    """On the module's large event (made once: playing it is most of the cost), read by an
+    API process of the test's own (its own export cache)."""
+    tid = large_event
     if running:  # as if a round were still to come: streamed from the database, not a file
         _sql(api_database_url, "UPDATE tournaments SET status = 'running' WHERE id = $1", tid)
+    try:
+        _stalled_readers(api_database_url, tmp_path, tid, running)
+    finally:  # finished again, for the module's other tests
+        _sql(api_database_url, "UPDATE tournaments SET status = 'finished' WHERE id = $1", tid)
+
+
+def _stalled_readers(api_database_url: str, tmp_path: Path, tid: int, running: bool) -> None:
     path = _export_path(tid)
     with api_process(
         api_database_url,
