@@ -32,7 +32,7 @@ from tests.services.helpers.uvicorn_thread import served_app, serving
 from tests.services.web.conftest import WebData, error_free_page, run_async, shot
 from tests.services.web.live_rows import delete_match, live_app, running_match
 from tests.services.web.seed import NAMES, STRATEGIES
-from tests.services.web.waits import eventually
+from tests.services.web.waits import eventually, eventually_ticking
 
 pytestmark = pytest.mark.slow  # run early (tests/slow_first.py)
 
@@ -114,6 +114,7 @@ def test_a_live_page_applies_each_pushed_event_in_place(
     key = live_key(redis_target.prefix, mid)
     first = 6
     feed.rpush(key, *items[:first])
+    tab.clock.install()  # the spectator's pacing (live.js) runs on a clock the test moves on
     tab.goto(f"/matches/{mid}")
     assert tab.locator(".tabs.views a").all_inner_texts() == ["Spectator (live)"]
     eventually(tab, "!!window.__trucoStream && window.__trucoStream.readyState === 1")
@@ -127,15 +128,16 @@ def test_a_live_page_applies_each_pushed_event_in_place(
     for k in range(first, first + 30):
         before = tab.locator("#step-count").inner_text()
         feed.rpush(key, items[k])
-        expect(tab.locator("#step-count")).not_to_have_text(before, timeout=WAIT_MS)
+        eventually_ticking(
+            tab, "(b) => document.querySelector('#step-count').innerText !== b", before
+        )
         # never a card in a hand, never a card on the felt before it was played
         assert tab.locator(".hand svg.card[data-card]").count() == 0
         assert set(_felt_cards(tab)) <= set(_played(items[: k + 1]))
     # every pushed item got in: the last card played is on the felt, its line in the timeline
     last_card = _played(items[: first + 30])[-1]
-    expect(tab.locator(f'#felt svg.card[data-card="{last_card}"]').first).to_be_attached(
-        timeout=WAIT_MS
-    )
+    felt = f'#felt svg.card[data-card="{last_card}"]'
+    eventually_ticking(tab, "(f) => !!document.querySelector(f)", felt)
     assert tab.evaluate("document.querySelector('#score').dataset.mark") == "kept"
     assert tab.evaluate("window.__same_page") is True
     assert tab.evaluate("document.querySelector('#timeline ol.timeline').dataset.mark") == "kept"
@@ -148,7 +150,8 @@ def test_a_live_page_applies_each_pushed_event_in_place(
         served = _live_snapshot(fresh)
     finally:
         fresh.close()
-    expect(tab.locator("#step-count")).to_have_text(served["count"], timeout=WAIT_MS)
+    count = "(c) => document.querySelector('#step-count').innerText === c"
+    eventually_ticking(tab, count, served["count"])
     streamed = _live_snapshot(tab)
     assert len(streamed["rows"]) > rows_at_load  # a hand ended while streamed
     assert streamed == served
