@@ -179,10 +179,11 @@ def test_a_live_page_without_eventsource_polls(
     key = live_key(redis_target.prefix, mid)
     feed.rpush(key, *items[:4])
     tab.add_init_script("delete window.EventSource")
+    tab.clock.install()  # the page polls every 4 s (live.js): on a clock the test moves on
     tab.goto(f"/matches/{mid}")
     count = tab.locator("#step-count").inner_text()
     feed.rpush(key, *items[4:10])
-    expect(tab.locator("#step-count")).not_to_have_text(count, timeout=WAIT_MS)
+    eventually_ticking(tab, "(c) => document.querySelector('#step-count').innerText !== c", count)
     assert tab.evaluate("window.__trucoStream === undefined")
     assert tab.locator(".hand svg.card[data-card]").count() == 0
 
@@ -197,6 +198,7 @@ def _step_of(page: Any) -> int:
 
 def test_the_replay_steps_plays_and_the_address_follows(tab: Any, web_data: WebData) -> None:
     s = web_data.seeded
+    tab.clock.install()  # the player's timers run on a clock the test moves on
     tab.goto(f"/matches/{s.replay_match}")
     _ready(tab)
     tab.evaluate(
@@ -227,12 +229,12 @@ def test_the_replay_steps_plays_and_the_address_follows(tab: Any, web_data: WebD
     tab.select_option("#speed", "4")
     tab.locator("#play").click()
     expect(tab.locator("#play")).to_have_attribute("aria-pressed", "true")
-    eventually(tab, f"window.__trucoPlayer.step() >= {at + 3}")
+    eventually_ticking(tab, f"window.__trucoPlayer.step() >= {at + 3}")
     tab.locator("#play").click()
     expect(tab.locator("#play")).to_have_attribute("aria-pressed", "false")
     stopped = _step_of(tab)
     assert f"step={stopped}" in tab.url
-    tab.wait_for_timeout(1200)
+    tab.clock.run_for(1200)  # every timer due in 1.2 s fires
     assert _step_of(tab) == stopped  # paused: it stays
     expect(tab.locator("#announce")).to_contain_text(f"{stopped + 1}")
     # P plays and pauses too
@@ -438,6 +440,7 @@ def test_a_live_page_resumes_after_an_api_restart(
 
 def test_autoplay_to_the_end_and_back(tab: Any, web_data: WebData) -> None:
     s = web_data.seeded
+    tab.clock.install()  # the player's timers run on a clock the test moves on
     tab.goto(f"/matches/{s.replay_match}")
     _ready(tab)
     tab.keyboard.press("End")
@@ -447,7 +450,9 @@ def test_autoplay_to_the_end_and_back(tab: Any, web_data: WebData) -> None:
     tab.select_option("#speed", "4")
     tab.locator("#play").click()
     # it plays to the game's last event and stops there by itself
-    expect(tab.locator("#play")).to_have_attribute("aria-pressed", "false", timeout=WAIT_MS)
+    eventually_ticking(
+        tab, "document.querySelector('#play').getAttribute('aria-pressed') === 'false'"
+    )
     assert _step_of(tab) == last and f"step={last}" in tab.url
     expect(tab.locator("#announce")).to_contain_text(f"{last + 1}")
     assert tab.locator("#next").count() == 0  # the stepper's "next" is off at the end
@@ -456,5 +461,5 @@ def test_autoplay_to_the_end_and_back(tab: Any, web_data: WebData) -> None:
     assert _step_of(tab) == 0 and "step=0" in tab.url
     tab.keyboard.press("End")
     tab.locator("#play").click()
-    eventually(tab, "window.__trucoPlayer.step() < 3")
+    eventually_ticking(tab, "window.__trucoPlayer.step() < 3")
     tab.locator("#play").click()
