@@ -23,7 +23,7 @@ def eventually(page: Any, expression: str, arg: Any = None, *, timeout_ms: float
         page.wait_for_timeout(50)
 
 
-CLOCK_STEP_MS = 500
+CLOCK_STEP_MS = 1000
 """How far :func:`eventually_ticking` moves a page's clock between two looks."""
 
 
@@ -39,4 +39,4 @@ def eventually_ticking(
     while not page.evaluate(expression, arg):
         assert time.monotonic() < deadline, f"never true: {expression}"
         page.clock.run_for(CLOCK_STEP_MS)
-        page.wait_for_timeout(10)  # the network (a stream's next message) in real time
+        page.wait_for_timeout(40)  # the network (a stream's next message) in real time
