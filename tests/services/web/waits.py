@@ -21,3 +21,22 @@ def eventually(page: Any, expression: str, arg: Any = None, *, timeout_ms: float
     while not page.evaluate(expression, arg):
         assert time.monotonic() < deadline, f"never true: {expression}"
         page.wait_for_timeout(50)
+
+
+CLOCK_STEP_MS = 1000
+"""How far :func:`eventually_ticking` moves a page's clock between two looks."""
+
+
+def eventually_ticking(
+    page: Any, expression: str, arg: Any = None, *, timeout_ms: float = WAIT_MS
+) -> None:
+    """:func:`eventually` in a page whose clock Playwright drives (``page.clock.install()``
+    before it loads): between two looks the page's timers due in the next
+    :data:`CLOCK_STEP_MS` fire, one task each, in order, without their delays being waited
+    for in real time. The page's own pacing (an event a step, a hand's summary held) runs
+    as in production, only faster than the wall clock."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not page.evaluate(expression, arg):
+        assert time.monotonic() < deadline, f"never true: {expression}"
+        page.clock.run_for(CLOCK_STEP_MS)
+        page.wait_for_timeout(40)  # the network (a stream's next message) in real time

@@ -11,7 +11,6 @@ against uvicorn on 127.0.0.1 with the live feed in a real Redis:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,7 +31,7 @@ from tests.services.helpers.uvicorn_thread import served_app, serving
 from tests.services.web.conftest import WebData, error_free_page, run_async, shot
 from tests.services.web.live_rows import delete_match, live_app, running_match
 from tests.services.web.seed import NAMES, STRATEGIES
-from tests.services.web.waits import eventually
+from tests.services.web.waits import eventually, eventually_ticking
 
 pytestmark = pytest.mark.slow  # run early (tests/slow_first.py)
 
@@ -114,6 +113,7 @@ def test_a_live_page_applies_each_pushed_event_in_place(
     key = live_key(redis_target.prefix, mid)
     first = 6
     feed.rpush(key, *items[:first])
+    tab.clock.install()  # the spectator's pacing (live.js) runs on a clock the test moves on
     tab.goto(f"/matches/{mid}")
     assert tab.locator(".tabs.views a").all_inner_texts() == ["Spectator (live)"]
     eventually(tab, "!!window.__trucoStream && window.__trucoStream.readyState === 1")
@@ -127,15 +127,16 @@ def test_a_live_page_applies_each_pushed_event_in_place(
     for k in range(first, first + 30):
         before = tab.locator("#step-count").inner_text()
         feed.rpush(key, items[k])
-        expect(tab.locator("#step-count")).not_to_have_text(before, timeout=WAIT_MS)
+        eventually_ticking(
+            tab, "(b) => document.querySelector('#step-count').innerText !== b", before
+        )
         # never a card in a hand, never a card on the felt before it was played
         assert tab.locator(".hand svg.card[data-card]").count() == 0
         assert set(_felt_cards(tab)) <= set(_played(items[: k + 1]))
     # every pushed item got in: the last card played is on the felt, its line in the timeline
     last_card = _played(items[: first + 30])[-1]
-    expect(tab.locator(f'#felt svg.card[data-card="{last_card}"]').first).to_be_attached(
-        timeout=WAIT_MS
-    )
+    felt = f'#felt svg.card[data-card="{last_card}"]'
+    eventually_ticking(tab, "(f) => !!document.querySelector(f)", felt)
     assert tab.evaluate("document.querySelector('#score').dataset.mark") == "kept"
     assert tab.evaluate("window.__same_page") is True
     assert tab.evaluate("document.querySelector('#timeline ol.timeline').dataset.mark") == "kept"
@@ -148,7 +149,8 @@ def test_a_live_page_applies_each_pushed_event_in_place(
         served = _live_snapshot(fresh)
     finally:
         fresh.close()
-    expect(tab.locator("#step-count")).to_have_text(served["count"], timeout=WAIT_MS)
+    count = "(c) => document.querySelector('#step-count').innerText === c"
+    eventually_ticking(tab, count, served["count"])
     streamed = _live_snapshot(tab)
     assert len(streamed["rows"]) > rows_at_load  # a hand ended while streamed
     assert streamed == served
@@ -177,10 +179,11 @@ def test_a_live_page_without_eventsource_polls(
     key = live_key(redis_target.prefix, mid)
     feed.rpush(key, *items[:4])
     tab.add_init_script("delete window.EventSource")
+    tab.clock.install()  # the page polls every 4 s (live.js): on a clock the test moves on
     tab.goto(f"/matches/{mid}")
     count = tab.locator("#step-count").inner_text()
     feed.rpush(key, *items[4:10])
-    expect(tab.locator("#step-count")).not_to_have_text(count, timeout=WAIT_MS)
+    eventually_ticking(tab, "(c) => document.querySelector('#step-count').innerText !== c", count)
     assert tab.evaluate("window.__trucoStream === undefined")
     assert tab.locator(".hand svg.card[data-card]").count() == 0
 
@@ -195,6 +198,7 @@ def _step_of(page: Any) -> int:
 
 def test_the_replay_steps_plays_and_the_address_follows(tab: Any, web_data: WebData) -> None:
     s = web_data.seeded
+    tab.clock.install()  # the player's timers run on a clock the test moves on
     tab.goto(f"/matches/{s.replay_match}")
     _ready(tab)
     tab.evaluate(
@@ -225,12 +229,12 @@ def test_the_replay_steps_plays_and_the_address_follows(tab: Any, web_data: WebD
     tab.select_option("#speed", "4")
     tab.locator("#play").click()
     expect(tab.locator("#play")).to_have_attribute("aria-pressed", "true")
-    eventually(tab, f"window.__trucoPlayer.step() >= {at + 3}")
+    eventually_ticking(tab, f"window.__trucoPlayer.step() >= {at + 3}")
     tab.locator("#play").click()
     expect(tab.locator("#play")).to_have_attribute("aria-pressed", "false")
     stopped = _step_of(tab)
     assert f"step={stopped}" in tab.url
-    tab.wait_for_timeout(1200)
+    tab.clock.run_for(1200)  # every timer due in 1.2 s fires
     assert _step_of(tab) == stopped  # paused: it stays
     expect(tab.locator("#announce")).to_contain_text(f"{stopped + 1}")
     # P plays and pauses too
@@ -395,6 +399,7 @@ def test_a_live_page_resumes_after_an_api_restart(
     server, thread, port = served_app(live_app(web_data, redis_target))
     context = browser.new_context(base_url=f"http://127.0.0.1:{port}")
     tab = context.new_page()
+    context.clock.install()  # the spectator's pacing (live.js) runs on a clock the test moves on
     try:
         tab.goto(f"/matches/{mid}")
         eventually(tab, "!!window.__trucoStream && window.__trucoStream.readyState === 1")
@@ -404,28 +409,26 @@ def test_a_live_page_resumes_after_an_api_restart(
         )
         before = tab.locator("#step-count").inner_text()
         feed.rpush(key, items[6])
-        expect(tab.locator("#step-count")).not_to_have_text(before, timeout=WAIT_MS)
-        server.should_exit = True  # the API restarts
+        eventually_ticking(
+            tab, "(b) => document.querySelector('#step-count').innerText !== b", before
+        )
+        # the API restarts: its open streams are cut (uvicorn's own graceful-shutdown timeout),
+        # not left running until they end, so the page must reconnect to the new server
+        server.config.timeout_graceful_shutdown = 0.2
+        server.should_exit = True
         thread.join(10)
+        assert not thread.is_alive()
         feed.rpush(key, *items[7:12])  # written while it is away
         server, thread, _ = served_app(live_app(web_data, redis_target), port)
         eventually(tab, "window.__trucoStream.readyState === 1")
         feed.rpush(key, *items[12:16])
         # every item once: the page equals a fresh render of the same feed
-        streamed_count = int(
-            tab.evaluate("document.querySelector('#step-count').textContent.split('/')[1]")
-        )
-        deadline = time.monotonic() + WAIT_MS / 1000
         fresh = context.new_page()
         fresh.add_init_script("delete window.EventSource")
         fresh.goto(f"/matches/{mid}")
         want = int(fresh.locator("#step-count").inner_text().split("/")[1])
-        while streamed_count != want:
-            assert time.monotonic() < deadline, (streamed_count, want)
-            tab.wait_for_timeout(100)
-            streamed_count = int(
-                tab.evaluate("document.querySelector('#step-count').textContent.split('/')[1]")
-            )
+        streamed = "document.querySelector('#step-count').textContent.split('/')[1]"
+        eventually_ticking(tab, f"(want) => parseInt({streamed}, 10) === want", want)
         assert _live_snapshot(tab) == _live_snapshot(fresh)
         assert tab.evaluate("document.querySelector('#score').dataset.mark") == "kept"
         assert tab.evaluate("window.__same_page") is True
@@ -437,6 +440,7 @@ def test_a_live_page_resumes_after_an_api_restart(
 
 def test_autoplay_to_the_end_and_back(tab: Any, web_data: WebData) -> None:
     s = web_data.seeded
+    tab.clock.install()  # the player's timers run on a clock the test moves on
     tab.goto(f"/matches/{s.replay_match}")
     _ready(tab)
     tab.keyboard.press("End")
@@ -446,7 +450,9 @@ def test_autoplay_to_the_end_and_back(tab: Any, web_data: WebData) -> None:
     tab.select_option("#speed", "4")
     tab.locator("#play").click()
     # it plays to the game's last event and stops there by itself
-    expect(tab.locator("#play")).to_have_attribute("aria-pressed", "false", timeout=WAIT_MS)
+    eventually_ticking(
+        tab, "document.querySelector('#play').getAttribute('aria-pressed') === 'false'"
+    )
     assert _step_of(tab) == last and f"step={last}" in tab.url
     expect(tab.locator("#announce")).to_contain_text(f"{last + 1}")
     assert tab.locator("#next").count() == 0  # the stepper's "next" is off at the end
@@ -455,5 +461,5 @@ def test_autoplay_to_the_end_and_back(tab: Any, web_data: WebData) -> None:
     assert _step_of(tab) == 0 and "step=0" in tab.url
     tab.keyboard.press("End")
     tab.locator("#play").click()
-    eventually(tab, "window.__trucoPlayer.step() < 3")
+    eventually_ticking(tab, "window.__trucoPlayer.step() < 3")
     tab.locator("#play").click()

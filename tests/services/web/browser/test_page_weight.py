@@ -6,18 +6,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 import uvicorn
 
-from services.db.migrate import migrate_url
-from tests.servers import (
-    PostgresServer,
-    create_database,
-    drop_database,
-    new_database_name,
-)
+from tests.servers import PostgresServer, new_migrated_database
 from tests.services.helpers.uvicorn_thread import local_server, start
 from tests.services.web.conftest import run_async, web_app
 from tests.services.web.seed_large import LONG_HANDS, SWISS_BOTS, SWISS_ROUNDS, Large, seed_large
@@ -33,20 +28,20 @@ def _serve(url: str) -> tuple[uvicorn.Server, threading.Thread, str]:
 
 @pytest.fixture(scope="module")
 def large(postgres_server: PostgresServer) -> Iterator[tuple[str, Large]]:
-    """The large data in a database of its own, served by uvicorn: (base URL, ids)."""
-    name = new_database_name()
-    url = run_async(create_database(postgres_server, name))
+    """The large data in a database of its own, served by uvicorn: (base URL, ids).
+
+    The database is a copy of the run's migrated template, dropped at the end of the run with
+    the others (``tests/servers.py``): dropped here, mid-run, its DROP DATABASE waited for a
+    checkpoint of every other worker's dirty buffers, 38 s of teardown in a full run."""
+    with ThreadPoolExecutor(1) as pool:  # asyncio.run inside, off Playwright's loop
+        url = pool.submit(new_migrated_database, postgres_server).result()
+    data = run_async(seed_large(url))
+    server, thread, base = _serve(url)
     try:
-        run_async(migrate_url(url))
-        data = run_async(seed_large(url))
-        server, thread, base = _serve(url)
-        try:
-            yield base, data
-        finally:
-            server.should_exit = True
-            thread.join(10)
+        yield base, data
     finally:
-        run_async(drop_database(postgres_server, name))
+        server.should_exit = True
+        thread.join(10)
 
 
 def _weigh(page: Any, url: str) -> int:

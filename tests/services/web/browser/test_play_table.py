@@ -38,7 +38,7 @@ from tests.services.web.table_checks import (
     rounds_and_hands,
     unnamed_cards,
 )
-from tests.services.web.waits import eventually
+from tests.services.web.waits import eventually, eventually_ticking
 
 pytestmark = pytest.mark.slow
 
@@ -93,6 +93,7 @@ def _tab_to(page: Any, wanted: str, presses: int = 60) -> None:
 def _start(page: Any, players: int, flor: bool) -> str:
     """The form by keyboard: Tab from the top of the page, arrows in the radio groups, Space on
     the flor box, Enter on the button. The table's id."""
+    page.clock.install()  # the table's pacing (play.js) runs on a clock the test moves on
     page.goto("/play?lang=es")
     page.locator("body").focus()
     _tab_to(page, "players:2")
@@ -153,7 +154,7 @@ def _play_to_the_end(page: Any, play_id: str, players: int) -> dict[str, int]:
     seen = {"turns": 0, "summaries": 0, "checked": 0}
     last = ""
     for _ in range(2000):
-        eventually(
+        eventually_ticking(
             page,
             "(last) => !document.querySelector('#continue-box').hidden || "
             "document.querySelector('#end').textContent.trim() !== '' || "
@@ -196,7 +197,7 @@ def _the_replay_page_shows_it_all(page: Any, replay: Replay, play_id: str) -> No
     link.focus()
     page.keyboard.press("Enter")
     page.wait_for_url(re.compile(rf".*/play/{play_id}/replay"))
-    eventually(page, "!!window.__trucoPlayer && window.__trucoPlayer.step() > 0")  # self-playing
+    eventually_ticking(page, "!!window.__trucoPlayer && window.__trucoPlayer.step() > 0")  # plays
     page.keyboard.press("p")  # pause
     views = [person_view(replay, g + 1) for g in range(len(replay.games))]
     assert page.locator(".tabs.views a.on").get_attribute("data-view") == views[0]

@@ -41,7 +41,7 @@ from tests.services.web.table_checks import (
     fits,
     unnamed_cards,
 )
-from tests.services.web.waits import eventually
+from tests.services.web.waits import eventually, eventually_ticking
 
 pytestmark = pytest.mark.slow
 
@@ -180,6 +180,7 @@ def test_a_live_match_shows_each_event_in_turn(
         key = live_key(redis_target.prefix, mid)
         # the header and the deal of the first hand, then the page, then hand after hand
         feed.rpush(key, *batches[0][:2])
+        phone.clock.install()  # the page's pacing runs on a clock the test moves on
         phone.goto(f"/matches/{mid}?lang=es")
         eventually(phone, "!!window.__trucoStream && window.__trucoStream.readyState === 1")
         _, sides = run_async(_stored_sides(web_data.url, mid))
@@ -189,8 +190,9 @@ def test_a_live_match_shows_each_event_in_turn(
         for hand, batch in enumerate([batches[0][2:], *batches[1:hands]]):
             feed.rpush(key, *batch)  # a hand's items, written when it ends
             end = ends[hand].step
-            eventually(phone, f"(window.__tableShown || []).some((s) => s.step === {end})")
-            eventually(phone, "!document.querySelector('#summary').hidden")  # its summary
+            shown_at = f"(window.__tableShown || []).some((s) => s.step === {end})"
+            eventually_ticking(phone, shown_at)
+            eventually_ticking(phone, "!document.querySelector('#summary').hidden")  # its summary
         last = ends[hands - 1].step
         shown: list[Line] = [line for line in lines if line.step <= last]
         check_shown(phone, shown, 15)
