@@ -54,9 +54,9 @@ from services.flow import ladder as flow_ladder
 from services.worker.results.fit import refit
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = int(os.environ.get("BENCH_LADDER_BOTS", "30"))
-MATCHES = int(env_size("BENCH_LADDER_MATCHES", "1000", "100"))
-SECONDS = float(env_size("BENCH_LADDER_S", "10", "2"))
+BOTS = int(env_size("BENCH_LADDER_BOTS", "30", "6"))
+MATCHES = int(env_size("BENCH_LADDER_MATCHES", "1000", "20"))
+SECONDS = float(env_size("BENCH_LADDER_S", "10", "0.5"))
 LOOPS = 20
 PROBE_EVERY_S = 0.02
 FLOODER, OTHER = "127.0.0.2", "127.0.0.3"
