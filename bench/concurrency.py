@@ -297,7 +297,8 @@ def report(result: dict[str, Any], label: str) -> None:
         f"one worker process: {result['wall_s']} s wall, longest match "
         f"{result['longest_match_s']} s (median {result['median_match_s']} s); bot calls "
         f"{result['calls']}, latency p50 {lat['p50']} / p99 {lat['p99']} / max {lat['max']} ms "
-        f"(bots hold {DELAY_MS:g} ms); faults {result['faults']}; at most {result['peak_held']} matches "
+        f"(bots hold {DELAY_MS:g} ms); faults {result['faults']}; "
+        f"at most {result['peak_held']} matches "
         f"held (received, unacknowledged) and {result['peak_in_flight']} playing at once, all "
         f"started within {result['all_started_s']} s"
     )

@@ -11,8 +11,8 @@ every reader is let in). Then:
   ``BENCH_EXPORT_REPEAT`` (5) more plain and as many gzip: the API process's CPU seconds
   (``/proc``) per export;
 * load: ``BENCH_EXPORT_CONCURRENT`` (16) clients downloading the gzip export over and over
-  for 8 s (smoke run: 0.5 s), and meanwhile ``GET /v1/tournaments/{id}`` timed (median and p99), against the same
-  requests timed alone;
+  for 8 s (the smoke run: 0.5 s), and meanwhile ``GET /v1/tournaments/{id}`` timed (median
+  and p99), against the same requests timed alone;
 * memory: the API's RSS once settled, then with ``BENCH_STALLED`` (100) readers that ask for
   the plain export and never read (a 4 KiB receive buffer), settled again; and the median
   time of ``/health/live`` meanwhile.

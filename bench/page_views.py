@@ -5,8 +5,9 @@ serves, and what the API's other requests wait meanwhile; without the rendered-p
 
 What runs, all on 127.0.0.1: PostgreSQL (a database of this run's own, migrated, dropped at
 the end) holding a finished 40-bot round robin (780 matches, played for real in process:
-``tests/services/web/seed_event.py``; the smoke run's is a 4-bot one, 6 matches); Redis for the rate-limit counters (``REDIS_URL``, else the
-local one; keys under a prefix of this run's own); per side one API process
+``tests/services/web/seed_event.py``; the smoke run's: 4 bots, 6 matches); Redis for the
+rate-limit counters (``REDIS_URL``, else the local one; keys under a prefix of this run's own);
+per side one API process
 (``services.launch.app:app_from_env`` under uvicorn, budgets raised so that nothing is
 refused: the rendering is measured, not the limits). The page views come from a child process
 at nice 10 (in production they come over the network, not from the API's machine) over
@@ -305,7 +306,8 @@ def main() -> None:
         flat, paced = s["flat_out"], s["paced"]
         print(
             f"  {side} ({'no cache' if side == 'before' else 'page cache'}), a finished "
-            f"{summary['event_matches']}-match event's page ({s['page_bytes']} bytes); other requests idle: p50 "
+            f"{summary['event_matches']}-match event's page ({s['page_bytes']} bytes); "
+            f"other requests idle: p50 "
             f"{s['idle_other_p50_ms']} ms, p99 {s['idle_other_p99_ms']} ms"
         )
         print(
