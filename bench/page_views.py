@@ -52,10 +52,10 @@ from services.db.migrate import migrate_url
 
 ROOT = Path(__file__).resolve().parents[1]
 DB_PREFIX = "bench_pages_"
-SECONDS = float(env_size("BENCH_PAGE_S", "10", "0.5"))
+SECONDS = float(env_size("BENCH_PAGE_S", "10", "0.25"))
 EVENT_BOTS = size(40, 4)  # the smoke run: a 6-match round robin, not the 780-match event
 CLIENTS = int(env_size("BENCH_PAGE_CLIENTS", "8", "2"))
-PACED_CLIENTS = 32
+PACED_CLIENTS = size(32, 4)
 PROBE_EVERY_S = 0.02
 TARGET_VIEWS_S = 200
 TARGET_P99_MS = 100
