@@ -26,7 +26,7 @@ HANG_GUARD_S = 600  # a hang guard only: a smoke run takes seconds
 
 # group -> benches, each group one test file (tests/bench/test_bench_smoke*.py); in the comments
 # each smoke run's seconds alone (`/usr/bin/time python -m bench --smoke NAME`, one after another
-# on the shared 2-core machine; a group's total: quick 39 s, pages 37 s, platform 46 s, api 27 s)
+# on the shared 2-core machine; a group's total: quick 39 s, pages 36 s, platform 43 s, api 27 s)
 GROUPS: dict[str, list[str]] = {
     "quick": [  # each 4 s or less, but export_wait (5 s)
         "engine",
@@ -50,9 +50,9 @@ GROUPS: dict[str, list[str]] = {
         "export_wait",
         "metrics",
     ],
-    # the pages, two of them in Chromium: 14 s, 15 s, 8 s
+    # the pages, two of them in Chromium: 14 s, 14 s, 8 s
     "pages": ["live_pages", "page_views", "play_table"],
-    # whole platforms (API and workers): 12 s, 12 s, 10 s, 12 s
+    # whole platforms (API and workers): 9 s, 12 s, 10 s, 12 s
     "platform": ["platform_round", "cancel_stop", "play_cluster", "ladder_live"],
     # one API process under load: 12 s, 6 s, 10 s
     "api": ["ladder_reads", "export_readers", "address_caps"],
