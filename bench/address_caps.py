@@ -31,7 +31,7 @@ import httpx
 from bench.platform_procs import Procs, own_cpu_s
 from bench.platform_run import ROOT, platform_run
 from bench.slowloris import READY
-from bench.smoke import env_size
+from bench.smoke import env_size, size
 from services.launch.embedded._process import choose_port
 
 CLIENT = "127.0.0.2"
@@ -39,6 +39,8 @@ OFF = "100000"
 MODES = {"caps off": {"TRUCO_CONNECTIONS_PER_ADDRESS": OFF,
                       "TRUCO_UNFINISHED_HEADS_PER_ADDRESS": OFF},
          "caps on": {}}  # fmt: skip
+FLOOD_CONNECTIONS = size("600", "100")  # the slowloris's (its default: 600)
+SETTLE_S = size(1.0, 0.2)
 REQUEST = b"GET /v1/bots HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
 
 
@@ -103,7 +105,7 @@ def serve(procs: Procs, name: str, env: dict[str, str]) -> int:
 
 def under_flood(port: int, requests: int, api_pid: int) -> tuple[dict[str, Any], dict[str, int]]:
     flood = subprocess.Popen(
-        [sys.executable, "-m", "bench.slowloris", str(port)],
+        [sys.executable, "-m", "bench.slowloris", str(port), "--connections", FLOOD_CONNECTIONS],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
@@ -114,7 +116,7 @@ def under_flood(port: int, requests: int, api_pid: int) -> tuple[dict[str, Any],
         line = flood.stdout.readline()
         if line.strip() != READY:
             raise RuntimeError(f"the slowloris did not start: {line!r}")
-        time.sleep(1.0)  # it reopens what was closed: let it settle
+        time.sleep(SETTLE_S)  # it reopens what was closed: let it settle
         began, cpu = time.monotonic(), own_cpu_s(flood.pid)
         figures = measure(port, requests, api_pid)
         figures["slowloris_cpu_share"] = round(

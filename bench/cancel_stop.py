@@ -7,7 +7,7 @@ dropped at the end), Redis (``REDIS_URL``, keys under a prefix of this run's own
 ``/act`` came. Through the API: an account, the two bots, a Swiss of one match (30 games to
 30 points), started; once the bots have been called ``BENCH_CALLS_BEFORE`` (30) times the
 match is decided: the tournament cancelled, or one bot deleted (its withdrawal forfeits the
-match). Then the API is polled until no bot call came for 5 s.
+match). Then the API is polled until no bot call came for 5 s (1 s in the smoke run).
 
 Figures per way of deciding: seconds from the decision to the last bot call, calls after the
 decision, and seconds until the seed that derives the match's cards (the tournament's master
@@ -34,8 +34,9 @@ from arena.wire.protocol import ActRequest
 from bench.platform_procs import Procs
 from bench.platform_run import ROOT, platform_run
 from bench.serve import start_api
+from bench.smoke import env_size, size
 
-QUIET_S = 5.0
+QUIET_S = size(5.0, 1.0)  # no bot call for this long: the match has stopped calling
 WAYS = ("cancel", "delete")
 
 
@@ -122,8 +123,8 @@ def decide_mid_match(api: str, way: str, calls_before: int, answer_s: float) -> 
 
 def run(root: Path = ROOT) -> list[dict[str, Any]]:
     """Both ways on one fresh platform of ``root``; their figures."""
-    answer_s = int(os.environ.get("BENCH_ANSWER_MS", "20")) / 1000
-    calls_before = int(os.environ.get("BENCH_CALLS_BEFORE", "30"))
+    answer_s = int(env_size("BENCH_ANSWER_MS", "20", "5")) / 1000
+    calls_before = int(env_size("BENCH_CALLS_BEFORE", "30", "6"))
     with platform_run("cancel", root) as platform, Procs(platform.work / "logs", root) as procs:
         procs.celery_worker("worker", "matches,results", 8, platform.env)
         api = start_api(procs, platform.env)

@@ -3,7 +3,8 @@
 Issue 14, goal 2. What runs, all real and on 127.0.0.1:
 
 - one bot server (:mod:`bench.tinybot` with ``--delay-ms 100``: one asyncio process, one port,
-  a base URL per bot: ``/b/0``, ``/b/1``, ...), each answer held 100 ms by a timer;
+  a base URL per bot: ``/b/0``, ``/b/1``, ...), each answer held 100 ms by a timer (5 ms in the
+  smoke run);
 - one bot-calling Celery worker process (``-Q matches``, threads pool, concurrency = the
   number of matches), as production runs it: no database, Redis as broker, the live feed on;
 - this process sends ``truco.play_match`` messages straight to the ``matches`` queue (as the
@@ -50,7 +51,7 @@ from arena.client.signing import generate_secret
 from arena.match.replay import Decision, Replay, StartFault
 from arena.match.runner import MatchSettings
 from bench.platform_procs import own_cpu_s
-from bench.smoke import env_size
+from bench.smoke import env_size, size
 from bench.tinybot import TinyBots
 from engine import Rules
 from services.base.config import LOCAL_REDIS_URL
@@ -65,7 +66,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GUARD = Path(__file__).resolve().with_name("exit_with_parent.py")
 """Starts the worker so that it dies with this process (run by path: any checkout's worker)."""
 UNACKED = "unacked"  # kombu's Redis transport: the messages delivered and not acknowledged
-DELAY_MS = 100.0
+DELAY_MS = size(100.0, 5.0)  # the smoke run: short matches
 MATCH_STARTED = "truco.match_started"
 STALL_S = 120.0
 
@@ -296,7 +297,8 @@ def report(result: dict[str, Any], label: str) -> None:
         f"one worker process: {result['wall_s']} s wall, longest match "
         f"{result['longest_match_s']} s (median {result['median_match_s']} s); bot calls "
         f"{result['calls']}, latency p50 {lat['p50']} / p99 {lat['p99']} / max {lat['max']} ms "
-        f"(bots hold 100 ms); faults {result['faults']}; at most {result['peak_held']} matches "
+        f"(bots hold {DELAY_MS:g} ms); faults {result['faults']}; "
+        f"at most {result['peak_held']} matches "
         f"held (received, unacknowledged) and {result['peak_in_flight']} playing at once, all "
         f"started within {result['all_started_s']} s"
     )
@@ -312,7 +314,7 @@ def report(result: dict[str, Any], label: str) -> None:
 def main() -> None:
     """The run; with ``BENCH_BASELINE_ROOT`` (another checkout, e.g. of the commit before the
     change), that checkout's worker first, then this one: side by side in one run."""
-    count = int(env_size("BENCH_MATCHES", "1000", "10"))
+    count = int(env_size("BENCH_MATCHES", "1000", "4"))
     points = int(env_size("BENCH_POINTS", "15", "15"))
     baseline = os.environ.get("BENCH_BASELINE_ROOT", "")
     if baseline:

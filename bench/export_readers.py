@@ -11,8 +11,8 @@ every reader is let in). Then:
   ``BENCH_EXPORT_REPEAT`` (5) more plain and as many gzip: the API process's CPU seconds
   (``/proc``) per export;
 * load: ``BENCH_EXPORT_CONCURRENT`` (16) clients downloading the gzip export over and over
-  for 8 s, and meanwhile ``GET /v1/tournaments/{id}`` timed (median and p99), against the same
-  requests timed alone;
+  for 8 s (the smoke run: 0.5 s), and meanwhile ``GET /v1/tournaments/{id}`` timed (median
+  and p99), against the same requests timed alone;
 * memory: the API's RSS once settled, then with ``BENCH_STALLED`` (100) readers that ask for
   the plain export and never read (a 4 KiB receive buffer), settled again; and the median
   time of ``/health/live`` meanwhile.
@@ -44,7 +44,13 @@ from bench.export_readers_kit import (
 from bench.platform_procs import Procs
 from bench.platform_run import ROOT, platform_env, platform_run
 from bench.serve import SERVED, port_of, start_api
-from bench.smoke import env_size
+from bench.smoke import env_size, size
+
+LOAD_S = size(8.0, 0.5)  # the downloads under load (the smoke run: every step, briefly)
+ALONE_S = size(3.0, 0.3)  # the other requests timed alone
+QUIET_S = size(3.0, 0.3)  # the API's RSS stable this long with the stalled readers
+SETTLED_S = size(1.5, 0.3)  # and before them
+PROBES = size(20, 3)  # /health/live timed with the stalled readers
 
 
 def _cpu_s(pid: int) -> float:
@@ -85,7 +91,7 @@ def _under_load(port: int, tid: int, clients: int, seconds: float) -> dict[str, 
     """Other requests' latency alone, then while ``clients`` download the gzip export."""
     path = f"/v1/tournaments/{tid}"
     with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
-        alone = _timed(client, path, time.monotonic() + 3)
+        alone = _timed(client, path, time.monotonic() + ALONE_S)
         stop = time.monotonic() + seconds
         served = [0] * clients
 
@@ -133,15 +139,15 @@ def measure(root: Path, database_url: str, tid: int, work: Path) -> dict[str, An
                 got = _download(port, path, gzip=gzip)
                 packed = got if gzip else packed
             cpu["gzip" if gzip else "plain"] = (_cpu_s(pid) - began) / repeat
-        load = _under_load(port, tid, int(env_size("BENCH_EXPORT_CONCURRENT", "16", "2")), 8.0)
-        before = settle_rss(pid)
+        load = _under_load(port, tid, int(env_size("BENCH_EXPORT_CONCURRENT", "16", "2")), LOAD_S)
+        before = settle_rss(pid, quiet_s=SETTLED_S)
         readers = [stalled_reader(port, path) for _ in range(stalled)]
         try:
             served = sum(sock.recv(64).startswith(b"HTTP/1.1 200") for sock in readers)
-            after = settle_rss(pid, quiet_s=3.0, within_s=120.0)
+            after = settle_rss(pid, quiet_s=QUIET_S, within_s=120.0)
             probes = []
             with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
-                for _ in range(20):
+                for _ in range(PROBES):
                     start = time.monotonic()
                     client.get("/health/live")
                     probes.append(time.monotonic() - start)
@@ -175,7 +181,7 @@ def report(r: dict[str, Any]) -> None:
     print(
         f"{r['tree']}: GET /v1/tournaments/{{id}} median/p99 {r['other_ms_alone']} ms alone, "
         f"{r['other_ms_under_exports']} ms while {r['concurrent_exports']} clients download "
-        f"the gzip export ({r['exports_served_in_load']} served in 8 s)"
+        f"the gzip export ({r['exports_served_in_load']} served in {LOAD_S:g} s)"
     )
     print(
         f"{r['tree']}: {r['stalled_readers']} stalled readers ({r['stalled_served']} served): "
@@ -189,7 +195,7 @@ def report(r: dict[str, Any]) -> None:
 def main() -> None:
     with platform_run("export") as platform:
         bots = int(env_size("BENCH_EXPORT_BOTS", "24", "4"))
-        tid = make_large_event(platform.database_url, bots=bots, games=10)
+        tid = make_large_event(platform.database_url, bots=bots, games=size(10, 1))
         baseline = os.environ.get("BENCH_BASELINE_ROOT", "").strip()
         roots = [Path(baseline).resolve()] if baseline else []
         for k, root in enumerate([*roots, ROOT]):

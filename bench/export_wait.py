@@ -29,10 +29,11 @@ import asyncpg
 
 from bench.database import NoServer, server_url, with_database
 from bench.export_readers_kit import api_process, make_large_event, read_response, request
-from bench.smoke import env_size
+from bench.smoke import env_size, size
 from services.db.migrate import migrate_url
 
 BOTS = int(env_size("BENCH_EXPORT_BOTS", "16", "4"))
+GAMES = size(10, 1)  # a match's games
 WINDOW_S = float(env_size("BENCH_EXPORT_WAIT_S", "90", "10"))
 READERS, ADDRESSES = 16, 8
 READ_BYTES_PER_S = 1100
@@ -137,7 +138,7 @@ def measure(data: Path) -> dict[str, Any]:
     except (OSError, asyncpg.PostgresError) as exc:
         raise NoServer(str(exc)) from exc
     try:
-        tid = make_large_event(url, bots=BOTS)
+        tid = make_large_event(url, bots=BOTS, games=GAMES)
         return {
             "bench": "export_wait",
             "readers": READERS,

@@ -36,7 +36,7 @@ from bench.platform_procs import Procs, orphan_proof
 from bench.platform_round import _post
 from bench.platform_run import ROOT, platform_run
 from bench.serve import start_api
-from bench.smoke import env_size
+from bench.smoke import env_size, smoke
 from bench.tinybot import TinyBots
 
 POLL_S = 1.0
@@ -54,10 +54,10 @@ class Plan:
     @classmethod
     def from_env(cls) -> Plan:
         return cls(
-            bots=int(env_size("BENCH_LADDER_BOTS", "50", "10")),
+            bots=int(env_size("BENCH_LADDER_BOTS", "50", "6")),
             delay_ms=float(env_size("BENCH_DELAY_MS", "100", "5")),
-            warm_s=float(env_size("BENCH_WARM_S", "480", "5")),
-            limit_s=float(env_size("BENCH_TIMEOUT_S", "1200", "5")),
+            warm_s=float(env_size("BENCH_WARM_S", "480", "2")),
+            limit_s=float(env_size("BENCH_TIMEOUT_S", "1200", "1")),
         )
 
 
@@ -179,6 +179,8 @@ async def measure(api: str, urls: list[str], database_url: str, plan: Plan) -> d
 def run(plan: Plan) -> dict[str, Any]:
     with platform_run("ladder") as platform:
         env = platform.env
+        if smoke():  # the smoke run's short warm-up: the ladder ticks every 0.5 s, not 5 s
+            env = {"TRUCO_LADDER_EVERY_S": "0.5", **env}
         bot_env = {k: v for k, v in env.items() if k not in ("DATABASE_URL", "TRUCO_SECRET_KEY")}
         count = plan.bots + SWISS_BOTS + 1
         with (

@@ -46,7 +46,7 @@ import asyncpg
 from bench.database import NoServer, server_url, with_database
 from bench.platform_procs import Procs
 from bench.serve import port_of, start_api
-from bench.smoke import env_size
+from bench.smoke import env_size, size
 from services.base.config import LOCAL_REDIS_URL, LadderSettings
 from services.db.migrate import migrate_url
 from services.db.pool import create_pool
@@ -54,10 +54,10 @@ from services.flow import ladder as flow_ladder
 from services.worker.results.fit import refit
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = int(os.environ.get("BENCH_LADDER_BOTS", "30"))
-MATCHES = int(env_size("BENCH_LADDER_MATCHES", "1000", "100"))
-SECONDS = float(env_size("BENCH_LADDER_S", "10", "2"))
-LOOPS = 20
+BOTS = int(env_size("BENCH_LADDER_BOTS", "30", "6"))
+MATCHES = int(env_size("BENCH_LADDER_MATCHES", "1000", "20"))
+SECONDS = float(env_size("BENCH_LADDER_S", "10", "0.25"))
+LOOPS = size(20, 4)
 PROBE_EVERY_S = 0.02
 FLOODER, OTHER = "127.0.0.2", "127.0.0.3"
 

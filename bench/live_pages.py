@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import multiprocessing
 import os
 import re
 import secrets
 import statistics
 import time
-from typing import Any
+from typing import Any, Literal
 
 import asyncpg
 import msgspec
@@ -54,10 +55,12 @@ from services.db import bots as db_bots
 from services.db.migrate import migrate_url
 from services.live.publisher import LivePublisher
 
-SPECTATORS = size(100, 5)
+SPECTATORS = size(100, 3)
 STREAMS = size(1000, 20)  # the second run: 1,000 open streams on the one API process
-PAGES = 3
-THINK_S = 0.15
+PAGES = size(3, 1)
+THINK_S = size(0.15, 0.08)  # the smoke run: the match still outlasts the page's loading
+POINTS: Literal[15, 30] = size(30, 15)  # the smoke run: a shorter match (15: the least)
+SETTLE_S = size(1.0, 0.2)  # the pauses for the streams to settle (before, after the match)
 CLIENT_PROCESSES = 2  # the SSE clients' processes (one a core)
 BASELINE_FLUSH_S = 0.5
 """The baseline: the feed as it was before pushes (0.5 s batches, read at the API's poll)."""
@@ -90,7 +93,8 @@ async def _match(url: str) -> int:
             bots.append(bot.id)
         mid: int = await pool.fetchval(
             """INSERT INTO matches (mode, status, seed, games_per_match, rules, started_at)
-               VALUES ('1v1', 'running', 7, 1, '{"points_to_win": 30}', now()) RETURNING id"""
+               VALUES ('1v1', 'running', 7, 1, $1, now()) RETURNING id""",
+            json.dumps({"points_to_win": POINTS}),
         )
         for side, bot_id in enumerate(bots):
             await pool.execute(
@@ -220,7 +224,7 @@ async def _run(spectators: int, pages: int, baseline: bool) -> dict[str, Any]:
             ready = await asyncio.to_thread(queue.get, True, 300)
             if ready != "ready":
                 raise RuntimeError(f"the SSE clients did not connect: {ready}")
-        await asyncio.sleep(1)
+        await asyncio.sleep(SETTLE_S)
         kib_per_stream = (_rss_kib() - rss_before) / max(1, spectators - pages)
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(
@@ -231,14 +235,14 @@ async def _run(spectators: int, pages: int, baseline: bool) -> dict[str, Any]:
                 run_match(
                     f"m{mid}",
                     7,
-                    MatchSettings(rules=Rules(points_to_win=30), games_per_match=1),
+                    MatchSettings(rules=Rules(points_to_win=POINTS), games_per_match=1),
                     bots,
                     progress,
                 )
             )
             while len(answered) < 2:  # the page is built from the first items, then follows
                 await asyncio.sleep(0.05)
-            await asyncio.sleep(0.6)
+            await asyncio.sleep(0.6 * SETTLE_S)
             tabs = []
             for _ in range(pages):
                 tab = await browser.new_page()
@@ -247,7 +251,7 @@ async def _run(spectators: int, pages: int, baseline: bool) -> dict[str, Any]:
                 tabs.append((tab, time.time()))
             await match
             publisher.close()
-            await asyncio.sleep(1.5)
+            await asyncio.sleep(1.5 * SETTLE_S)
             cpu = time.process_time() - cpu
             dom: list[float] = []
             for tab, listening in tabs:

@@ -30,8 +30,8 @@ from services.api.sse.feeds import Feed, Hub, follow, poll_match
 from services.live.feed import live_key
 from services.live.reader import LiveReader
 
-SPECTATORS = size(1000, 50)
-ITEMS = 40
+SPECTATORS = size(1000, 10)
+ITEMS = size(40, 5)  # the messages written, EVERY_S apart
 EVERY_S = 0.05
 MATCH_ID = 1
 
@@ -76,7 +76,7 @@ async def _run(url: str, spectators: int, shared: bool) -> dict[str, Any]:
         entered.append(watch)
         feeds.append(feed)
         tasks.append(asyncio.create_task(_spectator(feed, latencies, ITEMS)))
-    await asyncio.sleep(0.5)
+    await asyncio.sleep(size(0.5, 0.1))  # the pollers started
     per_stream_kib = (tracemalloc.get_traced_memory()[0] - base) / 1024 / spectators
     tracemalloc.stop()
     cpu = time.process_time()

@@ -5,8 +5,9 @@ serves, and what the API's other requests wait meanwhile; without the rendered-p
 
 What runs, all on 127.0.0.1: PostgreSQL (a database of this run's own, migrated, dropped at
 the end) holding a finished 40-bot round robin (780 matches, played for real in process:
-``tests/services/web/seed_event.py``); Redis for the rate-limit counters (``REDIS_URL``, else the
-local one; keys under a prefix of this run's own); per side one API process
+``tests/services/web/seed_event.py``; the smoke run's: 4 bots, 6 matches); Redis for the
+rate-limit counters (``REDIS_URL``, else the local one; keys under a prefix of this run's own);
+per side one API process
 (``services.launch.app:app_from_env`` under uvicorn, budgets raised so that nothing is
 refused: the rendering is measured, not the limits). The page views come from a child process
 at nice 10 (in production they come over the network, not from the API's machine) over
@@ -45,15 +46,16 @@ import asyncpg
 from bench.database import server_url, with_database
 from bench.platform_procs import Procs, cpu_s
 from bench.serve import port_of, start_api
-from bench.smoke import env_size
+from bench.smoke import env_size, size
 from services.base.config import LOCAL_REDIS_URL
 from services.db.migrate import migrate_url
 
 ROOT = Path(__file__).resolve().parents[1]
 DB_PREFIX = "bench_pages_"
-SECONDS = float(env_size("BENCH_PAGE_S", "10", "2"))
+SECONDS = float(env_size("BENCH_PAGE_S", "10", "0.25"))
+EVENT_BOTS = size(40, 4)  # the smoke run: a 6-match round robin, not the 780-match event
 CLIENTS = int(env_size("BENCH_PAGE_CLIENTS", "8", "2"))
-PACED_CLIENTS = 32
+PACED_CLIENTS = size(32, 4)
 PROBE_EVERY_S = 0.02
 TARGET_VIEWS_S = 200
 TARGET_P99_MS = 100
@@ -243,7 +245,7 @@ async def _database(server: str, name: str) -> tuple[str, int, int]:
         await admin.close()
     url = with_database(server, name)
     await migrate_url(url)
-    tid = await seed_event(url)
+    tid = await seed_event(url, EVENT_BOTS)
     conn = await asyncpg.connect(url)
     try:
         bot = await conn.fetchval(
@@ -288,7 +290,7 @@ def measure() -> dict[str, Any]:
         asyncio.run(_drop(server, name))
         shutil.rmtree(logs, ignore_errors=True)
     return {
-        "event_matches": 780,
+        "event_matches": EVENT_BOTS * (EVENT_BOTS - 1) // 2,
         "seconds": SECONDS,
         "clients": CLIENTS,
         "before": before,
@@ -304,7 +306,8 @@ def main() -> None:
         flat, paced = s["flat_out"], s["paced"]
         print(
             f"  {side} ({'no cache' if side == 'before' else 'page cache'}), a finished "
-            f"780-match event's page ({s['page_bytes']} bytes); other requests idle: p50 "
+            f"{summary['event_matches']}-match event's page ({s['page_bytes']} bytes); "
+            f"other requests idle: p50 "
             f"{s['idle_other_p50_ms']} ms, p99 {s['idle_other_p99_ms']} ms"
         )
         print(

@@ -82,8 +82,8 @@ class Plan:
             points=int(env_size("BENCH_POINTS", "30", "15")),
             games=int(env.get("BENCH_GAMES", "1")),
             delay_ms=float(env_size("BENCH_DELAY_MS", "100", "5")),
-            bot_workers=int(env.get("BENCH_BOT_WORKERS", "2")),
-            trusted_workers=int(env.get("BENCH_TRUSTED_WORKERS", "2")),
+            bot_workers=int(env_size("BENCH_BOT_WORKERS", "2", "1")),
+            trusted_workers=int(env_size("BENCH_TRUSTED_WORKERS", "2", "1")),
             timeout_s=float(env.get("BENCH_TIMEOUT_S", "900")),
         )
 

@@ -7,10 +7,10 @@ cannot run (a limit it does not lift, a moved import, a server that no longer st
 are not checked.
 
 The benches are split over a few test files (:data:`GROUPS`), since ``make test`` keeps a file
-on one xdist worker: in one file, the thirty smoke runs took 424 s one after another (most of
-it waiting for servers, bots and deadlines), longer than the rest of the suite on four workers.
-The groups are balanced by those measured times; ``tests/bench/test_bench_smoke.py`` checks that
-they hold every bench exactly once.
+on one xdist worker: the thirty smoke runs take about 150 s one after another (most of it
+starting servers and workers; each bench's smoke size is the least that still runs its whole
+path), too long for one file. The groups are balanced by those measured times;
+``tests/bench/test_bench_smoke.py`` checks that they hold every bench exactly once.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parents[2]
 HANG_GUARD_S = 600  # a hang guard only: a smoke run takes seconds
 
 # group -> benches, each group one test file (tests/bench/test_bench_smoke*.py); in the comments
-# each smoke run's seconds under pytest -n 2 on the loaded 2-core machine (a file's total: 62 s,
-# 88 s, 64 s, 61 s, 60 s)
+# each smoke run's seconds alone (`/usr/bin/time python -m bench --smoke NAME`, one after another
+# on the shared 2-core machine; a group's total: quick 39 s, pages 36 s, platform 43 s, api 27 s)
 GROUPS: dict[str, list[str]] = {
-    "quick": [  # each a few seconds or less, but export_wait (14 s) and address_caps (8 s)
+    "quick": [  # each 4 s or less, but export_wait (5 s)
         "engine",
         "tournaments",
         "pairing_2v2",
@@ -46,13 +46,16 @@ GROUPS: dict[str, list[str]] = {
         "ladder_history",
         "probe_round",
         "play_session",
-        "address_caps",
+        "concurrency",
         "export_wait",
+        "metrics",
     ],
-    "pages": ["live_pages", "page_views"],  # 41 s, 47 s
-    "ladder": ["ladder_reads", "ladder_live", "metrics"],  # 31 s, 24 s, 10 s
-    "play": ["play_table", "play_cluster", "concurrency"],  # 31 s, 13 s, 17 s
-    "platform": ["platform_round", "cancel_stop", "export_readers"],  # 22 s, 18 s, 20 s
+    # the pages, two of them in Chromium: 14 s, 14 s, 8 s
+    "pages": ["live_pages", "page_views", "play_table"],
+    # whole platforms (API and workers): 9 s, 12 s, 10 s, 12 s
+    "platform": ["platform_round", "cancel_stop", "play_cluster", "ladder_live"],
+    # one API process under load: 12 s, 6 s, 10 s
+    "api": ["ladder_reads", "export_readers", "address_caps"],
 }
 
 

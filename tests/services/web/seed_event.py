@@ -12,11 +12,11 @@ EVENT_BOTS = 40
 EVENT_MATCHES = EVENT_BOTS * (EVENT_BOTS - 1) // 2  # 780
 
 
-async def seed_event(url: str) -> int:
-    """The finished round robin's id."""
+async def seed_event(url: str, bots: int = EVENT_BOTS) -> int:
+    """The finished round robin's id (``bots`` entrants: the bench's smoke run plays a tiny one)."""
     pool = await create_pool(url, min_size=1, max_size=8)
     try:
-        tid, _bots = await make_tournament(pool, "round_robin", EVENT_BOTS, games_per_match=1)
+        tid, _bots = await make_tournament(pool, "round_robin", bots, games_per_match=1)
         async with pool.acquire() as conn:  # names as long as people give them
             await conn.execute(
                 "UPDATE bots SET name = 'contender-' || lpad(id::text, 3, '0') || '-heuristic-v2'"

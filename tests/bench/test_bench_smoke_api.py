@@ -1,4 +1,4 @@
-"""The benches of group ``ladder`` at their smoke size (:mod:`tests.bench.smoke_run`)."""
+"""The benches of group ``api`` at their smoke size (:mod:`tests.bench.smoke_run`)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,6 @@ from tests.bench.smoke_run import GROUPS, run_at_smoke_size
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.parametrize("name", GROUPS["ladder"])
+@pytest.mark.parametrize("name", GROUPS["api"])
 def test_the_bench_runs_at_its_smoke_size(name: str) -> None:
     run_at_smoke_size(name)
