@@ -212,6 +212,9 @@ NO_RATE_LIMITS = RateLimits(
     accounts_per_minute=1_000_000,
     accounts_per_hour=1_000_000,
     auth_failures_per_minute=1_000_000,
+    health_per_minute=1_000_000,
+    pages_per_minute=1_000_000,
+    polls_per_minute=1_000_000,
 )
 """A shared app's budgets (``module_api``): all the module's tests make accounts and requests
 from one address and one app's counters (a budget is tested on an app of its own)."""
