@@ -4,6 +4,9 @@
 The app runs against the run's real, migrated database. Bot handshakes reach REAL bot servers
 on 127.0.0.1 only: the client factory injects a resolver and a network backend that record
 every use and refuse (fail the test) anything but loopback, so no packet goes elsewhere.
+
+``api`` builds an app per test; a module whose tests need no fresh app shares one with
+:func:`module_api`.
 """
 
 from __future__ import annotations
