@@ -39,18 +39,50 @@ def served(app: Litestar) -> Iterator[str]:
         yield base
 
 
-@pytest.fixture
-def platform_url(api_database_url: str, guard: NetworkGuard) -> Iterator[str]:
-    """The API over real HTTP; ``/start`` and challenges play their matches at once."""
-    app = create_app(
-        settings(api_database_url),
+def platform_app(database_url: str, guard: NetworkGuard) -> Litestar:
+    """The API of the platform commands' tests: ``/start`` and challenges play their matches at
+    once, bot handshakes go through ``guard``."""
+    return create_app(
+        settings(database_url),
         bot_client_factory=guard.factory,
         sender=InProcessSender(over_http),
         rate_limits=NO_LIMITS,
     )
-    with served(app) as url:
+
+
+@pytest.fixture
+def platform_url(api_database_url: str, guard: NetworkGuard) -> Iterator[str]:
+    """The API over real HTTP; ``/start`` and challenges play their matches at once."""
+    with served(platform_app(api_database_url, guard)) as url:
         yield url
     assert guard.refused == [], f"non-loopback network use: {guard.refused}"
+
+
+def module_platform() -> tuple[Any, Any]:
+    """Fixtures for a test module whose tests share ONE served API (building the app and
+    starting its server is most of a short command test's cost). A module opts in with
+
+        shared_platform, platform_url = module_platform()
+
+    Each test's ``platform_url`` is the module's server, whose network guard starts the test
+    empty and is checked after it. Only for tests that need no fresh app: none that leaves
+    matches playing, asserts a budget or reads what the app keeps in memory (caches)."""
+
+    @pytest.fixture(scope="module", name="shared_platform")
+    def shared(api_database_url: str) -> Iterator[tuple[str, NetworkGuard]]:
+        guard = NetworkGuard()
+        with served(platform_app(api_database_url, guard)) as url:
+            yield url, guard
+
+    @pytest.fixture(name="platform_url")
+    def each(shared_platform: tuple[str, NetworkGuard]) -> Iterator[str]:
+        url, guard = shared_platform
+        for seen in (guard.resolved, guard.connected, guard.refused):
+            seen.clear()  # in place: the loopback backend appends to these very lists
+        yield url
+        assert guard.refused == [], f"non-loopback network use: {guard.refused}"
+
+    return shared, each
 
 
 @dataclass

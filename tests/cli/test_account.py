@@ -12,8 +12,11 @@ import tomllib
 
 import pytest
 
-from tests.cli.conftest import ROOT_ENV, Truco, unique
+from tests.cli.conftest import ROOT_ENV, Truco, module_platform, unique
 from tests.services.worker.processes import free_port
+
+# one served API for the module's tests (each makes its own account and config folder)
+shared_platform, platform_url = module_platform()
 
 
 def test_account_create_stores_url_and_key_with_mode_0600(platform_url: str, truco: Truco) -> None:

@@ -10,7 +10,10 @@ import tomllib
 
 import httpx
 
-from tests.cli.conftest import Truco, unique
+from tests.cli.conftest import Truco, module_platform, unique
+
+# one served API for the module's tests (each makes its own account and config folder)
+shared_platform, platform_url = module_platform()
 
 
 def test_a_second_key_is_added_listed_with_its_age_and_revoked(

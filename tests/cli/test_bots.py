@@ -9,7 +9,10 @@ from pathlib import Path
 import httpx
 
 from arena.sdk import BotServer
-from tests.cli.conftest import Truco, unique
+from tests.cli.conftest import Truco, module_platform, unique
+
+# one served API for the module's tests (each makes its own account and config folder)
+shared_platform, platform_url = module_platform()
 
 
 def test_secret_is_fresh_whsec_base64_of_at_least_24_bytes(truco: Truco) -> None:

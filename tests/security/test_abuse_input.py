@@ -9,9 +9,12 @@ import pytest
 from arena.sdk import BotServer
 from arena.wire.visible_text import is_hidden
 from tests.security.helpers import assert_problem
-from tests.services.helpers.api_helpers import Api, unique
+from tests.services.helpers.api_helpers import Api, module_api, unique
 
 pytestmark = pytest.mark.anyio
+
+# one app for the module's tests (each makes its own accounts from one address: budgets lifted)
+anyio_backend, shared_api, api = module_api()
 
 
 @pytest.mark.parametrize(

@@ -16,9 +16,13 @@ from arena.sdk import BotServer
 from services.api.auth import new_api_key
 from services.db import moderation as db_moderation
 from tests.security.helpers import assert_problem, write_operations
-from tests.services.helpers.api_helpers import Api, unique
+from tests.services.helpers.api_helpers import Api, module_api, unique
 
 pytestmark = pytest.mark.anyio
+
+# one app for the module's tests (each still makes its own accounts, bots and tournament); the
+# budgets are lifted, as the 401 tests fail authentication over and over from one address
+anyio_backend, shared_api, api = module_api()
 
 
 @dataclass

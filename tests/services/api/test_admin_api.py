@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from services import flow
-from services.base.config import LadderSettings
+from services.base.config import LadderSettings, ModerationSettings
 from services.db import annulment as db_annulment
 from services.db import bot_health
 from services.db import moderation as db_moderation
@@ -28,11 +28,16 @@ from services.flow import ladder as flow_ladder
 from services.tournaments.files.export_document import decode_ladder_day
 from services.worker.results.fit import refit
 from tests.conftest import ROOT
-from tests.services.helpers.api_helpers import Api, unique
+from tests.services.helpers.api_helpers import Api, module_api, unique
 from tests.services.helpers.flow_helpers import InProcessSender, in_process, make_account, make_bot
 from truco_cli.verify_ladder import verify_ladder_day
 
 pytestmark = pytest.mark.anyio
+
+# one app for the tests that take ``api`` (the reports' budget test makes its own): budgets and
+# the reports per hour lifted, as every test makes accounts and reports from one address
+LIFTED_REPORTS = ModerationSettings(reports_per_hour=1_000_000)
+anyio_backend, shared_api, api = module_api(settings_fields={"moderation": LIFTED_REPORTS})
 LADDER = LadderSettings(pair_per_day=3, hourly_cap=1000)
 
 

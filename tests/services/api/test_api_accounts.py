@@ -6,9 +6,12 @@ import hashlib
 
 import pytest
 
-from tests.services.helpers.api_helpers import Api, unique
+from tests.services.helpers.api_helpers import Api, module_api, unique
 
 pytestmark = pytest.mark.anyio
+
+# one app for the module's tests (many accounts and refused keys from one address: budgets lifted)
+anyio_backend, shared_api, api = module_api()
 
 
 async def test_account_key_is_shown_once_and_stored_as_its_sha256(api: Api) -> None:

@@ -9,9 +9,13 @@ import pytest
 from arena.sdk import BotServer, strategy_decider
 from services.base.config import Secret
 from services.base.secretbox import KEY_ID, SecretBox
-from tests.services.helpers.api_helpers import Api, unique
+from tests.services.helpers.api_helpers import Api, module_api, unique
 
 pytestmark = pytest.mark.anyio
+
+# one app for the module's tests (each makes its own accounts and bots from one address: budgets
+# lifted); the network guard starts each test empty
+anyio_backend, shared_api, api = module_api()
 PROBLEM = "application/problem+json"
 
 

@@ -9,10 +9,13 @@ from arena.client.egress import EgressPolicy
 from services.api.app import MAX_BODY_BYTES
 from services.db.pool import create_pool
 from services.launch.app import create_app
-from tests.services.helpers.api_helpers import Api, client_for, settings
+from tests.services.helpers.api_helpers import Api, client_for, module_api, settings
 
 pytestmark = pytest.mark.anyio
 PROBLEM = "application/problem+json"
+
+# one app for the tests that take ``api`` (the others make the app they need themselves)
+anyio_backend, shared_api, api = module_api()
 
 
 def assert_problem(response: object, status: int) -> dict[str, object]:

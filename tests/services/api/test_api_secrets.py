@@ -12,9 +12,13 @@ from arena.sdk import BotServer
 from services import flow
 from services.base.config import Secret
 from services.base.secretbox import SecretBox
-from tests.services.helpers.api_helpers import Api, unique
+from tests.services.helpers.api_helpers import Api, module_api, unique
 
 pytestmark = pytest.mark.anyio
+
+# one app for the module's tests (each makes its own accounts and bots from one address: budgets
+# lifted); the network guard starts each test empty
+anyio_backend, shared_api, api = module_api()
 BOX = SecretBox(Secret("s" * 48))  # the key of api_helpers.settings
 WEAK = [
     ("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYqr", "does not start with 'whsec_'"),

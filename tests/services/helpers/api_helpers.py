@@ -4,6 +4,9 @@
 The app runs against the run's real, migrated database. Bot handshakes reach REAL bot servers
 on 127.0.0.1 only: the client factory injects a resolver and a network backend that record
 every use and refuse (fail the test) anything but loopback, so no packet goes elsewhere.
+
+``api`` builds an app per test; a module whose tests need no fresh app shares one with
+:func:`module_api`.
 """
 
 from __future__ import annotations
@@ -204,6 +207,56 @@ async def api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[Api]:
     async with app_client(api_database_url, guard) as (pool, client):
         yield Api(client, pool, guard)
     assert guard.refused == [], f"non-loopback network use: {guard.refused}"
+
+
+NO_RATE_LIMITS = RateLimits(
+    per_key_per_minute=1_000_000,
+    per_address_per_minute=1_000_000,
+    accounts_per_minute=1_000_000,
+    accounts_per_hour=1_000_000,
+    auth_failures_per_minute=1_000_000,
+    health_per_minute=1_000_000,
+    pages_per_minute=1_000_000,
+    polls_per_minute=1_000_000,
+)
+"""A shared app's budgets (``module_api``): all the module's tests make accounts and requests
+from one address and one app's counters (a budget is tested on an app of its own)."""
+
+
+def module_api(**options: Any) -> tuple[Any, Any, Any]:
+    """Fixtures for a test module whose tests share ONE app (building the app, ~100 ms of CPU,
+    is most of a short API test's cost). A module opts in with
+
+        anyio_backend, shared_api, api = module_api()
+
+    which gives it a module-wide ``anyio_backend`` (the shared app lives in one event loop), the
+    module's app (``shared_api``, made by :func:`app_client` with ``options``; budgets lifted
+    unless ``rate_limits`` is given) and an ``api`` for each test: the shared app, whose network
+    guard starts each test empty and is checked after it, as the per-test ``api`` fixture's.
+
+    Only for tests that need no fresh app: a test that asserts a budget, counts what the app
+    keeps in memory (counters, caches, metrics) or changes the settings keeps its own app."""
+    options.setdefault("rate_limits", NO_RATE_LIMITS)
+
+    @pytest.fixture(scope="module", name="anyio_backend")
+    def module_backend() -> str:
+        return "asyncio"
+
+    @pytest.fixture(scope="module", name="shared_api")
+    async def shared(api_database_url: str) -> AsyncIterator[Api]:
+        guard = NetworkGuard()
+        async with app_client(api_database_url, guard, **options) as (pool, client):
+            yield Api(client, pool, guard)
+
+    @pytest.fixture(name="api")
+    async def each(shared_api: Api) -> AsyncIterator[Api]:
+        guard = shared_api.guard
+        for seen in (guard.resolved, guard.connected, guard.refused):
+            seen.clear()  # in place: the loopback backend appends to these very lists
+        yield shared_api
+        assert guard.refused == [], f"non-loopback network use: {guard.refused}"
+
+    return module_backend, shared, each
 
 
 @pytest.fixture

@@ -6,18 +6,46 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
 from babel.messages.pofile import read_po
+from litestar import Litestar
 
+from services.db.pool import create_pool
 from services.web import i18n
 from services.web.reference import REFERENCE_URL
-from tests.services.web.conftest import WebData
+from tests.services.helpers.api_helpers import client_for
+from tests.services.web.conftest import WebData, web_app
 from tests.services.web.pages.test_pages import pages
 
 pytestmark = pytest.mark.anyio
 SPANISH = {"accept-language": "es-AR,es;q=0.9,en;q=0.5"}
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    """Module-wide, so that the module's tests share one app (``shared_app``)."""
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def shared_app(web_data: WebData) -> AsyncIterator[Litestar]:
+    """One app for the module's tests, as ``web_app`` makes it (building it is most of a test's
+    cost; the tests only read the seeded database, and the page cache is keyed by language)."""
+    pool = await create_pool(web_data.url, min_size=1, max_size=4)
+    try:
+        yield web_app(web_data.url, pool)
+    finally:
+        await pool.close()
+
+
+@pytest.fixture
+async def client(shared_app: Litestar) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of its own for each test (no language cookie carried from another test)."""
+    async with client_for(shared_app) as c:
+        yield c
 
 
 def visible(page: str) -> str:
