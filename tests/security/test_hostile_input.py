@@ -20,7 +20,14 @@ from arena.sdk import BotServer
 from services.api.app import MAX_BODY_BYTES
 from services.base.config import RateLimits
 from tests.security.helpers import PROBLEM, Operation, assert_problem, operations
-from tests.services.helpers.api_helpers import Api, FrozenCounter, NetworkGuard, app_client, unique
+from tests.services.helpers.api_helpers import (
+    Api,
+    FrozenCounter,
+    NetworkGuard,
+    app_client,
+    module_api,
+    unique,
+)
 
 pytestmark = pytest.mark.anyio
 BODY_OPERATIONS = [op for op in operations() if op.has_body]
@@ -53,37 +60,9 @@ def ids(ops: list[Operation]) -> list[str]:
     return [op.operation_id for op in ops]
 
 
-UNLIMITED = RateLimits(
-    per_key_per_minute=1_000_000,
-    per_address_per_minute=1_000_000,
-    accounts_per_minute=1_000_000,
-    accounts_per_hour=1_000_000,
-    auth_failures_per_minute=1_000_000,
-)
-"""The shared app's budgets: every test of the module makes accounts and requests from one
-address (the limits themselves are tested below, each on an app of its own: ``limited``)."""
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """Module-wide, so that the module's tests share one app (``shared_api``)."""
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-async def shared_api(api_database_url: str) -> AsyncIterator[Api]:
-    """One app for the module's tests (building the app is most of a test's cost here; each
-    test still makes its own account, and the database is the module's already)."""
-    guard = NetworkGuard()
-    async with app_client(api_database_url, guard, rate_limits=UNLIMITED) as (pool, client):
-        yield Api(client, pool, guard)
-
-
-@pytest.fixture
-async def api(shared_api: Api) -> AsyncIterator[Api]:
-    yield shared_api
-    refused = shared_api.guard.refused
-    assert refused == [], f"non-loopback network use: {refused}"
+# one app for the module's tests, budgets lifted (every test makes accounts from one address;
+# the limits themselves are tested below, each on an app of its own: ``limited``)
+anyio_backend, shared_api, api = module_api()
 
 
 async def _key(api: Api) -> dict[str, str]:
