@@ -25,6 +25,7 @@ pytest_plugins = (
     "tests.slow_first",
     "tests.xdist_workers",
     "tests.fixed_ports",
+    "tests.cpu_report",
     "tests.services.helpers.api_helpers",
     "tests.services.helpers.flow_helpers",
     "tests.services.helpers.api_play_helpers",
