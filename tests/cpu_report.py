@@ -85,4 +85,7 @@ def report(found: dict[str, float], top: int = 40) -> str:
 
 
 if __name__ == "__main__":
-    print(report(totals(Path(sys.argv[1]).read_text().splitlines())))
+    try:
+        print(report(totals(Path(sys.argv[1]).read_text().splitlines())))
+    except BrokenPipeError:  # read through `head`
+        sys.stderr.close()
