@@ -7,7 +7,7 @@ process (every xdist worker, and the controller) adds up per test file the CPU t
 threads and of the child processes it has reaped (servers, workers, bots, Chromium: ``getrusage``
 of itself and of its children) over each test's setup, call and teardown, and appends one JSON
 line per file to PATH when its session ends; what no test took (start-up, collection) is the line
-of :data:`OUTSIDE`. PostgreSQL and Redis run apart and are not counted.
+of :data:`OUTSIDE` (the xdist controller's is its own CPU only: its children are the workers). PostgreSQL and Redis run apart and are not counted.
 
     TRUCO_TEST_CPU=/tmp/cpu.jsonl make pytest
     .venv/bin/python -m tests.cpu_report /tmp/cpu.jsonl      # the files, most CPU first
@@ -29,11 +29,12 @@ ENV = "TRUCO_TEST_CPU"
 OUTSIDE = "(start-up and collection)"
 
 
-def cpu_seconds() -> float:
-    """This process's CPU time and its reaped children's, user and system."""
+def cpu_seconds(children: bool = True) -> float:
+    """This process's CPU time, and its reaped children's, user and system."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    spent = own.ru_utime + own.ru_stime
+    return spent + kids.ru_utime + kids.ru_stime if children else spent
 
 
 class Tally:
@@ -52,9 +53,14 @@ class Tally:
         self.cpu[name] = self.cpu.get(name, 0.0) + cpu_seconds() - cpu
         self.wall[name] = self.wall.get(name, 0.0) + time.monotonic() - wall
 
-    def pytest_sessionfinish(self) -> None:
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
         rows = [{"file": f, "cpu_s": self.cpu[f], "wall_s": self.wall[f]} for f in self.cpu]
-        rows.append({"file": OUTSIDE, "cpu_s": cpu_seconds() - sum(self.cpu.values())})
+        if session.config.pluginmanager.has_plugin("dsession"):
+            # the xdist controller: its children are the workers, whose lines count them
+            outside = cpu_seconds(children=False)
+        else:
+            outside = cpu_seconds() - sum(self.cpu.values())
+        rows.append({"file": OUTSIDE, "cpu_s": outside})
         text = "".join(json.dumps(row) + "\n" for row in rows)
         with self.path.open("a") as out:  # one write a process: the workers share the file
             out.write(text)

@@ -7,7 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.cpu_report import ENV, OUTSIDE, report, totals
+import pytest
+
+from tests.cpu_report import ENV, OUTSIDE, cpu_seconds, report, totals
 
 ROOT = Path(__file__).resolve().parents[1]
 CHILD_CPU_S = 0.3
@@ -22,23 +24,49 @@ def test_busy() -> None:
 IDLE = "def test_idle() -> None:\n    assert True\n"
 
 
-def test_a_file_is_charged_for_its_child_processes_cpu(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "workers", [[], ["-p", "xdist.plugin", "-n", "2"]], ids=["one process", "xdist"]
+)
+def test_a_file_is_charged_for_its_child_processes_cpu_and_nothing_twice(
+    tmp_path: Path, workers: list[str]
+) -> None:
     (tmp_path / "test_busy.py").write_text(BUSY)
     (tmp_path / "test_idle.py").write_text(IDLE)
     out = tmp_path / "cpu.jsonl"
-    env = {**os.environ, ENV: str(out), "PYTHONPATH": str(ROOT)}
+    # no plugin but these two: the installed ones (Hypothesis, schemathesis, ...) cost seconds
+    env = {
+        **os.environ,
+        ENV: str(out),
+        "PYTHONPATH": str(ROOT),
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+    }
+    before = cpu_seconds(children=True) - cpu_seconds(children=False)
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "tests.cpu_report", "-p", "no:cacheprovider"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "tests.cpu_report",
+            "-p",
+            "no:cacheprovider",
+            *workers,
+        ],
         cwd=tmp_path,
         env=env,
         capture_output=True,
         text=True,
         check=False,
     )
+    spent = cpu_seconds(children=True) - cpu_seconds(children=False) - before
     assert done.returncode == 0, done.stdout + done.stderr
     found = totals(out.read_text().splitlines())
     assert set(found) == {"test_busy.py", "test_idle.py", OUTSIDE}
     assert found["test_busy.py"] >= CHILD_CPU_S > found["test_idle.py"]
+    # every process's lines together are at most what the whole run took (with xdist the
+    # controller's children are the workers: counted twice, the sum would be far above it)
+    assert sum(found.values()) <= spent
 
 
 def test_the_report_sums_the_processes_lines_and_puts_the_costliest_first() -> None:
