@@ -349,14 +349,18 @@ async def wait_until(check: Callable[[], bool], timeout: float, what: str) -> No
 
 async def stored_once(pool: asyncpg.Pool, match_ids: list[int]) -> dict[str, int]:
     """Every match has exactly one result; every rated, played match moved Elo exactly once
-    (two rating_history rows, one per bot). Returns the counts."""
+    (two rating_history rows, one per bot), or not at all if it was a forfeit on a timeout
+    that fair play spared. Returns the counts."""
     rows = await pool.fetch(
         "SELECT m.id, m.status, m.rated, m.bye, "
         "(SELECT count(*) FROM match_results r WHERE r.match_id = m.id) AS results, "
         "(SELECT count(*) FROM rating_history h WHERE h.match_id = m.id) AS history, "
-        "(SELECT count(*) FROM replays p WHERE p.match_id = m.id) AS replays "
+        "(SELECT count(*) FROM replays p WHERE p.match_id = m.id) AS replays, "
+        "(SELECT r.result->>'reason' = 'forfeit' AND r.result->'causes' @> $2::jsonb "
+        "FROM match_results r WHERE r.match_id = m.id) AS timed_out "
         "FROM matches m WHERE m.id = ANY($1::bigint[]) ORDER BY m.id",
         match_ids,
+        '[{"kind": "timeout"}]',
     )
     assert len(rows) == len(match_ids)
     for row in rows:
@@ -365,7 +369,12 @@ async def stored_once(pool: asyncpg.Pool, match_ids: list[int]) -> dict[str, int
             continue
         assert row["results"] == 1, dict(row)
         assert row["replays"] == 1, dict(row)
-        assert row["history"] == (2 if row["rated"] else 0), dict(row)
+        if row["rated"] and row["timed_out"]:
+            # a forfeit on a timeout may be spared (services/flow/fair_play.py: the bot was
+            # entered by another): on a loaded machine a bot can miss its deadline after a kill
+            assert row["history"] in (0, 2), dict(row)
+        else:
+            assert row["history"] == (2 if row["rated"] else 0), dict(row)
     return {
         "matches": len(rows),
         "results": sum(int(r["results"]) for r in rows),
