@@ -77,8 +77,7 @@ def module_platform() -> tuple[Any, Any]:
     @pytest.fixture(name="platform_url")
     def each(shared_platform: tuple[str, NetworkGuard]) -> Iterator[str]:
         url, guard = shared_platform
-        for seen in (guard.resolved, guard.connected, guard.refused):
-            seen.clear()  # in place: the loopback backend appends to these very lists
+        guard.forget()
         yield url
         assert guard.refused == [], f"non-loopback network use: {guard.refused}"
 

@@ -57,6 +57,12 @@ class NetworkGuard:
     connected: list[tuple[str, int]] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
 
+    def forget(self) -> None:
+        """Empty what it saw (for a shared app's next test), in place: the loopback backend
+        appends to these very lists."""
+        for seen in (self.resolved, self.connected, self.refused):
+            seen.clear()
+
     async def resolve(self, host: str, port: int) -> list[str]:
         self.resolved.append(host)
         if host in FAKE_DNS:
@@ -251,8 +257,7 @@ def module_api(**options: Any) -> tuple[Any, Any, Any]:
     @pytest.fixture(name="api")
     async def each(shared_api: Api) -> AsyncIterator[Api]:
         guard = shared_api.guard
-        for seen in (guard.resolved, guard.connected, guard.refused):
-            seen.clear()  # in place: the loopback backend appends to these very lists
+        guard.forget()
         yield shared_api
         assert guard.refused == [], f"non-loopback network use: {guard.refused}"
 
