@@ -7,7 +7,8 @@ process (every xdist worker, and the controller) adds up per test file the CPU t
 threads and of the child processes it has reaped (servers, workers, bots, Chromium: ``getrusage``
 of itself and of its children) over each test's setup, call and teardown, and appends one JSON
 line per file to PATH when its session ends; what no test took (start-up, collection) is the line
-of :data:`OUTSIDE` (the xdist controller's is its own CPU only: its children are the workers). PostgreSQL and Redis run apart and are not counted.
+of :data:`OUTSIDE` (the xdist controller's is its own CPU only: its children are the workers).
+PostgreSQL and Redis run apart and are not counted.
 
     TRUCO_TEST_CPU=/tmp/cpu.jsonl make pytest
     .venv/bin/python -m tests.cpu_report /tmp/cpu.jsonl      # the files, most CPU first
@@ -29,12 +30,21 @@ ENV = "TRUCO_TEST_CPU"
 OUTSIDE = "(start-up and collection)"
 
 
-def cpu_seconds(children: bool = True) -> float:
-    """This process's CPU time, and its reaped children's, user and system."""
+def own_cpu() -> float:
+    """This process's CPU time, user and system."""
     own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
+def children_cpu() -> float:
+    """The CPU time of the child processes this one has reaped, user and system."""
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    spent = own.ru_utime + own.ru_stime
-    return spent + kids.ru_utime + kids.ru_stime if children else spent
+    return kids.ru_utime + kids.ru_stime
+
+
+def cpu_seconds() -> float:
+    """This process's CPU time and its reaped children's."""
+    return own_cpu() + children_cpu()
 
 
 class Tally:
@@ -57,7 +67,7 @@ class Tally:
         rows = [{"file": f, "cpu_s": self.cpu[f], "wall_s": self.wall[f]} for f in self.cpu]
         if session.config.pluginmanager.has_plugin("dsession"):
             # the xdist controller: its children are the workers, whose lines count them
-            outside = cpu_seconds(children=False)
+            outside = own_cpu()
         else:
             outside = cpu_seconds() - sum(self.cpu.values())
         rows.append({"file": OUTSIDE, "cpu_s": outside})

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cpu_report import ENV, OUTSIDE, cpu_seconds, report, totals
+from tests.cpu_report import ENV, OUTSIDE, children_cpu, report, totals
 
 ROOT = Path(__file__).resolve().parents[1]
 CHILD_CPU_S = 0.3
@@ -40,7 +40,7 @@ def test_a_file_is_charged_for_its_child_processes_cpu_and_nothing_twice(
         "PYTHONPATH": str(ROOT),
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
     }
-    before = cpu_seconds(children=True) - cpu_seconds(children=False)
+    before = children_cpu()
     done = subprocess.run(
         [
             sys.executable,
@@ -59,7 +59,7 @@ def test_a_file_is_charged_for_its_child_processes_cpu_and_nothing_twice(
         text=True,
         check=False,
     )
-    spent = cpu_seconds(children=True) - cpu_seconds(children=False) - before
+    spent = children_cpu() - before
     assert done.returncode == 0, done.stdout + done.stderr
     found = totals(out.read_text().splitlines())
     assert set(found) == {"test_busy.py", "test_idle.py", OUTSIDE}
