@@ -55,7 +55,7 @@ def platform_url(api_database_url: str, guard: NetworkGuard) -> Iterator[str]:
     """The API over real HTTP; ``/start`` and challenges play their matches at once."""
     with served(platform_app(api_database_url, guard)) as url:
         yield url
-    assert guard.refused == [], f"non-loopback network use: {guard.refused}"
+    guard.assert_loopback_only()
 
 
 def module_platform() -> tuple[Any, Any]:
@@ -79,7 +79,7 @@ def module_platform() -> tuple[Any, Any]:
         url, guard = shared_platform
         guard.forget()
         yield url
-        assert guard.refused == [], f"non-loopback network use: {guard.refused}"
+        guard.assert_loopback_only()
 
     return shared, each
 

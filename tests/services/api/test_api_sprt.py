@@ -44,7 +44,7 @@ async def quota_api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator
         api_database_url, guard, pool_size=8, settings_fields=fields, **options
     ) as (pool, client):
         yield PlayApi(client, pool, guard)
-    assert guard.refused == [], f"non-loopback network use: {guard.refused}"
+    guard.assert_loopback_only()
 
 
 async def _stored_pairs(api: PlayApi, test_id: int) -> list[dict[str, Any]]:

@@ -63,6 +63,10 @@ class NetworkGuard:
         for seen in (self.resolved, self.connected, self.refused):
             seen.clear()
 
+    def assert_loopback_only(self) -> None:
+        """Fail the test if anything tried to reach a non-loopback address."""
+        assert self.refused == [], f"non-loopback network use: {self.refused}"
+
     async def resolve(self, host: str, port: int) -> list[str]:
         self.resolved.append(host)
         if host in FAKE_DNS:
@@ -212,7 +216,7 @@ def guard() -> NetworkGuard:
 async def api(api_database_url: str, guard: NetworkGuard) -> AsyncIterator[Api]:
     async with app_client(api_database_url, guard) as (pool, client):
         yield Api(client, pool, guard)
-    assert guard.refused == [], f"non-loopback network use: {guard.refused}"
+    guard.assert_loopback_only()
 
 
 NO_RATE_LIMITS = RateLimits(
@@ -259,7 +263,7 @@ def module_api(**options: Any) -> tuple[Any, Any, Any]:
         guard = shared_api.guard
         guard.forget()
         yield shared_api
-        assert guard.refused == [], f"non-loopback network use: {guard.refused}"
+        guard.assert_loopback_only()
 
     return module_backend, shared, each
 

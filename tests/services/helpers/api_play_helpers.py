@@ -54,7 +54,7 @@ async def _api(
     options = {"sender": sender, "rate_limits": NO_LIMITS}
     async with app_client(database_url, guard, pool_size=8, **options) as (pool, client):
         yield pool, PlayApi(client, pool, guard)
-    assert guard.refused == [], f"non-loopback network use: {guard.refused}"
+    guard.assert_loopback_only()
 
 
 @pytest.fixture
