@@ -48,6 +48,47 @@ def test_two_accomplices_are_both_flagged_and_an_honest_bot_is_not() -> None:
     assert not [s for s in found if s.bot != 1 and abs(s.evidence.z) >= 4]
 
 
+def test_accomplices_are_flagged_when_most_of_the_bots_results_are_their_concessions() -> None:
+    # (the CI run that failed: the target's wins over two accomplices outnumbered its honest
+    # results, and the honest owners were the ones that stood out from the rest)
+    rng = random.Random(7)
+    target = [
+        LadderResult(1, 100 + o, 100 + o, float((k + o) % 2), None, 1500.0, 1000 * o + k,
+                     1500.0, min(max(rng.gauss(0.5, 0.12), 0.0), 1.0))
+        for o in range(4)
+        for k in range(8)
+    ]  # fmt: skip
+    target += concessions(1, 7, 10_000, 40) + concessions(1, 8, 20_000, 40)
+    others = [r for b in range(2, 12) for r in honest(b, random.Random(b), 60)]
+    found = suspects(target + others, sigmas=3.0, min_matches=6)
+    on_target = {s.against: s.evidence for s in found if s.bot == 1 and s.against_kind == "owner"}
+    assert {7, 8} <= set(on_target)
+    assert all(on_target[owner].strength_from_others < 1600 for owner in (7, 8))
+    assert not {100, 101, 102, 103} & set(on_target)  # its honest opponents are not suspects
+
+
+def test_an_accomplice_is_rated_by_its_matches_with_everyone_but_the_target() -> None:
+    # the fit rated accomplice 70 at 1300 for the 20 matches it gave the target (fitted at
+    # 1700): against that rating the wins were expected (p 0.91); its 40 other matches, half
+    # won against bots at 1500, say it is a 1500 bot, and against that they were not
+    target = [
+        LadderResult(1, 100 + k % 4, 100 + k % 4, float(k // 4 % 2), None, 1500.0, k, 1700.0)
+        for k in range(40)
+    ]
+    accomplice = [LadderResult(70, 200 + k % 4, 200 + k % 4, float(k // 4 % 2), None, 1500.0,
+                               1000 + k, 1300.0) for k in range(40)]  # fmt: skip
+    for k in range(20):
+        target.append(LadderResult(1, 70, 7, 1.0, None, 1300.0, 2000 + k, 1700.0))
+        accomplice.append(LadderResult(70, 1, 1, 0.0, None, 1700.0, 2000 + k, 1300.0))
+    found = suspects(target + accomplice, sigmas=3.0, min_matches=6)
+    on_target = next(s.evidence for s in found if (s.bot, s.against_kind) == (1, "owner"))
+    assert abs(on_target.strength_from_others - 1500) < 5
+    assert on_target.expected < 11  # about even odds each (against 1300: 15.3 of 20)
+    assert on_target.z >= 3
+    against_it = next(s.evidence for s in found if (s.bot, s.against) == (70, 1))
+    assert against_it.z <= -3  # and the accomplice's losses, against the target's 1500
+
+
 def test_too_few_matches_are_not_judged() -> None:
     target = honest(1, random.Random(1), 40) + concessions(1, 7, 1000, 5)
     target += [r for b in range(2, 8) for r in honest(b, random.Random(b), 40)]
