@@ -348,8 +348,8 @@ def _judge(
 ) -> Suspect | None:
     """The group ``inside`` judged against the bot's strength from ``others``."""
     rest = _once(others)
-    if len(rest) < min_matches:
-        return None
+    if len(_once(inside)) < min_matches or len(rest) < min_matches:
+        return None  # (before the strength: most groups are this small)
     strength, information = strength_from(rest, centre)
     yardstick = Yardstick(strength, information, len(rest), sum(r.score for r in rest))
     return _verdict(bot, kind, against, inside, yardstick, points, sigmas, min_matches, fair)
