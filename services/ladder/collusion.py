@@ -50,16 +50,16 @@ The pair's ``z`` is whichever of the two is further from 0.
 ``min_matches`` results in the group and in the rest, flags the pair: the target scores far
 above its prediction against its accomplices, each accomplice far below against it. Honest
 results against one opponent stray from their prediction by chance only: about one honest
-group in 200 reaches 3 standard errors on one of the two measures (a simulated honest pool of
-16 bots, 600 matches, 40 seeds: one in 207; one in 168 before the opponents were rated without
-the bot and the points' prediction counted its uncertainty). That is why a flag is
-evidence for an admin, never a verdict: the admin annuls the pair's ladder results or dismisses
-the flag (:mod:`services.flow.ladder_integrity`). Why 3 and not 4: the yardstick is the bot's
-own strength from its other results, itself uncertain, and that uncertainty is counted; in
-the test of two colluding accounts the accomplices are flagged at z 3 to 5 by the time both
-are, so at 4 one of the two would often go unflagged. How soon depends less on the number of
-concessions than on the target's honest results: a conceded win says only as much as those
-let the detector know the target's strength.
+group in 100 reaches 3 standard errors on one of the two measures (a simulated honest pool of
+16 bots, 600 matches and 100 seeds flagged one in 85, with this detector and with the one
+before issue 34's changes alike; two independent normal measures would give one in 185). That
+is why a flag is evidence for an admin, never a verdict: the admin annuls the pair's ladder
+results or dismisses the flag (:mod:`services.flow.ladder_integrity`). Why 3 and not 4: the
+yardstick is the bot's own strength from its other results, itself uncertain, and that
+uncertainty is counted; in the test of two colluding accounts the accomplices are flagged at
+z 3 to 5 by the time both are, so at 4 one of the two would often go unflagged. How soon
+depends less on the number of concessions than on the target's honest results: a conceded
+win says only as much as those let the detector know the target's strength.
 """
 
 from __future__ import annotations
