@@ -138,13 +138,9 @@ def strength_from(results: Sequence[LadderResult], centre: float) -> tuple[float
     information = 0.0
     for _ in range(50):
         prior_p = 1.0 / (1.0 + math.exp(-Q * (strength - centre)))
-        gradient = Q * (0.5 - prior_p)
-        information = Q * Q * prior_p * (1 - prior_p)
-        for result in results:
-            p = _chance(strength, result)
-            a = Q * _share(result)
-            gradient += a * (result.score - p)
-            information += a * a * p * (1 - p)
+        gradient, information = _pull_at(results, strength)
+        gradient += Q * (0.5 - prior_p)
+        information += Q * Q * prior_p * (1 - prior_p)
         step = gradient / information
         strength += max(-400.0, min(400.0, step))
         if abs(step) < 1e-6:
@@ -156,16 +152,21 @@ PRIOR_INFORMATION = Q * Q / 4
 """The information of the fit's one virtual draw (Elo^-2)."""
 
 
-def _pull(results: Sequence[LadderResult]) -> tuple[float, float]:
-    """How hard ``results`` pull a bot's rating from its fitted one (the log-likelihood's
-    gradient there) and their information, Elo^-1 and Elo^-2."""
+def _pull_at(results: Sequence[LadderResult], strength: float) -> tuple[float, float]:
+    """How hard ``results`` pull a bot's rating at ``strength`` (the Bradley-Terry
+    log-likelihood's gradient there) and their information, Elo^-1 and Elo^-2."""
     gradient = information = 0.0
-    for result in _once(results):
-        p = _chance(result.own, result)
+    for result in results:
+        p = _chance(strength, result)
         a = Q * _share(result)
         gradient += a * (result.score - p)
         information += a * a * p * (1 - p)
     return gradient, information
+
+
+def _pull(results: Sequence[LadderResult]) -> tuple[float, float]:
+    """:func:`_pull_at` one bot's ``results`` (one a match), at its fitted rating."""
+    return _pull_at(_once(results), results[0].own) if results else (0.0, 0.0)
 
 
 class Fair(NamedTuple):
