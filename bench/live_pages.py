@@ -38,6 +38,7 @@ from arena.client.connection import InProcessBot
 from arena.match.replay import EntrantRecord
 from arena.match.runner import MatchSettings, run_match
 from arena.sdk import strategy_decider
+from bench.browser import CHROMIUM
 from bench.database import server_url, with_database
 from bench.serve import api_app, in_thread
 from bench.smoke import size
@@ -64,7 +65,6 @@ SETTLE_S = size(1.0, 0.2)  # the pauses for the streams to settle (before, after
 CLIENT_PROCESSES = 2  # the SSE clients' processes (one a core)
 BASELINE_FLUSH_S = 0.5
 """The baseline: the feed as it was before pushes (0.5 s batches, read at the API's poll)."""
-CHROMIUM = os.environ.get("TRUCO_CHROMIUM", "/usr/bin/chromium")
 
 
 class Thinking(InProcessBot):

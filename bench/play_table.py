@@ -32,6 +32,7 @@ from typing import Any
 
 import msgspec
 
+from bench.browser import CHROMIUM
 from bench.database import NoServer, scratch_database
 from bench.serve import api_app, in_thread
 from bench.smoke import smoke
@@ -40,7 +41,6 @@ from services.base.secretbox import SecretBox
 from services.db import accounts as db_accounts
 from services.db import bots as db_bots
 
-CHROMIUM = os.environ.get("TRUCO_CHROMIUM", "/usr/bin/chromium")
 KEY = "b" * 48
 CLOCK_STEP_MS = 500
 """The smoke run: the page's clock (Playwright's, installed before it loads) moved on this much

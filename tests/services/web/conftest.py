@@ -1,8 +1,9 @@
 """Fixtures for the page tests: a real database with real data, the app over ASGI and over
-real HTTP (uvicorn on 127.0.0.1, an ephemeral port), and Debian's Chromium through Playwright.
+real HTTP (uvicorn on 127.0.0.1, an ephemeral port), and Debian's headless Chromium through
+Playwright (which one: ``bench/browser.py``).
 
-Browser tests skip, with the reason, when Playwright or ``/usr/bin/chromium`` is missing or
-the browser cannot start; the ASGI tests always run.
+Browser tests skip, with the reason, when Playwright or Chromium is missing or the browser
+cannot start; the ASGI tests always run.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import httpx
 import pytest
 from litestar import Litestar
 
+from bench.browser import CHROMIUM
 from services.base.config import DatabaseSettings, RateLimits, Secret, SecretSettings, Settings
 from services.db.pool import create_pool
 from services.launch.app import create_app
@@ -30,7 +32,6 @@ from tests.services.web.seed import Seeded, seed
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[3]
 SCREENSHOTS = ROOT / "screenshots"
-CHROMIUM = os.environ.get("TRUCO_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
