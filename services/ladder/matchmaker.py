@@ -33,6 +33,10 @@ are far apart: an uneven match teaches little), so a tick is ``O(n window)`` arr
 sort, whatever the number of matches ever played. Individual 2v2 seats a table of four around
 the most valuable bot left: its best partners-to-be among its neighbours, every split of them
 into two partnerships tried.
+
+scipy is imported by the two functions that use it, not by the module: every API process imports
+this module (through ``services.flow``) and never picks a match, and scipy's import is about
+0.3 s of CPU in each of the many API and worker processes a platform (and a test run) starts.
 """
 
 from __future__ import annotations
@@ -43,7 +47,6 @@ from itertools import combinations
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
 
 from services.ladder.links import kept_apart
 from services.ladder.model import LadderBot, MatchmakerRules, Pick, PickReason
@@ -81,6 +84,8 @@ def top_weights(bots: Sequence[LadderBot], rules: MatchmakerRules) -> NDArray[np
     """Per bot, ``max`` over the top boundaries of ``4 t (1 - t)`` (0 far from all of them)."""
     mu = np.array([b.rating for b in bots], dtype=np.float64)
     sigma = np.array([b.sigma for b in bots], dtype=np.float64)
+    from scipy import special  # on use: see the module's docstring
+
     order = np.sort(mu)[::-1]
     weight = np.zeros(len(bots))
     for place in (*BOUNDARIES, rules.top):
@@ -189,6 +194,8 @@ def pick_1v1(
     i, j = i[keep], j[keep]
     if len(i) == 0:
         return []
+    from scipy import special  # on use: see the module's docstring
+
     p = special.expit(Q * _g(var[i] + var[j]) * (mu[i] - mu[j]))
     base = 1.0 / (Q * Q * p * (1 - p)) + var[i] + var[j]
     again = OPPONENT_NOISE * (2 * met_before[keep])
