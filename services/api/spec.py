@@ -7,6 +7,7 @@ committed file drifts from the code.
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Any
 
@@ -224,8 +225,16 @@ def full_document(rest: OpenApiDocument) -> OpenApiDocument:
 
 
 def full_openapi() -> OpenApiDocument:
-    """The committed document, ``api-spec/openapi.json``, as the code makes it."""
-    return full_document(rest_openapi())
+    """The committed document, ``api-spec/openapi.json``, as the code makes it: built once a
+    process (about half a second of CPU; the tests ask for it in several modules, some while
+    collecting), a fresh copy each call, which the caller may change."""
+    document: OpenApiDocument = msgspec.json.decode(_full_openapi_json())
+    return document
+
+
+@functools.cache
+def _full_openapi_json() -> bytes:
+    return msgspec.json.encode(full_document(rest_openapi()))
 
 
 if __name__ == "__main__":

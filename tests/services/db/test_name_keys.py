@@ -3,6 +3,7 @@ migration 0006 (services/db/name_keys.py, run by migrate())."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 import unicodedata
@@ -83,19 +84,20 @@ def test_invisible_spellings_are_refused_and_key_as_the_real_name(real: str, spe
     assert name_key(spelling) == name_key(real)
 
 
-def _all_invisible() -> list[str]:
+@functools.cache
+def all_invisible() -> list[str]:
+    """Every invisible code point: a scan of all of Unicode, made when a test first asks (at
+    import it ran in every xdist worker while collecting, though one worker runs this file)."""
     return [chr(c) for c in range(sys.maxunicode + 1) if is_invisible(chr(c))]
 
 
-INVISIBLE = _all_invisible()
-
-
 def test_the_invisible_table_is_unicodes_property() -> None:
+    invisible = all_invisible()
     # Default_Ignorable_Code_Point has some 4,170 code points (most reserved ones of the tags
     # block); the blanks that are not default-ignorable are added by name
-    assert 4000 < len(INVISIBLE) < 4300
-    assert {"\u00ad", "\u034f", "\u115f", "\u17b4", "\u200b", "\u3164", "\ufe0f"} <= set(INVISIBLE)
-    assert set(BLANKS) <= set(INVISIBLE)
+    assert 4000 < len(invisible) < 4300
+    assert {"\u00ad", "\u034f", "\u115f", "\u17b4", "\u200b", "\u3164", "\ufe0f"} <= set(invisible)
+    assert set(BLANKS) <= set(invisible)
     assert not any(is_invisible(c) for c in "aZ09 -_.~\u00e9\u4e2d\u0430")
 
 
@@ -104,7 +106,11 @@ NAMES = st.text(
 )
 
 
-@given(NAMES, st.sampled_from(INVISIBLE), st.integers(min_value=0, max_value=20))
+@given(
+    NAMES,
+    st.deferred(lambda: st.sampled_from(all_invisible())),
+    st.integers(min_value=0, max_value=20),
+)
 def test_an_inserted_invisible_character_is_refused_and_changes_no_key(
     name: str, invisible: str, at: int
 ) -> None:
