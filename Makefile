@@ -90,9 +90,9 @@ messages: install
 # Debian's headless Chromium for the browser tests (tests/services/web) and the page benches, and
 # nginx for the reverse-proxy tests (tests/services/api/test_reverse_proxy.py), installed with
 # apt-get where they are missing and we are root; never fails the build (without them those tests
-# skip, saying why). The old headless shell (chromium-headless-shell) renders the same pages for a
-# third of the full browser's processor (bench/browser.py); where Debian has no such package, the
-# full chromium is installed instead, and the tests drive that.
+# skip, saying why). The old headless shell (chromium-headless-shell) renders the same pages with
+# much less of the processor than the full browser (bench/browser.py); where Debian has no such
+# package, the full chromium is installed instead, and the tests drive that.
 .PHONY: browser
 browser:
 	@missing=""; test -x /usr/bin/chromium-headless-shell || missing="chromium-headless-shell"; \
