@@ -95,7 +95,7 @@ messages: install
 # package, the full chromium is installed instead, and the tests drive that.
 .PHONY: browser
 browser:
-	@missing=""; test -x /usr/bin/chromium-headless-shell || missing="chromium-headless-shell"; \
+	@missing=""; test -x /usr/bin/chromium-headless-shell || missing=" chromium-headless-shell"; \
 	test -x /usr/sbin/nginx || missing="$$missing nginx"; \
 	if [ -z "$$missing" ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
