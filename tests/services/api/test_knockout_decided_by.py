@@ -71,8 +71,10 @@ async def test_a_bracket_match_says_what_decided_it(
     url = f"/v1/matches/{final['id']}"
 
     played = (await api.client.get(url)).json()
-    assert played["bracket_match"] is not None and played["reason"] in ("games", "tantos")
-    assert played["decided_by"] == played["reason"]  # as played: games, or level and tantos
+    # as played: games; or level on games, and tantos; or, now and then, level on both (a clean
+    # clone's run met 1-1 with equal tantos), and the seed
+    assert played["bracket_match"] is not None and played["reason"] in ("games", "tantos", "draw")
+    assert played["decided_by"] == ("seed" if played["reason"] == "draw" else played["reason"])
     page = (await api.client.get(f"/matches/{final['id']}")).text
     assert ("through on tantos" in page) == (played["reason"] == "tantos")
 
