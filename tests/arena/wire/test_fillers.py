@@ -43,7 +43,7 @@ _DEFAULT_IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}", regex.V1
 
 
 @functools.cache
-def hidden() -> list[str]:
+def hidden_code_points() -> list[str]:
     """The fillers and every default-ignorable code point: a scan of all of Unicode, made when a
     test first draws (at import it ran in every xdist worker while collecting)."""
     return sorted(
@@ -52,7 +52,7 @@ def hidden() -> list[str]:
     )
 
 
-HIDDEN = st.deferred(lambda: st.sampled_from(hidden()))
+HIDDEN = st.deferred(lambda: st.sampled_from(hidden_code_points()))
 NAMES = st.text(
     alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=20
 )
